@@ -1,0 +1,196 @@
+"""The Backend protocol: what the session layer asks of a debugger, whatever protocol it speaks.
+
+DAP adapters (debugpy, lldb-dap, delve), GDB/MI and the V8 inspector each get one implementation.
+The vocabulary is DAP's (frames, scopes, variable references, stop reasons) because DAP is the
+richest common model; a non-DAP backend translates into it. Events flow back through a
+``BackendListener`` the session supplies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+StepKind = Literal["over", "into", "out"]
+
+
+@dataclass(frozen=True)
+class LaunchSpec:
+    """Everything needed to start (or restart) a debuggee; kept by the session for restart."""
+
+    program: str | None = None
+    module: str | None = None
+    args: tuple[str, ...] = ()
+    cwd: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    python: str | None = None
+    stop_on_entry: bool = False
+
+
+@dataclass(frozen=True)
+class AttachSpec:
+    pid: int | None = None
+    host: str | None = None
+    port: int | None = None
+    path_mappings: tuple[tuple[str, str], ...] = ()  # (local, remote)
+
+
+@dataclass(frozen=True)
+class SourceBreakpoint:
+    line: int
+    condition: str | None = None
+    hit_condition: str | None = None
+    log_message: str | None = None
+
+
+@dataclass(frozen=True)
+class FunctionBreakpoint:
+    name: str
+    condition: str | None = None
+    hit_condition: str | None = None
+
+
+@dataclass(frozen=True)
+class BreakpointResult:
+    verified: bool
+    line: int | None = None
+    adapter_id: int | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class Thread:
+    id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Frame:
+    id: int
+    name: str
+    file: str | None
+    line: int | None
+    column: int | None = None
+
+
+@dataclass(frozen=True)
+class Scope:
+    name: str
+    ref: int
+    expensive: bool = False
+    hint: str | None = None  # DAP presentationHint: locals / arguments / registers …
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    value: str
+    type: str | None = None
+    ref: int = 0
+    evaluate_name: str | None = None
+    indexed_count: int | None = None
+    named_count: int | None = None
+
+
+@dataclass(frozen=True)
+class ExceptionDetail:
+    type: str
+    message: str
+
+
+@dataclass(frozen=True)
+class StopEvent:
+    reason: str
+    thread_id: int | None
+    description: str | None = None
+    text: str | None = None
+    hit_breakpoint_ids: tuple[int, ...] = ()
+    all_threads_stopped: bool = True
+
+
+@dataclass
+class Capabilities:
+    """What the backend supports, read from the adapter's ``initialize`` answer (or declared)."""
+
+    conditional_breakpoints: bool = False
+    hit_conditional_breakpoints: bool = False
+    log_points: bool = False
+    function_breakpoints: bool = False
+    set_variable: bool = False
+    exception_info: bool = False
+    terminate_request: bool = False
+    child_paging: bool = False  # honours start/count on variables
+    exception_filters: tuple[str, ...] = ()
+    extra: dict[str, bool] = field(default_factory=dict)
+
+
+class BackendListener(Protocol):
+    """Events a backend reports to its session. Called on the event loop, must not block."""
+
+    def on_stopped(self, event: StopEvent) -> None: ...
+
+    def on_continued(self, thread_id: int | None, all_threads: bool) -> None: ...
+
+    def on_output(self, category: str, text: str) -> None: ...
+
+    def on_exited(self, exit_code: int | None) -> None: ...
+
+    def on_terminated(self, cause: str | None) -> None: ...
+
+    def on_breakpoint_changed(self, adapter_id: int, result: BreakpointResult) -> None: ...
+
+
+Configure = Callable[[], Awaitable[None]]
+
+
+class Backend(Protocol):
+    """One debugger connection for one debuggee."""
+
+    name: str
+    capabilities: Capabilities
+
+    async def launch(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
+        """Start the adapter and the debuggee; call ``configure`` when breakpoints may be sent."""
+        ...
+
+    async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None: ...
+
+    async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]: ...
+
+    async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]: ...
+
+    async def set_exception_filters(self, filters: list[str]) -> None: ...
+
+    async def threads(self) -> list[Thread]: ...
+
+    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]: ...
+
+    async def scopes(self, frame_id: int) -> list[Scope]: ...
+
+    async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]: ...
+
+    async def child_slice(self, parent: Variable, start: int, count: int,
+                          frame_id: int | None = None) -> list[Variable] | None:
+        """Children ``start..start+count`` of a value when the adapter cannot page; None if unsupported."""
+        ...
+
+    async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable: ...
+
+    async def set_variable(self, ref: int, name: str, value: str) -> Variable: ...
+
+    async def exception_info(self, thread_id: int) -> ExceptionDetail | None: ...
+
+    async def resume(self, thread_id: int | None) -> None: ...
+
+    async def step(self, thread_id: int, kind: StepKind) -> None: ...
+
+    async def pause(self, thread_id: int | None) -> None: ...
+
+    async def terminate(self) -> None:
+        """End the debuggee and the adapter; never raises, never leaves a process behind."""
+        ...
+
+    async def detach(self) -> None:
+        """Leave the debuggee running and close the adapter; never raises."""
+        ...

@@ -1,0 +1,161 @@
+"""Python through debugpy (``python -m debugpy.adapter`` over stdio).
+
+Quirks handled here, not in the session:
+- Latency: debugpy's sockets (adapter ↔ launcher ↔ pydevd) leave Nagle on, which with delayed ACKs
+  costs ~40 ms per request (debugpy issue 2054). The adapter runs under a shim that sets
+  TCP_NODELAY on its sockets; the launcher and debuggee run under a shim that sets it on their first
+  TCP connection (the one back to the adapter) and then restores ``socket.connect``, so the user's
+  program sees an unpatched socket module.
+- The target interpreter needs no debugpy: the launcher runs the adapter's copy.
+- pydevd shows at most 300 children and ignores start/count, so ``child_slice`` evaluates a slice.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from polydbg.backends.base import AttachSpec, LaunchSpec, Variable
+from polydbg.backends.dap_backend import DapBackend
+from polydbg.errors import UsageError
+from polydbg.transport.streams import FramedStream
+
+# Runs the adapter in this (the server's) interpreter with TCP_NODELAY on every socket it opens.
+_ADAPTER_SHIM = """\
+import socket, runpy
+_a, _c = socket.socket.accept, socket.socket.connect
+def _nd(s):
+    try: s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except OSError: pass
+def accept(self):
+    c, addr = _a(self); _nd(c); return c, addr
+def connect(self, address):
+    r = _c(self, address); _nd(self); return r
+socket.socket.accept, socket.socket.connect = accept, connect
+runpy.run_module('debugpy.adapter', run_name='__main__', alter_sys=True)
+"""
+
+# Prefixes the launcher and the debuggee command lines (debugpy puts its own arguments after ours):
+# drop the -X option debugpy appends, TCP_NODELAY the first TCP connect (to the adapter), restore
+# socket.connect, and run the real entry point as ``python <path>`` would.
+_DEBUGGEE_SHIM = """\
+import sys, socket, runpy
+a = sys.argv[1:]
+if a[:2] == ['-X', 'frozen_modules=off']: a = a[2:]
+if sys.path and sys.path[0] == '': del sys.path[0]
+_c = socket.socket.connect
+def connect(self, address):
+    r = _c(self, address)
+    if self.family in (socket.AF_INET, socket.AF_INET6):
+        socket.socket.connect = _c
+        try: self.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError: pass
+    return r
+socket.socket.connect = connect
+sys.argv = a
+del connect
+runpy.run_path(a[0], run_name='__main__')
+"""
+
+BREAK_FILTERS = {"uncaught": ["uncaught"], "raised": ["raised", "uncaught"], "none": []}
+
+
+def find_python(explicit: str | None, cwd: str | None, program: str | None) -> str:
+    """The interpreter for the debuggee: explicit, else the active or a nearby venv, else ours."""
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not path.exists():
+            raise UsageError(f"python interpreter {explicit!r} does not exist; pass an existing interpreter "
+                             "path, or omit 'python' to use the project's virtualenv")
+        return str(path)
+    virtual_env = os.environ.get("VIRTUAL_ENV")
+    if virtual_env and (Path(virtual_env) / "bin" / "python").exists():
+        return str(Path(virtual_env) / "bin" / "python")
+    starts = [Path(p).resolve() for p in (cwd, Path(program).parent if program else None) if p]
+    for start in starts:
+        for directory in (start, *start.parents):
+            for name in (".venv", "venv"):
+                candidate = directory / name / "bin" / "python"
+                if candidate.exists():
+                    return str(candidate)
+    return sys.executable
+
+
+class DebugpyBackend(DapBackend):
+    name = "debugpy"
+    adapter_id = "debugpy"
+
+    async def _start_adapter(self) -> FramedStream:
+        env = dict(os.environ)
+        env.pop("PYTHONSTARTUP", None)
+        return await self._spawn_stdio_adapter([sys.executable, "-c", _ADAPTER_SHIM], env=env)
+
+    def _tune_capabilities(self) -> None:
+        self.capabilities.child_paging = False
+
+    def _launch_arguments(self, spec: LaunchSpec) -> dict[str, Any]:
+        python = find_python(spec.python, spec.cwd, spec.program)
+        args: dict[str, Any] = {
+            "type": "python", "request": "launch", "name": "polydbg",
+            "python": [python, "-X", "frozen_modules=off", "-c", _DEBUGGEE_SHIM],
+            "args": list(spec.args), "console": "internalConsole", "redirectOutput": True,
+            "justMyCode": True, "stopOnEntry": spec.stop_on_entry, "showReturnValue": True,
+            "subProcess": False,
+        }
+        if spec.module:
+            args["module"] = spec.module
+        else:
+            args["program"] = spec.program
+        if spec.cwd:
+            args["cwd"] = spec.cwd
+        if spec.env:
+            args["env"] = dict(spec.env)
+        return args
+
+    def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:
+        args: dict[str, Any] = {"type": "python", "request": "attach", "name": "polydbg", "justMyCode": True,
+                                "subProcess": False}
+        if spec.pid is not None:
+            args["processId"] = spec.pid
+        else:
+            args["connect"] = {"host": spec.host or "127.0.0.1", "port": spec.port}
+        if spec.path_mappings:
+            args["pathMappings"] = [{"localRoot": local, "remoteRoot": remote}
+                                    for local, remote in spec.path_mappings]
+        return args
+
+    async def child_slice(self, parent: Variable, start: int, count: int,
+                          frame_id: int | None = None) -> list[Variable] | None:
+        """Evaluate ``parent[start:start+count]`` (pydevd ignores start/count and caps at 300)."""
+        if not parent.evaluate_name:
+            return None
+        expr = parent.evaluate_name
+        end = start + count
+        kind = (parent.type or "").lower()
+        if kind in ("dict", "ordereddict", "defaultdict", "counter", "mappingproxy"):
+            sliced = f"dict(list(({expr}).items())[{start}:{end}])"
+        elif kind in ("set", "frozenset", "deque"):
+            sliced = f"list({expr})[{start}:{end}]"
+        else:
+            sliced = f"({expr})[{start}:{end}]"
+        result = await self.evaluate(sliced, frame_id, "watch")
+        if not result.ref:
+            return None
+        children = await self.variables(result.ref)
+        out: list[Variable] = []
+        for child in children:
+            if child.name in ("len()", "special variables", "function variables") or \
+                    child.name.startswith(("Unable to handle", "__len__")):
+                continue
+            name = child.name
+            evaluate_name: str | None
+            if name.isdigit() and kind not in ("dict", "ordereddict", "defaultdict", "counter", "mappingproxy"):
+                name = str(start + int(name))
+                evaluate_name = f"({expr})[{name}]"
+            else:
+                evaluate_name = child.evaluate_name
+            out.append(Variable(name=name, value=child.value, type=child.type, ref=child.ref,
+                                evaluate_name=evaluate_name))
+        return out

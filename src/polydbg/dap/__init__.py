@@ -1,0 +1,1 @@
+"""Debug Adapter Protocol client."""

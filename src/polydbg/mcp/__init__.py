@@ -1,0 +1,1 @@
+"""The MCP surface: server wiring, thin tools, compact rendering."""

@@ -1,0 +1,187 @@
+"""Compact text renderings of the tool answers: what the model reads (the JSON is for programs)."""
+
+from __future__ import annotations
+
+import os
+
+from polydbg.session.model import (
+    BreakpointInfo,
+    BreakpointList,
+    EvaluateResult,
+    OutputResult,
+    SessionList,
+    SourceResult,
+    StackResult,
+    State,
+    StopReport,
+    TraceResult,
+    Var,
+    VariablesResult,
+)
+
+
+def _short(path: str | None) -> str:
+    if not path:
+        return "?"
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return rel if not rel.startswith("../..") and len(rel) < len(path) else path
+
+
+def var_line(v: Var, indent: str = "  ") -> str:
+    kind = f" ({v.type})" if v.type else ""
+    ref = f" [ref={v.ref}]" if v.ref else ""
+    return f"{indent}{v.name}{kind} = {v.value}{ref}"
+
+
+def stop_report(r: StopReport) -> str:
+    head = f"[{r.session_id}] {r.state.value}"
+    if r.state == State.stopped:
+        head += f" ({r.reason}"
+        if r.description and r.description != r.reason:
+            head += f": {r.description}"
+        head += ")"
+        if r.location:
+            loc = r.location
+            head += f" at {_short(loc.file)}:{loc.line} in {loc.function}"
+        if r.thread_id is not None:
+            head += f", thread {r.thread_id}"
+    elif r.state == State.exited:
+        head += f" with code {r.exit_code}"
+    elif r.timed_out:
+        head += " (still running at the deadline: debug_pause to interrupt, or debug_continue to wait more)"
+    lines = [head]
+    if r.note:
+        lines.append(f"note: {r.note}")
+    if r.exception:
+        lines.append(f"exception: {r.exception.type}: {r.exception.message}")
+    if r.source:
+        lines.append(r.source)
+    if r.locals is not None:
+        if r.locals:
+            lines.append("locals:")
+            lines.extend(var_line(v) for v in r.locals)
+        else:
+            lines.append("locals: none")
+        if r.locals_more:
+            lines.append(f"  … {r.locals_more} more: debug_variables(frame_id=0)")
+    if r.output:
+        o = r.output
+        lines.append("output:")
+        lines.append(_indent(o.text.rstrip("\n")))
+        if o.truncated:
+            lines.append(f"  … {o.truncated} more bytes: debug_output(cursor={o.next_cursor})")
+    return "\n".join(lines)
+
+
+def _indent(text: str, prefix: str = "  ") -> str:
+    return "\n".join(prefix + line for line in text.split("\n"))
+
+
+def breakpoint_line(b: BreakpointInfo) -> str:
+    if b.kind == "function":
+        where = f"function {b.function}"
+    else:
+        where = f"{_short(b.file)}:{b.line}"
+        if b.actual_line and b.actual_line != b.line:
+            where += f" (moved to line {b.actual_line})"
+    extra = []
+    if b.condition:
+        extra.append(f"if {b.condition}")
+    if b.hit_condition:
+        extra.append(f"hits {b.hit_condition}")
+    if b.log_message:
+        extra.append(f"log {b.log_message!r}")
+    state = "verified" if b.verified else "pending"
+    if b.message:
+        state += f": {b.message}"
+    tail = f" [{', '.join(extra)}]" if extra else ""
+    return f"#{b.id} {where}{tail} — {state}, {b.hits} hits"
+
+
+def breakpoint_list(r: BreakpointList) -> str:
+    lines = [breakpoint_line(b) for b in r.breakpoints] or ["no breakpoints"]
+    lines.append(f"exceptions: {', '.join(r.exception_filters) or 'none'}")
+    return "\n".join(lines)
+
+
+def stack(r: StackResult) -> str:
+    lines = []
+    for t in r.threads:
+        lines.append(f"thread {t.thread_id} {t.name}".rstrip() + ":")
+        for f in t.frames:
+            lines.append(f"  #{f.index} {f.function} at {_short(f.file)}:{f.line}")
+    if r.more:
+        lines.append(r.more)
+    return "\n".join(lines)
+
+
+def variables(r: VariablesResult) -> str:
+    head = f"{r.scope or f'ref {r.ref}'}"
+    if r.total is not None:
+        head += f" ({r.total} items" + (f", from {r.start}" if r.start else "") + ")"
+    if r.ref is not None and r.scope:
+        head += f" [ref={r.ref}]"
+    lines = [head + ":"]
+    lines.extend(var_line(v) for v in r.variables)
+    if not r.variables:
+        lines.append("  (none)")
+    if r.more:
+        lines.append(f"  … {r.more}")
+    if r.scopes and len(r.scopes) > 1:
+        lines.append(f"scopes: {', '.join(r.scopes)}")
+    return "\n".join(lines)
+
+
+def evaluate(r: EvaluateResult) -> str:
+    kind = f" ({r.type})" if r.type else ""
+    text = f"{r.expression}{kind} = {r.value}"
+    if r.ref:
+        text += f"\nexpand: debug_variables(ref={r.ref})"
+    if r.truncated:
+        text += "\n(value truncated; expand it with debug_variables(ref=…) or evaluate a part of it)"
+    return text
+
+
+def sessions(r: SessionList) -> str:
+    if not r.sessions:
+        return "no sessions"
+    lines = []
+    for s in r.sessions:
+        mark = "*" if s.session_id == r.current else " "
+        line = f"{mark}{s.session_id} {s.state.value} {s.language}/{s.adapter} {s.target}"
+        if s.location and s.location.file:
+            line += f" at {_short(s.location.file)}:{s.location.line}"
+        if s.exit_code is not None:
+            line += f" exit {s.exit_code}"
+        if s.cause:
+            line += f" ({s.cause})"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def source(r: SourceResult) -> str:
+    return f"{_short(r.file)} lines {r.start}-{r.end} of {r.total_lines}:\n{r.text}"
+
+
+def output(r: OutputResult) -> str:
+    lines = []
+    if r.dropped:
+        lines.append(f"({r.dropped} older bytes were dropped by the retention limit)")
+    lines.append(r.text if r.text else "(no output)")
+    lines.append(f"next_cursor={r.next_cursor}" + (" (more available)" if r.more else "") + f"; {r.state.value}")
+    return "\n".join(lines)
+
+
+def trace(r: TraceResult) -> str:
+    lines = [f"[{r.session_id}] {r.total_hits} hits ({r.stopped_because}); program {r.state.value}"]
+    for h in r.hits:
+        values = ", ".join(f"{k}={v}" for k, v in h.values.items())
+        lines.append(f"  {_short(h.file)}:{h.line}  {values}")
+    if r.total_hits > len(r.hits):
+        lines.append(f"  … {r.total_hits - len(r.hits)} more hits not kept")
+    if r.report is not None:
+        lines.append(stop_report(r.report))
+    return "\n".join(lines)

@@ -1,0 +1,472 @@
+"""The MCP tools: each validates its arguments, calls the session layer, and renders the answer.
+
+Every tool returns a ``CallToolResult`` built by ``answer``: compact text for the model plus the
+pydantic model as ``structuredContent``. A ``PolydbgError`` becomes an ``isError`` result whose
+text is the error's message verbatim (the SDK would otherwise reduce an exception to a bare
+"Error executing tool X"); anything unexpected is logged and reported without killing the server.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Literal, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from polydbg.backends.base import AttachSpec, LaunchSpec
+from polydbg.errors import PolydbgError, UsageError
+from polydbg.mcp import render
+from polydbg.session import source as src
+from polydbg.session.manager import SessionManager, infer_language
+from polydbg.session.model import (
+    Ack,
+    BreakpointList,
+    EvaluateResult,
+    OutputResult,
+    SessionInfo,
+    SessionList,
+    SourceResult,
+    StackResult,
+    StopReport,
+    TraceResult,
+    Var,
+    VariablesResult,
+)
+from polydbg.session.session import Progress, Session
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BaseModel)
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                            open_world_hint=False)
+CONTROL = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+
+
+class BreakpointSpec(BaseModel):
+    file: str
+    line: int
+    condition: str | None = None
+    hit_condition: str | None = None
+    log_message: str | None = None
+
+
+class Place(BaseModel):
+    file: str
+    line: int
+
+
+SessionId = Annotated[str | None, Field(description="default: the most recently used session")]
+Timeout = Annotated[float, Field(gt=0, le=3600, description="seconds to wait for a stop")]
+FrameIndex = Annotated[int | None, Field(ge=0, description="frame index from debug_stack; 0 = innermost")]
+BreakOn = Literal["uncaught", "raised", "none"]
+
+
+def answer(model: BaseModel, text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)],
+                          structured_content=model.model_dump(mode="json", exclude_none=True))
+
+
+def failure(text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+async def guarded(work: Callable[[], Awaitable[CallToolResult]], tool: str) -> CallToolResult:
+    try:
+        return await work()
+    except PolydbgError as exc:
+        return failure(str(exc))
+    except Exception as exc:
+        log.exception("%s failed unexpectedly", tool)
+        return failure(f"internal error in {tool}: {type(exc).__name__}: {exc}. The server and the other "
+                       "sessions are unaffected; debug_sessions shows their state.")
+
+
+def progress_of(ctx: Context) -> Progress:
+    async def report(elapsed: float, message: str) -> None:
+        try:
+            await ctx.report_progress(elapsed, None, message)
+        except Exception:  # a client without progress support must not break the wait
+            log.debug("progress notification failed", exc_info=True)
+    return report
+
+
+def manager_of(ctx: Context) -> SessionManager:
+    manager = ctx.request_context.lifespan_context
+    assert isinstance(manager, SessionManager)
+    return manager
+
+
+def _break_filters(session: Session, mode: BreakOn) -> list[str]:
+    from polydbg.backends.debugpy import BREAK_FILTERS
+    return list(BREAK_FILTERS[mode]) if session.language == "python" else []
+
+
+async def _apply_breakpoints(session: Session, specs: list[BreakpointSpec] | None) -> None:
+    for spec in specs or []:
+        await session.add_line_breakpoint(spec.file, spec.line, spec.condition, spec.hit_condition,
+                                          spec.log_message)
+
+
+def _existing_dir(path: str | None, what: str) -> str | None:
+    if path is None:
+        return None
+    full = os.path.abspath(os.path.expanduser(path))
+    if not os.path.isdir(full):
+        raise UsageError(f"{what} {path!r} is not a directory; pass an existing directory")
+    return full
+
+
+def register(server: MCPServer[SessionManager]) -> None:
+    """Add every tool to an ``MCPServer``."""
+
+    @server.tool(annotations=CONTROL)
+    async def debug_launch(
+        ctx: Context,
+        program: Annotated[str | None, Field(description="script path")] = None,
+        module: Annotated[str | None, Field(description="python -m module instead of program")] = None,
+        args: list[str] | None = None,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        language: Annotated[str | None, Field(description="default: from the file extension")] = None,
+        adapter: str | None = None,
+        python: Annotated[str | None, Field(description="interpreter; default: venv, else polydbg's")] = None,
+        breakpoints: list[BreakpointSpec] | None = None,
+        stop_on_entry: bool = False,
+        break_on_exception: BreakOn = "uncaught",
+        timeout_s: Timeout = 30,
+    ) -> Annotated[CallToolResult, StopReport]:
+        """Start a program under the debugger, set breakpoints, run to the first stop (or exit)."""
+        async def work() -> CallToolResult:
+            manager = manager_of(ctx)
+            if bool(program) == bool(module):
+                raise UsageError("pass exactly one of program (a path) or module (for python -m)")
+            work_dir = _existing_dir(cwd, "cwd")
+            path = None
+            if program:
+                path = os.path.abspath(os.path.join(work_dir or os.getcwd(), os.path.expanduser(program)))
+                if not os.path.isfile(path):
+                    raise UsageError(f"program {program!r} not found (looked for {path}); pass an existing "
+                                     "file, absolute or relative to cwd")
+            lang = infer_language(path, module, language)
+            session = manager.create(lang, adapter, os.path.basename(path) if path else f"-m {module}",
+                                     work_dir or (os.path.dirname(path) if path else os.getcwd()))
+            try:
+                for pending in manager.take_pending():
+                    await session.add_line_breakpoint(pending.file, pending.line, pending.condition,
+                                                      pending.hit_condition, pending.log_message)
+                await _apply_breakpoints(session, breakpoints)
+                session.exception_filters = _break_filters(session, break_on_exception)
+            except PolydbgError:
+                await manager.remove(session, detach=False)
+                raise
+            spec = LaunchSpec(program=path, module=module, args=tuple(args or ()), cwd=work_dir or
+                              (os.path.dirname(path) if path else None),
+                              env=tuple(sorted((env or {}).items())), python=python, stop_on_entry=stop_on_entry)
+            report = await manager.start(session, spec, timeout_s, progress_of(ctx))
+            return answer(report, render.stop_report(report))
+        return await guarded(work, "debug_launch")
+
+    @server.tool(annotations=CONTROL)
+    async def debug_attach(
+        ctx: Context,
+        pid: int | None = None,
+        host: str | None = None,
+        port: Annotated[int | None, Field(ge=1, le=65535)] = None,
+        path_mappings: Annotated[dict[str, str] | None, Field(description="local dir → remote dir")] = None,
+        breakpoints: list[BreakpointSpec] | None = None,
+        language: str = "python",
+        adapter: str | None = None,
+        break_on_exception: BreakOn = "uncaught",
+        timeout_s: Timeout = 30,
+    ) -> Annotated[CallToolResult, StopReport]:
+        """Attach to a running process (pid) or a listening debug server (host+port)."""
+        async def work() -> CallToolResult:
+            manager = manager_of(ctx)
+            if (pid is None) == (port is None):
+                raise UsageError("pass pid (a running process) or port (and host) of a listening debug "
+                                 "server, e.g. one started with python -m debugpy --listen 5678")
+            lang = infer_language(None, None, language)
+            target = f"pid {pid}" if pid is not None else f"{host or '127.0.0.1'}:{port}"
+            session = manager.create(lang, adapter, target, None)
+            try:
+                await _apply_breakpoints(session, breakpoints)
+            except PolydbgError:
+                await manager.remove(session, detach=True)
+                raise
+            session.exception_filters = _break_filters(session, break_on_exception)
+            spec = AttachSpec(pid=pid, host=host, port=port,
+                              path_mappings=tuple(sorted((path_mappings or {}).items())))
+            report = await manager.start(session, spec, timeout_s, progress_of(ctx))
+            return answer(report, render.stop_report(report))
+        return await guarded(work, "debug_attach")
+
+    @server.tool(annotations=READ_ONLY)
+    async def debug_sessions(ctx: Context) -> Annotated[CallToolResult, SessionList]:
+        """List debug sessions (* marks the default one)."""
+        async def work() -> CallToolResult:
+            manager = manager_of(ctx)
+            infos = []
+            for s in manager.all():
+                location = await s.current_location()
+                infos.append(SessionInfo(session_id=s.id, state=s.state, language=s.language, adapter=s.adapter,
+                                         target=s.target, location=location, exit_code=s.exit_code,
+                                         cause=s.cause))
+            result = SessionList(sessions=infos, current=manager.current_id())
+            return answer(result, render.sessions(result))
+        return await guarded(work, "debug_sessions")
+
+    @server.tool(annotations=DESTRUCTIVE)
+    async def debug_terminate(ctx: Context, detach: bool = False,
+                              session_id: SessionId = None) -> Annotated[CallToolResult, Ack]:
+        """End a session: kill the program (or detach=true to leave it running)."""
+        async def work() -> CallToolResult:
+            manager = manager_of(ctx)
+            session = manager.get(session_id)
+            await manager.remove(session, detach)
+            result = Ack(session_id=session.id, message=f"session {session.id} ended"
+                         + (" (detached; the program keeps running)" if detach else ""))
+            return answer(result, result.message)
+        return await guarded(work, "debug_terminate")
+
+    @server.tool(annotations=CONTROL)
+    async def debug_break(
+        ctx: Context,
+        file: str | None = None,
+        line: Annotated[int | None, Field(ge=1)] = None,
+        function: str | None = None,
+        condition: str | None = None,
+        hit_condition: Annotated[str | None, Field(description="e.g. '5' or '>= 3'")] = None,
+        log_message: Annotated[str | None, Field(description="logpoint: print this ({expr} interpolated) "
+                                                             "instead of stopping")] = None,
+        exception: Annotated[list[str] | None, Field(description="exception filters, e.g. ['raised', "
+                                                                 "'uncaught']; [] = none")] = None,
+        session_id: SessionId = None,
+    ) -> Annotated[CallToolResult, BreakpointList]:
+        """Add a breakpoint: file+line, or function, or set the exception filters."""
+        async def work() -> CallToolResult:
+            manager = manager_of(ctx)
+            chosen = [x is not None for x in (file, function, exception)]
+            if sum(chosen) != 1:
+                raise UsageError("pass one of: file and line, function, or exception")
+            if file is not None and line is None:
+                raise UsageError("a line breakpoint needs line as well as file")
+            if session_id is None and not manager.all():
+                if file is None or line is None:
+                    raise UsageError("no session yet: only file+line breakpoints can wait for the next "
+                                     "debug_launch; pass function/exception settings to debug_launch instead")
+                pending = BreakpointSpec(file=os.path.abspath(file), line=line, condition=condition,
+                                         hit_condition=hit_condition, log_message=log_message)
+                src.read_lines(pending.file)
+                manager.add_pending(pending)
+                result = BreakpointList(session_id="", breakpoints=[], exception_filters=[])
+                return answer(result, f"no session yet: breakpoint at {pending.file}:{line} will be set by the "
+                                      "next debug_launch")
+            session = manager.get(session_id)
+            if exception is not None:
+                await session.set_exception_filters(exception)
+                result = BreakpointList(session_id=session.id, breakpoints=[],
+                                        exception_filters=session.exception_filters)
+                return answer(result, f"exceptions: {', '.join(session.exception_filters) or 'none'}")
+            if function is not None:
+                bp = await session.add_function_breakpoint(function, condition, hit_condition)
+            else:
+                assert file is not None and line is not None
+                bp = await session.add_line_breakpoint(file, line, condition, hit_condition, log_message)
+            result = BreakpointList(session_id=session.id, breakpoints=[bp.info()],
+                                    exception_filters=session.exception_filters)
+            return answer(result, render.breakpoint_line(bp.info()))
+        return await guarded(work, "debug_break")
+
+    @server.tool(annotations=CONTROL)
+    async def debug_clear(ctx: Context, id: int | None = None, file: str | None = None, all: bool = False,
+                          session_id: SessionId = None) -> Annotated[CallToolResult, Ack]:
+        """Remove breakpoints by id, by file, or all."""
+        async def work() -> CallToolResult:
+            session = manager_of(ctx).get(session_id)
+            removed = await session.remove_breakpoints(id, file, all)
+            result = Ack(session_id=session.id, message=f"removed breakpoints {removed}" if removed
+                         else "no breakpoints to remove")
+            return answer(result, result.message)
+        return await guarded(work, "debug_clear")
+
+    @server.tool(annotations=READ_ONLY)
+    async def debug_breakpoints(ctx: Context, session_id: SessionId = None) -> Annotated[CallToolResult,
+                                                                                         BreakpointList]:
+        """List breakpoints: verified state, actual line, hit counts."""
+        async def work() -> CallToolResult:
+            session = manager_of(ctx).get(session_id)
+            result = BreakpointList(session_id=session.id, breakpoints=session.breakpoint_infos(),
+                                    exception_filters=session.exception_filters)
+            return answer(result, render.breakpoint_list(result))
+        return await guarded(work, "debug_breakpoints")
+
+    @server.tool(annotations=CONTROL)
+    async def debug_continue(ctx: Context, thread_id: int | None = None,
+                             to: Annotated[Place | None, Field(description="run to this location")] = None,
+                             timeout_s: Timeout = 30,
+                             session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
+        """Resume and wait for the next stop, exit, or the timeout."""
+        async def work() -> CallToolResult:
+            session = manager_of(ctx).get(session_id)
+            report = await session.resume(thread_id, (to.file, to.line) if to else None, timeout_s,
+                                          progress_of(ctx))
+            return answer(report, render.stop_report(report))
+        return await guarded(work, "debug_continue")
+
+    @server.tool(annotations=CONTROL)
+    async def debug_step(ctx: Context, kind: Literal["over", "into", "out"] = "over",
+                         count: Annotated[int, Field(ge=1, le=1000)] = 1, thread_id: int | None = None,
+                         timeout_s: Timeout = 30,
+                         session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
+        """Step over/into/out (count times) and report where it stopped."""
+        async def work() -> CallToolResult:
+            session = manager_of(ctx).get(session_id)
+            report = await session.step(kind, count, thread_id, timeout_s, progress_of(ctx))
+            return answer(report, render.stop_report(report))
+        return await guarded(work, "debug_step")
+
+    @server.tool(annotations=CONTROL)
+    async def debug_pause(ctx: Context, thread_id: int | None = None, timeout_s: Timeout = 10,
+                          session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
+        """Interrupt the running program and report where it is."""
+        async def work() -> CallToolResult:
+            session = manager_of(ctx).get(session_id)
+            report = await session.pause(thread_id, timeout_s)
+            return answer(report, render.stop_report(report))
+        return await guarded(work, "debug_pause")
+
+    @server.tool(annotations=CONTROL)
+    async def debug_restart(ctx: Context, timeout_s: Timeout = 30,
+                            session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
+        """Restart the program from the start, keeping breakpoints and the session id."""
+        async def work() -> CallToolResult:
+            session = manager_of(ctx).get(session_id)
+            report = await session.restart(timeout_s, progress_of(ctx))
+            return answer(report, render.stop_report(report))
+        return await guarded(work, "debug_restart")
+
+    @server.tool(annotations=READ_ONLY)
+    async def debug_stack(ctx: Context, thread_id: int | None = None, start: Annotated[int, Field(ge=0)] = 0,
+                          levels: Annotated[int, Field(ge=1, le=1000)] = 20, all_threads: bool = False,
+                          session_id: SessionId = None) -> Annotated[CallToolResult, StackResult]:
+        """Call stack of the stopped thread (or all threads)."""
+        async def work() -> CallToolResult:
+            session = manager_of(ctx).get(session_id)
+            result = await session.stack(thread_id, start, levels, all_threads)
+            return answer(result, render.stack(result))
+        return await guarded(work, "debug_stack")
+
+    @server.tool(annotations=READ_ONLY)
+    async def debug_variables(
+        ctx: Context,
+        frame_id: FrameIndex = None,
+        ref: Annotated[int | None, Field(description="expand this value (ref from a report)")] = None,
+        scope: Annotated[str | None, Field(description="locals (default), globals, …")] = None,
+        start: Annotated[int, Field(ge=0)] = 0,
+        count: Annotated[int, Field(ge=1, le=1000)] = 50,
+        filter: Annotated[list[str] | None, Field(description="only these names")] = None,
+        session_id: SessionId = None,
+    ) -> Annotated[CallToolResult, VariablesResult]:
+        """Variables of a frame's scope, or the children of a value (paged)."""
+        async def work() -> CallToolResult:
+            session = manager_of(ctx).get(session_id)
+            result = await session.variables(frame_id, ref, scope, start, count, filter)
+            return answer(result, render.variables(result))
+        return await guarded(work, "debug_variables")
+
+    @server.tool(annotations=CONTROL)
+    async def debug_evaluate(ctx: Context, expression: str, frame_id: FrameIndex = None,
+                             session_id: SessionId = None) -> Annotated[CallToolResult, EvaluateResult]:
+        """Evaluate an expression in a frame of the stopped program."""
+        async def work() -> CallToolResult:
+            session = manager_of(ctx).get(session_id)
+            result = await session.evaluate(expression, frame_id)
+            return answer(result, render.evaluate(result))
+        return await guarded(work, "debug_evaluate")
+
+    @server.tool(annotations=CONTROL)
+    async def debug_set_variable(ctx: Context, name: str, value: str, frame_id: FrameIndex = None,
+                                 ref: int | None = None,
+                                 session_id: SessionId = None) -> Annotated[CallToolResult, Var]:
+        """Change a variable (in a frame, or a member of the value ref)."""
+        async def work() -> CallToolResult:
+            session = manager_of(ctx).get(session_id)
+            result = await session.set_variable(name, value, frame_id, ref)
+            return answer(result, "set " + render.var_line(result, indent=""))
+        return await guarded(work, "debug_set_variable")
+
+    @server.tool(annotations=READ_ONLY)
+    async def debug_source(ctx: Context, file: str | None = None, line: Annotated[int | None, Field(ge=1)] = None,
+                           context: Annotated[int, Field(ge=0, le=200)] = 10,
+                           session_id: SessionId = None) -> Annotated[CallToolResult, SourceResult]:
+        """Numbered source around a line (default: the current stop); > current line, * breakpoint."""
+        async def work() -> CallToolResult:
+            result = await source_view(manager_of(ctx), file, line, context, session_id)
+            return answer(result, render.source(result))
+        return await guarded(work, "debug_source")
+
+    @server.tool(annotations=READ_ONLY)
+    async def debug_output(ctx: Context, cursor: Annotated[int | None, Field(ge=0)] = None,
+                           stream: Literal["all", "stdout", "stderr", "console"] = "all",
+                           max_bytes: Annotated[int, Field(ge=1, le=1_000_000)] = 8000,
+                           session_id: SessionId = None) -> Annotated[CallToolResult, OutputResult]:
+        """Program output from cursor (none: oldest retained); pass next_cursor to continue."""
+        async def work() -> CallToolResult:
+            session = manager_of(ctx).get(session_id)
+            streams = None if stream == "all" else frozenset({stream})
+            chunk = session.output.read(cursor, max_bytes, streams)
+            result = OutputResult(session_id=session.id, text=chunk.text, next_cursor=chunk.next_cursor,
+                                  dropped=chunk.dropped, more=chunk.more, state=session.state)
+            return answer(result, render.output(result))
+        return await guarded(work, "debug_output")
+
+    @server.tool(annotations=CONTROL)
+    async def debug_trace(ctx: Context, points: list[Place], expressions: list[str],
+                          max_hits: Annotated[int, Field(ge=1, le=10_000)] = 50, timeout_s: Timeout = 30,
+                          session_id: SessionId = None) -> Annotated[CallToolResult, TraceResult]:
+        """Run without stopping, recording expressions at points; returns the hits table."""
+        async def work() -> CallToolResult:
+            if not points or not expressions:
+                raise UsageError("pass at least one point {file, line} and one expression")
+            session = manager_of(ctx).get(session_id)
+            result = await session.trace([(p.file, p.line) for p in points], expressions, max_hits, timeout_s,
+                                         progress_of(ctx))
+            return answer(result, render.trace(result))
+        return await guarded(work, "debug_trace")
+
+
+async def source_view(manager: SessionManager, file: str | None, line: int | None, context: int,
+                      session_id: str | None) -> SourceResult:
+    session = manager.get(session_id) if (session_id or file is None or not os.path.isabs(file)) \
+        and manager.all() else None
+    current = None
+    if file is None:
+        if session is None:
+            raise UsageError("no file given and no session stopped; pass file (and line)")
+        location = await session.current_location()
+        if location is None or not location.file:
+            raise UsageError(f"session {session.id} is not stopped at a source line; pass file (and line)")
+        path = location.file
+        current = location.line
+        line = line or current
+    else:
+        path = session.resolve_path(file) if session else os.path.abspath(file)
+        if session is not None:
+            location = await session.current_location()
+            if location is not None and location.file == path:
+                current = location.line
+    lines = src.read_lines(path)
+    if line is not None and line > len(lines):
+        raise UsageError(f"line {line} is past the end of {path} ({len(lines)} lines)")
+    center = line or 1
+    marks: set[int] = set()
+    if session is not None:
+        marks = {b.actual_line or b.line or 0 for b in session.breakpoints.in_file(path) if not b.internal}
+    text, first, last, total = src.excerpt(path, center, context, current, marks)
+    return SourceResult(file=path, start=first, end=last, total_lines=total, text=text)

@@ -1,0 +1,97 @@
+"""Child processes that cannot outlive polydbg.
+
+Every adapter starts in its own process group with PR_SET_PDEATHSIG=SIGKILL, so it dies with the
+server even when the server is SIGKILLed; on terminate the whole group (and any debuggee group the
+adapter reported) is signalled, TERM first, then KILL. A registry of live groups lets the CLI kill
+everything on SIGTERM/SIGINT/stdin EOF.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import logging
+import os
+import signal
+import sys
+from collections.abc import Mapping, Sequence
+
+log = logging.getLogger(__name__)
+
+_PR_SET_PDEATHSIG = 1
+_live_groups: set[int] = set()
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+async def spawn(argv: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None,
+                stdin: int | None = asyncio.subprocess.PIPE, stdout: int | None = asyncio.subprocess.PIPE,
+                stderr: int | None = asyncio.subprocess.PIPE) -> asyncio.subprocess.Process:
+    """Start a process in a new process group that dies with polydbg."""
+    process = await asyncio.create_subprocess_exec(
+        *argv, env=dict(env) if env is not None else None, cwd=cwd, stdin=stdin, stdout=stdout, stderr=stderr,
+        start_new_session=True, preexec_fn=_die_with_parent, limit=256 * 1024,
+    )
+    _live_groups.add(process.pid)
+    return process
+
+
+def track_group(pgid: int) -> None:
+    """Remember a process group that polydbg must kill on exit (e.g. a debuggee the adapter spawned)."""
+    _live_groups.add(pgid)
+
+
+def signal_group(pgid: int, sig: int) -> bool:
+    """Signal a process group; False when it no longer exists."""
+    try:
+        os.killpg(pgid, sig)
+        return True
+    except ProcessLookupError:
+        _live_groups.discard(pgid)
+        return False
+    except PermissionError:
+        return False
+
+
+def group_alive(pgid: int) -> bool:
+    return signal_group(pgid, 0)
+
+
+async def kill_group(pgid: int, grace_s: float = 1.0) -> None:
+    """TERM the group, wait up to ``grace_s`` for it to go, then KILL it."""
+    if not signal_group(pgid, signal.SIGTERM):
+        return
+    deadline = asyncio.get_running_loop().time() + grace_s
+    delay = 0.005
+    while asyncio.get_running_loop().time() < deadline:
+        if not group_alive(pgid):
+            _live_groups.discard(pgid)
+            return
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.1)
+    signal_group(pgid, signal.SIGKILL)
+    _live_groups.discard(pgid)
+
+
+def kill_all_now() -> None:
+    """Synchronously KILL every tracked group (signal handlers, atexit)."""
+    for pgid in list(_live_groups):
+        with contextlib.suppress(OSError):
+            os.killpg(pgid, signal.SIGKILL)
+    _live_groups.clear()
+
+
+async def reap(process: asyncio.subprocess.Process, timeout_s: float = 2.0) -> int | None:
+    """Wait for a process to exit, killing its group if it does not."""
+    try:
+        return await asyncio.wait_for(process.wait(), timeout_s)
+    except asyncio.TimeoutError:
+        signal_group(process.pid, signal.SIGKILL)
+        with contextlib.suppress(asyncio.TimeoutError):
+            return await asyncio.wait_for(process.wait(), 1.0)
+    return None

@@ -1,0 +1,1 @@
+"""Session layer: state, stops, breakpoints and output of each debugging session."""

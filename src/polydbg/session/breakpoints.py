@@ -1,0 +1,88 @@
+"""The breakpoint store: what the agent asked for, independent of any adapter connection.
+
+DAP replaces a file's (or the function list's) breakpoints wholesale, so the store groups them and
+the session re-sends a whole group on every change and on every (re)start of the adapter.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from polydbg.backends.base import BreakpointResult, FunctionBreakpoint, SourceBreakpoint
+from polydbg.session.model import BreakpointInfo
+
+
+@dataclass
+class Breakpoint:
+    id: int
+    file: str | None = None
+    line: int | None = None
+    function: str | None = None
+    condition: str | None = None
+    hit_condition: str | None = None
+    log_message: str | None = None
+    internal: bool = False  # run-to-location and tracepoints: hidden from the agent's list
+    verified: bool = False
+    actual_line: int | None = None
+    message: str | None = None
+    adapter_id: int | None = None
+    hits: int = 0
+
+    def apply(self, result: BreakpointResult) -> None:
+        self.verified = result.verified
+        self.actual_line = result.line if result.line is not None else self.actual_line
+        self.message = result.message
+        if result.adapter_id is not None:
+            self.adapter_id = result.adapter_id
+
+    def info(self) -> BreakpointInfo:
+        return BreakpointInfo(
+            id=self.id, kind="function" if self.function else "line", file=self.file, line=self.line,
+            actual_line=self.actual_line, function=self.function, condition=self.condition,
+            hit_condition=self.hit_condition, log_message=self.log_message, verified=self.verified,
+            message=self.message, hits=self.hits)
+
+
+@dataclass
+class BreakpointStore:
+    items: dict[int, Breakpoint] = field(default_factory=dict)
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    def add(self, **fields: object) -> Breakpoint:
+        bp = Breakpoint(id=next(self._ids), **fields)  # type: ignore[arg-type]
+        self.items[bp.id] = bp
+        return bp
+
+    def remove(self, bp_id: int) -> Breakpoint | None:
+        return self.items.pop(bp_id, None)
+
+    def files(self) -> set[str]:
+        return {bp.file for bp in self.items.values() if bp.file is not None}
+
+    def in_file(self, file: str) -> list[Breakpoint]:
+        return [bp for bp in self.items.values() if bp.file == file]
+
+    def functions(self) -> list[Breakpoint]:
+        return [bp for bp in self.items.values() if bp.function is not None]
+
+    def by_adapter_id(self, adapter_id: int) -> Breakpoint | None:
+        return next((bp for bp in self.items.values() if bp.adapter_id == adapter_id), None)
+
+    def at(self, file: str, line: int) -> list[Breakpoint]:
+        return [bp for bp in self.items.values()
+                if bp.file == file and line in (bp.line, bp.actual_line)]
+
+    def visible(self) -> list[Breakpoint]:
+        return [bp for bp in self.items.values() if not bp.internal]
+
+
+def source_spec(bp: Breakpoint) -> SourceBreakpoint:
+    assert bp.line is not None
+    return SourceBreakpoint(line=bp.line, condition=bp.condition, hit_condition=bp.hit_condition,
+                            log_message=bp.log_message)
+
+
+def function_spec(bp: Breakpoint) -> FunctionBreakpoint:
+    assert bp.function is not None
+    return FunctionBreakpoint(name=bp.function, condition=bp.condition, hit_condition=bp.hit_condition)

@@ -1,0 +1,117 @@
+"""Session ids, the default session, language → backend selection, and shutdown of everything."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import os
+from typing import Any
+
+from polydbg.backends.base import AttachSpec, BackendListener, LaunchSpec
+from polydbg.errors import UnknownSessionError, UsageError
+from polydbg.session.model import State, StopReport
+from polydbg.session.session import BackendFactory, Progress, Session
+
+log = logging.getLogger(__name__)
+
+LANGUAGES = {".py": "python", ".pyw": "python"}
+ADAPTERS = {"python": ("debugpy",)}
+MAX_SESSIONS = 16
+
+
+def infer_language(program: str | None, module: str | None, language: str | None) -> str:
+    if language:
+        lang = language.lower()
+        if lang not in ADAPTERS:
+            raise UsageError(f"language {language!r} is not supported yet; supported: {sorted(ADAPTERS)}")
+        return lang
+    if module:
+        return "python"
+    ext = os.path.splitext(program or "")[1].lower()
+    if ext in LANGUAGES:
+        return LANGUAGES[ext]
+    raise UsageError(f"cannot tell the language of {program!r} from its extension; "
+                     f"pass language= (one of {sorted(ADAPTERS)})")
+
+
+def backend_factory(language: str, adapter: str | None) -> tuple[str, BackendFactory]:
+    choices = ADAPTERS[language]
+    name = adapter or choices[0]
+    if name not in choices:
+        raise UsageError(f"adapter {adapter!r} cannot debug {language}; use one of {list(choices)}")
+    if name == "debugpy":
+        from polydbg.backends.debugpy import DebugpyBackend
+
+        def make(listener: BackendListener) -> DebugpyBackend:
+            return DebugpyBackend(listener)
+        return name, make
+    raise UsageError(f"unknown adapter {name!r}")  # pragma: no cover - ADAPTERS lists only known ones
+
+
+class SessionManager:
+    def __init__(self) -> None:
+        self._sessions: dict[str, Session] = {}
+        self._ids = itertools.count(1)
+        self._pending: list[Any] = []
+
+    def add_pending(self, breakpoint: Any) -> None:
+        """A breakpoint set before any session exists; the next launch applies it."""
+        self._pending.append(breakpoint)
+
+    def take_pending(self) -> list[Any]:
+        pending, self._pending = self._pending, []
+        return pending
+
+    def create(self, language: str, adapter: str | None, target: str, cwd: str | None) -> Session:
+        live = [s for s in self._sessions.values() if s.state not in (State.exited, State.terminated)]
+        if len(live) >= MAX_SESSIONS:
+            raise UsageError(f"{len(live)} sessions are running (the limit is {MAX_SESSIONS}); "
+                             "end some with debug_terminate")
+        name, factory = backend_factory(language, adapter)
+        session = Session(f"s{next(self._ids)}", language, name, factory, target, cwd)
+        self._sessions[session.id] = session
+        return session
+
+    async def start(self, session: Session, spec: LaunchSpec | AttachSpec, timeout_s: float,
+                    progress: Progress | None) -> StopReport:
+        try:
+            return await session.start(spec, timeout_s, progress)
+        except BaseException:
+            self._sessions.pop(session.id, None)
+            raise
+
+    def get(self, session_id: str | None) -> Session:
+        if session_id:
+            session = self._sessions.get(session_id)
+            if session is None:
+                known = ", ".join(self._sessions) or "none"
+                raise UnknownSessionError(f"no session {session_id!r} (sessions: {known}); "
+                                          "see debug_sessions, or start one with debug_launch")
+        else:
+            if not self._sessions:
+                raise UnknownSessionError("no debug session; start one with debug_launch or debug_attach")
+            session = max(self._sessions.values(), key=lambda s: s.last_used)
+        session.touch()
+        return session
+
+    def all(self) -> list[Session]:
+        return sorted(self._sessions.values(), key=lambda s: int(s.id[1:]))
+
+    def current_id(self) -> str | None:
+        if not self._sessions:
+            return None
+        return max(self._sessions.values(), key=lambda s: s.last_used).id
+
+    async def remove(self, session: Session, detach: bool) -> None:
+        try:
+            await session.terminate(detach)
+        finally:
+            self._sessions.pop(session.id, None)
+
+    async def close_all(self) -> None:
+        sessions = list(self._sessions.values())
+        self._sessions.clear()
+        with contextlib.suppress(Exception):
+            await asyncio.gather(*(s.terminate(False) for s in sessions), return_exceptions=True)

@@ -1,0 +1,179 @@
+"""The typed answers of the tools (pydantic): they become ``outputSchema`` and ``structuredContent``.
+
+Field names are short and optional fields default to None so that both the schema and the JSON
+stay small; ``render.py`` turns each into the compact text a model reads.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class State(str, Enum):
+    starting = "starting"
+    running = "running"
+    stopped = "stopped"
+    exited = "exited"
+    terminated = "terminated"
+
+
+class Location(_Model):
+    file: str | None = None
+    line: int | None = None
+    function: str | None = None
+
+
+class Var(_Model):
+    name: str
+    value: str
+    type: str | None = None
+    ref: int | None = None  # expand with debug_variables(ref=…)
+
+
+class ExceptionInfo(_Model):
+    type: str
+    message: str
+
+
+class Output(_Model):
+    text: str
+    next_cursor: int
+    truncated: int = 0  # bytes held back by the cap: read them with debug_output(cursor=…)
+    dropped: int = 0  # bytes lost to the retention limit before this cursor
+
+
+class StopReport(_Model):
+    session_id: str
+    state: State
+    reason: str | None = None
+    description: str | None = None
+    thread_id: int | None = None
+    location: Location | None = None
+    source: str | None = None
+    locals: list[Var] | None = None
+    locals_more: int = 0
+    exception: ExceptionInfo | None = None
+    output: Output | None = None
+    exit_code: int | None = None
+    timed_out: bool = False
+    note: str | None = None
+
+
+class BreakpointInfo(_Model):
+    id: int
+    kind: str  # line / function / exception
+    file: str | None = None
+    line: int | None = None  # requested
+    actual_line: int | None = None
+    function: str | None = None
+    condition: str | None = None
+    hit_condition: str | None = None
+    log_message: str | None = None
+    verified: bool = False
+    message: str | None = None
+    hits: int = 0
+
+
+class BreakpointList(_Model):
+    session_id: str
+    breakpoints: list[BreakpointInfo]
+    exception_filters: list[str]
+
+
+class FrameInfo(_Model):
+    index: int
+    function: str
+    file: str | None = None
+    line: int | None = None
+
+
+class ThreadStack(_Model):
+    thread_id: int
+    name: str
+    frames: list[FrameInfo]
+    total: int | None = None
+
+
+class StackResult(_Model):
+    session_id: str
+    threads: list[ThreadStack]
+    more: str | None = None
+
+
+class VariablesResult(_Model):
+    session_id: str
+    scope: str | None = None
+    ref: int | None = None
+    start: int = 0
+    variables: list[Var]
+    total: int | None = None
+    more: str | None = None
+    scopes: list[str] | None = None
+
+
+class EvaluateResult(_Model):
+    session_id: str
+    expression: str
+    value: str
+    type: str | None = None
+    ref: int | None = None
+    truncated: bool = False
+
+
+class SessionInfo(_Model):
+    session_id: str
+    state: State
+    language: str
+    adapter: str
+    target: str
+    location: Location | None = None
+    exit_code: int | None = None
+    cause: str | None = None
+
+
+class SessionList(_Model):
+    sessions: list[SessionInfo]
+    current: str | None = None
+
+
+class SourceResult(_Model):
+    file: str
+    start: int
+    end: int
+    total_lines: int
+    text: str
+
+
+class OutputResult(_Model):
+    session_id: str
+    text: str
+    next_cursor: int
+    dropped: int = 0
+    more: bool = False
+    state: State
+
+
+class TraceHit(_Model):
+    file: str
+    line: int
+    values: dict[str, str]
+
+
+class TraceResult(_Model):
+    session_id: str
+    hits: list[TraceHit]
+    total_hits: int
+    stopped_because: str  # max_hits / exited / timeout / stopped
+    state: State
+    report: StopReport | None = None
+
+
+class Ack(_Model):
+    session_id: str
+    message: str

@@ -1,0 +1,52 @@
+"""Reading source files and rendering numbered excerpts with the current line and breakpoints marked."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection
+from functools import lru_cache
+
+from polydbg.errors import UsageError
+
+MAX_LINE_CHARS = 160
+
+
+@lru_cache(maxsize=64)
+def _lines_cached(path: str, mtime_ns: int, size: int) -> tuple[str, ...]:
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return tuple(handle.read().splitlines())
+
+
+def read_lines(path: str) -> tuple[str, ...]:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        raise UsageError(f"source file {path!r} does not exist or cannot be read; "
+                         "pass an existing path (absolute, or relative to the session's cwd)") from None
+    if not os.path.isfile(path):
+        raise UsageError(f"{path!r} is not a file; pass the path of a source file")
+    return _lines_cached(path, stat.st_mtime_ns, stat.st_size)
+
+
+def excerpt(path: str, line: int, context: int, current: int | None = None,
+            breakpoints: Collection[int] = ()) -> tuple[str, int, int, int]:
+    """Lines ``line-context..line+context`` numbered; returns (text, first, last, total lines).
+
+    ``>`` marks the current line, ``*`` a line with a breakpoint.
+    """
+    lines = read_lines(path)
+    total = len(lines)
+    if total == 0:
+        return "", 0, 0, 0
+    first = max(1, line - context)
+    last = min(total, line + context)
+    width = len(str(last))
+    out = []
+    for number in range(first, last + 1):
+        mark = ">" if number == current else " "
+        mark += "*" if number in breakpoints else " "
+        text = lines[number - 1]
+        if len(text) > MAX_LINE_CHARS:
+            text = text[:MAX_LINE_CHARS] + "…"
+        out.append(f"{number:>{width}}{mark}{text}")
+    return "\n".join(out), first, last, total

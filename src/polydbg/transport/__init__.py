@@ -1,0 +1,1 @@
+"""Byte framing and message streams: the lowest layer, knows nothing about DAP semantics."""
