@@ -21,7 +21,9 @@ RESOURCE_MAX_BYTES = 1_000_000
 INSTRUCTIONS = (
     "Step-through debugger. debug_launch runs to the first breakpoint and returns a stop report "
     "(location, source, locals, output); debug_step/debug_continue return the next report. Expand values "
-    "with debug_variables(ref=…). Every answer is truncated with a hint to get more."
+    "with debug_variables(ref=...). Every answer is truncated with a hint to get more. session_id defaults "
+    "to the most recently used session; frame_id is a frame index from debug_stack (0 = innermost); "
+    "timeout_s is how long an execution tool waits for a stop (default 30)."
 )
 
 WORKFLOW = """Debugging workflow with polydbg:
@@ -46,22 +48,34 @@ async def lifespan(_server: MCPServer[SessionManager]) -> AsyncIterator[SessionM
         await manager.close_all()
 
 
-def compact_schema(node: Any) -> Any:
-    """Drop what a model does not need from a JSON schema: titles, ``anyOf [T, null]``, null defaults."""
+# Range limits are enforced by the server's own validation (with a clear error); advertising them costs bytes.
+_SERVER_CHECKED = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+
+
+def compact_schema(node: Any, defs: dict[str, Any] | None = None) -> Any:
+    """Shrink an input schema to what a model needs: no titles, ``$defs`` inlined, ``anyOf [T, null]``
+    collapsed to ``T``, null and false defaults dropped (omitting an optional argument means null)."""
+    if defs is None and isinstance(node, dict):
+        defs = node.get("$defs", {})
     if isinstance(node, list):
-        return [compact_schema(item) for item in node]
+        return [compact_schema(item, defs) for item in node]
     if not isinstance(node, dict):
         return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and defs:
+        return compact_schema(defs[ref.removeprefix("#/$defs/")], defs)
     out: dict[str, Any] = {}
     for key, value in node.items():
-        if key == "title" and isinstance(value, str):
+        if key in ("$defs", "additionalProperties") and not isinstance(value, dict):
             continue
-        if key == "default" and value is None:
+        if key == "$defs" or (key == "title" and isinstance(value, str)) or key in _SERVER_CHECKED:
+            continue
+        if key == "default" and value in (None, False):
             continue
         if key == "properties" and isinstance(value, dict):
-            out[key] = {name: compact_schema(prop) for name, prop in value.items()}
+            out[key] = {name: compact_schema(prop, defs) for name, prop in value.items()}
             continue
-        out[key] = compact_schema(value)
+        out[key] = compact_schema(value, defs)
     variants = out.get("anyOf")
     if isinstance(variants, list):
         non_null = [v for v in variants if v != {"type": "null"}]
@@ -69,6 +83,16 @@ def compact_schema(node: Any) -> Any:
             del out["anyOf"]
             out = {**non_null[0], **out}
     return out
+
+
+def output_schema_stub(_schema: dict[str, Any]) -> dict[str, Any]:
+    """The advertised output schema: an object, nothing more.
+
+    The full schemas of 18 tools would cost ~16 KB of ``tools/list`` on every conversation; the
+    structured content is still validated against the full pydantic model on the server, and the
+    README documents each model (``StopReport`` and friends in ``session/model.py``).
+    """
+    return {"type": "object"}
 
 
 def build_server() -> MCPServer[SessionManager]:
@@ -80,7 +104,7 @@ def build_server() -> MCPServer[SessionManager]:
     for tool in server._tool_manager.list_tools():
         tool.parameters = compact_schema(tool.parameters)
         if tool.output_schema is not None:
-            tool.__dict__["output_schema"] = compact_schema(tool.output_schema)
+            tool.__dict__["output_schema"] = output_schema_stub(tool.output_schema)
 
     @server.prompt(name="debug_workflow", description="The recommended way to debug with polydbg")
     def debug_workflow() -> str:

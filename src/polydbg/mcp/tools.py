@@ -42,10 +42,10 @@ log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
-                            open_world_hint=False)
-CONTROL = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+# Only what differs from the spec's defaults is sent: every byte of tools/list costs the agent.
+READ_ONLY = ToolAnnotations(read_only_hint=True)
+CONTROL = None
+DESTRUCTIVE = ToolAnnotations(destructive_hint=True)
 
 
 class BreakpointSpec(BaseModel):
@@ -61,9 +61,9 @@ class Place(BaseModel):
     line: int
 
 
-SessionId = Annotated[str | None, Field(description="default: the most recently used session")]
-Timeout = Annotated[float, Field(gt=0, le=3600, description="seconds to wait for a stop")]
-FrameIndex = Annotated[int | None, Field(ge=0, description="frame index from debug_stack; 0 = innermost")]
+SessionId = str | None  # the server instructions say it defaults to the most recently used session
+Timeout = Annotated[float, Field(gt=0, le=3600)]
+FrameIndex = Annotated[int | None, Field(ge=0)]
 BreakOn = Literal["uncaught", "raised", "none"]
 
 
@@ -178,7 +178,7 @@ def register(server: MCPServer[SessionManager]) -> None:
         pid: int | None = None,
         host: str | None = None,
         port: Annotated[int | None, Field(ge=1, le=65535)] = None,
-        path_mappings: Annotated[dict[str, str] | None, Field(description="local dir → remote dir")] = None,
+        path_mappings: Annotated[dict[str, str] | None, Field(description="{local dir: remote dir}")] = None,
         breakpoints: list[BreakpointSpec] | None = None,
         language: str = "python",
         adapter: str | None = None,
@@ -242,13 +242,11 @@ def register(server: MCPServer[SessionManager]) -> None:
         function: str | None = None,
         condition: str | None = None,
         hit_condition: Annotated[str | None, Field(description="e.g. '5' or '>= 3'")] = None,
-        log_message: Annotated[str | None, Field(description="logpoint: print this ({expr} interpolated) "
-                                                             "instead of stopping")] = None,
-        exception: Annotated[list[str] | None, Field(description="exception filters, e.g. ['raised', "
-                                                                 "'uncaught']; [] = none")] = None,
+        log_message: Annotated[str | None, Field(description="logpoint: print this, {expr} interpolated")] = None,
+        exception: Annotated[list[str] | None, Field(description="filters: raised, uncaught; [] = none")] = None,
         session_id: SessionId = None,
     ) -> Annotated[CallToolResult, BreakpointList]:
-        """Add a breakpoint: file+line, or function, or set the exception filters."""
+        """Add a breakpoint (file+line, or function), or set exception filters."""
         async def work() -> CallToolResult:
             manager = manager_of(ctx)
             chosen = [x is not None for x in (file, function, exception)]
@@ -367,7 +365,7 @@ def register(server: MCPServer[SessionManager]) -> None:
         ctx: Context,
         frame_id: FrameIndex = None,
         ref: Annotated[int | None, Field(description="expand this value (ref from a report)")] = None,
-        scope: Annotated[str | None, Field(description="locals (default), globals, …")] = None,
+        scope: Annotated[str | None, Field(description="locals (default), globals, ...")] = None,
         start: Annotated[int, Field(ge=0)] = 0,
         count: Annotated[int, Field(ge=1, le=1000)] = 50,
         filter: Annotated[list[str] | None, Field(description="only these names")] = None,

@@ -1,0 +1,145 @@
+"""Shared helpers of the benchmark scripts: tables, process-tree inspection, leftover cleanup."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import statistics
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+PROGRAM = str(BENCH / "programs" / "flow_target.py")
+POLYDBG = str(Path(sys.executable).parent / "polydbg")
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def line_of(marker: str, path: str = PROGRAM) -> int:
+    for number, text in enumerate(Path(path).read_text().splitlines(), 1):
+        if marker in text:
+            return number
+    raise ValueError(f"{marker!r} not in {path}")
+
+
+def median(values: Iterable[float]) -> float:
+    data = list(values)
+    return statistics.median(data) if data else float("nan")
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f}"
+
+
+def table(title: str, headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+    """Print a plain-text table (first column left-aligned, the others right-aligned)."""
+    cells = [[str(c) for c in headers]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+
+    def fmt(row: list[str]) -> str:
+        return "  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(row))
+
+    print(f"\n## {title}")
+    print(fmt(cells[0]))
+    print("  ".join("-" * w for w in widths))
+    for row in cells[1:]:
+        print(fmt(row))
+    sys.stdout.flush()
+
+
+def become_subreaper() -> None:
+    """Orphaned descendants (debuggees whose launcher died) are re-parented to us, so we can see them."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def _status(pid: int) -> dict[str, str]:
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return {}
+    return {k: v.strip() for k, _, v in (line.partition(":") for line in text.splitlines())}
+
+
+def cmdline(pid: int) -> str:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return "?"
+    return raw.replace(b"\0", b" ").decode(errors="replace").strip()
+
+
+def descendants(root: int) -> list[int]:
+    """Every live (non-zombie) descendant of ``root``, found through /proc PPid links."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        status = _status(int(entry))
+        if not status or status.get("State", "").startswith("Z"):
+            continue
+        with contextlib.suppress(ValueError):
+            children.setdefault(int(status.get("PPid", "0")), []).append(int(entry))
+    found: list[int] = []
+    stack = [root]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+def rss_kb(pid: int) -> int:
+    value = _status(pid).get("VmRSS", "0 kB").split()[0]
+    return int(value) if value.isdigit() else 0
+
+
+def pss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def reap_zombies() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def cleanup_leftovers(grace_s: float = 3.0) -> list[str]:
+    """After the event loop is gone: report and kill any descendant still running."""
+    deadline = time.monotonic() + grace_s
+    left = descendants(os.getpid())
+    while left and time.monotonic() < deadline:
+        reap_zombies()
+        time.sleep(0.05)
+        left = descendants(os.getpid())
+    described = [f"{pid}: {cmdline(pid)[:120]}" for pid in left]
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    reap_zombies()
+    return described
+
+
+def report_leftovers(grace_s: float = 3.0) -> None:
+    left = cleanup_leftovers(grace_s)
+    if left:
+        print(f"\nLEFTOVER processes after the run ({len(left)}), killed now:")
+        for line in left:
+            print(f"  {line}")
+    else:
+        print("\nleftover processes after the run: none")

@@ -1,0 +1,144 @@
+"""Shared fixtures: an MCP client on a fresh polydbg server, and a check that no process is left behind.
+
+The test process makes itself a child subreaper, so every process polydbg starts — adapters,
+launchers, debuggees, even ones whose parent died — stays a descendant we can see and wait on.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import inspect
+import os
+import select
+import signal
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp_types import CallToolResult, TextContent
+
+from polydbg.mcp.server import build_server
+
+PROGRAMS = Path(__file__).parent / "programs"
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def program(name: str) -> str:
+    return str(PROGRAMS / name)
+
+
+def line_of(name: str, marker: str) -> int:
+    """The 1-based line of ``name`` that contains ``marker`` (tests name lines by content, not number)."""
+    for number, text in enumerate((PROGRAMS / name).read_text().splitlines(), 1):
+        if marker in text:
+            return number
+    raise AssertionError(f"{marker!r} not in {name}")
+
+
+def text_of(result: CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
+class Tools:
+    """Calls tools on a connected client and fails the test on unexpected errors."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    async def __call__(self, name: str, **arguments: Any) -> dict[str, Any]:
+        result = await self.client.call_tool(name, arguments)
+        assert not result.is_error, f"{name}({arguments}) failed: {text_of(result)}"
+        assert result.structured_content is not None
+        return dict(result.structured_content)
+
+    async def text(self, name: str, **arguments: Any) -> str:
+        result = await self.client.call_tool(name, arguments)
+        assert not result.is_error, f"{name}({arguments}) failed: {text_of(result)}"
+        return text_of(result)
+
+    async def error(self, name: str, **arguments: Any) -> str:
+        """Call a tool that must fail; returns the error text the agent sees."""
+        result = await self.client.call_tool(name, arguments)
+        assert result.is_error, f"{name}({arguments}) should have failed but returned: {text_of(result)}"
+        return text_of(result)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every coroutine test runs on asyncio through anyio's plugin (fixtures share the test's task)."""
+    for item in items:
+        if isinstance(item, pytest.Function) and inspect.iscoroutinefunction(item.obj):
+            item.add_marker(pytest.mark.anyio)
+
+
+@pytest.fixture
+async def tools() -> AsyncIterator[Tools]:
+    async with Client(build_server()) as client:
+        yield Tools(client)
+
+
+def _children() -> dict[int, str]:
+    me = os.getpid()
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{entry}/status").read_text()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
+        if fields.get("PPid", "").strip() == str(me) and not fields.get("State", "").startswith("Z"):
+            found[int(entry)] = cmdline.strip()
+    return found
+
+
+def _reap_zombies() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _wait_gone(pid: int, timeout_s: float) -> bool:
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout_s)
+        return bool(ready)
+    finally:
+        os.close(fd)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _subreaper() -> None:
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_processes(_subreaper: None) -> Iterator[None]:
+    """Every test must leave no adapter, launcher or debuggee running."""
+    before = set(_children())
+    yield
+    _reap_zombies()
+    leftovers = {pid: cmd for pid, cmd in _children().items() if pid not in before}
+    survivors = {pid: cmd for pid, cmd in leftovers.items() if not _wait_gone(pid, 5.0)}
+    _reap_zombies()
+    for pid in survivors:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert not survivors, f"processes left behind: {survivors}"

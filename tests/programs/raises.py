@@ -1,0 +1,22 @@
+"""Raises a caught ValueError, then an uncaught one."""
+
+
+def fail(value):
+    raise ValueError(f"bad value {value}")
+
+
+def handled():
+    try:
+        fail(1)
+    except ValueError:
+        pass
+    print("handled the first one")
+
+
+def main():
+    handled()
+    fail(2)
+
+
+if __name__ == "__main__":
+    main()

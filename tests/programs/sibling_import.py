@@ -1,0 +1,2 @@
+import loop
+print("imported", loop.square(3))
