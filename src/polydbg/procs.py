@@ -59,7 +59,25 @@ def signal_group(pgid: int, sig: int) -> bool:
 
 
 def group_alive(pgid: int) -> bool:
-    return signal_group(pgid, 0)
+    """True while a process of the group is running. Zombies do not count: in containers PID 1 often
+    never reaps the orphans it inherits, and ``killpg(pgid, 0)`` would call them alive forever."""
+    if not signal_group(pgid, 0):
+        return False
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
+            return True
+    return False
 
 
 async def kill_group(pgid: int, grace_s: float = 1.0) -> None:

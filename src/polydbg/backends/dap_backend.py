@@ -57,8 +57,10 @@ class DapBackend:
         self._debuggee_pgid: int | None = None
         self._initialized = asyncio.Event()
         self._ending = False
+        self._ended: asyncio.Future[None] | None = None
         self._terminated_reported = False
         self.debuggee_pid: int | None = None
+        self._tasks: set[asyncio.Task[None]] = set()  # background readers, referenced so they are not collected
 
     # -- subclass hooks ---------------------------------------------------------------------------
 
@@ -132,7 +134,7 @@ class DapBackend:
         client.on_event("terminated", lambda _b: self._report_terminated(None))
         client.on_event("breakpoint", self._on_breakpoint)
         client.on_event("process", self._on_process)
-        asyncio.get_running_loop().create_task(self._watch_client(client))
+        self._tasks.add(asyncio.get_running_loop().create_task(self._watch_client(client)))
 
     async def _watch_client(self, client: DapClient) -> None:
         await client.closed.wait()
@@ -203,7 +205,7 @@ class DapBackend:
             raise EnvironmentProblem(f"cannot start {self.name} adapter {argv[0]!r}: {exc}") from None
         self._process = process
         assert process.stdout is not None and process.stdin is not None and process.stderr is not None
-        asyncio.get_running_loop().create_task(self._drain_stderr(process.stderr))
+        self._tasks.add(asyncio.get_running_loop().create_task(self._drain_stderr(process.stderr)))
         return FramedStream(process.stdout, process.stdin, self.name)
 
     # -- requests ---------------------------------------------------------------------------------
@@ -313,10 +315,16 @@ class DapBackend:
         await self._request("pause", {"threadId": thread_id if thread_id is not None else 0})
 
     async def terminate(self) -> None:
-        await self._end(terminate_debuggee=True)
+        await self._end_once(terminate_debuggee=True)
 
     async def detach(self) -> None:
-        await self._end(terminate_debuggee=False)
+        await self._end_once(terminate_debuggee=False)
+
+    async def _end_once(self, terminate_debuggee: bool) -> None:
+        """Idempotent: the first caller does the work, later callers wait for it."""
+        if self._ended is None:
+            self._ended = asyncio.ensure_future(self._end(terminate_debuggee))
+        await asyncio.shield(self._ended)
 
     async def _end(self, terminate_debuggee: bool) -> None:
         self._ending = True
@@ -329,9 +337,6 @@ class DapBackend:
         if terminate_debuggee and self._debuggee_pgid is not None:
             await procs.kill_group(self._debuggee_pgid, grace_s=0.5)
         if self._process is not None:
-            if self._process.returncode is None:
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._process.wait(), 0.5)
             await procs.kill_group(self._process.pid, grace_s=0.5)
             await procs.reap(self._process, 1.0)
         self._report_terminated(None)

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from polydbg.backends.base import AttachSpec, LaunchSpec, Variable
+from polydbg.backends.base import AttachSpec, BackendListener, LaunchSpec, Variable
 from polydbg.backends.dap_backend import DapBackend
 from polydbg.errors import UsageError
 from polydbg.transport.streams import FramedStream
@@ -83,9 +84,45 @@ def find_python(explicit: str | None, cwd: str | None, program: str | None) -> s
     return sys.executable
 
 
+# pydevd's synthetic children: groups of dunders/methods, the length, and the "more items" marker.
+_GROUPS = frozenset({"special variables", "function variables", "class variables", "protected variables"})
+_NOISE_TYPES = frozenset({"module", "function", "type", "builtin_function_or_method", "method", "ABCMeta"})
+_MAPPINGS = frozenset({"dict", "ordereddict", "defaultdict", "counter", "mappingproxy"})
+
+
 class DebugpyBackend(DapBackend):
     name = "debugpy"
     adapter_id = "debugpy"
+    evaluate_context = "repl"  # accepts statements too; pydevd prints their output as console output
+
+    def __init__(self, listener: BackendListener) -> None:
+        super().__init__(listener)
+        self._lengths: dict[int, int] = {}
+
+    async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:
+        """Children without pydevd's synthetic entries; ``len()`` is kept aside for ``length_of``."""
+        out = []
+        for child in await super().variables(ref, start, count):
+            if child.name in _GROUPS:
+                continue
+            if child.name == "len()":
+                if child.value.isdigit():
+                    self._lengths[ref] = int(child.value)
+                continue
+            if child.name == "more" and child.value == "...":
+                continue
+            if child.name.isdigit() and child.name.startswith("0") and len(child.name) > 1:
+                child = replace(child, name=child.name.lstrip("0") or "0")
+            out.append(child)
+        return out
+
+    def length_of(self, parent: Variable, _children: list[Variable]) -> int | None:
+        return self._lengths.get(parent.ref)
+
+    def is_noise(self, variable: Variable) -> bool:
+        """Modules, functions and classes in a scope listing (they flood module-level stops)."""
+        return (variable.type or "") in _NOISE_TYPES or (
+            variable.name.startswith("__") and variable.name.endswith("__"))
 
     async def _start_adapter(self) -> FramedStream:
         env = dict(os.environ)
@@ -134,7 +171,7 @@ class DebugpyBackend(DapBackend):
         expr = parent.evaluate_name
         end = start + count
         kind = (parent.type or "").lower()
-        if kind in ("dict", "ordereddict", "defaultdict", "counter", "mappingproxy"):
+        if kind in _MAPPINGS:
             sliced = f"dict(list(({expr}).items())[{start}:{end}])"
         elif kind in ("set", "frozenset", "deque"):
             sliced = f"list({expr})[{start}:{end}]"
@@ -146,12 +183,9 @@ class DebugpyBackend(DapBackend):
         children = await self.variables(result.ref)
         out: list[Variable] = []
         for child in children:
-            if child.name in ("len()", "special variables", "function variables") or \
-                    child.name.startswith(("Unable to handle", "__len__")):
-                continue
             name = child.name
             evaluate_name: str | None
-            if name.isdigit() and kind not in ("dict", "ordereddict", "defaultdict", "counter", "mappingproxy"):
+            if name.isdigit() and kind not in _MAPPINGS:
                 name = str(start + int(name))
                 evaluate_name = f"({expr})[{name}]"
             else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -40,6 +41,7 @@ class DapClient:
         self._reverse_handlers: dict[str, ReverseHandler] = {}
         self._reader: asyncio.Task[None] | None = None
         self._writes: set[asyncio.Task[None]] = set()  # in-flight writes, kept so they are not collected
+        self._reverse: set[asyncio.Task[None]] = set()  # reverse requests being handled, cancelled on close
         self._closed_reason: str | None = None
         self.closed = asyncio.Event()
 
@@ -52,6 +54,8 @@ class DapClient:
     async def close(self, reason: str = "closed by polydbg") -> None:
         self._fail_all(reason)
         await self._stream.close()
+        for task in list(self._reverse):
+            task.cancel()
         if self._reader is not None and self._reader is not asyncio.current_task():
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -123,7 +127,10 @@ class DapClient:
                 message = await self._stream.receive()
                 if message is None:
                     break
-                self._dispatch(message)
+                try:
+                    self._dispatch(message)
+                except (TypeError, ValueError, KeyError, AttributeError):
+                    log.warning("%s: ignoring malformed message %.200r", self.name, message, exc_info=True)
         except asyncio.CancelledError:
             reason = f"{self.name} connection closed by polydbg"
             raise
@@ -140,7 +147,9 @@ class DapClient:
         elif kind == "event":
             self._on_event(message)
         elif kind == "request":
-            asyncio.get_running_loop().create_task(self._on_reverse_request(message))
+            task = asyncio.get_running_loop().create_task(self._on_reverse_request(message))
+            self._reverse.add(task)
+            task.add_done_callback(self._reverse.discard)
         else:
             log.warning("%s: ignoring message of unknown type %r", self.name, kind)
 
@@ -210,6 +219,12 @@ async def wait_response(future: asyncio.Future[dict[str, Any]], command: str, ti
     except asyncio.TimeoutError:
         future.cancel()
         raise AdapterTimeoutError(f"{name} did not answer {command!r} within {timeout:g} s") from None
+    except asyncio.CancelledError:
+        future.cancel()  # the caller gave up: drop the pending entry too
+        raise
+
+
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
 
 def _error_text(message: dict[str, Any]) -> str:
@@ -219,8 +234,7 @@ def _error_text(message: dict[str, Any]) -> str:
     if isinstance(error, dict) and isinstance(error.get("format"), str):
         text: str = error["format"]
         variables = error.get("variables")
-        if isinstance(variables, dict):
-            for key, value in variables.items():
-                text = text.replace("{" + str(key) + "}", str(value))
+        if isinstance(variables, dict):  # one pass, so a value containing "{name}" stays as it is
+            text = _PLACEHOLDER.sub(lambda m: str(variables.get(m[1], m[0])), text)
         return text
     return str(message.get("message") or "request failed")

@@ -50,6 +50,7 @@ async def lifespan(_server: MCPServer[SessionManager]) -> AsyncIterator[SessionM
 
 # Range limits are enforced by the server's own validation (with a clear error); advertising them costs bytes.
 _SERVER_CHECKED = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+_DATA_KEYWORDS = frozenset({"default", "examples", "const", "enum"})
 
 
 def compact_schema(node: Any, defs: dict[str, Any] | None = None) -> Any:
@@ -63,14 +64,17 @@ def compact_schema(node: Any, defs: dict[str, Any] | None = None) -> Any:
         return node
     ref = node.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/$defs/") and defs:
-        return compact_schema(defs[ref.removeprefix("#/$defs/")], defs)
+        siblings = {k: v for k, v in node.items() if k != "$ref"}
+        return compact_schema({**defs[ref.removeprefix("#/$defs/")], **siblings}, defs)
     out: dict[str, Any] = {}
     for key, value in node.items():
+        if key in _DATA_KEYWORDS:  # values, not schemas: copied as they are
+            if not (key == "default" and (value is None or value is False)):
+                out[key] = value
+            continue
         if key in ("$defs", "additionalProperties") and not isinstance(value, dict):
             continue
         if key == "$defs" or (key == "title" and isinstance(value, str)) or key in _SERVER_CHECKED:
-            continue
-        if key == "default" and value in (None, False):
             continue
         if key == "properties" and isinstance(value, dict):
             out[key] = {name: compact_schema(prop, defs) for name, prop in value.items()}

@@ -59,12 +59,17 @@ class OutputBuffer:
         if self._size > self._capacity:  # a single chunk larger than the capacity: keep its tail
             chunk = self._chunks[0]
             cut = self._size - self._capacity
+            while cut < len(chunk.data) and chunk.data[cut] & 0xC0 == 0x80:  # not into a character
+                cut += 1
             chunk.data = chunk.data[cut:]
             chunk.start += cut
             self._size -= cut
 
     def read(self, cursor: int | None, max_bytes: int, streams: frozenset[str] | None = None) -> OutputSlice:
-        """Up to ``max_bytes`` from ``cursor`` (None: the oldest retained byte), optionally of some streams."""
+        """Up to ``max_bytes`` from ``cursor`` (None: the oldest retained byte), optionally of some streams.
+
+        A budget smaller than the next character returns that one character, so paging always progresses.
+        """
         start = self.first_cursor if cursor is None else max(0, min(cursor, self.total))
         dropped = max(0, self.first_cursor - start)
         start = max(start, self.first_cursor)
@@ -87,6 +92,8 @@ class OutputBuffer:
         data = b"".join(parts)
         # never split a UTF-8 sequence: back off to a character boundary
         trimmed = _utf8_safe(data)
+        if data and not trimmed and max_bytes < 4:
+            return self.read(cursor, max_bytes + 1, streams)
         position -= len(data) - len(trimmed)
         return OutputSlice(text=trimmed.decode("utf-8", "replace"), next_cursor=position, dropped=dropped,
                            more=position < self.total)

@@ -150,7 +150,7 @@ class Session:
         self._scope_refs: set[int] = set()
         self._acting = False
         self._trace_sink: Callable[[str], bool] | None = None
-        self._lock = asyncio.Lock()
+        self._cleanups: set[asyncio.Task[None]] = set()
 
     # -- backend events ---------------------------------------------------------------------------
 
@@ -198,8 +198,10 @@ class Session:
             self.state = State.terminated
             self.cause = cause or self.cause or "the debug adapter ended the session"
         backend = self._backend
-        if backend is not None:
-            asyncio.get_running_loop().create_task(backend.terminate())
+        if backend is not None:  # reap the adapter now; the session itself stays readable
+            task = asyncio.get_running_loop().create_task(backend.terminate())
+            self._cleanups.add(task)
+            task.add_done_callback(self._cleanups.discard)
         self._notify()
 
     # -- helpers ------------------------------------------------------------------------------------

@@ -33,10 +33,24 @@ class ContentLengthDecoder:
         self._buffer = bytearray()
         self._body_length: int | None = None
         self._max_body = max_body
+        self._error: FramingError | None = None
 
     def feed(self, chunk: bytes) -> list[dict[str, Any]]:
-        self._buffer += chunk
+        """Complete messages in the data so far; a framing error is raised after the good messages
+        before it have been handed out (on this call if there are none, else on the next)."""
+        if self._error is not None:
+            raise self._error
         messages: list[dict[str, Any]] = []
+        try:
+            self._decode(chunk, messages)
+        except FramingError as exc:
+            if not messages:
+                raise
+            self._error = exc
+        return messages
+
+    def _decode(self, chunk: bytes, messages: list[dict[str, Any]]) -> None:
+        self._buffer += chunk
         while True:
             if self._body_length is None:
                 end = self._buffer.find(_HEADER_END)
@@ -44,11 +58,11 @@ class ContentLengthDecoder:
                     if len(self._buffer) > MAX_HEADER_BYTES:
                         raise FramingError(f"no header terminator in {len(self._buffer)} bytes: "
                                            f"{bytes(self._buffer[:80])!r}")
-                    return messages
+                    return
                 self._body_length = self._parse_header(bytes(self._buffer[:end]))
                 del self._buffer[: end + len(_HEADER_END)]
             if len(self._buffer) < self._body_length:
-                return messages
+                return
             body = bytes(self._buffer[: self._body_length])
             del self._buffer[: self._body_length]
             self._body_length = None

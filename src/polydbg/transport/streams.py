@@ -67,7 +67,6 @@ class FramedStream:
             except FramingError:
                 log.error("%s: bad frame from adapter, closing stream", self.name, exc_info=True)
                 self._eof = True
-                return None
         return self._ready.pop(0)
 
     async def send(self, message: dict[str, Any]) -> None:
