@@ -8,9 +8,8 @@ def fail(value):
 def handled():
     try:
         fail(1)
-    except ValueError:
-        pass
-    print("handled the first one")
+    except ValueError as exc:
+        print("handled the first one:", exc)
 
 
 def main():

@@ -1,14 +1,10 @@
-"""Runs until killed: a loop that sleeps a little each turn."""
-
-import time
+"""Loops forever (for pause and inspection-while-running tests)."""
 
 
-def main():
+def spin():
     count = 0
     while True:
-        count += 1
-        time.sleep(0.01)
+        count += 1  # spin here
 
 
-if __name__ == "__main__":
-    main()
+spin()

@@ -13,12 +13,13 @@ Quirks handled here, not in the session:
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from polydbg.backends.base import AttachSpec, BackendListener, LaunchSpec, Variable
+from polydbg.backends.base import AttachSpec, BackendListener, ExceptionDetail, Frame, LaunchSpec, Variable
 from polydbg.backends.dap_backend import DapBackend
 from polydbg.errors import UsageError
 from polydbg.transport.streams import FramedStream
@@ -40,9 +41,20 @@ runpy.run_module('debugpy.adapter', run_name='__main__', alter_sys=True)
 
 # Prefixes the launcher and the debuggee command lines (debugpy puts its own arguments after ours):
 # drop the -X option debugpy appends, TCP_NODELAY the first TCP connect (to the adapter), restore
-# socket.connect, and run the real entry point as ``python <path>`` would.
+# socket.connect, register the tracepoint guard ``_polydbg.v``, and run the real entry point as
+# ``python <path>`` would. ``v`` evaluates a hex-encoded expression in its caller's frame (the
+# logpoint's) and never raises, so one failing expression cannot swallow a whole trace line.
 _DEBUGGEE_SHIM = """\
-import sys, socket, runpy
+import sys, socket, runpy, types
+_m = types.ModuleType('_polydbg')
+def _v(h):
+    f = sys._getframe(1)
+    try: r = repr(eval(bytes.fromhex(h).decode(), f.f_globals, f.f_locals))
+    except BaseException as e: r = '<error: %s: %s>' % (type(e).__name__, e)
+    return r.replace('\\n', '\\\\n')
+_m.v = _v
+sys.modules['_polydbg'] = _m
+del _m, _v, types
 a = sys.argv[1:]
 if a[:2] == ['-X', 'frozen_modules=off']: a = a[2:]
 if sys.path and sys.path[0] == '': del sys.path[0]
@@ -87,6 +99,7 @@ def find_python(explicit: str | None, cwd: str | None, program: str | None) -> s
 # pydevd's synthetic children: groups of dunders/methods, the length, and the "more items" marker.
 _GROUPS = frozenset({"special variables", "function variables", "class variables", "protected variables"})
 _NOISE_TYPES = frozenset({"module", "function", "type", "builtin_function_or_method", "method", "ABCMeta"})
+_PYDEVD_NOTE = re.compile(r"\s*\(note: full exception trace is shown but execution is paused at: .*\)\s*$")
 _MAPPINGS = frozenset({"dict", "ordereddict", "defaultdict", "counter", "mappingproxy"})
 
 
@@ -98,6 +111,7 @@ class DebugpyBackend(DapBackend):
     def __init__(self, listener: BackendListener) -> None:
         super().__init__(listener)
         self._lengths: dict[int, int] = {}
+        self._launched = False  # launched under our shim (not attached)
 
     async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:
         """Children without pydevd's synthetic entries; ``len()`` is kept aside for ``length_of``."""
@@ -115,6 +129,29 @@ class DebugpyBackend(DapBackend):
                 child = replace(child, name=child.name.lstrip("0") or "0")
             out.append(child)
         return out
+
+    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
+        """Frames without the launch shim's own ``<module>`` frame at the bottom of every stack."""
+        frames, total = await super().stack_trace(thread_id, start, levels)
+        if frames and frames[-1].file == "<string>" and frames[-1].name == "<module>" and \
+                (total is None or start + len(frames) >= total):
+            frames = frames[:-1]
+            total = total - 1 if total is not None else None
+        elif total is not None and start + len(frames) < total:
+            total -= 1  # the shim frame is further down
+        return frames, total
+
+    async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
+        detail = await super().exception_info(thread_id)
+        if detail is None:
+            return None
+        return ExceptionDetail(type=_PYDEVD_NOTE.sub("", detail.type).strip(), message=detail.message)
+
+    def trace_interpolation(self, expression: str) -> str:
+        """A logpoint interpolation of ``expression`` that yields its repr, or ``<error: …>``."""
+        if not self._launched:
+            return "{" + expression + "}"
+        return "{__import__('_polydbg').v('" + expression.encode().hex() + "')}"
 
     def length_of(self, parent: Variable, _children: list[Variable]) -> int | None:
         return self._lengths.get(parent.ref)
@@ -134,6 +171,7 @@ class DebugpyBackend(DapBackend):
 
     def _launch_arguments(self, spec: LaunchSpec) -> dict[str, Any]:
         python = find_python(spec.python, spec.cwd, spec.program)
+        self._launched = True
         args: dict[str, Any] = {
             "type": "python", "request": "launch", "name": "polydbg",
             "python": [python, "-X", "frozen_modules=off", "-c", _DEBUGGEE_SHIM],

@@ -149,7 +149,7 @@ class Session:
         self._child_cache: dict[int, list[Variable]] = {}
         self._scope_refs: set[int] = set()
         self._acting = False
-        self._trace_sink: Callable[[str], bool] | None = None
+        self._trace_sink: Callable[[str], str] | None = None
         self._cleanups: set[asyncio.Task[None]] = set()
 
     # -- backend events ---------------------------------------------------------------------------
@@ -183,8 +183,8 @@ class Session:
             self._notify()
 
     def _on_output(self, category: str, text: str) -> None:
-        if self._trace_sink is not None and self._trace_sink(text):
-            return
+        if self._trace_sink is not None:
+            text = self._trace_sink(text)
         self.output.append(_OUTPUT_STREAMS.get(category, "console"), text)
 
     def _on_exited(self, exit_code: int | None) -> None:
@@ -433,6 +433,9 @@ class Session:
 
     async def resume(self, thread_id: int | None, to: tuple[str, int] | None, timeout_s: float,
                      progress: Progress | None) -> StopReport:
+        if self.state == State.running and to is None:  # already running: wait for the next stop
+            timed_out = await self._wait_change(self._stop_gen, timeout_s, progress)
+            return await self.report(timed_out=timed_out)
         self.require_stopped()
         backend = self.backend
         target: Breakpoint | None = None
@@ -690,7 +693,7 @@ class Session:
                 raise UsageError(f"no variables named {sorted(missing)} here; call without filter to list them")
         total = self._known_total(parent, children)
         page = children[start:start + count]
-        if len(page) < count and (total is None or start + len(page) < total):
+        if len(page) < count and total is not None and start + len(page) < total:
             sliced = await self._call(self.backend.child_slice(parent, start, count, frame_id))
             if isinstance(sliced, list) and sliced:
                 page = sliced
@@ -754,6 +757,10 @@ class Session:
             if info is None:
                 raise UsageError(f"ref {ref} is not valid at this stop; take a fresh one from debug_variables")
             frame_id = info.frame_id
+        try:  # adapters may "succeed" on a value that does not parse (pydevd keeps the old value)
+            await self._call(backend.evaluate(value, frame_id, "watch"))
+        except AdapterRequestError as exc:
+            raise UsageError(f"cannot set {name} = {value}: the value does not evaluate here: {exc}") from None
         try:
             updated = await self._call(backend.set_variable(ref, name, value))
         except AdapterRequestError as exc:
@@ -773,19 +780,24 @@ class Session:
         if not backend.capabilities.log_points:
             raise UsageError(f"{self.adapter} has no logpoints, so tracing without stopping is unavailable; "
                              "use conditional breakpoints with debug_continue instead")
-        token = f"\x1dpolydbg-{id(self)}-{self._stop_gen}\x1d"
+        # A printable token (str.splitlines treats \x1c-\x1e as line breaks) and a unit separator.
+        token = f"<<polydbg-trace-{self.id}-{self._stop_gen}>>"
         sep = "\x1f"
         hits: list[TraceHit] = []
         total = 0
         done = asyncio.Event()
         added: list[Breakpoint] = []
+        interpolate = getattr(backend, "trace_interpolation", None)
 
-        def sink(text: str) -> bool:
+        def sink(text: str) -> str:
+            """Take the trace lines out of an output chunk; return what remains for the program's output."""
             nonlocal total
             if token not in text:
-                return False
-            for line in text.splitlines():
+                return text
+            rest = []
+            for line in text.split("\n"):
                 if not line.startswith(token):
+                    rest.append(line)
                     continue
                 parts = line[len(token):].split(sep)
                 where, values = parts[0], parts[1:]
@@ -797,13 +809,14 @@ class Session:
                                          values={e: clip(v, 200)[0] for e, v in pairs}))
                 if total >= max_hits:
                     done.set()
-            return True
+            return "\n".join(rest)
 
         self._trace_sink = sink
         try:
             for file, line in points:
                 path = self.resolve_path(file)
-                message = token + f"{path}:{line}" + "".join(sep + "{" + e + "}" for e in expressions)
+                message = token + f"{path}:{line}" + "".join(
+                    sep + (interpolate(e) if interpolate is not None else "{" + e + "}") for e in expressions)
                 added.append(await self.add_line_breakpoint(path, line, log_message=message, internal=True))
             gen = self._stop_gen
             if self.state == State.stopped:

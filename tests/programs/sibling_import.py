@@ -1,2 +1,0 @@
-import loop
-print("imported", loop.square(3))
