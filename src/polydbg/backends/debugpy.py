@@ -1,13 +1,15 @@
 """Python through debugpy (``python -m debugpy.adapter`` over stdio).
 
 Quirks handled here, not in the session:
-- Latency: debugpy's sockets (adapter ↔ launcher ↔ pydevd) leave Nagle on, which with delayed ACKs
+- Latency: debugpy's sockets (adapter ↔ pydevd) leave Nagle on, which with delayed ACKs
   costs ~40 ms per request (debugpy issue 2054). The adapter runs under a shim that sets
-  TCP_NODELAY on its sockets; the launcher and debuggee run under a shim that sets it on their first
-  TCP connection (the one back to the adapter) and then restores ``socket.connect``, so the user's
-  program sees an unpatched socket module.
+  TCP_NODELAY on its sockets; the debuggee runs under a shim that sets it on its first TCP
+  connection (the one back to the adapter) and then restores ``socket.connect``, so the user's
+  program sees an unpatched socket module. (debugpy starts the launcher itself, unshimmed; its
+  connection carries only process events.)
 - The target interpreter needs no debugpy: the launcher runs the adapter's copy.
-- pydevd shows at most 300 children and ignores start/count, so ``child_slice`` evaluates a slice.
+- pydevd shows at most 100 children of a container and ignores start/count, so ``child_slice``
+  evaluates a slice; its synthetic children (``len()``, groups of dunders) are filtered.
 """
 
 from __future__ import annotations
