@@ -6,6 +6,7 @@ launchers, debuggees, even ones whose parent died — stays a descendant we can 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import inspect
 import os
@@ -137,8 +138,6 @@ def no_leftover_processes(_subreaper: None) -> Iterator[None]:
     survivors = {pid: cmd for pid, cmd in leftovers.items() if not _wait_gone(pid, 5.0)}
     _reap_zombies()
     for pid in survivors:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     assert not survivors, f"processes left behind: {survivors}"

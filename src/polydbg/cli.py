@@ -35,8 +35,9 @@ def serve() -> int:
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGHUP, _on_signal)
     from polydbg.mcp.server import build_server
+    from polydbg.mcp.stdio import serve_stdio
 
-    build_server().run("stdio")
+    asyncio.run(serve_stdio(build_server()))
     return 0
 
 

@@ -97,6 +97,7 @@ class DapBackend:
             self.capabilities = _capabilities(body)
             self._tune_capabilities()
             started = client.send_request(command, arguments)
+            started.add_done_callback(_retrieve)  # its failure is reported through the handshake
             await self._wait_initialized(started, command, timeout_s)
             await configure()
             if body.get("supportsConfigurationDoneRequest", True):
@@ -340,6 +341,12 @@ class DapBackend:
             await procs.kill_group(self._process.pid, grace_s=0.5)
             await procs.reap(self._process, 1.0)
         self._report_terminated(None)
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Mark a future's exception as seen (it is raised elsewhere or superseded)."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _capabilities(body: dict[str, Any]) -> Capabilities:

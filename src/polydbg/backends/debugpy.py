@@ -14,6 +14,7 @@ Quirks handled here, not in the session:
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import sys
@@ -114,6 +115,7 @@ class DebugpyBackend(DapBackend):
         super().__init__(listener)
         self._lengths: dict[int, int] = {}
         self._launched = False  # launched under our shim (not attached)
+        self._connect_to: tuple[str, int] | None = None
 
     async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:
         """Children without pydevd's synthetic entries; ``len()`` is kept aside for ``length_of``."""
@@ -164,6 +166,13 @@ class DebugpyBackend(DapBackend):
             variable.name.startswith("__") and variable.name.endswith("__"))
 
     async def _start_adapter(self) -> FramedStream:
+        if self._connect_to is not None:  # `debugpy --listen` runs its own adapter: talk DAP to it directly
+            host, port = self._connect_to
+            try:
+                return await asyncio.wait_for(FramedStream.connect_tcp(host, port, self.name), 10.0)
+            except (OSError, asyncio.TimeoutError) as exc:
+                raise UsageError(f"cannot connect to a debug server at {host}:{port} ({exc}); start the program "
+                                 f"with python -m debugpy --listen {host}:{port} yourprogram.py") from None
         env = dict(os.environ)
         env.pop("PYTHONSTARTUP", None)
         return await self._spawn_stdio_adapter([sys.executable, "-c", _ADAPTER_SHIM], env=env)
@@ -197,7 +206,8 @@ class DebugpyBackend(DapBackend):
         if spec.pid is not None:
             args["processId"] = spec.pid
         else:
-            args["connect"] = {"host": spec.host or "127.0.0.1", "port": spec.port}
+            self._connect_to = (spec.host or "127.0.0.1", int(spec.port or 0))
+            args["connect"] = {"host": self._connect_to[0], "port": self._connect_to[1]}
         if spec.path_mappings:
             args["pathMappings"] = [{"localRoot": local, "remoteRoot": remote}
                                     for local, remote in spec.path_mappings]

@@ -70,9 +70,9 @@ def stop_report(r: StopReport) -> str:
     if r.output:
         o = r.output
         lines.append("output:")
-        lines.append(_indent(o.text.rstrip("\n")))
         if o.truncated:
-            lines.append(f"  … {o.truncated} more bytes: debug_output(cursor={o.next_cursor})")
+            lines.append(f"  … {o.truncated} earlier bytes: debug_output(cursor={o.earlier_cursor})")
+        lines.append(_indent(o.text.rstrip("\n")))
     return "\n".join(lines)
 
 

@@ -18,6 +18,11 @@ from polydbg.session.manager import SessionManager
 
 RESOURCE_MAX_BYTES = 1_000_000
 
+# Every tool answers with structuredContent built from a pydantic model (session/model.py). The full
+# schemas of 18 tools would cost ~16 KB of tools/list on every conversation, so each is advertised as
+# a plain object; the README documents the models.
+OUTPUT_SCHEMA: dict[str, Any] = {"type": "object"}
+
 INSTRUCTIONS = (
     "Step-through debugger. debug_launch runs to the first breakpoint and returns a stop report "
     "(location, source, locals, output); debug_step/debug_continue return the next report. Expand values "
@@ -89,16 +94,6 @@ def compact_schema(node: Any, defs: dict[str, Any] | None = None) -> Any:
     return out
 
 
-def output_schema_stub(_schema: dict[str, Any]) -> dict[str, Any]:
-    """The advertised output schema: an object, nothing more.
-
-    The full schemas of 18 tools would cost ~16 KB of ``tools/list`` on every conversation; the
-    structured content is still validated against the full pydantic model on the server, and the
-    README documents each model (``StopReport`` and friends in ``session/model.py``).
-    """
-    return {"type": "object"}
-
-
 def build_server() -> MCPServer[SessionManager]:
     server: MCPServer[SessionManager] = MCPServer(
         name="polydbg", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan,
@@ -107,8 +102,7 @@ def build_server() -> MCPServer[SessionManager]:
     tools.register(server)
     for tool in server._tool_manager.list_tools():
         tool.parameters = compact_schema(tool.parameters)
-        if tool.output_schema is not None:
-            tool.__dict__["output_schema"] = output_schema_stub(tool.output_schema)
+        tool.__dict__["output_schema"] = OUTPUT_SCHEMA
 
     @server.prompt(name="debug_workflow", description="The recommended way to debug with polydbg")
     def debug_workflow() -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
@@ -40,7 +40,7 @@ from polydbg.session.session import Progress, Session
 
 log = logging.getLogger(__name__)
 
-M = TypeVar("M", bound=BaseModel)
+F = TypeVar("F", bound=Callable[..., Any])
 
 # Only what differs from the spec's defaults is sent: every byte of tools/list costs the agent.
 READ_ONLY = ToolAnnotations(read_only_hint=True)
@@ -123,9 +123,17 @@ def _existing_dir(path: str | None, what: str) -> str | None:
 
 
 def register(server: MCPServer[SessionManager]) -> None:
-    """Add every tool to an ``MCPServer``."""
+    """Add every tool to an ``MCPServer``.
 
-    @server.tool(annotations=CONTROL)
+    The return annotations name each tool's answer model for readers; ``structured_output=False``
+    stops the SDK from re-validating what ``answer`` already built from that model (and from
+    generating 18 output schemas at start-up).
+    """
+
+    def tool(annotations: ToolAnnotations | None) -> Callable[[F], F]:
+        return server.tool(annotations=annotations, structured_output=False)
+
+    @tool(CONTROL)
     async def debug_launch(
         ctx: Context,
         program: Annotated[str | None, Field(description="script path")] = None,
@@ -172,7 +180,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(report, render.stop_report(report))
         return await guarded(work, "debug_launch")
 
-    @server.tool(annotations=CONTROL)
+    @tool(CONTROL)
     async def debug_attach(
         ctx: Context,
         pid: int | None = None,
@@ -206,7 +214,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(report, render.stop_report(report))
         return await guarded(work, "debug_attach")
 
-    @server.tool(annotations=READ_ONLY)
+    @tool(READ_ONLY)
     async def debug_sessions(ctx: Context) -> Annotated[CallToolResult, SessionList]:
         """List debug sessions (* marks the default one)."""
         async def work() -> CallToolResult:
@@ -221,7 +229,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(result, render.sessions(result))
         return await guarded(work, "debug_sessions")
 
-    @server.tool(annotations=DESTRUCTIVE)
+    @tool(DESTRUCTIVE)
     async def debug_terminate(ctx: Context, detach: bool = False,
                               session_id: SessionId = None) -> Annotated[CallToolResult, Ack]:
         """End a session: kill the program (or detach=true to leave it running)."""
@@ -234,7 +242,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(result, result.message)
         return await guarded(work, "debug_terminate")
 
-    @server.tool(annotations=CONTROL)
+    @tool(CONTROL)
     async def debug_break(
         ctx: Context,
         file: str | None = None,
@@ -281,7 +289,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(result, render.breakpoint_line(bp.info()))
         return await guarded(work, "debug_break")
 
-    @server.tool(annotations=CONTROL)
+    @tool(CONTROL)
     async def debug_clear(ctx: Context, id: int | None = None, file: str | None = None, all: bool = False,
                           session_id: SessionId = None) -> Annotated[CallToolResult, Ack]:
         """Remove breakpoints by id, by file, or all."""
@@ -293,7 +301,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(result, result.message)
         return await guarded(work, "debug_clear")
 
-    @server.tool(annotations=READ_ONLY)
+    @tool(READ_ONLY)
     async def debug_breakpoints(ctx: Context, session_id: SessionId = None) -> Annotated[CallToolResult,
                                                                                          BreakpointList]:
         """List breakpoints: verified state, actual line, hit counts."""
@@ -304,7 +312,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(result, render.breakpoint_list(result))
         return await guarded(work, "debug_breakpoints")
 
-    @server.tool(annotations=CONTROL)
+    @tool(CONTROL)
     async def debug_continue(ctx: Context, thread_id: int | None = None,
                              to: Annotated[Place | None, Field(description="run to this location")] = None,
                              timeout_s: Timeout = 30,
@@ -317,7 +325,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(report, render.stop_report(report))
         return await guarded(work, "debug_continue")
 
-    @server.tool(annotations=CONTROL)
+    @tool(CONTROL)
     async def debug_step(ctx: Context, kind: Literal["over", "into", "out"] = "over",
                          count: Annotated[int, Field(ge=1, le=1000)] = 1, thread_id: int | None = None,
                          timeout_s: Timeout = 30,
@@ -329,7 +337,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(report, render.stop_report(report))
         return await guarded(work, "debug_step")
 
-    @server.tool(annotations=CONTROL)
+    @tool(CONTROL)
     async def debug_pause(ctx: Context, thread_id: int | None = None, timeout_s: Timeout = 10,
                           session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
         """Interrupt the running program and report where it is."""
@@ -339,7 +347,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(report, render.stop_report(report))
         return await guarded(work, "debug_pause")
 
-    @server.tool(annotations=CONTROL)
+    @tool(CONTROL)
     async def debug_restart(ctx: Context, timeout_s: Timeout = 30,
                             session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
         """Restart the program from the start, keeping breakpoints and the session id."""
@@ -349,7 +357,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(report, render.stop_report(report))
         return await guarded(work, "debug_restart")
 
-    @server.tool(annotations=READ_ONLY)
+    @tool(READ_ONLY)
     async def debug_stack(ctx: Context, thread_id: int | None = None, start: Annotated[int, Field(ge=0)] = 0,
                           levels: Annotated[int, Field(ge=1, le=1000)] = 20, all_threads: bool = False,
                           session_id: SessionId = None) -> Annotated[CallToolResult, StackResult]:
@@ -360,7 +368,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(result, render.stack(result))
         return await guarded(work, "debug_stack")
 
-    @server.tool(annotations=READ_ONLY)
+    @tool(READ_ONLY)
     async def debug_variables(
         ctx: Context,
         frame_id: FrameIndex = None,
@@ -378,7 +386,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(result, render.variables(result))
         return await guarded(work, "debug_variables")
 
-    @server.tool(annotations=CONTROL)
+    @tool(CONTROL)
     async def debug_evaluate(ctx: Context, expression: str, frame_id: FrameIndex = None,
                              session_id: SessionId = None) -> Annotated[CallToolResult, EvaluateResult]:
         """Evaluate an expression in a frame of the stopped program."""
@@ -388,7 +396,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(result, render.evaluate(result))
         return await guarded(work, "debug_evaluate")
 
-    @server.tool(annotations=CONTROL)
+    @tool(CONTROL)
     async def debug_set_variable(ctx: Context, name: str, value: str, frame_id: FrameIndex = None,
                                  ref: int | None = None,
                                  session_id: SessionId = None) -> Annotated[CallToolResult, Var]:
@@ -399,7 +407,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(result, "set " + render.var_line(result, indent=""))
         return await guarded(work, "debug_set_variable")
 
-    @server.tool(annotations=READ_ONLY)
+    @tool(READ_ONLY)
     async def debug_source(ctx: Context, file: str | None = None, line: Annotated[int | None, Field(ge=1)] = None,
                            context: Annotated[int, Field(ge=0, le=200)] = 10,
                            session_id: SessionId = None) -> Annotated[CallToolResult, SourceResult]:
@@ -409,7 +417,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(result, render.source(result))
         return await guarded(work, "debug_source")
 
-    @server.tool(annotations=READ_ONLY)
+    @tool(READ_ONLY)
     async def debug_output(ctx: Context, cursor: Annotated[int | None, Field(ge=0)] = None,
                            stream: Literal["all", "stdout", "stderr", "console"] = "all",
                            max_bytes: Annotated[int, Field(ge=1, le=1_000_000)] = 8000,
@@ -424,7 +432,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             return answer(result, render.output(result))
         return await guarded(work, "debug_output")
 
-    @server.tool(annotations=CONTROL)
+    @tool(CONTROL)
     async def debug_trace(ctx: Context, points: list[Place], expressions: list[str],
                           max_hits: Annotated[int, Field(ge=1, le=10_000)] = 50, timeout_s: Timeout = 30,
                           session_id: SessionId = None) -> Annotated[CallToolResult, TraceResult]:

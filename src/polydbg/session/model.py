@@ -42,10 +42,12 @@ class ExceptionInfo(_Model):
 
 
 class Output(_Model):
+    """New output since the previous report; when long, its tail (the part nearest the stop)."""
+
     text: str
-    next_cursor: int
-    truncated: int = 0  # bytes held back by the cap: read them with debug_output(cursor=…)
-    dropped: int = 0  # bytes lost to the retention limit before this cursor
+    next_cursor: int  # cursor just after ``text``: debug_output(cursor=…) continues from here
+    truncated: int = 0  # earlier new bytes left out: debug_output(cursor=earlier_cursor) reads them
+    earlier_cursor: int | None = None
 
 
 class StopReport(_Model):

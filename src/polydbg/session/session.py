@@ -26,6 +26,7 @@ from polydbg.backends.base import (
     LaunchSpec,
     StepKind,
     StopEvent,
+    Thread,
     Variable,
 )
 from polydbg.errors import (
@@ -148,6 +149,7 @@ class Session:
         self._frames: dict[int, list[Frame]] = {}
         self._child_cache: dict[int, list[Variable]] = {}
         self._scope_refs: set[int] = set()
+        self._threads: list[Thread] | None = None
         self._acting = False
         self._trace_sink: Callable[[str], str] | None = None
         self._cleanups: set[asyncio.Task[None]] = set()
@@ -163,6 +165,7 @@ class Session:
         self._frames.clear()
         self._child_cache.clear()
         self._scope_refs.clear()
+        self._threads = None
 
     def _on_stopped(self, event: StopEvent) -> None:
         self._forget_stop_data()
@@ -239,12 +242,15 @@ class Session:
         return os.path.normpath(path)
 
     async def _call(self, awaitable: Awaitable[T]) -> T:
+        """Await a backend call; a vanished adapter ends the session here, with its cause."""
         try:
             return await awaitable
-        except AdapterGoneError:
-            raise SessionEndedError(self._ended_text() if self.state in (State.exited, State.terminated)
-                                    else f"the debug adapter of session {self.id} is gone; "
-                                         "start again with debug_restart") from None
+        except AdapterGoneError as exc:
+            if self.state not in (State.exited, State.terminated):
+                self.state = State.terminated
+                self.cause = f"the {self.adapter} adapter is gone: {exc}"
+                self._notify()
+            raise SessionEndedError(self._ended_text()) from None
 
     # -- start --------------------------------------------------------------------------------------
 
@@ -273,8 +279,8 @@ class Session:
                 else SessionEndedError(f"could not start the debugger: {exc}") from None
         if self.state == State.starting:
             self.state = State.running
-        if isinstance(spec, AttachSpec):
-            return await self.report()
+        if isinstance(spec, AttachSpec) and not self.breakpoints.visible():
+            return await self.report()  # nothing to wait for: report it attached and running
         remaining = max(0.0, deadline - asyncio.get_running_loop().time())
         timed_out = await self._wait_change(gen, remaining, progress)
         return await self.report(timed_out=timed_out)
@@ -480,7 +486,7 @@ class Session:
             return await self.report(note="already stopped")
         backend = self.backend
         gen = self._stop_gen
-        threads = await self._call(backend.threads()) if thread_id is None else None
+        threads = await self._call(backend.threads()) if thread_id is None else []
         target = thread_id if thread_id is not None else (threads[0].id if threads else 0)
         await self._call(backend.pause(target))
         timed_out = await self._wait_change(gen, timeout_s, None)
@@ -514,6 +520,12 @@ class Session:
         self._notify()
 
     # -- inspection -----------------------------------------------------------------------------------
+
+    async def _threads_now(self) -> list[Thread]:
+        """The threads at this stop (asked once per stop)."""
+        if self._threads is None:
+            self._threads = await self._call(self.backend.threads())
+        return self._threads
 
     async def _frames_of(self, thread_id: int, needed: int) -> list[Frame]:
         frames = self._frames.get(thread_id)
@@ -626,18 +638,20 @@ class Session:
                 bp.hits += 1
 
     def _output_since_report(self) -> Output | None:
-        if self.output.total == self._report_cursor:
+        total = self.output.total
+        if total == self._report_cursor:
             return None
-        chunk = self.output.read(self._report_cursor, REPORT_OUTPUT_BYTES)
-        held_back = self.output.total - chunk.next_cursor
-        self._report_cursor = self.output.total
-        return Output(text=chunk.text, next_cursor=chunk.next_cursor, truncated=held_back, dropped=chunk.dropped)
+        start = max(self._report_cursor, self.output.first_cursor, total - REPORT_OUTPUT_BYTES)
+        chunk = self.output.read(start, REPORT_OUTPUT_BYTES)
+        skipped = start - self._report_cursor
+        earlier = max(self._report_cursor, self.output.first_cursor) if skipped else None
+        self._report_cursor = total
+        return Output(text=chunk.text, next_cursor=chunk.next_cursor, truncated=skipped, earlier_cursor=earlier)
 
     async def stack(self, thread_id: int | None, start: int, levels: int, all_threads: bool) -> StackResult:
         stop = self.require_stopped()
         backend = self.backend
-        threads = await self._call(backend.threads())
-        assert isinstance(threads, list)
+        threads = await self._threads_now()
         names = {t.id: t.name for t in threads}
         if all_threads:
             wanted = [t.id for t in threads]

@@ -1,0 +1,252 @@
+"""Bad input and broken adapters: every failure is an isError result with an actionable message, and
+the server (and the session it happened in) keeps working afterwards."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+from pathlib import Path
+
+from tests.conftest import PROGRAMS, Tools, line_of, program
+
+BASIC = program("basic.py")
+SPIN = program("spin.py")
+EXITS_NOW = program("exits_now.py")
+TINYPKG_MAIN = program("tinypkg/__main__.py")
+
+
+def _adapter_pids() -> list[int]:
+    """Children of this (test) process running the debugpy adapter."""
+    me = str(os.getpid())
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{entry}/status").read_text()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = next((line.split()[1] for line in status.splitlines() if line.startswith("PPid:")), "")
+        if ppid == me and b"debugpy.adapter" in cmdline:
+            found.append(int(entry))
+    return found
+
+
+async def test_bad_arguments_without_a_session_are_actionable_errors(tools: Tools, tmp_path: Path) -> None:
+    # no session at all
+    for name, arguments in [("debug_stack", {}), ("debug_variables", {}), ("debug_evaluate", {"expression": "1"}),
+                            ("debug_continue", {}), ("debug_step", {}), ("debug_output", {}),
+                            ("debug_terminate", {})]:
+        text = await tools.error(name, **arguments)
+        assert "no debug session" in text and "debug_launch" in text, (name, text)
+    assert (await tools("debug_sessions"))["sessions"] == []
+
+    missing = str(tmp_path / "nope.py")
+    text = await tools.error("debug_launch", program=missing)
+    assert "not found" in text and missing in text
+
+    not_a_dir = str(tmp_path / "file.txt")
+    Path(not_a_dir).write_text("x")
+    text = await tools.error("debug_launch", program=BASIC, cwd=not_a_dir)
+    assert "cwd" in text and "not a directory" in text
+
+    text = await tools.error("debug_launch", program=BASIC, module="tinypkg")
+    assert "exactly one of program" in text
+    text = await tools.error("debug_launch")
+    assert "exactly one of program" in text
+
+    total = len(Path(BASIC).read_text().splitlines())
+    text = await tools.error("debug_launch", program=BASIC, breakpoints=[{"file": BASIC, "line": total + 50}])
+    assert f"line {total + 50}" in text and f"between 1 and {total}" in text
+
+    text = await tools.error("debug_launch", program=BASIC, breakpoints=[{"file": missing, "line": 1}])
+    assert "does not exist" in text and missing in text
+
+    text = await tools.error("debug_launch", program=BASIC, timeout_s="soon")
+    assert "timeout_s" in text
+
+    # none of the failed launches left a session behind
+    assert (await tools("debug_sessions"))["sessions"] == []
+
+    # a correct launch still works
+    line = line_of("basic.py", "total = a + b")
+    report = await tools("debug_launch", program=BASIC, breakpoints=[{"file": BASIC, "line": line}])
+    sid = report["session_id"]
+    assert report["state"] == "stopped"
+    assert report["location"]["line"] == line
+    assert [s["session_id"] for s in (await tools("debug_sessions"))["sessions"]] == [sid]
+
+    # an unknown session id names the known ones, and leaves the real session untouched
+    text = await tools.error("debug_stack", session_id="s999")
+    assert "no session 's999'" in text and sid in text
+    stack = await tools("debug_stack", session_id=sid)
+    assert stack["threads"][0]["frames"][0]["function"] == "add"
+    await tools("debug_terminate", session_id=sid)
+    text = await tools.error("debug_stack", session_id=sid)
+    assert f"no session {sid!r}" in text
+
+
+async def test_errors_inside_a_session_leave_it_usable(tools: Tools, tmp_path: Path) -> None:
+    line = line_of("basic.py", "items.append(add(i, i))")
+    report = await tools("debug_launch", program=BASIC, breakpoints=[{"file": BASIC, "line": line}])
+    assert report["location"]["function"] == "collect"
+
+    async def still_fine() -> None:
+        stack = await tools("debug_stack")
+        assert stack["threads"][0]["frames"][0]["line"] == line
+
+    # breakpoints past the end / in a missing file
+    total = len(Path(BASIC).read_text().splitlines())
+    text = await tools.error("debug_break", file=BASIC, line=total + 1)
+    assert f"between 1 and {total}" in text
+    await still_fine()
+    text = await tools.error("debug_break", file=str(tmp_path / "gone.py"), line=3)
+    assert "does not exist" in text
+    await still_fine()
+
+    # wrong argument types are rejected by validation, as an isError result
+    text = await tools.error("debug_break", file=BASIC, line="abc")
+    assert "line" in text
+    await still_fine()
+    text = await tools.error("debug_step", count=-1)
+    assert "count" in text
+    await still_fine()
+    text = await tools.error("debug_variables", frame_id="top")
+    assert "frame_id" in text
+    await still_fine()
+    text = await tools.error("debug_output", max_bytes=0)
+    assert "max_bytes" in text
+    await still_fine()
+
+    # an expression that does not parse
+    text = await tools.error("debug_evaluate", expression="items +* )")
+    assert "cannot evaluate" in text and "SyntaxError" in text
+    assert (await tools("debug_evaluate", expression="len(items) + n"))["value"] == "5"
+
+    # a frame that does not exist
+    text = await tools.error("debug_variables", frame_id=50)
+    assert "frame 50 does not exist" in text
+    await still_fine()
+
+    # a ref from an earlier stop
+    old_ref = {v["name"]: v.get("ref") for v in report["locals"]}["items"]
+    assert old_ref
+    assert (await tools("debug_variables", ref=old_ref))["ref"] == old_ref
+    inside = await tools("debug_step", kind="into")
+    assert inside["location"]["function"] == "add"
+    assert all(not v.get("ref") for v in inside["locals"])
+    text = await tools.error("debug_variables", ref=old_ref)
+    assert f"ref {old_ref} is not valid" in text and "fresh ref" in text
+    # the session still answers, and fresh refs work
+    back = await tools("debug_step", kind="out")
+    assert back["location"]["function"] == "collect"
+    fresh = {v["name"]: v.get("ref") for v in back["locals"]}["items"]
+    assert fresh
+    assert (await tools("debug_variables", ref=fresh))["ref"] == fresh
+    await tools("debug_terminate")
+
+
+async def test_inspection_while_running_is_refused(tools: Tools) -> None:
+    line = line_of("spin.py", "# spin here")
+    first = await tools("debug_launch", program=SPIN, breakpoints=[{"file": SPIN, "line": line}])
+    assert first["location"]["line"] == line
+    await tools("debug_clear", all=True)
+    # nothing will stop the loop: the continue returns at its deadline with the program still running
+    report = await tools("debug_continue", timeout_s=0.5)
+    assert report["state"] == "running"
+    assert report["timed_out"] is True
+    for name, arguments in [("debug_variables", {}), ("debug_stack", {}),
+                            ("debug_evaluate", {"expression": "count"}), ("debug_step", {})]:
+        text = await tools.error(name, **arguments)
+        assert "running, not stopped" in text and "debug_pause" in text, (name, text)
+    paused = await tools("debug_pause")
+    assert paused["state"] == "stopped"
+    assert paused["reason"] == "pause"
+    assert paused["location"]["function"] == "spin"
+    assert int((await tools("debug_evaluate", expression="count"))["value"]) > 0
+    await tools("debug_terminate")
+
+
+async def test_killed_adapter_ends_the_session_with_a_cause(tools: Tools) -> None:
+    line = line_of("basic.py", "total = a + b")
+    report = await tools("debug_launch", program=BASIC, breakpoints=[{"file": BASIC, "line": line}])
+    sid = report["session_id"]
+    adapters = _adapter_pids()
+    assert len(adapters) == 1, adapters
+    adapter = adapters[0]
+    pidfd = os.pidfd_open(adapter)
+    try:
+        os.killpg(os.getpgid(adapter), signal.SIGKILL)
+        assert select.select([pidfd], [], [], 10)[0], "the adapter survived SIGKILL"
+    finally:
+        os.close(pidfd)
+
+    text = await tools.error("debug_continue")
+    assert sid in text
+    assert "adapter" in text, text
+    assert "debug_launch" in text or "debug_restart" in text, text
+
+    # debug_sessions still answers; right after that failed call (checked at the end)
+    (info,) = (await tools("debug_sessions"))["sessions"]
+
+    # a new launch works
+    again = await tools("debug_launch", program=BASIC, breakpoints=[{"file": BASIC, "line": line}])
+    assert again["state"] == "stopped"
+    assert again["location"]["line"] == line
+    assert again["session_id"] != sid
+    await tools("debug_terminate", session_id=again["session_id"])
+
+    # the dead session says why it ended, and refuses inspection with that cause, without hanging
+    (later,) = (await tools("debug_sessions"))["sessions"]
+    assert later["session_id"] == sid
+    assert later["state"] == "terminated"
+    assert "adapter" in later.get("cause", ""), later
+    text = await tools.error("debug_stack", session_id=sid)
+    assert "terminated" in text and "adapter" in text
+    await tools("debug_terminate", session_id=sid)
+
+    # once a tool call has reported the adapter gone, the session must not look alive
+    assert info["session_id"] == sid
+    assert info["state"] == "terminated", info
+    assert "adapter" in info.get("cause", ""), info
+
+
+async def test_program_that_exits_immediately(tools: Tools) -> None:
+    report = await tools("debug_launch", program=EXITS_NOW)
+    assert report["state"] == "exited"
+    assert report["exit_code"] == 3
+    assert "leaving early" in report["output"]["text"]
+    text = await tools.error("debug_stack")
+    assert "exited (code 3)" in text
+    await tools("debug_terminate")
+
+
+async def test_stop_on_entry(tools: Tools) -> None:
+    report = await tools("debug_launch", program=BASIC, stop_on_entry=True)
+    assert report["state"] == "stopped"
+    assert report["reason"] == "entry"
+    assert report["location"]["file"] == BASIC
+    assert report["location"]["line"] == line_of("basic.py", '"""A small program')
+    step = await tools("debug_step")
+    assert step["state"] == "stopped"
+    assert step["location"]["file"] == BASIC
+    await tools("debug_terminate")
+
+
+async def test_module_launch(tools: Tools) -> None:
+    line = line_of("tinypkg/__main__.py", "# greet line")
+    report = await tools("debug_launch", module="tinypkg", cwd=str(PROGRAMS),
+                         breakpoints=[{"file": TINYPKG_MAIN, "line": line}])
+    assert report["state"] == "stopped", report
+    assert report["reason"] == "breakpoint"
+    assert report["location"] == {"file": TINYPKG_MAIN, "line": line, "function": "greet"}
+    assert {v["name"]: v["value"] for v in report["locals"]} == {"name": "'module'"}
+    done = await tools("debug_continue")
+    assert done["state"] == "exited"
+    assert done["exit_code"] == 0
+    assert "hi module" in done["output"]["text"]
+    sessions = await tools("debug_sessions")
+    assert sessions["sessions"][0]["target"] == "-m tinypkg"
+    await tools("debug_terminate")

@@ -1,0 +1,194 @@
+"""The real ``polydbg serve`` subprocess over stdio: clean stdout, and no process outlives the server.
+
+Each test starts the server through the SDK's stdio client, stops a debuggee at a breakpoint, records
+every process below the server (adapter, launcher, debuggee), ends the server one way or another and
+then waits (pidfd + select, never sleep) for each recorded process to go. The test process is a child
+subreaper (see conftest), so orphans are reparented to it and the autouse fixture reaps them.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from tests.conftest import Tools, line_of, program
+
+BASIC = program("basic.py")
+SPIN = program("spin.py")
+# The SDK's stdio client waits this long after closing stdin before it SIGTERMs the server's group.
+SDK_GRACE_S = 2.0
+
+
+def _server(env: dict[str, str] | None = None) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "polydbg", "serve"], env=env,
+                                 cwd=str(Path(__file__).parents[2]))
+
+
+def _process_table() -> dict[int, tuple[int, str]]:
+    """pid -> (ppid, cmdline) for every live, non-zombie process."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{entry}/status").read_text()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
+        if fields.get("State", "").startswith("Z"):
+            continue
+        table[int(entry)] = (int(fields.get("PPid", "0").strip()), cmdline.strip())
+    return table
+
+
+def _server_pid() -> int:
+    me = os.getpid()
+    (pid,) = [pid for pid, (ppid, cmd) in _process_table().items() if ppid == me and "polydbg serve" in cmd]
+    return pid
+
+
+def _descendants(root: int) -> dict[int, str]:
+    table = _process_table()
+    found: dict[int, str] = {}
+    frontier = [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, (ppid, cmd) in table.items():
+            if ppid == parent and pid not in found:
+                found[pid] = cmd
+                frontier.append(pid)
+    return found
+
+
+def _role(cmdline: str) -> str:
+    if "debugpy.adapter" in cmdline:
+        return "adapter"
+    if " --connect " in cmdline:  # debugpy's launcher runs the debuggee under debugpy --connect <adapter>
+        return "debuggee"
+    if "debugpy/launcher" in cmdline:
+        return "launcher"
+    return "other"
+
+
+class _Watch:
+    """pidfds of processes that must end; opened while they are alive so pid reuse cannot fool us."""
+
+    def __init__(self, pids: dict[int, str]) -> None:
+        self.fds = {}
+        for pid, cmd in pids.items():
+            try:
+                self.fds[pid] = (os.pidfd_open(pid), cmd)
+            except ProcessLookupError:
+                continue
+
+    def survivors(self, timeout_s: float) -> dict[int, str]:
+        """The processes still alive after waiting up to ``timeout_s`` for all of them."""
+        deadline = time.monotonic() + timeout_s
+        pending = dict(self.fds)
+        while pending:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            ready, _, _ = select.select([fd for fd, _ in pending.values()], [], [], remaining)
+            pending = {pid: (fd, cmd) for pid, (fd, cmd) in pending.items() if fd not in ready}
+        return {pid: f"{_role(cmd)}: {cmd[:200]}" for pid, (_, cmd) in pending.items()}
+
+    def close(self) -> None:
+        for fd, _ in self.fds.values():
+            os.close(fd)
+
+
+@asynccontextmanager
+async def _stopped_session(prog: str, marker: str, env: dict[str, str] | None = None
+                           ) -> AsyncIterator[tuple[Client, int, dict[int, str]]]:
+    """A real server with a debuggee stopped at the line containing ``marker``."""
+    async with Client(_server(env)) as client:
+        tools = Tools(client)
+        name = os.path.basename(prog)
+        report = await tools("debug_launch", program=prog, breakpoints=[{"file": prog, "line": line_of(name, marker)}])
+        assert report["state"] == "stopped", report
+        server = _server_pid()
+        below = _descendants(server)
+        roles = sorted(_role(cmd) for cmd in below.values())
+        assert roles == ["adapter", "debuggee", "launcher"], below
+        yield client, server, below
+
+
+async def test_closing_stdin_ends_the_server_and_every_debug_process() -> None:
+    async with _stopped_session(BASIC, "total = a + b") as (_client, server, below):
+        watch = _Watch({server: "polydbg serve", **below})
+        closing = time.monotonic()
+    took = time.monotonic() - closing
+    try:
+        assert not watch.survivors(5.0)
+    finally:
+        watch.close()
+    # it went on its own at stdin EOF, not because the SDK escalated to SIGTERM after its grace period
+    assert took < SDK_GRACE_S, f"the server needed {took:.1f} s to exit after stdin closed"
+
+
+async def test_sigterm_ends_the_server_and_every_debug_process() -> None:
+    async with _stopped_session(BASIC, "total = a + b") as (_client, server, below):
+        watch = _Watch(below)
+        server_fd = os.pidfd_open(server)
+        try:
+            os.kill(server, signal.SIGTERM)
+            survivors = watch.survivors(5.0)
+            assert not survivors, f"alive 5 s after SIGTERM to the server: {survivors}"
+            # the server itself must exit too, although its client still holds stdin open
+            assert select.select([server_fd], [], [], 5.0)[0], "the server is still running 5 s after SIGTERM"
+        finally:
+            os.close(server_fd)
+            watch.close()
+
+
+async def test_sigkill_of_the_server_takes_the_debug_processes_along() -> None:
+    # spin.py never ends by itself, so a debuggee that outlives the server stays visible
+    async with _stopped_session(SPIN, "# spin here") as (_client, server, below):
+        watch = _Watch(below)
+        try:
+            os.kill(server, signal.SIGKILL)
+            survivors = watch.survivors(5.0)
+        finally:
+            watch.close()
+        assert not survivors, f"alive 5 s after the server was SIGKILLed: {survivors}"
+
+
+async def test_stdout_carries_only_json_rpc_with_debug_logging(tmp_path: Path) -> None:
+    problems: list[Exception] = []
+
+    async def on_message(message: object) -> None:
+        if isinstance(message, Exception):  # e.g. a stdout line that is not JSON-RPC
+            problems.append(message)
+
+    stderr_file = tmp_path / "server-stderr.txt"
+    with stderr_file.open("w") as errlog:
+        transport = stdio_client(_server({"POLYDBG_LOG_LEVEL": "DEBUG"}), errlog=errlog)
+        async with Client(transport, message_handler=on_message) as client:
+            tools = Tools(client)
+            line = line_of("basic.py", "total = a + b")
+            report = await tools("debug_launch", program=BASIC, breakpoints=[{"file": BASIC, "line": line}])
+            assert report["location"]["line"] == line
+            assert (await tools("debug_step"))["location"]["line"] == line + 1
+            assert (await tools("debug_evaluate", expression="total"))["value"] == "0"
+            await tools("debug_clear", all=True)
+            done = await tools("debug_continue")
+            assert done["state"] == "exited"
+            assert "numbers:" in done.get("output", {}).get("text", ""), done
+            await tools("debug_terminate")
+            assert (await client.list_tools()).tools
+    assert problems == []
+    # the debug log (DAP traffic included) went to stderr instead
+    log = stderr_file.read_text()
+    assert "DEBUG polydbg" in log
+    assert "'command': 'launch'" in log

@@ -1,0 +1,1 @@
+"""A tiny package run with python -m tinypkg."""
