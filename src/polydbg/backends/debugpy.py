@@ -145,6 +145,12 @@ class DebugpyBackend(DapBackend):
             total -= 1  # the shim frame is further down
         return frames, total
 
+    def _on_stopped(self, body: dict[str, Any]) -> None:
+        for key in ("description", "text"):
+            if isinstance(body.get(key), str):
+                body[key] = _PYDEVD_NOTE.sub("", body[key]).strip()
+        super()._on_stopped(body)
+
     async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
         detail = await super().exception_info(thread_id)
         if detail is None:

@@ -8,6 +8,7 @@ from polydbg.session.model import (
     BreakpointInfo,
     BreakpointList,
     EvaluateResult,
+    Output,
     OutputResult,
     SessionList,
     SourceResult,
@@ -36,7 +37,62 @@ def var_line(v: Var, indent: str = "  ") -> str:
     return f"{indent}{v.name}{kind} = {v.value}{ref}"
 
 
-def stop_report(r: StopReport) -> str:
+REPORT_BUDGET = 2000  # bytes of text for a default stop report
+
+
+def stop_report(r: StopReport, budget: int = REPORT_BUDGET) -> str:
+    """The report as a model reads it, held under ``budget`` bytes: output is cut first (debug_output
+    has all of it), then trailing locals (debug_variables lists them)."""
+    fixed = [_report_head(r)]
+    if r.note:
+        fixed.append(f"note: {r.note}")
+    if r.exception:
+        fixed.append(f"exception: {r.exception.type}: {r.exception.message}")
+    if r.source:
+        fixed.append(r.source)
+    shown = [var_line(v) for v in r.locals or []]
+    hidden = r.locals_more
+
+    def assemble(output_limit: int | None) -> str:
+        lines = list(fixed)
+        if r.locals is not None:
+            lines.append("locals:" if shown or hidden else "locals: none")
+            lines.extend(shown)
+            if hidden:
+                lines.append(f"  … {hidden} more: debug_variables(frame_id=0)")
+            if any(v.truncated for v in r.locals):
+                lines.append("  (… = value cut: debug_evaluate(expression=NAME) or debug_variables(ref=N))")
+        if r.output:
+            lines.extend(_output_lines(r.output, output_limit))
+        return "\n".join(lines)
+
+    text = assemble(None)
+    excess = len(text.encode()) - budget
+    if excess > 0 and r.output:
+        text = assemble(max(0, len(r.output.text.encode()) - excess))
+    while len(text.encode()) > budget and shown:
+        shown.pop()
+        hidden += 1
+        text = assemble(0 if r.output else None)
+    return text
+
+
+def _output_lines(o: Output, limit: int | None) -> list[str]:
+    """The output section; with ``limit``, only the last ``limit`` bytes of the text."""
+    data = o.text.encode()
+    kept = data if limit is None or len(data) <= limit else data[len(data) - limit:]
+    body = kept.decode(errors="ignore")
+    skipped = o.truncated + len(data) - len(body.encode())
+    start = o.earlier_cursor if o.truncated and o.earlier_cursor is not None else o.next_cursor - len(data)
+    lines = ["output:"]
+    if skipped:
+        lines.append(f"  … {skipped} earlier bytes: debug_output(cursor={start})")
+    if body.strip("\n"):
+        lines.append(_indent(body.rstrip("\n")))
+    return lines
+
+
+def _report_head(r: StopReport) -> str:
     head = f"[{r.session_id}] {r.state.value}"
     if r.state == State.stopped:
         head += f" ({r.reason}"
@@ -52,28 +108,7 @@ def stop_report(r: StopReport) -> str:
         head += f" with code {r.exit_code}"
     elif r.timed_out:
         head += " (still running at the deadline: debug_pause to interrupt, or debug_continue to wait more)"
-    lines = [head]
-    if r.note:
-        lines.append(f"note: {r.note}")
-    if r.exception:
-        lines.append(f"exception: {r.exception.type}: {r.exception.message}")
-    if r.source:
-        lines.append(r.source)
-    if r.locals is not None:
-        if r.locals:
-            lines.append("locals:")
-            lines.extend(var_line(v) for v in r.locals)
-        else:
-            lines.append("locals: none")
-        if r.locals_more:
-            lines.append(f"  … {r.locals_more} more: debug_variables(frame_id=0)")
-    if r.output:
-        o = r.output
-        lines.append("output:")
-        if o.truncated:
-            lines.append(f"  … {o.truncated} earlier bytes: debug_output(cursor={o.earlier_cursor})")
-        lines.append(_indent(o.text.rstrip("\n")))
-    return "\n".join(lines)
+    return head
 
 
 def _indent(text: str, prefix: str = "  ") -> str:

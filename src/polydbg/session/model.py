@@ -34,6 +34,7 @@ class Var(_Model):
     value: str
     type: str | None = None
     ref: int | None = None  # expand with debug_variables(ref=…)
+    truncated: bool | None = None  # value cut to the report's limit
 
 
 class ExceptionInfo(_Model):

@@ -67,6 +67,7 @@ REPORT_LOCALS = 12
 REPORT_VALUE_CHARS = 80
 REPORT_OUTPUT_BYTES = 480
 REPORT_SOURCE_CONTEXT = 3
+REPORT_LINE_CHARS = 100
 VALUE_CHARS = 400
 EVALUATE_CHARS = 4000
 _OUTPUT_STREAMS = {"stdout": "stdout", "stderr": "stderr"}
@@ -566,8 +567,9 @@ class Session:
                 self._refs[variable.ref] = _RefInfo(variable, frame_id)
 
     def _var(self, variable: Variable, limit: int = VALUE_CHARS) -> Var:
-        value, _ = clip(variable.value, limit)
-        return Var(name=variable.name, value=value, type=variable.type, ref=variable.ref or None)
+        value, cut = clip(variable.value, limit)
+        return Var(name=variable.name, value=value, type=variable.type, ref=variable.ref or None,
+                   truncated=cut or None)
 
     async def _children(self, ref: int) -> list[Variable]:
         cached = self._child_cache.get(ref)
@@ -609,7 +611,7 @@ class Session:
                     marks = {b.actual_line or b.line for b in self.breakpoints.in_file(top.file)
                              if not b.internal}
                     report.source = src.excerpt(top.file, top.line, REPORT_SOURCE_CONTEXT, top.line,
-                                                {m for m in marks if m})[0]
+                                                {m for m in marks if m}, REPORT_LINE_CHARS)[0]
                 self._count_hit_by_location(top, gen)
                 report.locals, report.locals_more = await self._locals(top)
                 if stop.reason == "exception" and stop.thread_id is not None:

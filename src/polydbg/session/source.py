@@ -29,7 +29,7 @@ def read_lines(path: str) -> tuple[str, ...]:
 
 
 def excerpt(path: str, line: int, context: int, current: int | None = None,
-            breakpoints: Collection[int] = ()) -> tuple[str, int, int, int]:
+            breakpoints: Collection[int] = (), max_chars: int = MAX_LINE_CHARS) -> tuple[str, int, int, int]:
     """Lines ``line-context..line+context`` numbered; returns (text, first, last, total lines).
 
     ``>`` marks the current line, ``*`` a line with a breakpoint.
@@ -46,7 +46,7 @@ def excerpt(path: str, line: int, context: int, current: int | None = None,
         mark = ">" if number == current else " "
         mark += "*" if number in breakpoints else " "
         text = lines[number - 1]
-        if len(text) > MAX_LINE_CHARS:
-            text = text[:MAX_LINE_CHARS] + "…"
+        if len(text) > max_chars:
+            text = text[:max_chars] + "…"
         out.append(f"{number:>{width}}{mark}{text}")
     return "\n".join(out), first, last, total

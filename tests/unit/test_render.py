@@ -1,0 +1,46 @@
+"""The stop report's text stays under its budget and every cut says how to get the rest."""
+
+from __future__ import annotations
+
+from polydbg.mcp.render import REPORT_BUDGET, stop_report
+from polydbg.session.model import Location, Output, State, StopReport, Var
+
+
+def _report(locals_count: int, value_len: int, output_len: int, line_len: int = 150) -> StopReport:
+    source = "\n".join(f"{n:>3}  " + "x" * line_len for n in range(10, 17))
+    return StopReport(
+        session_id="s1", state=State.stopped, reason="breakpoint", thread_id=1,
+        location=Location(file="/tmp/prog.py", line=13, function="work"), source=source,
+        locals=[Var(name=f"v{i}", value="y" * value_len, type="str", ref=i + 1,
+                    truncated=value_len >= 80 or None) for i in range(locals_count)],
+        output=Output(text="".join(f"line {i}\n" for i in range(output_len)),
+                      next_cursor=10_000, truncated=500, earlier_cursor=9_000) if output_len else None,
+    )
+
+
+def test_small_report_is_complete() -> None:
+    text = stop_report(_report(locals_count=3, value_len=5, output_len=2, line_len=20))
+    assert text.startswith("[s1] stopped (breakpoint) at /tmp/prog.py:13 in work, thread 1")
+    assert all(f"v{i} (str) = yyyyy [ref={i + 1}]" in text for i in range(3))
+    assert "line 0\n  line 1" in text
+    assert "… 500 earlier bytes: debug_output(cursor=9000)" in text
+    assert "value cut" not in text
+
+
+def test_large_report_is_cut_to_budget_with_hints() -> None:
+    report = _report(locals_count=12, value_len=80, output_len=300)
+    text = stop_report(report)
+    assert len(text.encode()) <= REPORT_BUDGET
+    assert "debug_output(cursor=9000)" in text  # the output was cut from the front and says where it starts
+    assert "line 299" in text or "more: debug_variables(frame_id=0)" in text
+    assert "value cut: debug_evaluate" in text
+    shown = sum(1 for i in range(12) if f"  v{i} (str)" in text)
+    if shown < 12:
+        assert f"… {12 - shown} more: debug_variables(frame_id=0)" in text
+
+
+def test_locals_are_dropped_from_the_end_when_output_is_not_enough() -> None:
+    text = stop_report(_report(locals_count=12, value_len=140, output_len=0), budget=1600)
+    assert len(text.encode()) <= 1600
+    assert "  v0 (str)" in text
+    assert "more: debug_variables(frame_id=0)" in text
