@@ -222,29 +222,13 @@ class DapBackend:
         return await self.client.request(command, arguments, timeout)
 
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
-        wire = []
-        for bp in breakpoints:
-            item: dict[str, Any] = {"line": bp.line}
-            if bp.condition:
-                item["condition"] = bp.condition
-            if bp.hit_condition:
-                item["hitCondition"] = bp.hit_condition
-            if bp.log_message:
-                item["logMessage"] = bp.log_message
-            wire.append(item)
+        wire = [{"line": bp.line, **_options(bp.condition, bp.hit_condition, bp.log_message)} for bp in breakpoints]
         body = await self._request("setBreakpoints", {"source": {"path": file}, "breakpoints": wire,
                                                       "lines": [b.line for b in breakpoints]})
         return [_breakpoint_result(b) for b in body.get("breakpoints", [])]
 
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
-        wire = []
-        for bp in breakpoints:
-            item: dict[str, Any] = {"name": bp.name}
-            if bp.condition:
-                item["condition"] = bp.condition
-            if bp.hit_condition:
-                item["hitCondition"] = bp.hit_condition
-            wire.append(item)
+        wire = [{"name": bp.name, **_options(bp.condition, bp.hit_condition, None)} for bp in breakpoints]
         body = await self._request("setFunctionBreakpoints", {"breakpoints": wire})
         return [_breakpoint_result(b) for b in body.get("breakpoints", [])]
 
@@ -341,6 +325,12 @@ class DapBackend:
             await procs.kill_group(self._process.pid, grace_s=0.5)
             await procs.reap(self._process, 1.0)
         self._report_terminated(None)
+
+
+def _options(condition: str | None, hit_condition: str | None, log_message: str | None) -> dict[str, str]:
+    """The optional fields of a DAP breakpoint, only those that are set."""
+    fields = {"condition": condition, "hitCondition": hit_condition, "logMessage": log_message}
+    return {key: value for key, value in fields.items() if value}
 
 
 def _retrieve(future: asyncio.Future[Any]) -> None:

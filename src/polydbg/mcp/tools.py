@@ -41,6 +41,7 @@ from polydbg.session.session import Progress, Session
 log = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound=BaseModel)
 
 # Only what differs from the spec's defaults is sent: every byte of tools/list costs the agent.
 READ_ONLY = ToolAnnotations(read_only_hint=True)
@@ -85,6 +86,15 @@ async def guarded(work: Callable[[], Awaitable[CallToolResult]], tool: str) -> C
         log.exception("%s failed unexpectedly", tool)
         return failure(f"internal error in {tool}: {type(exc).__name__}: {exc}. The server and the other "
                        "sessions are unaffected; debug_sessions shows their state.")
+
+
+async def on_session(ctx: Context, session_id: str | None, tool: str,
+                     call: Callable[[Session], Awaitable[M]], show: Callable[[M], str]) -> CallToolResult:
+    """The shape of most tools: find the session, make one call on it, render the answer."""
+    async def work() -> CallToolResult:
+        result = await call(manager_of(ctx).get(session_id))
+        return answer(result, show(result))
+    return await guarded(work, tool)
 
 
 def progress_of(ctx: Context) -> Progress:
@@ -318,12 +328,9 @@ def register(server: MCPServer[SessionManager]) -> None:
                              timeout_s: Timeout = 30,
                              session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
         """Resume and wait for the next stop, exit, or the timeout."""
-        async def work() -> CallToolResult:
-            session = manager_of(ctx).get(session_id)
-            report = await session.resume(thread_id, (to.file, to.line) if to else None, timeout_s,
-                                          progress_of(ctx))
-            return answer(report, render.stop_report(report))
-        return await guarded(work, "debug_continue")
+        place = (to.file, to.line) if to else None
+        return await on_session(ctx, session_id, "debug_continue",
+                                lambda s: s.resume(thread_id, place, timeout_s, progress_of(ctx)), render.stop_report)
 
     @tool(CONTROL)
     async def debug_step(ctx: Context, kind: Literal["over", "into", "out"] = "over",
@@ -331,42 +338,31 @@ def register(server: MCPServer[SessionManager]) -> None:
                          timeout_s: Timeout = 30,
                          session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
         """Step over/into/out (count times) and report where it stopped."""
-        async def work() -> CallToolResult:
-            session = manager_of(ctx).get(session_id)
-            report = await session.step(kind, count, thread_id, timeout_s, progress_of(ctx))
-            return answer(report, render.stop_report(report))
-        return await guarded(work, "debug_step")
+        return await on_session(ctx, session_id, "debug_step",
+                                lambda s: s.step(kind, count, thread_id, timeout_s, progress_of(ctx)),
+                                render.stop_report)
 
     @tool(CONTROL)
     async def debug_pause(ctx: Context, thread_id: int | None = None, timeout_s: Timeout = 10,
                           session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
         """Interrupt the running program and report where it is."""
-        async def work() -> CallToolResult:
-            session = manager_of(ctx).get(session_id)
-            report = await session.pause(thread_id, timeout_s)
-            return answer(report, render.stop_report(report))
-        return await guarded(work, "debug_pause")
+        return await on_session(ctx, session_id, "debug_pause",
+                                lambda s: s.pause(thread_id, timeout_s), render.stop_report)
 
     @tool(CONTROL)
     async def debug_restart(ctx: Context, timeout_s: Timeout = 30,
                             session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
         """Restart the program from the start, keeping breakpoints and the session id."""
-        async def work() -> CallToolResult:
-            session = manager_of(ctx).get(session_id)
-            report = await session.restart(timeout_s, progress_of(ctx))
-            return answer(report, render.stop_report(report))
-        return await guarded(work, "debug_restart")
+        return await on_session(ctx, session_id, "debug_restart",
+                                lambda s: s.restart(timeout_s, progress_of(ctx)), render.stop_report)
 
     @tool(READ_ONLY)
     async def debug_stack(ctx: Context, thread_id: int | None = None, start: Annotated[int, Field(ge=0)] = 0,
                           levels: Annotated[int, Field(ge=1, le=1000)] = 20, all_threads: bool = False,
                           session_id: SessionId = None) -> Annotated[CallToolResult, StackResult]:
         """Call stack of the stopped thread (or all threads)."""
-        async def work() -> CallToolResult:
-            session = manager_of(ctx).get(session_id)
-            result = await session.stack(thread_id, start, levels, all_threads)
-            return answer(result, render.stack(result))
-        return await guarded(work, "debug_stack")
+        return await on_session(ctx, session_id, "debug_stack",
+                                lambda s: s.stack(thread_id, start, levels, all_threads), render.stack)
 
     @tool(READ_ONLY)
     async def debug_variables(
@@ -380,32 +376,24 @@ def register(server: MCPServer[SessionManager]) -> None:
         session_id: SessionId = None,
     ) -> Annotated[CallToolResult, VariablesResult]:
         """Variables of a frame's scope, or the children of a value (paged)."""
-        async def work() -> CallToolResult:
-            session = manager_of(ctx).get(session_id)
-            result = await session.variables(frame_id, ref, scope, start, count, filter)
-            return answer(result, render.variables(result))
-        return await guarded(work, "debug_variables")
+        return await on_session(ctx, session_id, "debug_variables",
+                                lambda s: s.variables(frame_id, ref, scope, start, count, filter), render.variables)
 
     @tool(CONTROL)
     async def debug_evaluate(ctx: Context, expression: str, frame_id: FrameIndex = None,
                              session_id: SessionId = None) -> Annotated[CallToolResult, EvaluateResult]:
         """Evaluate an expression in a frame of the stopped program."""
-        async def work() -> CallToolResult:
-            session = manager_of(ctx).get(session_id)
-            result = await session.evaluate(expression, frame_id)
-            return answer(result, render.evaluate(result))
-        return await guarded(work, "debug_evaluate")
+        return await on_session(ctx, session_id, "debug_evaluate",
+                                lambda s: s.evaluate(expression, frame_id), render.evaluate)
 
     @tool(CONTROL)
     async def debug_set_variable(ctx: Context, name: str, value: str, frame_id: FrameIndex = None,
                                  ref: int | None = None,
                                  session_id: SessionId = None) -> Annotated[CallToolResult, Var]:
         """Change a variable (in a frame, or a member of the value ref)."""
-        async def work() -> CallToolResult:
-            session = manager_of(ctx).get(session_id)
-            result = await session.set_variable(name, value, frame_id, ref)
-            return answer(result, "set " + render.var_line(result, indent=""))
-        return await guarded(work, "debug_set_variable")
+        return await on_session(ctx, session_id, "debug_set_variable",
+                                lambda s: s.set_variable(name, value, frame_id, ref),
+                                lambda v: "set " + render.var_line(v, indent=""))
 
     @tool(READ_ONLY)
     async def debug_source(ctx: Context, file: str | None = None, line: Annotated[int | None, Field(ge=1)] = None,
