@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from polydbg.mcp.render import REPORT_BUDGET, stop_report
 from polydbg.session.model import Location, Output, State, StopReport, Var
+
+
+@pytest.fixture(autouse=True)
+def _elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from a directory that does not contain the program, so paths render absolute."""
+    monkeypatch.chdir(tmp_path)
 
 
 def _report(locals_count: int, value_len: int, output_len: int, line_len: int = 150) -> StopReport:
     source = "\n".join(f"{n:>3}  " + "x" * line_len for n in range(10, 17))
     return StopReport(
         session_id="s1", state=State.stopped, reason="breakpoint", thread_id=1,
-        location=Location(file="/tmp/prog.py", line=13, function="work"), source=source,
+        location=Location(file="/opt/elsewhere/prog.py", line=13, function="work"), source=source,
         locals=[Var(name=f"v{i}", value="y" * value_len, type="str", ref=i + 1,
                     truncated=value_len >= 80 or None) for i in range(locals_count)],
         output=Output(text="".join(f"line {i}\n" for i in range(output_len)),
@@ -20,7 +30,7 @@ def _report(locals_count: int, value_len: int, output_len: int, line_len: int = 
 
 def test_small_report_is_complete() -> None:
     text = stop_report(_report(locals_count=3, value_len=5, output_len=2, line_len=20))
-    assert text.startswith("[s1] stopped (breakpoint) at /tmp/prog.py:13 in work, thread 1")
+    assert text.startswith("[s1] stopped (breakpoint) at /opt/elsewhere/prog.py:13 in work, thread 1")
     assert all(f"v{i} (str) = yyyyy [ref={i + 1}]" in text for i in range(3))
     assert "line 0\n  line 1" in text
     assert "… 500 earlier bytes: debug_output(cursor=9000)" in text

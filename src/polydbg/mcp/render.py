@@ -28,7 +28,7 @@ def _short(path: str | None) -> str:
         rel = os.path.relpath(path)
     except ValueError:
         return path
-    return rel if not rel.startswith("../..") and len(rel) < len(path) else path
+    return path if rel.startswith("..") else rel  # relative only inside the server's working directory
 
 
 def var_line(v: Var, indent: str = "  ") -> str:
