@@ -18,7 +18,6 @@ import asyncio
 import os
 import re
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -130,7 +129,7 @@ class DebugpyBackend(DapBackend):
             if child.name == "more" and child.value == "...":
                 continue
             if child.name.isdigit() and child.name.startswith("0") and len(child.name) > 1:
-                child = replace(child, name=child.name.lstrip("0") or "0")
+                child = child._replace(name=child.name.lstrip("0") or "0")
             out.append(child)
         return out
 
