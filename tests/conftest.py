@@ -11,6 +11,7 @@ import ctypes
 import inspect
 import os
 import select
+import shutil
 import signal
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -24,6 +25,31 @@ from polydbg.mcp.server import build_server
 
 PROGRAMS = Path(__file__).parent / "programs"
 _PR_SET_CHILD_SUBREAPER = 36
+
+
+def require(*commands: str) -> dict[str, str]:
+    """The paths of debugger/toolchain commands a test needs (the first found of each ``a|b`` choice).
+
+    Missing ones skip the test locally, with the reason; under CI (CI=true) they fail it: CI must
+    install every debugger, so a missing one is a broken CI, never a silent skip.
+    """
+    found: dict[str, str] = {}
+    for spec in commands:
+        names = spec.split("|")
+        path = next((p for n in names if (p := shutil.which(n))), None)
+        if path is None:
+            reason = f"{' or '.join(names)} not installed (.ci/run installs it)"
+            if os.environ.get("CI"):
+                pytest.fail(reason)
+            pytest.skip(reason)
+        found[names[0]] = path
+    return found
+
+
+@pytest.fixture(scope="session")
+def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory for test programs built during this run (native binaries, Go builds)."""
+    return tmp_path_factory.mktemp("built")
 
 
 def program(name: str) -> str:

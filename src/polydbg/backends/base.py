@@ -19,20 +19,22 @@ StepKind = Literal["over", "into", "out"]
 class LaunchSpec(NamedTuple):
     """Everything needed to start (or restart) a debuggee; kept by the session for restart."""
 
-    program: str | None = None
+    program: str | None = None  # a script, a native executable, a Go package dir or .go file
     module: str | None = None
     args: tuple[str, ...] = ()
     cwd: str | None = None
     env: tuple[tuple[str, str], ...] = ()
     python: str | None = None
     stop_on_entry: bool = False
+    core: str | None = None  # a core dump to open post-mortem with ``program``
 
 
 class AttachSpec(NamedTuple):
     pid: int | None = None
     host: str | None = None
-    port: int | None = None
+    port: int | None = None  # a listening debug server (debugpy --listen, dlv --headless, gdbserver)
     path_mappings: tuple[tuple[str, str], ...] = ()  # (local, remote)
+    program: str | None = None  # the executable, for targets that need its symbols (gdbserver)
 
 
 class SourceBreakpoint(NamedTuple):
@@ -66,6 +68,7 @@ class Frame(NamedTuple):
     file: str | None
     line: int | None
     column: int | None = None
+    pc: int | None = None  # instruction pointer, where the debugger reports it
 
 
 class Scope(NamedTuple):
@@ -83,11 +86,34 @@ class Variable(NamedTuple):
     evaluate_name: str | None = None
     indexed_count: int | None = None
     named_count: int | None = None
+    memory_reference: str | None = None
 
 
 class ExceptionDetail(NamedTuple):
     type: str
     message: str
+
+
+class Instruction(NamedTuple):
+    address: int
+    text: str
+    symbol: str | None = None
+    file: str | None = None
+    line: int | None = None
+
+
+class MemoryBlock(NamedTuple):
+    address: int
+    data: bytes
+    unreadable: int = 0  # bytes after ``data`` that could not be read
+
+
+class DataBreakpoint(NamedTuple):
+    """A watchpoint on ``expression``; ``data_id`` is the adapter's handle for it, once resolved."""
+
+    expression: str
+    access: Literal["write", "read", "readWrite"] = "write"
+    data_id: str | None = None
 
 
 class StopEvent(NamedTuple):
@@ -112,6 +138,12 @@ class Capabilities:
     terminate_request: bool = False
     child_paging: bool = False  # honours start/count on variables
     exception_filters: tuple[str, ...] = ()
+    # native-code operations (debug_memory, debug_disassemble, debug_registers, debug_watch, debug_command)
+    memory: bool = False
+    disassemble: bool = False
+    registers: bool = False
+    data_breakpoints: bool = False
+    raw_command: bool = False
     extra: dict[str, bool] = field(default_factory=dict)
 
 
@@ -176,6 +208,29 @@ class Backend(Protocol):
     async def step(self, thread_id: int, kind: StepKind) -> None: ...
 
     async def pause(self, thread_id: int | None) -> None: ...
+
+    # -- native operations; only called when the matching capability is set ----------------------
+
+    async def read_memory(self, address: int, count: int) -> MemoryBlock: ...
+
+    async def write_memory(self, address: int, data: bytes) -> int:
+        """Write ``data`` at ``address``; returns the number of bytes written."""
+        ...
+
+    async def disassemble(self, address: int, count: int, offset: int) -> list[Instruction]:
+        """``count`` instructions starting ``offset`` instructions from ``address`` (offset may be < 0)."""
+        ...
+
+    async def registers(self, frame_id: int) -> list[Variable]: ...
+
+    async def set_data_breakpoints(self, breakpoints: list[DataBreakpoint],
+                                   frame_id: int | None) -> list[BreakpointResult]:
+        """Replace all watchpoints; resolves each expression (in ``frame_id``) where needed."""
+        ...
+
+    async def command(self, text: str, frame_id: int | None) -> str:
+        """Run a raw debugger console command (lldb, gdb, dlv) and return its output."""
+        ...
 
     async def terminate(self) -> None:
         """End the debuggee and the adapter; never raises, never leaves a process behind."""

@@ -48,8 +48,9 @@ class DapBackend:
     name = "dap"
     adapter_id = "polydbg"
 
-    def __init__(self, listener: BackendListener) -> None:
+    def __init__(self, listener: BackendListener, language: str = "") -> None:
         self._listener = listener
+        self.language = language
         self.capabilities = Capabilities()
         self._client: DapClient | None = None
         self._process: asyncio.subprocess.Process | None = None
@@ -63,6 +64,11 @@ class DapBackend:
         self._tasks: set[asyncio.Task[None]] = set()  # background readers, referenced so they are not collected
 
     # -- subclass hooks ---------------------------------------------------------------------------
+
+    @staticmethod
+    def find() -> str | None:
+        """Where this backend's debugger is installed, or None (used for defaults and doctor)."""
+        raise NotImplementedError
 
     async def _start_adapter(self) -> FramedStream:
         raise NotImplementedError

@@ -110,8 +110,8 @@ class DebugpyBackend(DapBackend):
     adapter_id = "debugpy"
     evaluate_context = "repl"  # accepts statements too; pydevd prints their output as console output
 
-    def __init__(self, listener: BackendListener) -> None:
-        super().__init__(listener)
+    def __init__(self, listener: BackendListener, language: str = "python") -> None:
+        super().__init__(listener, language)
         self._lengths: dict[int, int] = {}
         self._launched = False  # launched under our shim (not attached)
         self._connect_to: tuple[str, int] | None = None
@@ -169,6 +169,10 @@ class DebugpyBackend(DapBackend):
         """Modules, functions and classes in a scope listing (they flood module-level stops)."""
         return (variable.type or "") in _NOISE_TYPES or (
             variable.name.startswith("__") and variable.name.endswith("__"))
+
+    @staticmethod
+    def find() -> str | None:
+        return sys.executable  # debugpy is a dependency of polydbg: always here
 
     async def _start_adapter(self) -> FramedStream:
         if self._connect_to is not None:  # `debugpy --listen` runs its own adapter: talk DAP to it directly

@@ -18,10 +18,11 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from polydbg.backends.base import AttachSpec, LaunchSpec
+from polydbg.backends.registry import infer_language
 from polydbg.errors import PolydbgError, UsageError
 from polydbg.mcp import render
 from polydbg.session import source as src
-from polydbg.session.manager import SessionManager, infer_language
+from polydbg.session.manager import SessionManager
 from polydbg.session.model import (
     Ack,
     BreakpointList,

@@ -6,48 +6,17 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import os
 from typing import Any
 
-from polydbg.backends.base import AttachSpec, BackendListener, LaunchSpec
+from polydbg.backends import registry
+from polydbg.backends.base import AttachSpec, LaunchSpec
 from polydbg.errors import UnknownSessionError, UsageError
 from polydbg.session.model import State, StopReport
-from polydbg.session.session import BackendFactory, Progress, Session
+from polydbg.session.session import Progress, Session
 
 log = logging.getLogger(__name__)
 
-LANGUAGES = {".py": "python", ".pyw": "python"}
-ADAPTERS = {"python": ("debugpy",)}
 MAX_SESSIONS = 16
-
-
-def infer_language(program: str | None, module: str | None, language: str | None) -> str:
-    if language:
-        lang = language.lower()
-        if lang not in ADAPTERS:
-            raise UsageError(f"language {language!r} is not supported yet; supported: {sorted(ADAPTERS)}")
-        return lang
-    if module:
-        return "python"
-    ext = os.path.splitext(program or "")[1].lower()
-    if ext in LANGUAGES:
-        return LANGUAGES[ext]
-    raise UsageError(f"cannot tell the language of {program!r} from its extension; "
-                     f"pass language= (one of {sorted(ADAPTERS)})")
-
-
-def backend_factory(language: str, adapter: str | None) -> tuple[str, BackendFactory]:
-    choices = ADAPTERS[language]
-    name = adapter or choices[0]
-    if name not in choices:
-        raise UsageError(f"adapter {adapter!r} cannot debug {language}; use one of {list(choices)}")
-    if name == "debugpy":
-        from polydbg.backends.debugpy import DebugpyBackend
-
-        def make(listener: BackendListener) -> DebugpyBackend:
-            return DebugpyBackend(listener)
-        return name, make
-    raise UsageError(f"unknown adapter {name!r}")  # pragma: no cover - ADAPTERS lists only known ones
 
 
 class SessionManager:
@@ -69,7 +38,8 @@ class SessionManager:
         if len(live) >= MAX_SESSIONS:
             raise UsageError(f"{len(live)} sessions are running (the limit is {MAX_SESSIONS}); "
                              "end some with debug_terminate")
-        name, factory = backend_factory(language, adapter)
+        name = registry.choose_adapter(language, adapter)
+        factory = registry.make_factory(name, language)
         session = Session(f"s{next(self._ids)}", language, name, factory, target, cwd)
         self._sessions[session.id] = session
         return session
