@@ -47,3 +47,14 @@ async def test_session_output_resource(tools: Tools) -> None:
     assert contents.text == whole["text"]
     assert contents.text
     await tools("debug_terminate")
+
+
+async def test_native_tools_on_python_say_what_to_use_instead(tools: Tools) -> None:
+    await tools("debug_launch", program=program("basic.py"), stop_on_entry=True)
+    for name, arguments in (("debug_memory", {"address": "0x1000"}), ("debug_disassemble", {}),
+                            ("debug_registers", {}), ("debug_watch", {"expression": "x"}),
+                            ("debug_command", {"command": "info registers"})):
+        error = await tools.error(name, **arguments)
+        assert f"{name} is not supported by debugpy" in error, error
+    assert (await tools("debug_breakpoints"))["breakpoints"] == []  # the refused watch left nothing behind
+    await tools("debug_terminate")

@@ -147,6 +147,18 @@ class Capabilities:
     extra: dict[str, bool] = field(default_factory=dict)
 
 
+def parse_address(value: object) -> int | None:
+    """An address from a DAP memory/instruction reference ("0x7ff…" or decimal), or None."""
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value, 0)
+        except ValueError:
+            return None
+    return None
+
+
 class BackendListener(Protocol):
     """Events a backend reports to its session. Called on the event loop, must not block."""
 

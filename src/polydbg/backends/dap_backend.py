@@ -8,6 +8,7 @@ let the session configure breakpoints, send ``configurationDone``, then await th
 from __future__ import annotations
 
 import asyncio
+import base64
 import collections
 import contextlib
 import logging
@@ -21,16 +22,20 @@ from polydbg.backends.base import (
     BreakpointResult,
     Capabilities,
     Configure,
+    DataBreakpoint,
     ExceptionDetail,
     Frame,
     FunctionBreakpoint,
+    Instruction,
     LaunchSpec,
+    MemoryBlock,
     Scope,
     SourceBreakpoint,
     StepKind,
     StopEvent,
     Thread,
     Variable,
+    parse_address,
 )
 from polydbg.dap.client import DapClient, wait_response
 from polydbg.errors import AdapterGoneError, AdapterTimeoutError, EnvironmentProblem
@@ -252,7 +257,8 @@ class DapBackend:
             source = f.get("source") or {}
             frames.append(Frame(id=int(f["id"]), name=str(f.get("name", "?")),
                                 file=source.get("path") or source.get("name"),
-                                line=f.get("line") or None, column=f.get("column")))
+                                line=f.get("line") or None, column=f.get("column"),
+                                pc=parse_address(f.get("instructionPointerReference"))))
         total = body.get("totalFrames")
         return frames, total if isinstance(total, int) else None
 
@@ -282,12 +288,77 @@ class DapBackend:
         body = await self._request("evaluate", args)
         return Variable(name=expression, value=str(body.get("result", "")), type=body.get("type"),
                         ref=int(body.get("variablesReference", 0)), evaluate_name=expression,
-                        indexed_count=body.get("indexedVariables"), named_count=body.get("namedVariables"))
+                        indexed_count=body.get("indexedVariables"), named_count=body.get("namedVariables"),
+                        memory_reference=body.get("memoryReference"))
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         body = await self._request("setVariable", {"variablesReference": ref, "name": name, "value": value})
         return Variable(name=name, value=str(body.get("value", "")), type=body.get("type"),
                         ref=int(body.get("variablesReference", 0)))
+
+    # -- native operations (DAP readMemory, writeMemory, disassemble, data breakpoints) -------------
+
+    async def read_memory(self, address: int, count: int) -> MemoryBlock:
+        body = await self._request("readMemory", {"memoryReference": hex(address), "count": count})
+        data = base64.b64decode(body.get("data") or "")
+        start = parse_address(body.get("address"))
+        return MemoryBlock(address=start if start is not None else address, data=data,
+                           unreadable=int(body.get("unreadableBytes") or 0))
+
+    async def write_memory(self, address: int, data: bytes) -> int:
+        body = await self._request("writeMemory", {"memoryReference": hex(address),
+                                                   "data": base64.b64encode(data).decode()})
+        return int(body.get("bytesWritten", len(data)))
+
+    async def disassemble(self, address: int, count: int, offset: int) -> list[Instruction]:
+        body = await self._request("disassemble", {"memoryReference": hex(address), "instructionOffset": offset,
+                                                   "instructionCount": count, "resolveSymbols": True})
+        out = []
+        for item in body.get("instructions", []):
+            at = parse_address(item.get("address"))
+            if at is None:
+                continue
+            location = item.get("location") or {}
+            out.append(Instruction(address=at, text=str(item.get("instruction", "")), symbol=item.get("symbol"),
+                                   file=location.get("path"), line=item.get("line")))
+        return out
+
+    async def registers(self, frame_id: int) -> list[Variable]:
+        for scope in await self.scopes(frame_id):
+            if "register" in scope.name.lower() or (scope.hint or "").lower() == "registers":
+                return await self.variables(scope.ref)
+        return []
+
+    async def set_data_breakpoints(self, breakpoints: list[DataBreakpoint],
+                                   frame_id: int | None) -> list[BreakpointResult]:
+        """Resolve each expression with dataBreakpointInfo, then replace the adapter's watchpoints."""
+        wire: list[dict[str, Any]] = []
+        results: list[BreakpointResult | None] = []
+        for bp in breakpoints:
+            data_id = bp.data_id
+            if data_id is None:
+                args: dict[str, Any] = {"name": bp.expression}
+                if frame_id is not None:
+                    args["frameId"] = frame_id
+                info = await self._request("dataBreakpointInfo", args)
+                data_id = info.get("dataId")
+                if not data_id:
+                    results.append(BreakpointResult(False, message=str(info.get("description") or
+                                                                       f"cannot watch {bp.expression!r}")))
+                    continue
+            wire.append({"dataId": data_id, "accessType": bp.access})
+            results.append(None)
+        body = await self._request("setDataBreakpoints", {"breakpoints": wire})
+        answers = iter(_breakpoint_result(b) for b in body.get("breakpoints", []))
+        return [r if r is not None else next(answers, BreakpointResult(False, message="no answer"))
+                for r in results]
+
+    async def command(self, text: str, frame_id: int | None) -> str:
+        args: dict[str, Any] = {"expression": text, "context": "repl"}
+        if frame_id is not None:
+            args["frameId"] = frame_id
+        body = await self._request("evaluate", args)
+        return str(body.get("result", ""))
 
     async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
         if not self.capabilities.exception_info:
@@ -358,6 +429,9 @@ def _capabilities(body: dict[str, Any]) -> Capabilities:
         terminate_request=bool(body.get("supportsTerminateRequest")),
         child_paging=False,
         exception_filters=filters,
+        memory=bool(body.get("supportsReadMemoryRequest")),
+        disassemble=bool(body.get("supportsDisassembleRequest")),
+        data_breakpoints=bool(body.get("supportsDataBreakpoints")),
         extra={k: bool(v) for k, v in body.items() if k.startswith("supports") and isinstance(v, bool)},
     )
 
@@ -370,4 +444,5 @@ def _breakpoint_result(bp: dict[str, Any]) -> BreakpointResult:
 def _variable(v: dict[str, Any]) -> Variable:
     return Variable(name=str(v.get("name", "")), value=str(v.get("value", "")), type=v.get("type") or None,
                     ref=int(v.get("variablesReference", 0)), evaluate_name=v.get("evaluateName"),
-                    indexed_count=v.get("indexedVariables"), named_count=v.get("namedVariables"))
+                    indexed_count=v.get("indexedVariables"), named_count=v.get("namedVariables"),
+                    memory_reference=v.get("memoryReference"))

@@ -7,7 +7,10 @@ import os
 from polydbg.session.model import (
     BreakpointInfo,
     BreakpointList,
+    CommandResult,
+    DisassemblyResult,
     EvaluateResult,
+    MemoryResult,
     Output,
     OutputResult,
     SessionList,
@@ -118,6 +121,8 @@ def _indent(text: str, prefix: str = "  ") -> str:
 def breakpoint_line(b: BreakpointInfo) -> str:
     if b.kind == "function":
         where = f"function {b.function}"
+    elif b.kind == "data":
+        where = f"watch {b.watch} ({b.access})"
     else:
         where = f"{_short(b.file)}:{b.line}"
         if b.actual_line and b.actual_line != b.line:
@@ -220,3 +225,27 @@ def trace(r: TraceResult) -> str:
     if r.report is not None:
         lines.append(stop_report(r.report))
     return "\n".join(lines)
+
+
+def memory(r: MemoryResult) -> str:
+    head = f"{r.count} bytes at {r.address}"
+    if r.written is not None:
+        head = f"wrote {r.written} bytes; " + head
+    lines = [head + ":", r.dump] if r.dump else [head]
+    if r.unreadable:
+        lines.append(f"({r.unreadable} more bytes unreadable)")
+    return "\n".join(lines)
+
+
+def disassembly(r: DisassemblyResult) -> str:
+    lines = []
+    for i in r.instructions:
+        mark = "=>" if i.current else "  "
+        symbol = f" <{i.symbol}>" if i.symbol else ""
+        lines.append(f"{mark} {i.address}{symbol}: {i.text}")
+    return "\n".join(lines) if lines else "(no instructions)"
+
+
+def command(r: CommandResult) -> str:
+    text = r.output.rstrip("\n") or "(no output)"
+    return text + ("\n(output truncated)" if r.truncated else "")

@@ -18,7 +18,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from polydbg.backends.base import AttachSpec, LaunchSpec
-from polydbg.backends.registry import infer_language
+from polydbg.backends.registry import LANGUAGE_ADAPTERS, infer_language, normalize_language, sniff_binary
 from polydbg.errors import PolydbgError, UsageError
 from polydbg.mcp import render
 from polydbg.session import source as src
@@ -26,7 +26,10 @@ from polydbg.session.manager import SessionManager
 from polydbg.session.model import (
     Ack,
     BreakpointList,
+    CommandResult,
+    DisassemblyResult,
     EvaluateResult,
+    MemoryResult,
     OutputResult,
     SessionInfo,
     SessionList,
@@ -124,6 +127,28 @@ async def _apply_breakpoints(session: Session, specs: list[BreakpointSpec] | Non
                                           spec.log_message)
 
 
+def attach_language(pid: int | None, language: str | None, adapter: str | None, program: str | None) -> str:
+    """The language of an attach target: explicit, else from the process's executable or the adapter."""
+    if language:
+        return normalize_language(language)
+    if pid is not None:
+        try:
+            os.kill(pid, 0)
+            exe = os.readlink(f"/proc/{pid}/exe")
+        except ProcessLookupError:
+            raise UsageError(f"no process {pid}; pass the pid of a running process") from None
+        except OSError:
+            exe = ""
+        if os.path.basename(exe).startswith("python"):
+            return "python"
+        return sniff_binary(exe) or "c"
+    if program:
+        return infer_language(program, None, None)
+    if adapter:
+        return next((lang for lang, adapters in LANGUAGE_ADAPTERS.items() if adapter in adapters), "python")
+    return "python"
+
+
 def _existing_dir(path: str | None, what: str) -> str | None:
     if path is None:
         return None
@@ -147,20 +172,21 @@ def register(server: MCPServer[SessionManager]) -> None:
     @tool(CONTROL)
     async def debug_launch(
         ctx: Context,
-        program: Annotated[str | None, Field(description="script path")] = None,
-        module: Annotated[str | None, Field(description="python -m module instead of program")] = None,
+        program: Annotated[str | None, Field(description="script, executable, Go dir")] = None,
+        module: Annotated[str | None, Field(description="python -m")] = None,
         args: list[str] | None = None,
         cwd: str | None = None,
         env: dict[str, str] | None = None,
-        language: Annotated[str | None, Field(description="default: from the file extension")] = None,
+        language: str | None = None,
         adapter: str | None = None,
-        python: Annotated[str | None, Field(description="interpreter; default: venv, else polydbg's")] = None,
+        python: Annotated[str | None, Field(description="interpreter")] = None,
         breakpoints: list[BreakpointSpec] | None = None,
         stop_on_entry: bool = False,
         break_on_exception: BreakOn = "uncaught",
+        core: str | None = None,
         timeout_s: Timeout = 30,
     ) -> Annotated[CallToolResult, StopReport]:
-        """Start a program under the debugger, set breakpoints, run to the first stop (or exit)."""
+        """Start a program with breakpoints; run to the first stop."""
         async def work() -> CallToolResult:
             manager = manager_of(ctx)
             if bool(program) == bool(module):
@@ -169,9 +195,15 @@ def register(server: MCPServer[SessionManager]) -> None:
             path = None
             if program:
                 path = os.path.abspath(os.path.join(work_dir or os.getcwd(), os.path.expanduser(program)))
-                if not os.path.isfile(path):
+                if not os.path.exists(path):
                     raise UsageError(f"program {program!r} not found (looked for {path}); pass an existing "
                                      "file, absolute or relative to cwd")
+            core_path = None
+            if core is not None:
+                core_path = os.path.abspath(os.path.expanduser(core))
+                if not os.path.isfile(core_path) or path is None:
+                    raise UsageError(f"core {core!r} is not a file, or program is missing; pass the executable as "
+                                     "program and the core dump it produced as core")
             lang = infer_language(path, module, language)
             session = manager.create(lang, adapter, os.path.basename(path) if path else f"-m {module}",
                                      work_dir or (os.path.dirname(path) if path else os.getcwd()))
@@ -186,7 +218,8 @@ def register(server: MCPServer[SessionManager]) -> None:
                 raise
             spec = LaunchSpec(program=path, module=module, args=tuple(args or ()), cwd=work_dir or
                               (os.path.dirname(path) if path else None),
-                              env=tuple(sorted((env or {}).items())), python=python, stop_on_entry=stop_on_entry)
+                              env=tuple(sorted((env or {}).items())), python=python, stop_on_entry=stop_on_entry,
+                              core=core_path)
             report = await manager.start(session, spec, timeout_s, progress_of(ctx))
             return answer(report, render.stop_report(report))
         return await guarded(work, "debug_launch")
@@ -197,20 +230,21 @@ def register(server: MCPServer[SessionManager]) -> None:
         pid: int | None = None,
         host: str | None = None,
         port: Annotated[int | None, Field(ge=1, le=65535)] = None,
-        path_mappings: Annotated[dict[str, str] | None, Field(description="{local dir: remote dir}")] = None,
+        path_mappings: Annotated[dict[str, str] | None, Field(description="{local: remote}")] = None,
         breakpoints: list[BreakpointSpec] | None = None,
-        language: str = "python",
+        language: str | None = None,
         adapter: str | None = None,
+        program: str | None = None,
         break_on_exception: BreakOn = "uncaught",
         timeout_s: Timeout = 30,
     ) -> Annotated[CallToolResult, StopReport]:
-        """Attach to a running process (pid) or a listening debug server (host+port)."""
+        """Attach to a pid, or a debug server at host:port."""
         async def work() -> CallToolResult:
             manager = manager_of(ctx)
             if (pid is None) == (port is None):
                 raise UsageError("pass pid (a running process) or port (and host) of a listening debug "
                                  "server, e.g. one started with python -m debugpy --listen 5678")
-            lang = infer_language(None, None, language)
+            lang = attach_language(pid, language, adapter, program)
             target = f"pid {pid}" if pid is not None else f"{host or '127.0.0.1'}:{port}"
             session = manager.create(lang, adapter, target, None)
             try:
@@ -220,14 +254,15 @@ def register(server: MCPServer[SessionManager]) -> None:
                 raise
             session.exception_filters = _break_filters(session, break_on_exception)
             spec = AttachSpec(pid=pid, host=host, port=port,
-                              path_mappings=tuple(sorted((path_mappings or {}).items())))
+                              path_mappings=tuple(sorted((path_mappings or {}).items())),
+                              program=os.path.abspath(program) if program else None)
             report = await manager.start(session, spec, timeout_s, progress_of(ctx))
             return answer(report, render.stop_report(report))
         return await guarded(work, "debug_attach")
 
     @tool(READ_ONLY)
     async def debug_sessions(ctx: Context) -> Annotated[CallToolResult, SessionList]:
-        """List debug sessions (* marks the default one)."""
+        """List sessions."""
         async def work() -> CallToolResult:
             manager = manager_of(ctx)
             infos = []
@@ -243,7 +278,7 @@ def register(server: MCPServer[SessionManager]) -> None:
     @tool(DESTRUCTIVE)
     async def debug_terminate(ctx: Context, detach: bool = False,
                               session_id: SessionId = None) -> Annotated[CallToolResult, Ack]:
-        """End a session: kill the program (or detach=true to leave it running)."""
+        """End a session: kill the program, or detach."""
         async def work() -> CallToolResult:
             manager = manager_of(ctx)
             session = manager.get(session_id)
@@ -260,12 +295,12 @@ def register(server: MCPServer[SessionManager]) -> None:
         line: Annotated[int | None, Field(ge=1)] = None,
         function: str | None = None,
         condition: str | None = None,
-        hit_condition: Annotated[str | None, Field(description="e.g. '5' or '>= 3'")] = None,
-        log_message: Annotated[str | None, Field(description="logpoint: print this, {expr} interpolated")] = None,
-        exception: Annotated[list[str] | None, Field(description="filters: raised, uncaught; [] = none")] = None,
+        hit_condition: Annotated[str | None, Field(description="e.g. >= 3")] = None,
+        log_message: Annotated[str | None, Field(description="print {expr}s, no stop")] = None,
+        exception: Annotated[list[str] | None, Field(description="raised, uncaught")] = None,
         session_id: SessionId = None,
     ) -> Annotated[CallToolResult, BreakpointList]:
-        """Add a breakpoint (file+line, or function), or set exception filters."""
+        """Add a breakpoint (file+line or function) or set exception filters."""
         async def work() -> CallToolResult:
             manager = manager_of(ctx)
             chosen = [x is not None for x in (file, function, exception)]
@@ -303,7 +338,7 @@ def register(server: MCPServer[SessionManager]) -> None:
     @tool(CONTROL)
     async def debug_clear(ctx: Context, id: int | None = None, file: str | None = None, all: bool = False,
                           session_id: SessionId = None) -> Annotated[CallToolResult, Ack]:
-        """Remove breakpoints by id, by file, or all."""
+        """Remove breakpoints."""
         async def work() -> CallToolResult:
             session = manager_of(ctx).get(session_id)
             removed = await session.remove_breakpoints(id, file, all)
@@ -315,7 +350,7 @@ def register(server: MCPServer[SessionManager]) -> None:
     @tool(READ_ONLY)
     async def debug_breakpoints(ctx: Context, session_id: SessionId = None) -> Annotated[CallToolResult,
                                                                                          BreakpointList]:
-        """List breakpoints: verified state, actual line, hit counts."""
+        """List breakpoints, verified lines, hits."""
         async def work() -> CallToolResult:
             session = manager_of(ctx).get(session_id)
             result = BreakpointList(session_id=session.id, breakpoints=session.breakpoint_infos(),
@@ -325,10 +360,10 @@ def register(server: MCPServer[SessionManager]) -> None:
 
     @tool(CONTROL)
     async def debug_continue(ctx: Context, thread_id: int | None = None,
-                             to: Annotated[Place | None, Field(description="run to this location")] = None,
+                             to: Annotated[Place | None, Field(description="run to")] = None,
                              timeout_s: Timeout = 30,
                              session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
-        """Resume and wait for the next stop, exit, or the timeout."""
+        """Resume; wait for the next stop."""
         place = (to.file, to.line) if to else None
         return await on_session(ctx, session_id, "debug_continue",
                                 lambda s: s.resume(thread_id, place, timeout_s, progress_of(ctx)), render.stop_report)
@@ -338,7 +373,7 @@ def register(server: MCPServer[SessionManager]) -> None:
                          count: Annotated[int, Field(ge=1, le=1000)] = 1, thread_id: int | None = None,
                          timeout_s: Timeout = 30,
                          session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
-        """Step over/into/out (count times) and report where it stopped."""
+        """Step; report the stop."""
         return await on_session(ctx, session_id, "debug_step",
                                 lambda s: s.step(kind, count, thread_id, timeout_s, progress_of(ctx)),
                                 render.stop_report)
@@ -346,14 +381,14 @@ def register(server: MCPServer[SessionManager]) -> None:
     @tool(CONTROL)
     async def debug_pause(ctx: Context, thread_id: int | None = None, timeout_s: Timeout = 10,
                           session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
-        """Interrupt the running program and report where it is."""
+        """Interrupt the program."""
         return await on_session(ctx, session_id, "debug_pause",
                                 lambda s: s.pause(thread_id, timeout_s), render.stop_report)
 
     @tool(CONTROL)
     async def debug_restart(ctx: Context, timeout_s: Timeout = 30,
                             session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
-        """Restart the program from the start, keeping breakpoints and the session id."""
+        """Restart, keeping breakpoints."""
         return await on_session(ctx, session_id, "debug_restart",
                                 lambda s: s.restart(timeout_s, progress_of(ctx)), render.stop_report)
 
@@ -361,7 +396,7 @@ def register(server: MCPServer[SessionManager]) -> None:
     async def debug_stack(ctx: Context, thread_id: int | None = None, start: Annotated[int, Field(ge=0)] = 0,
                           levels: Annotated[int, Field(ge=1, le=1000)] = 20, all_threads: bool = False,
                           session_id: SessionId = None) -> Annotated[CallToolResult, StackResult]:
-        """Call stack of the stopped thread (or all threads)."""
+        """Call stack."""
         return await on_session(ctx, session_id, "debug_stack",
                                 lambda s: s.stack(thread_id, start, levels, all_threads), render.stack)
 
@@ -369,21 +404,21 @@ def register(server: MCPServer[SessionManager]) -> None:
     async def debug_variables(
         ctx: Context,
         frame_id: FrameIndex = None,
-        ref: Annotated[int | None, Field(description="expand this value (ref from a report)")] = None,
-        scope: Annotated[str | None, Field(description="locals (default), globals, ...")] = None,
+        ref: int | None = None,
+        scope: Annotated[str | None, Field(description="locals, globals, ...")] = None,
         start: Annotated[int, Field(ge=0)] = 0,
         count: Annotated[int, Field(ge=1, le=1000)] = 50,
-        filter: Annotated[list[str] | None, Field(description="only these names")] = None,
+        filter: Annotated[list[str] | None, Field(description="names")] = None,
         session_id: SessionId = None,
     ) -> Annotated[CallToolResult, VariablesResult]:
-        """Variables of a frame's scope, or the children of a value (paged)."""
+        """A frame's variables, or a value's children."""
         return await on_session(ctx, session_id, "debug_variables",
                                 lambda s: s.variables(frame_id, ref, scope, start, count, filter), render.variables)
 
     @tool(CONTROL)
     async def debug_evaluate(ctx: Context, expression: str, frame_id: FrameIndex = None,
                              session_id: SessionId = None) -> Annotated[CallToolResult, EvaluateResult]:
-        """Evaluate an expression in a frame of the stopped program."""
+        """Evaluate an expression."""
         return await on_session(ctx, session_id, "debug_evaluate",
                                 lambda s: s.evaluate(expression, frame_id), render.evaluate)
 
@@ -391,7 +426,7 @@ def register(server: MCPServer[SessionManager]) -> None:
     async def debug_set_variable(ctx: Context, name: str, value: str, frame_id: FrameIndex = None,
                                  ref: int | None = None,
                                  session_id: SessionId = None) -> Annotated[CallToolResult, Var]:
-        """Change a variable (in a frame, or a member of the value ref)."""
+        """Set a variable (or member of ref)."""
         return await on_session(ctx, session_id, "debug_set_variable",
                                 lambda s: s.set_variable(name, value, frame_id, ref),
                                 lambda v: "set " + render.var_line(v, indent=""))
@@ -400,7 +435,7 @@ def register(server: MCPServer[SessionManager]) -> None:
     async def debug_source(ctx: Context, file: str | None = None, line: Annotated[int | None, Field(ge=1)] = None,
                            context: Annotated[int, Field(ge=0, le=200)] = 10,
                            session_id: SessionId = None) -> Annotated[CallToolResult, SourceResult]:
-        """Numbered source around a line (default: the current stop); > current line, * breakpoint."""
+        """Source around a line (default: the stop)."""
         async def work() -> CallToolResult:
             result = await source_view(manager_of(ctx), file, line, context, session_id)
             return answer(result, render.source(result))
@@ -411,7 +446,7 @@ def register(server: MCPServer[SessionManager]) -> None:
                            stream: Literal["all", "stdout", "stderr", "console"] = "all",
                            max_bytes: Annotated[int, Field(ge=1, le=1_000_000)] = 8000,
                            session_id: SessionId = None) -> Annotated[CallToolResult, OutputResult]:
-        """Program output from cursor (none: oldest retained); pass next_cursor to continue."""
+        """Program output from a cursor."""
         async def work() -> CallToolResult:
             session = manager_of(ctx).get(session_id)
             streams = None if stream == "all" else frozenset({stream})
@@ -425,7 +460,7 @@ def register(server: MCPServer[SessionManager]) -> None:
     async def debug_trace(ctx: Context, points: list[Place], expressions: list[str],
                           max_hits: Annotated[int, Field(ge=1, le=10_000)] = 50, timeout_s: Timeout = 30,
                           session_id: SessionId = None) -> Annotated[CallToolResult, TraceResult]:
-        """Run without stopping, recording expressions at points; returns the hits table."""
+        """Run, recording expressions at points without stopping."""
         async def work() -> CallToolResult:
             if not points or not expressions:
                 raise UsageError("pass at least one point {file, line} and one expression")
@@ -434,6 +469,49 @@ def register(server: MCPServer[SessionManager]) -> None:
                                          progress_of(ctx))
             return answer(result, render.trace(result))
         return await guarded(work, "debug_trace")
+
+
+    @tool(READ_ONLY)
+    async def debug_memory(ctx: Context, address: Annotated[str, Field(description="0x... or expression")],
+                           count: Annotated[int, Field(ge=1, le=65536)] = 64,
+                           write: Annotated[str | None, Field(description="hex bytes")] = None,
+                           frame_id: FrameIndex = None,
+                           session_id: SessionId = None) -> Annotated[CallToolResult, MemoryResult]:
+        """Read (or write) memory."""
+        return await on_session(ctx, session_id, "debug_memory",
+                                lambda s: s.memory(address, count, write, frame_id), render.memory)
+
+    @tool(READ_ONLY)
+    async def debug_disassemble(ctx: Context, address: str | None = None,
+                                count: Annotated[int, Field(ge=1, le=500)] = 20, frame_id: FrameIndex = None,
+                                session_id: SessionId = None) -> Annotated[CallToolResult, DisassemblyResult]:
+        """Disassemble around the pc."""
+        return await on_session(ctx, session_id, "debug_disassemble",
+                                lambda s: s.disassemble(address, count, frame_id), render.disassembly)
+
+    @tool(READ_ONLY)
+    async def debug_registers(ctx: Context, frame_id: FrameIndex = None,
+                              session_id: SessionId = None) -> Annotated[CallToolResult, VariablesResult]:
+        """Registers of a frame."""
+        return await on_session(ctx, session_id, "debug_registers",
+                                lambda s: s.registers(frame_id), render.variables)
+
+    @tool(CONTROL)
+    async def debug_watch(ctx: Context, expression: str, access: Literal["write", "read", "readWrite"] = "write",
+                          session_id: SessionId = None) -> Annotated[CallToolResult, BreakpointList]:
+        """Stop when an lvalue is written (or read)."""
+        async def watched(s: Session) -> BreakpointList:
+            bp = await s.watch(expression, access)
+            return BreakpointList(session_id=s.id, breakpoints=[bp.info()], exception_filters=s.exception_filters)
+        return await on_session(ctx, session_id, "debug_watch", watched,
+                                lambda r: render.breakpoint_line(r.breakpoints[0]))
+
+    @tool(CONTROL)
+    async def debug_command(ctx: Context, command: str, frame_id: FrameIndex = None,
+                            session_id: SessionId = None) -> Annotated[CallToolResult, CommandResult]:
+        """Run a raw debugger command."""
+        return await on_session(ctx, session_id, "debug_command",
+                                lambda s: s.command(command, frame_id), render.command)
 
 
 async def source_view(manager: SessionManager, file: str | None, line: int | None, context: int,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from polydbg.backends.base import BreakpointResult, FunctionBreakpoint, SourceBreakpoint
+from polydbg.backends.base import BreakpointResult, DataBreakpoint, FunctionBreakpoint, SourceBreakpoint
 from polydbg.session.model import BreakpointInfo
 
 
@@ -22,12 +22,18 @@ class Breakpoint:
     condition: str | None = None
     hit_condition: str | None = None
     log_message: str | None = None
+    watch: str | None = None  # a data breakpoint (watchpoint) on this expression
+    access: str = "write"
     internal: bool = False  # run-to-location and tracepoints: hidden from the agent's list
     verified: bool = False
     actual_line: int | None = None
     message: str | None = None
     adapter_id: int | None = None
     hits: int = 0
+
+    @property
+    def kind(self) -> str:
+        return "function" if self.function else "data" if self.watch else "line"
 
     def apply(self, result: BreakpointResult) -> None:
         self.verified = result.verified
@@ -38,8 +44,9 @@ class Breakpoint:
 
     def info(self) -> BreakpointInfo:
         return BreakpointInfo(
-            id=self.id, kind="function" if self.function else "line", file=self.file, line=self.line,
-            actual_line=self.actual_line, function=self.function, condition=self.condition,
+            id=self.id, kind=self.kind, file=self.file, line=self.line,
+            actual_line=self.actual_line, function=self.function, watch=self.watch,
+            access=self.access if self.watch else None, condition=self.condition,
             hit_condition=self.hit_condition, log_message=self.log_message, verified=self.verified,
             message=self.message, hits=self.hits)
 
@@ -66,6 +73,9 @@ class BreakpointStore:
     def functions(self) -> list[Breakpoint]:
         return [bp for bp in self.items.values() if bp.function is not None]
 
+    def watches(self) -> list[Breakpoint]:
+        return [bp for bp in self.items.values() if bp.watch is not None]
+
     def by_adapter_id(self, adapter_id: int) -> Breakpoint | None:
         return next((bp for bp in self.items.values() if bp.adapter_id == adapter_id), None)
 
@@ -81,6 +91,12 @@ def source_spec(bp: Breakpoint) -> SourceBreakpoint:
     assert bp.line is not None
     return SourceBreakpoint(line=bp.line, condition=bp.condition, hit_condition=bp.hit_condition,
                             log_message=bp.log_message)
+
+
+def data_spec(bp: Breakpoint) -> DataBreakpoint:
+    assert bp.watch is not None
+    access = bp.access if bp.access in ("read", "readWrite") else "write"
+    return DataBreakpoint(expression=bp.watch, access=access)  # type: ignore[arg-type]
 
 
 def function_spec(bp: Breakpoint) -> FunctionBreakpoint:

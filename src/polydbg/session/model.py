@@ -70,11 +70,13 @@ class StopReport(_Model):
 
 class BreakpointInfo(_Model):
     id: int
-    kind: str  # line / function / exception
+    kind: str  # line / function / data
     file: str | None = None
     line: int | None = None  # requested
     actual_line: int | None = None
     function: str | None = None
+    watch: str | None = None
+    access: str | None = None
     condition: str | None = None
     hit_condition: str | None = None
     log_message: str | None = None
@@ -175,6 +177,37 @@ class TraceResult(_Model):
     stopped_because: str  # max_hits / exited / timeout / stopped
     state: State
     report: StopReport | None = None
+
+
+class MemoryResult(_Model):
+    session_id: str
+    address: str
+    count: int
+    hex: str
+    dump: str
+    unreadable: int = 0
+    written: int | None = None
+
+
+class InstructionInfo(_Model):
+    address: str
+    text: str
+    symbol: str | None = None
+    line: int | None = None
+    current: bool = False
+
+
+class DisassemblyResult(_Model):
+    session_id: str
+    pc: str | None = None
+    instructions: list[InstructionInfo]
+
+
+class CommandResult(_Model):
+    session_id: str
+    command: str
+    output: str
+    truncated: bool = False
 
 
 class Ack(_Model):

@@ -12,6 +12,7 @@ import asyncio
 import functools
 import logging
 import os
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from polydbg.backends.base import (
     StopEvent,
     Thread,
     Variable,
+    parse_address,
 )
 from polydbg.errors import (
     AdapterError,
@@ -38,13 +40,17 @@ from polydbg.errors import (
     UsageError,
 )
 from polydbg.session import source as src
-from polydbg.session.breakpoints import Breakpoint, BreakpointStore, function_spec, source_spec
+from polydbg.session.breakpoints import Breakpoint, BreakpointStore, data_spec, function_spec, source_spec
 from polydbg.session.model import (
     BreakpointInfo,
+    CommandResult,
+    DisassemblyResult,
     EvaluateResult,
     ExceptionInfo,
     FrameInfo,
+    InstructionInfo,
     Location,
+    MemoryResult,
     Output,
     StackResult,
     State,
@@ -71,6 +77,19 @@ REPORT_LINE_CHARS = 100
 VALUE_CHARS = 400
 EVALUATE_CHARS = 4000
 _OUTPUT_STREAMS = {"stdout": "stdout", "stderr": "stderr"}
+
+
+_HEX = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def hexdump(address: int, data: bytes, width: int = 16) -> str:
+    """Classic hex dump: address, hex bytes, printable ASCII."""
+    lines = []
+    for offset in range(0, len(data), width):
+        row = data[offset:offset + width]
+        text = "".join(chr(b) if 32 <= b < 127 else "." for b in row)
+        lines.append(f"{address + offset:#014x}  {row.hex(' '):<{width * 3 - 1}}  |{text}|")
+    return "\n".join(lines)
 
 
 def clip(text: str, limit: int) -> tuple[str, bool]:
@@ -293,6 +312,8 @@ class Session:
             await self._send_file_breakpoints(file)
         if self.breakpoints.functions():
             await self._send_function_breakpoints()
+        if self.breakpoints.watches() and backend.capabilities.data_breakpoints:
+            await self._send_watches(None)
         await backend.set_exception_filters(list(self.exception_filters))
 
     async def _send_file_breakpoints(self, file: str) -> None:
@@ -304,6 +325,12 @@ class Session:
     async def _send_function_breakpoints(self) -> None:
         bps = sorted(self.breakpoints.functions(), key=lambda b: b.id)
         results = await self._connected_backend().set_function_breakpoints([function_spec(b) for b in bps])
+        for bp, result in zip(bps, results, strict=False):
+            bp.apply(result)
+
+    async def _send_watches(self, frame_id: int | None) -> None:
+        bps = sorted(self.breakpoints.watches(), key=lambda b: b.id)
+        results = await self._connected_backend().set_data_breakpoints([data_spec(b) for b in bps], frame_id)
         for bp, result in zip(bps, results, strict=False):
             bp.apply(result)
 
@@ -382,6 +409,7 @@ class Session:
             raise UsageError("say which breakpoints to remove: id, file, or all=true")
         files = {b.file for b in doomed if b.file}
         functions = any(b.function for b in doomed)
+        watches = any(b.watch for b in doomed)
         for bp in doomed:
             self.breakpoints.remove(bp.id)
         if self._live_backend() is not None and self.state != State.starting:
@@ -389,6 +417,8 @@ class Session:
                 await self._call(self._send_file_breakpoints(path))
             if functions:
                 await self._call(self._send_function_breakpoints())
+            if watches:
+                await self._call(self._send_watches(None))
         return [b.id for b in doomed]
 
     def breakpoint_infos(self) -> list[BreakpointInfo]:
@@ -785,6 +815,117 @@ class Session:
         self._child_cache.clear()
         self._remember([updated], frame_id)
         return self._var(updated)
+
+    # -- native operations ------------------------------------------------------------------------------
+
+    def _native(self, capability: str, tool: str) -> Backend:
+        backend = self.backend
+        if not getattr(backend.capabilities, capability):
+            what = "native programs (C, C++, Rust, Go)" if self.language == "python" else "this debugger"
+            raise UsageError(f"{tool} is not supported by {self.adapter}: it works with {what}"
+                             + ("; for Python use debug_evaluate" if self.language == "python" else ""))
+        return backend
+
+    async def resolve_address(self, address: str, frame_index: int | None) -> int:
+        """A number (0x… or decimal) as is; anything else is evaluated and must give an address."""
+        text = address.strip()
+        try:
+            return int(text, 0)
+        except ValueError:
+            pass
+        frame = await self.frame(frame_index)
+        try:
+            value = await self._call(self.backend.evaluate(text, frame.id, "watch"))
+        except AdapterRequestError as exc:
+            raise UsageError(f"cannot evaluate {text!r}: {exc}") from None
+        if value.memory_reference:
+            parsed = parse_address(value.memory_reference)
+            if parsed is not None:
+                return parsed
+        found = _HEX.search(value.value)
+        if found is None:
+            raise UsageError(f"{text!r} = {clip(value.value, 80)[0]} is not an address; pass a pointer, &variable, "
+                             "or a number such as 0x7ffd1234")
+        return int(found.group(0), 16)
+
+    async def memory(self, address: str, count: int, write: str | None, frame_index: int | None) -> MemoryResult:
+        self.require_stopped()
+        backend = self._native("memory", "debug_memory")
+        at = await self.resolve_address(address, frame_index)
+        written = None
+        if write is not None:
+            try:
+                data = bytes.fromhex(write.replace(" ", "").removeprefix("0x"))
+            except ValueError:
+                raise UsageError(f"write must be hex bytes such as '48 65 6c 6c 6f', not {write!r}") from None
+            written = await self._call(backend.write_memory(at, data))
+            self._child_cache.clear()
+            count = max(count, len(data))
+        try:
+            block = await self._call(backend.read_memory(at, count))
+        except AdapterRequestError as exc:
+            raise UsageError(f"cannot read memory at {hex(at)}: {exc}") from None
+        return MemoryResult(session_id=self.id, address=hex(block.address), count=len(block.data),
+                            hex=block.data.hex(), dump=hexdump(block.address, block.data),
+                            unreadable=block.unreadable, written=written)
+
+    async def disassemble(self, address: str | None, count: int, frame_index: int | None) -> DisassemblyResult:
+        self.require_stopped()
+        backend = self._native("disassemble", "debug_disassemble")
+        frame = await self.frame(frame_index)
+        if address is not None:
+            at, offset = await self.resolve_address(address, frame_index), 0
+        elif frame.pc is not None:
+            at, offset = frame.pc, -min(count // 3, 8)  # a few instructions before the pc for context
+        else:
+            raise UsageError("this frame has no instruction pointer; pass address")
+        try:
+            instructions = await self._call(backend.disassemble(at, count, offset))
+        except AdapterRequestError as exc:
+            raise UsageError(f"cannot disassemble at {hex(at)}: {exc}") from None
+        return DisassemblyResult(
+            session_id=self.id, pc=hex(frame.pc) if frame.pc is not None else None,
+            instructions=[InstructionInfo(address=hex(i.address), text=i.text, symbol=i.symbol, line=i.line,
+                                          current=i.address == frame.pc) for i in instructions])
+
+    async def registers(self, frame_index: int | None) -> VariablesResult:
+        self.require_stopped()
+        backend = self._native("registers", "debug_registers")
+        frame = await self.frame(frame_index)
+        found = await self._call(backend.registers(frame.id))
+        self._remember(found, frame.id)
+        return VariablesResult(session_id=self.id, scope="Registers", variables=[self._var(v) for v in found],
+                               total=len(found))
+
+    async def watch(self, expression: str, access: str) -> Breakpoint:
+        backend = self._live_backend()
+        if backend is not None:
+            self._native("data_breakpoints", "debug_watch")
+        bp = self.breakpoints.add(watch=expression, access=access)
+        if backend is not None and self.state != State.starting:
+            frame_id = (await self.frame(0)).id if self.state == State.stopped else None
+            try:
+                await self._call(self._send_watches(frame_id))
+            except AdapterRequestError as exc:
+                self.breakpoints.remove(bp.id)
+                raise UsageError(f"cannot watch {expression!r}: {exc}") from None
+            if not bp.verified:
+                self.breakpoints.remove(bp.id)
+                await self._call(self._send_watches(frame_id))
+                raise UsageError(f"cannot watch {expression!r}: {bp.message or 'the debugger refused'}; watch an "
+                                 "lvalue such as a global, a local in the current frame, or *(int*)0x…")
+        return bp
+
+    async def command(self, text: str, frame_index: int | None) -> CommandResult:
+        backend = self._native("raw_command", "debug_command")
+        frame_id = (await self.frame(frame_index)).id if self.state == State.stopped else None
+        try:
+            output = await self._call(backend.command(text, frame_id))
+        except AdapterRequestError as exc:
+            raise UsageError(f"{self.adapter} refused {text!r}: {exc}") from None
+        self._forget_stop_data()  # a raw command may change anything
+        clipped, cut = clip(output, EVALUATE_CHARS)
+        return CommandResult(session_id=self.id, command=text, output=clipped, truncated=cut)
 
     # -- tracepoints ----------------------------------------------------------------------------------
 
