@@ -55,6 +55,7 @@ class BreakpointResult(NamedTuple):
     line: int | None = None
     adapter_id: int | None = None
     message: str | None = None
+    data_id: str | None = None  # a watchpoint's resolved handle, to re-send it without re-resolving
 
 
 class Thread(NamedTuple):

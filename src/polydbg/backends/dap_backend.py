@@ -334,6 +334,7 @@ class DapBackend:
         """Resolve each expression with dataBreakpointInfo, then replace the adapter's watchpoints."""
         wire: list[dict[str, Any]] = []
         results: list[BreakpointResult | None] = []
+        data_ids: list[str] = []
         for bp in breakpoints:
             data_id = bp.data_id
             if data_id is None:
@@ -347,9 +348,11 @@ class DapBackend:
                                                                        f"cannot watch {bp.expression!r}")))
                     continue
             wire.append({"dataId": data_id, "accessType": bp.access})
+            data_ids.append(str(data_id))
             results.append(None)
         body = await self._request("setDataBreakpoints", {"breakpoints": wire})
-        answers = iter(_breakpoint_result(b) for b in body.get("breakpoints", []))
+        answers = iter(_breakpoint_result(b)._replace(data_id=data_id)
+                       for b, data_id in zip(body.get("breakpoints", []), data_ids, strict=False))
         return [r if r is not None else next(answers, BreakpointResult(False, message="no answer"))
                 for r in results]
 

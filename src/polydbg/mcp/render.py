@@ -152,7 +152,8 @@ def stack(r: StackResult) -> str:
     for t in r.threads:
         lines.append(f"thread {t.thread_id} {t.name}".rstrip() + ":")
         for f in t.frames:
-            lines.append(f"  #{f.index} {f.function} at {_short(f.file)}:{f.line}")
+            where = f"{_short(f.file)}:{f.line}" if f.file else "(no source)"
+            lines.append(f"  #{f.index} {f.function} at {where}")
     if r.more:
         lines.append(r.more)
     return "\n".join(lines)

@@ -24,6 +24,7 @@ class Breakpoint:
     log_message: str | None = None
     watch: str | None = None  # a data breakpoint (watchpoint) on this expression
     access: str = "write"
+    data_id: str | None = None  # the adapter's handle for the watched storage, valid for one run
     internal: bool = False  # run-to-location and tracepoints: hidden from the agent's list
     verified: bool = False
     actual_line: int | None = None
@@ -41,6 +42,8 @@ class Breakpoint:
         self.message = result.message
         if result.adapter_id is not None:
             self.adapter_id = result.adapter_id
+        if result.data_id is not None:
+            self.data_id = result.data_id
 
     def info(self) -> BreakpointInfo:
         return BreakpointInfo(
@@ -96,7 +99,7 @@ def source_spec(bp: Breakpoint) -> SourceBreakpoint:
 def data_spec(bp: Breakpoint) -> DataBreakpoint:
     assert bp.watch is not None
     access = bp.access if bp.access in ("read", "readWrite") else "write"
-    return DataBreakpoint(expression=bp.watch, access=access)  # type: ignore[arg-type]
+    return DataBreakpoint(expression=bp.watch, access=access, data_id=bp.data_id)  # type: ignore[arg-type]
 
 
 def function_spec(bp: Breakpoint) -> FunctionBreakpoint:

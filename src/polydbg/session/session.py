@@ -534,6 +534,7 @@ class Session:
         for bp in self.breakpoints.items.values():
             bp.hits = 0
             bp.verified = False
+            bp.data_id = None  # addresses change with the new process
         self.output.append("console", "--- restarted ---\n")
         self._report_cursor = self.output.total
         return await self.start(self._spec, timeout_s, progress)

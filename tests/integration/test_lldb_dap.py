@@ -1,0 +1,476 @@
+"""C, C++ and Rust through lldb-dap, through the MCP layer: breakpoints, stepping, values (structs,
+STL containers, Rust std types), crashes and panics, threads, native tools (watchpoints, memory,
+disassembly, registers, raw commands), attach by pid and to a gdbserver, and core files.
+
+The test programs are built once per run: gcc/g++ -g -O0, and cargo into a target dir under the
+run's build directory (the source tree stays clean).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from polydbg.backends.lldb_dap import find_lldb_dap, pair_of, rust_function, rust_type
+from tests.conftest import PROGRAMS, Tools, line_of, require
+
+NATIVE = PROGRAMS / "native"
+RUST = PROGRAMS / "rust"
+BASICS_C = str(NATIVE / "c" / "basics.c")
+LOOPER_C = str(NATIVE / "c" / "looper.c")
+CONTAINERS_CPP = str(NATIVE / "cpp" / "containers.cpp")
+MAIN_RS = str(RUST / "src" / "main.rs")
+
+LOOP_BODY = line_of("native/c/basics.c", "/* loop body */")
+IN_ADD = line_of("native/c/basics.c", "/* in add */")
+WRITES_COUNTER = line_of("native/c/basics.c", "/* writes counter */")
+FAULTS = line_of("native/c/crash.c", "/* faults: next is NULL */")
+THREADS_C = str(NATIVE / "c" / "threads.c")
+ALL_RUNNING = line_of("native/c/threads.c", "/* all workers running */")
+ASSERT_FAILS = line_of("native/c/aborts.c", "/* assert fails */")
+IN_TICK = line_of("native/c/looper.c", "/* in tick */")
+THROWS = line_of("native/cpp/throws.cpp", "// throws here")
+AFTER_CONTAINERS = line_of("native/cpp/containers.cpp", "// after containers")
+VALUES_READY = line_of("rust/src/main.rs", "// values ready")
+PANICS = line_of("rust/src/main.rs", "// panics here")
+AREA_LOOP = line_of("rust/src/main.rs", "let mut area = 0.0;")
+
+LLDB = "lldb-dap-22|lldb-dap|lldb-vscode"
+
+
+def _cargo() -> str | None:
+    return shutil.which("cargo") or next(
+        (str(p) for p in [Path.home() / ".cargo" / "bin" / "cargo"] if p.exists()), None)
+
+
+@pytest.fixture(scope="session")
+def native(build_dir: Path) -> dict[str, str]:
+    """The C and C++ test programs, built once (gcc/g++ -g -O0)."""
+    require(LLDB, "gcc", "g++")
+    out = build_dir / "native"
+    out.mkdir(exist_ok=True)
+    built = {}
+    for source in sorted((NATIVE / "c").glob("*.c")):
+        target = out / source.stem
+        subprocess.run(["gcc", "-g", "-O0", "-pthread", "-o", str(target), str(source)], check=True,
+                       capture_output=True, timeout=120)
+        built[source.stem] = str(target)
+    for source in sorted((NATIVE / "cpp").glob("*.cpp")):
+        target = out / source.stem
+        subprocess.run(["g++", "-g", "-O0", "-o", str(target), str(source)], check=True, capture_output=True,
+                       timeout=120)
+        built[source.stem] = str(target)
+    return built
+
+
+@pytest.fixture(scope="session")
+def rust_binary(build_dir: Path) -> str:
+    """The Rust test program (cargo build, dev profile), built into the run's build directory."""
+    require(LLDB)
+    cargo = _cargo()
+    if cargo is None:
+        require("cargo")  # skips locally, fails under CI
+    assert cargo is not None
+    target_dir = build_dir / "cargo-target"
+    env = {**os.environ, "CARGO_TARGET_DIR": str(target_dir)}
+    env["PATH"] = os.path.dirname(cargo) + os.pathsep + env.get("PATH", "")
+    subprocess.run([cargo, "build", "--quiet"], cwd=RUST, env=env, check=True, capture_output=True, timeout=600)
+    return str(target_dir / "debug" / "rustdemo")
+
+
+async def set_variable(tools: Tools, **arguments: Any) -> dict[str, Any]:
+    """debug_set_variable (its ``name`` argument clashes with ``Tools.__call__``'s)."""
+    result = await tools.client.call_tool("debug_set_variable", arguments)
+    assert not result.is_error, f"debug_set_variable({arguments}) failed: {result.content}"
+    assert result.structured_content is not None
+    return dict(result.structured_content)
+
+
+def by_name(variables: list[dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
+    return {v["name"]: v for v in variables or []}
+
+
+def values(variables: list[dict[str, Any]] | None) -> dict[str, str]:
+    return {v["name"]: v["value"] for v in variables or []}
+
+
+@pytest.fixture
+def looper(native: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    """A running program (it prints "looping", then calls tick() every millisecond), killed and reaped after."""
+    proc = subprocess.Popen([native["looper"]], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == b"looping\n"  # it is past start-up and in its loop
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+@pytest.fixture
+def core_dump(native: dict[str, str], build_dir: Path) -> Iterator[str]:
+    """A core file of the looping program, taken with gcore while it ran (the program is gone after)."""
+    require("gcore")
+    proc = subprocess.Popen([native["looper"]], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    prefix = build_dir / "looper-core"
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == b"looping\n"
+        subprocess.run(["gcore", "-o", str(prefix), str(proc.pid)], check=True, capture_output=True, timeout=60)
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+    core = f"{prefix}.{proc.pid}"
+    yield core
+    os.unlink(core)
+
+
+@pytest.fixture
+def gdbserver(native: dict[str, str]) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """``gdbserver --once`` serving the basics program on a free port: (its process, the port)."""
+    require("gdbserver")
+    server = subprocess.Popen(["gdbserver", "--once", "127.0.0.1:0", native["basics"]], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        assert server.stderr is not None
+        port = 0
+        for line in server.stderr:  # "Process … created; pid = N", then "Listening on port N"
+            if line.startswith(b"Listening on port "):
+                port = int(line.split()[-1])
+                break
+        assert port
+        yield server, port
+    finally:
+        if server.poll() is None:
+            server.kill()
+        server.wait(timeout=10)
+        if server.stderr is not None:
+            server.stderr.close()
+
+
+# -- without a debugger ------------------------------------------------------------------------------
+
+def test_find_prefers_lldb_dap_then_the_highest_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    for directory, names in ((first, ["lldb-dap-9", "lldb-vscode"]), (second, ["lldb-dap-18", "lldb-dap-18.1"])):
+        directory.mkdir()
+        for name in names:
+            (directory / name).write_text("#!/bin/sh\n")
+            (directory / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{first}{os.pathsep}{second}")
+    assert find_lldb_dap() in (str(second / "lldb-dap-18"), str(second / "lldb-dap-18.1"))
+    (second / "lldb-dap").write_text("#!/bin/sh\n")
+    (second / "lldb-dap").chmod(0o755)
+    assert find_lldb_dap() == str(second / "lldb-dap")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert find_lldb_dap() is None
+
+
+def test_rust_names_read_as_rust() -> None:
+    assert rust_function("rustdemo::main::he09d96793cb75489") == "rustdemo::main"
+    assert rust_function("_$LT$alloc..vec..Vec$LT$T$C$A$GT$$u20$as$u20$core..ops..deref..Deref$GT$::deref") == \
+        "<alloc::vec::Vec<T,A> as core::ops::deref::Deref>::deref"
+    assert rust_type("std::collections::hash::map::HashMap<alloc::string::String, int, "
+                     "std::hash::random::RandomState, alloc::alloc::Global>") == "HashMap<String, i32>"
+    assert rust_type("alloc::vec::Vec<unsigned char, alloc::alloc::Global>") == "Vec<u8>"
+    assert pair_of('{first:"a, second:b", second:31}') == ('"a, second:b"', "31")
+    assert pair_of('("alice", 10)') == ('"alice"', "10")
+    assert pair_of("{x:1, y:2}") is None
+
+
+# -- C ---------------------------------------------------------------------------------------------
+
+async def test_c_breakpoint_locals_struct_and_stepping(tools: Tools, native: dict[str, str]) -> None:
+    report = await tools("debug_launch", program=native["basics"], adapter="lldb-dap",
+                         breakpoints=[{"file": BASICS_C, "line": LOOP_BODY}])
+    assert report["state"] == "stopped"
+    assert report["reason"] == "breakpoint"
+    assert report["location"] == {"file": BASICS_C, "line": LOOP_BODY, "function": "main"}
+    assert f"{LOOP_BODY}>*" in report["source"]
+    local = by_name(report["locals"])
+    assert local["origin"]["value"] == "{x:3, y:4}"  # a struct reads as its fields
+    assert local["origin"]["type"] == "point"
+    assert local["i"]["value"] == "0" and local["sum"]["value"] == "0"
+    fields = await tools("debug_variables", ref=local["origin"]["ref"])
+    assert values(fields["variables"]) == {"x": "3", "y": "4"}
+
+    inside = await tools("debug_step", kind="into")
+    assert inside["reason"] == "step"
+    assert inside["location"]["function"] == "add"
+    assert inside["location"]["line"] == IN_ADD
+    assert values(inside["locals"])["a"] == "0"
+    back = await tools("debug_step", kind="out")
+    assert back["location"]["function"] == "main"
+    assert back["location"]["line"] == LOOP_BODY
+    over = await tools("debug_step", kind="over")
+    assert over["location"]["function"] == "main"
+    stack = await tools("debug_stack")
+    assert [f["function"] for f in stack["threads"][0]["frames"]][:1] == ["main"]
+    await tools("debug_terminate")
+
+
+async def test_c_conditional_breakpoint_evaluate_and_set_variable(tools: Tools, native: dict[str, str]) -> None:
+    report = await tools("debug_launch", program=native["basics"], adapter="lldb-dap",
+                         breakpoints=[{"file": BASICS_C, "line": IN_ADD, "condition": "b == 3"}])
+    assert report["state"] == "stopped"
+    assert report["location"]["line"] == IN_ADD
+    assert values(report["locals"])["a"] == "3"  # sum after 0 + 1 + 2
+    assert values(report["locals"])["b"] == "3"
+    total = await tools("debug_evaluate", expression="a * 10 + b")
+    assert total["value"] == "33"
+    assert total["type"] == "int"
+    greeting = await tools("debug_evaluate", expression="greeting")
+    assert greeting["value"] == '"hello, native"'
+    caller = await tools("debug_evaluate", expression="origin", frame_id=1)
+    assert caller["value"] == "{x:3, y:4}"
+
+    changed = await set_variable(tools, name="b", value="39")
+    assert changed["value"] == "39"
+    after = await tools("debug_step", kind="over")
+    assert values(after["locals"])["total"] == "42"
+    await tools("debug_terminate")
+
+
+async def test_c_function_breakpoint_and_pointer_member(tools: Tools, native: dict[str, str]) -> None:
+    report = await tools("debug_launch", program=native["basics"], adapter="lldb-dap",
+                         breakpoints=[{"file": BASICS_C, "line": LOOP_BODY}])
+    assert report["state"] == "stopped"
+    await tools("debug_break", function="scale")
+    await tools("debug_clear", file=BASICS_C)
+    hit = await tools("debug_continue")
+    assert hit["state"] == "stopped"
+    assert hit["location"]["function"] == "scale"
+    local = by_name(hit["locals"])
+    assert local["factor"]["value"] == "2"
+    assert local["p"]["value"].endswith("{x:3, y:4}")  # a pointer shows its address and the pointee
+    assert (await tools("debug_evaluate", expression="p->y"))["value"] == "4"
+    pointee = await tools("debug_memory", address="p", count=8)  # a pointer's memory is what it points at
+    assert bytes.fromhex(pointee["hex"]) == (3).to_bytes(4, "little") + (4).to_bytes(4, "little")
+    [bp] = (await tools("debug_breakpoints"))["breakpoints"]
+    assert bp["function"] == "scale" and bp["verified"]
+    await tools("debug_terminate")
+
+
+async def test_c_watchpoint_memory_disassembly_registers_and_command(tools: Tools, native: dict[str, str]) -> None:
+    report = await tools("debug_launch", program=native["basics"], adapter="lldb-dap",
+                         breakpoints=[{"file": BASICS_C, "line": LOOP_BODY}])
+    assert report["state"] == "stopped"
+
+    memory = await tools("debug_memory", address="greeting", count=16)
+    assert bytes.fromhex(memory["hex"]).startswith(b"hello, native\0")
+    assert "hello, native" in memory["dump"]
+
+    code = await tools("debug_disassemble", count=12)
+    current = [i for i in code["instructions"] if i.get("current")]
+    assert len(current) == 1 and current[0]["address"] == code["pc"]
+
+    registers = values((await tools("debug_registers"))["variables"])
+    assert "rip" in registers and "rsp" in registers
+    assert int(registers["rip"].split()[0], 16) == int(code["pc"], 16)
+
+    output = (await tools("debug_command", command="frame variable origin"))["output"]
+    assert "x = 3" in output and "y = 4" in output
+
+    watch = (await tools("debug_watch", expression="counter"))["breakpoints"][0]
+    assert watch["verified"]
+    await tools("debug_clear", file=BASICS_C)
+    hit = await tools("debug_continue")
+    assert hit["state"] == "stopped"
+    assert hit["reason"] == "data breakpoint"
+    assert hit["location"]["function"] == "bump"
+    assert hit["location"]["line"] in (WRITES_COUNTER, WRITES_COUNTER + 1)  # the pc is past the writing store
+    assert (await tools("debug_evaluate", expression="counter"))["value"] == "7"
+    again = await tools("debug_continue")
+    assert again["reason"] == "data breakpoint"
+    assert (await tools("debug_evaluate", expression="counter"))["value"] == "42"
+    await tools("debug_terminate")
+
+
+async def test_c_segfault_stops_at_the_faulting_line(tools: Tools, native: dict[str, str]) -> None:
+    report = await tools("debug_launch", program=native["crash"], adapter="lldb-dap")
+    assert report["state"] == "stopped"
+    assert report["reason"] == "exception"
+    assert "signal SIGSEGV" in report["description"]
+    assert report["location"]["function"] == "second_value"
+    assert report["location"]["line"] == FAULTS
+    assert report["exception"]["type"] == "SIGSEGV"
+    assert "address" in report["exception"]["message"]
+    assert int(values(report["locals"])["next"].split()[0], 16) == 0
+    assert "about to crash" in report["output"]["text"]
+    text = await tools.text("debug_stack")
+    assert "second_value" in text and "main" in text
+    await tools("debug_terminate")
+
+
+async def test_c_failed_assert_stops_at_the_assert(tools: Tools, native: dict[str, str]) -> None:
+    report = await tools("debug_launch", program=native["aborts"], adapter="lldb-dap")
+    assert report["state"] == "stopped"
+    assert report["reason"] == "exception"
+    assert report["description"].startswith("signal SIGABRT")
+    assert report["exception"] == {"type": "SIGABRT", "message": "Assertion `count > 0' failed."}
+    # abort()'s and assert's own frames are hidden: frame 0 is the code whose assert failed
+    assert report["location"] == {"file": str(NATIVE / "c" / "aborts.c"), "line": ASSERT_FAILS,
+                                  "function": "checked_ratio"}
+    assert values(report["locals"]) == {"total": "10", "count": "0"}
+    assert "Assertion `count > 0' failed" in report["output"]["text"]
+    frames = (await tools("debug_stack"))["threads"][0]["frames"]
+    assert [f["function"] for f in frames[:2]] == ["checked_ratio", "main"]
+    assert frames[0]["index"] == 0
+    await tools("debug_terminate")
+
+
+async def test_c_pause_lists_every_thread(tools: Tools, native: dict[str, str]) -> None:
+    ready = await tools("debug_launch", program=native["threads"], adapter="lldb-dap",
+                        breakpoints=[{"file": THREADS_C, "line": ALL_RUNNING}])
+    assert ready["location"]["line"] == ALL_RUNNING  # every worker is in its loop now
+    await tools("debug_clear", all=True)
+    running = await tools("debug_continue", timeout_s=0.5)  # the workers loop; main waits in pthread_join
+    assert running["state"] == "running"
+    assert running["timed_out"]
+    paused = await tools("debug_pause")
+    assert paused["state"] == "stopped"
+    assert paused["reason"] == "pause"
+    stack = await tools("debug_stack", all_threads=True)
+    threads = stack["threads"]
+    assert len(threads) == 5  # main + 4 workers
+    assert len({t["thread_id"] for t in threads}) == 5
+    workers = [t for t in threads if any(f["function"] == "work" for f in t["frames"])]
+    assert len(workers) == 4
+    main = [t for t in threads if any(f["function"] == "main" for f in t["frames"])]
+    assert len(main) == 1
+    await tools("debug_terminate")
+
+
+async def test_attach_by_pid_breaks_and_terminate_kills(tools: Tools, looper: subprocess.Popen[bytes]) -> None:
+    report = await tools("debug_attach", pid=looper.pid, language="c", adapter="lldb-dap",
+                         breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
+    assert report["state"] == "stopped"
+    assert report["location"]["function"] == "tick"
+    assert report["location"]["line"] == IN_TICK
+    n = int(values(report["locals"])["n"])
+    assert n >= 0
+    nxt = await tools("debug_continue")
+    assert int(values(nxt["locals"])["n"]) == n + 1
+    await tools("debug_terminate")
+    assert looper.wait(timeout=10) == -signal.SIGKILL  # terminate ends the attached program too
+
+
+async def test_core_file_shows_stack_and_variables(tools: Tools, native: dict[str, str], core_dump: str) -> None:
+    report = await tools("debug_launch", program=native["looper"], core=core_dump, adapter="lldb-dap")
+    assert report["state"] == "stopped"
+    assert report["reason"] == "core"
+    assert os.path.basename(core_dump) in report["description"]
+    stack = await tools("debug_stack")
+    frames = stack["threads"][0]["frames"]
+    main = next(f for f in frames if f["function"] == "main")
+    assert main["file"] == LOOPER_C
+    local = values((await tools("debug_variables", frame_id=main["index"]))["variables"])
+    assert int(local["n"]) >= 0
+    assert int(local["total"]) == int(local["n"]) * (int(local["n"]) - 1) or int(local["total"]) == int(
+        local["n"]) * (int(local["n"]) + 1)  # total of tick(k) = 2k over the calls so far
+    assert local["pause"] == "{tv_sec:0, tv_nsec:1000000}"
+    refused = await tools.error("debug_continue")
+    assert "core" in refused  # a core cannot run
+    await tools("debug_terminate")
+
+
+async def test_attach_to_gdbserver(tools: Tools, native: dict[str, str],
+                                   gdbserver: tuple[subprocess.Popen[bytes], int]) -> None:
+    server, port = gdbserver
+    report = await tools("debug_attach", host="127.0.0.1", port=port, program=native["basics"], language="c",
+                         adapter="lldb-dap", breakpoints=[{"file": BASICS_C, "line": IN_ADD}])
+    assert report["state"] == "stopped"
+    assert report["reason"] == "breakpoint"
+    assert report["location"]["function"] == "add"
+    assert values(report["locals"])["a"] == "0"
+    await tools("debug_terminate")
+    assert server.wait(timeout=10) is not None  # the debuggee was killed, so gdbserver --once ended
+
+
+# -- C++ ---------------------------------------------------------------------------------------------
+
+async def test_cpp_stl_containers_read_as_values(tools: Tools, native: dict[str, str]) -> None:
+    report = await tools("debug_launch", program=native["containers"],
+                         breakpoints=[{"file": CONTAINERS_CPP, "line": AFTER_CONTAINERS}])
+    assert report["state"] == "stopped"
+    local = by_name(report["locals"])
+    assert local["numbers"]["value"] == "{10, 20, 30}"
+    assert local["ages"]["value"] == '{"alice": 31, "bob": 27}'
+    assert local["name"]["value"] == '"polydbg"'
+    assert local["sum"]["value"] == "60"
+    items = await tools("debug_variables", ref=local["numbers"]["ref"])
+    assert values(items["variables"]) == {"[0]": "10", "[1]": "20", "[2]": "30"}
+    assert items["total"] == 3
+    entries = await tools("debug_variables", ref=local["ages"]["ref"])
+    assert [v["value"] for v in entries["variables"]] == ['{first:"alice", second:31}', '{first:"bob", second:27}']
+    assert (await tools("debug_evaluate", expression="numbers"))["value"] == "{10, 20, 30}"
+    assert (await tools("debug_evaluate", expression="numbers[1]"))["value"] == "20"
+    await tools("debug_terminate")
+
+
+async def test_cpp_uncaught_exception_stops_at_the_throw(tools: Tools, native: dict[str, str]) -> None:
+    report = await tools("debug_launch", program=native["throws"])
+    assert report["state"] == "stopped"
+    assert report["reason"] == "exception"
+    assert report["exception"] == {"type": "std::invalid_argument", "message": "age must not be negative"}
+    assert report["location"] == {"file": str(NATIVE / "cpp" / "throws.cpp"), "line": THROWS,
+                                  "function": "parse_age(int)"}
+    assert values(report["locals"]) == {"raw": "-1"}
+    await tools("debug_terminate")
+
+
+# -- Rust ------------------------------------------------------------------------------------------
+
+async def test_rust_values_read_as_rust(tools: Tools, rust_binary: str) -> None:
+    report = await tools("debug_launch", program=rust_binary,
+                         breakpoints=[{"file": MAIN_RS, "line": VALUES_READY}])
+    assert report["state"] == "stopped"
+    assert report["location"]["function"] == "rustdemo::main"  # no symbol hash
+    local = by_name(report["locals"])
+    assert local["greeting"]["value"] == '"hello"'
+    assert local["greeting"]["type"] == "String"
+    assert local["numbers"]["value"] == "[1, 2, 3]"
+    assert local["numbers"]["type"] == "Vec<i32>"
+    assert local["maybe"]["value"] == "Some(42)"
+    assert local["nothing"]["value"] == "None"
+    assert local["scores"]["value"] == '{"alice": 10}'
+    assert local["scores"]["type"] == "HashMap<String, i32>"
+    assert local["shapes"]["value"] == "[Circle{radius:1.5}, Square(4)]"
+    items = await tools("debug_variables", ref=local["numbers"]["ref"])
+    assert values(items["variables"]) == {"[0]": "1", "[1]": "2", "[2]": "3"}
+    assert (await tools("debug_evaluate", expression="numbers[2]"))["value"] == "3"
+    # step into goes to the program's function, not into Vec's Deref in the standard library
+    inside = await tools("debug_step", kind="into")
+    assert inside["location"] == {"file": MAIN_RS, "line": AREA_LOOP, "function": "rustdemo::describe"}
+    assert by_name(inside["locals"])["shapes"]["type"] == "&[rustdemo::Shape]"
+    await tools("debug_terminate")
+
+
+async def test_rust_panic_stops_where_it_panicked(tools: Tools, rust_binary: str) -> None:
+    report = await tools("debug_launch", program=rust_binary, args=["divide-by-zero"])
+    assert report["state"] == "stopped"
+    assert report["reason"] == "exception"
+    assert "panicked at src/main.rs" in report["description"]
+    assert "division by zero: 10 / 0" in report["description"]
+    assert report["exception"]["type"] == "panic"
+    assert report["location"] == {"file": MAIN_RS, "line": PANICS, "function": "rustdemo::checked_divide"}
+    assert values(report["locals"]) == {"a": "10", "b": "0"}
+    stack = await tools("debug_stack")
+    functions = [f["function"] for f in stack["threads"][0]["frames"]]
+    assert functions[:2] == ["rustdemo::checked_divide", "rustdemo::main"]
+    end = await tools("debug_continue")
+    assert end["state"] == "exited"
+    assert end["exit_code"] == 101
+    await tools("debug_terminate")
