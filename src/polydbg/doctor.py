@@ -1,72 +1,69 @@
-"""``polydbg doctor``: which debuggers are found, their versions, and the install line for the rest."""
+"""``polydbg doctor``: which debuggers are found, their versions, and the install line for the rest.
+
+It asks each backend's own ``find()`` (the same lookup a session uses), so what doctor reports is
+what ``debug_launch`` will pick.
+"""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from importlib import metadata
 
+from polydbg.backends.registry import LANGUAGE_ADAPTERS, backend_class
+
+# adapter → (arguments that print its version, how to install it on Debian/Ubuntu)
+_DETAILS: dict[str, tuple[tuple[str, ...], str]] = {
+    "debugpy": ((), f"{sys.executable} -m pip install debugpy"),
+    "lldb-dap": (("--version",), "apt-get install lldb-22   (or any lldb ≥ 18 that ships lldb-dap)"),
+    "gdb": (("--version",), "apt-get install gdb gdbserver"),
+    "delve": (("version",), "apt-get install delve golang-go   (or: go install github.com/go-delve/delve/cmd/dlv)"),
+}
+
 
 @dataclass(frozen=True)
 class Check:
-    language: str
     adapter: str
-    found: bool
+    languages: str
+    path: str | None
     version: str
     install: str
-    supported: bool = True
 
 
 def _version_of(argv: list[str]) -> str:
     try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=5)
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return "?"
-    text = (out.stdout or out.stderr).strip().splitlines()
-    return text[0] if text else "?"
-
-
-def _first_on_path(names: list[str]) -> str | None:
-    return next((path for name in names if (path := shutil.which(name))), None)
+    lines = [line.strip() for line in (out.stdout or out.stderr).splitlines() if line.strip()]
+    return next((line for line in lines if any(ch.isdigit() for ch in line)), lines[0] if lines else "?")
 
 
 def checks() -> list[Check]:
     results = []
-    try:
-        debugpy_version = metadata.version("debugpy")
-        results.append(Check("python", "debugpy", True, f"{debugpy_version} (python {sys.version.split()[0]})",
-                             "pip install debugpy"))
-    except metadata.PackageNotFoundError:
-        results.append(Check("python", "debugpy", False, "", f"{sys.executable} -m pip install debugpy"))
-    lldb = _first_on_path(["lldb-dap", *[f"lldb-dap-{n}" for n in range(30, 13, -1)], "lldb-vscode"])
-    gdb = shutil.which("gdb")
-    dlv = shutil.which("dlv")
-    node = shutil.which("node")
-    results += [
-        Check("c/c++/rust", "lldb-dap", lldb is not None, _version_of([lldb, "--version"]) if lldb else "",
-              "apt-get install lldb-22", supported=False),
-        Check("c/c++/rust", "gdb", gdb is not None, _version_of([gdb, "--version"]) if gdb else "",
-              "apt-get install gdb", supported=False),
-        Check("go", "delve", dlv is not None, _version_of([dlv, "version"]) if dlv else "",
-              "apt-get install delve golang-go", supported=False),
-        Check("node", "node", node is not None, _version_of([node, "--version"]) if node else "",
-              "apt-get install nodejs", supported=False),
-    ]
+    for adapter, (version_args, install) in _DETAILS.items():
+        languages = ", ".join(lang for lang, adapters in LANGUAGE_ADAPTERS.items() if adapter in adapters)
+        path = backend_class(adapter).find()
+        if adapter == "debugpy":
+            version = f"{metadata.version('debugpy')} (python {sys.version.split()[0]})"
+        else:
+            version = _version_of([path, *version_args]) if path else ""
+        results.append(Check(adapter, languages, path, version, install))
     return results
 
 
 def report() -> tuple[str, bool]:
-    lines = ["polydbg doctor", ""]
-    ok = True
+    """The text of the report and whether every debugger was found."""
+    lines = ["polydbg doctor: debuggers polydbg can drive", ""]
+    missing = 0
     for check in checks():
-        state = "found  " if check.found else "MISSING"
-        line = f"{state} {check.language:<11} {check.adapter:<9} {check.version}"
-        if not check.found:
-            line += f"   install: {check.install}"
-            ok = ok and not check.supported
-        if not check.supported:
-            line += "   (backend not in this release)"
-        lines.append(line.rstrip())
-    return "\n".join(lines), ok
+        if check.path:
+            lines.append(f"found    {check.adapter:<9} {check.languages:<16} {check.version}  ({check.path})")
+        else:
+            missing += 1
+            lines.append(f"MISSING  {check.adapter:<9} {check.languages:<16} install: {check.install}")
+    lines.append("")
+    lines.append("all debuggers found" if not missing else
+                 f"{missing} missing: those languages will fail to launch until they are installed")
+    return "\n".join(lines), missing == 0

@@ -13,7 +13,7 @@ import collections
 import contextlib
 import logging
 import os
-from typing import Any
+from typing import Any, ClassVar
 
 from polydbg import procs
 from polydbg.backends.base import (
@@ -52,6 +52,8 @@ class DapBackend:
 
     name = "dap"
     adapter_id = "polydbg"
+    # debug_launch's break_on_exception (uncaught / raised / none) → this adapter's exception filters
+    BREAK_ON_EXCEPTION: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     def __init__(self, listener: BackendListener, language: str = "") -> None:
         self._listener = listener

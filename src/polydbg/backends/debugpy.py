@@ -19,7 +19,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from polydbg.backends.base import AttachSpec, BackendListener, ExceptionDetail, Frame, LaunchSpec, Variable
 from polydbg.backends.dap_backend import DapBackend
@@ -74,9 +74,6 @@ del connect
 runpy.run_path(a[0], run_name='__main__')
 """
 
-BREAK_FILTERS = {"uncaught": ["uncaught"], "raised": ["raised", "uncaught"], "none": []}
-
-
 def find_python(explicit: str | None, cwd: str | None, program: str | None) -> str:
     """The interpreter for the debuggee: explicit, else the active or a nearby venv, else ours."""
     if explicit:
@@ -108,6 +105,8 @@ _MAPPINGS = frozenset({"dict", "ordereddict", "defaultdict", "counter", "mapping
 class DebugpyBackend(DapBackend):
     name = "debugpy"
     adapter_id = "debugpy"
+    BREAK_ON_EXCEPTION: ClassVar[dict[str, tuple[str, ...]]] = {
+        "uncaught": ("uncaught",), "raised": ("raised", "uncaught"), "none": ()}
     evaluate_context = "repl"  # accepts statements too; pydevd prints their output as console output
 
     def __init__(self, listener: BackendListener, language: str = "python") -> None:

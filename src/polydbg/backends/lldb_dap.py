@@ -33,7 +33,7 @@ import shutil
 import signal
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from polydbg.backends.base import (
     AttachSpec,
@@ -314,6 +314,7 @@ class _Ordered:
 class LldbDapBackend(DapBackend):
     name = "lldb-dap"
     adapter_id = "lldb-dap"
+    BREAK_ON_EXCEPTION: ClassVar[dict[str, tuple[str, ...]]] = {"raised": ("cpp_throw",)}  # C++ only
     evaluate_context = "watch"  # "repl" would run a bare word that names an lldb command as that command
 
     def __init__(self, listener: BackendListener, language: str = "c") -> None:

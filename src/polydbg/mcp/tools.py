@@ -18,7 +18,13 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from polydbg.backends.base import AttachSpec, LaunchSpec
-from polydbg.backends.registry import LANGUAGE_ADAPTERS, infer_language, normalize_language, sniff_binary
+from polydbg.backends.registry import (
+    LANGUAGE_ADAPTERS,
+    backend_class,
+    infer_language,
+    normalize_language,
+    sniff_binary,
+)
 from polydbg.errors import PolydbgError, UsageError
 from polydbg.mcp import render
 from polydbg.session import source as src
@@ -117,8 +123,9 @@ def manager_of(ctx: Context) -> SessionManager:
 
 
 def _break_filters(session: Session, mode: BreakOn) -> list[str]:
-    from polydbg.backends.debugpy import BREAK_FILTERS
-    return list(BREAK_FILTERS[mode]) if session.language == "python" else []
+    """The adapter's exception filters for ``break_on_exception`` (each backend declares its map)."""
+    mapping: dict[str, tuple[str, ...]] = getattr(backend_class(session.adapter), "BREAK_ON_EXCEPTION", {})
+    return list(mapping.get(mode, ()))
 
 
 async def _apply_breakpoints(session: Session, specs: list[BreakpointSpec] | None) -> None:

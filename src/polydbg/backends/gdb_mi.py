@@ -1,0 +1,1382 @@
+"""C, C++ and Rust through gdb's machine interface (GDB/MI 3), for gdbs without DAP (Debian's 13.1).
+
+How the DAP vocabulary of the Backend protocol maps onto gdb:
+
+- Process: ``gdb --interpreter=mi3 -q -nx`` in its own process group (``procs.spawn``), commands
+  over stdin with numeric tokens (``polydbg.mi.client``), ``mi-async on`` so gdb takes commands while
+  the program runs (``-exec-interrupt``). The program gets a pty of its own (``-inferior-tty-set``):
+  its stdout and stderr (merged: a pty has one stream) never mix into the MI stream and arrive as
+  ``stdout`` output; at every stop and exit the pty is drained first, so a report has all the output
+  printed before it.
+- Frames: a frame id encodes (thread, level) as ``thread << 16 | level``; scopes are "Locals"
+  (``-stack-list-variables``, arguments first) and "Registers" (the "general" register group, hex).
+- Values are printed by gdb with pretty printers on (libstdc++'s auto-load on Debian; Rust's
+  ``gdb_load_rust_pretty_printers.py`` is sourced from the toolchain for Rust only), so a
+  ``std::vector<int>`` reads ``std::vector of length 3, capacity 3 = {1, 2, 3}``. Expandable values
+  get a ref; expanding creates a varobj (``-var-create``) and lists its children
+  (``-var-list-children``), C++ access groups (public/private) flattened, compound children shown
+  with a one-level summary ``{id = 1, label = "one"}``. Varobjs are deleted when the program moves.
+- Breakpoints: ``-break-insert -f`` (pending allowed) with ``-c`` for conditions; hit conditions:
+  ``N`` and ``>= N`` → ignore count N-1 (stop on the Nth hit and every one after), ``> N`` → ignore
+  count N, ``== N`` / ``< N`` / ``<= N`` / ``% N`` → a per-breakpoint counter in the condition
+  (``++$_polydbg_hK == N``), which counts only hits whose condition holds (an ignore count counts
+  every hit, gdb skips the condition while it runs down). Logpoints are ``-dprintf-insert`` whose
+  message is formatted by a small Python function loaded into gdb (each ``{expr}`` evaluated,
+  ``<error: …>`` when it fails, never stopping the program); each file's set is diffed, so
+  unchanged breakpoints keep their numbers and counts. Watchpoints are ``-break-watch`` [-r|-a].
+- Stops: breakpoint-hit → breakpoint (function breakpoint, entry for ``--start``),
+  end-stepping-range / function-finished / location-reached → step (a finish says what returned),
+  signal-received → exception with the signal name (SIGSEGV …), or pause after ``-exec-interrupt``,
+  watchpoint-trigger → data breakpoint, exited* → exited (exit code; 128+N for signal N) and
+  terminated. A core file is loaded with ``-target-select core`` after the program and reported as
+  one stop: exception (when the core records a fatal signal) or ``core``.
+- Attach: ``-target-attach PID``, or ``-target-select remote HOST:PORT`` for gdbserver (the
+  program given for symbols; path mappings become ``set substitute-path``); after configuration
+  the target is continued, like DAP adapters that attach to a running program.
+- End: terminate SIGKILLs a local inferior (``kill`` for a remote one), sends ``-gdb-exit`` and
+  kills gdb's process group; detach is ``-target-detach``. Nothing is left behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import collections
+import contextlib
+import logging
+import os
+import re
+import shlex
+import shutil
+import signal
+import termios
+import tty
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from polydbg import procs
+from polydbg.backends.base import (
+    AttachSpec,
+    BackendListener,
+    BreakpointResult,
+    Capabilities,
+    Configure,
+    DataBreakpoint,
+    ExceptionDetail,
+    Frame,
+    FunctionBreakpoint,
+    Instruction,
+    LaunchSpec,
+    MemoryBlock,
+    Scope,
+    SourceBreakpoint,
+    StepKind,
+    StopEvent,
+    Thread,
+    Variable,
+)
+from polydbg.errors import (
+    AdapterError,
+    AdapterGoneError,
+    AdapterRequestError,
+    AdapterTimeoutError,
+    EnvironmentProblem,
+)
+from polydbg.mi.client import MiClient, MiResult, gather_results, mi_quote
+
+log = logging.getLogger(__name__)
+
+INSPECT_TIMEOUT_S = 10.0
+CHILD_CAP = 256  # children listed when no count is asked (the session pages the rest with child_slice)
+SUMMARY_CHILDREN = 32  # compound children per listing that get a one-level {…} summary
+SUMMARY_ITEMS = 12  # members shown in such a summary
+LOG_MARK = "<polydbg-log>"  # prefixes every logpoint line gdb prints (see _GDB_PYTHON)
+_STEP_COMMANDS: dict[StepKind, str] = {"over": "-exec-next", "into": "-exec-step", "out": "-exec-finish"}
+_ACCESS_GROUPS = frozenset({"public", "private", "protected"})
+_WATCH_FLAGS = {"write": "", "read": "-r ", "readWrite": "-a "}
+_HIT = re.compile(r"^\s*(==|=|>=|>|<=|<|%)?\s*(\d+)\s*$")
+_CORE_SIGNAL = re.compile(r"Program terminated with signal (SIG[A-Z0-9]+), ([^.\n]*)")
+_COUNT = re.compile(r"\b(?:of length|with) (\d+) elements?\b|\bof length (\d+)\b|\b(?:size|len)=(\d+)\b")
+_ARRAY_TYPE = re.compile(r"\[(\d+)\]$")
+_CHAR_POINTER = re.compile(r"\bchar(?:8_t|16_t|32_t)?\s*(?:const\s*)?\*$|\bwchar_t\s*(?:const\s*)?\*$")
+_FUNCTION_POINTER = re.compile(r"\(\*\)")
+_REGISTER_LINE = re.compile(r"^(\w+)\s+(\S+)")
+
+# Loaded into gdb's Python at start: ``$_polydbg_log(hex)`` formats a logpoint message (hex-encoded
+# UTF-8, so no quoting can break it): each {expression} is evaluated in the stopped frame (with the
+# pretty printers), a failure reads <error: …> instead of stopping the program, and every line is
+# written to gdb's console with LOG_MARK in front. It returns 0, printed by the dprintf as "%.0d"
+# (nothing): a dprintf ``%s`` of a string made by gdb would have to be copied into the inferior.
+_GDB_PYTHON = """
+import re as _re
+import gdb as _gdb
+
+class _PolydbgLog(_gdb.Function):
+    def __init__(self):
+        super().__init__("_polydbg_log")
+
+    def invoke(self, template):
+        text = bytes.fromhex(template.string()).decode("utf-8", "replace")
+
+        def value(match):
+            try:
+                return str(_gdb.parse_and_eval(match.group(1)))
+            except Exception as exc:
+                return "<error: %s>" % exc
+
+        out = _re.sub(r"\\{([^{}]+)\\}", value, text)
+        _gdb.write("".join("MARK" + line + "\\n" for line in out.split("\\n")))
+        return 0
+
+_PolydbgLog()
+""".replace("MARK", LOG_MARK)
+
+
+def frame_id_of(thread: int, level: int) -> int:
+    return (thread << 16) | level
+
+
+def split_frame_id(frame_id: int) -> tuple[int, int]:
+    return frame_id >> 16, frame_id & 0xFFFF
+
+
+def _int(value: Any, default: int = 0, base: int = 10) -> int:
+    try:
+        return int(str(value), base)
+    except (TypeError, ValueError):
+        return default
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _children_of(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    kids = payload.get("children") or []
+    out = []
+    for kid in kids if isinstance(kids, list) else [kids]:
+        if isinstance(kid, dict):
+            out.append(kid.get("child", kid) if isinstance(kid.get("child"), dict) else kid)
+    return out
+
+
+def _is_access_group(child: dict[str, Any]) -> bool:
+    return str(child.get("exp")) in _ACCESS_GROUPS and "type" not in child
+
+
+def _is_pointer(type_: str) -> bool:
+    t = type_.strip()
+    return t.endswith("*") or t.endswith("* const") or t.startswith(("*const ", "*mut "))
+
+
+def _pointer_expandable(type_: str, value: str) -> bool:
+    t = type_.strip()
+    if not (_is_pointer(t) or t.startswith("&")) or _FUNCTION_POINTER.search(t) or _CHAR_POINTER.search(t):
+        return False
+    if re.match(r"^(const\s+)?void\s*\*", t) or t.startswith(("&str", "&[u8]")):
+        return False
+    address = value.split(None, 1)[0] if value else ""
+    return address not in ("0x0", "", "<optimized") and not value.startswith("<")
+
+
+def expandable(type_: str | None, value: str, compound: bool | None) -> bool:
+    """Whether a value has children worth a ref: compound (struct/array/container) or a pointer to one."""
+    v = value.strip()
+    if v.startswith("<") and v.endswith(">"):  # <optimized out>, <error: …>, <synthetic pointer>
+        return False
+    if compound:
+        return not v.startswith(('"', "'")) and v not in ("{}", "")
+    if type_ and re.search(r"&&?$", type_.strip()):  # a C++ reference: what it refers to decides
+        compound = None
+    if compound is None and (v.startswith("{") or " = {" in v or re.search(r"\) = \[", v)):
+        return v not in ("{}",)
+    return bool(type_) and _pointer_expandable(type_ or "", v)
+
+
+_DEFAULT_ARGS = (", std::allocator<", ", std::less<", ", std::hash<", ", std::equal_to<", ", std::char_traits<",
+                 ", std::default_delete<")
+_STRING_TYPES = re.compile(r"std::(?:__cxx11::)?basic_string<char, std::char_traits<char>, std::allocator<char> ?>")
+
+
+_RUST_PATHS = re.compile(r"\b(?:alloc::(?:vec|string|boxed|rc|sync|collections::[a-z_]+)|core::(?:option|result|cell)"
+                         r"|std::collections::hash::(?:map|set))::")
+_RUST_ENUM = re.compile(r"\bcore::(?:option::Option|result::Result)<.*?>::(Some|None|Ok|Err)\b")
+
+
+def short_rust_type(type_: str) -> str:
+    """A Rust type without std's module paths and default allocator: ``Vec<i32>``, ``Option<String>``."""
+    return _RUST_PATHS.sub("", type_.replace(", alloc::alloc::Global", ""))
+
+
+def short_rust_value(value: str) -> str:
+    """``Some(7)`` for gdb's ``core::option::Option<i32>::Some(7)`` (and None, Ok, Err)."""
+    return _RUST_ENUM.sub(r"\1", value) if "core::" in value else value
+
+
+def short_type(type_: str) -> str:
+    """A C++ type without libstdc++'s default template arguments: ``std::map<std::string, int>``."""
+    if "std::" not in type_:
+        return type_
+    text = _STRING_TYPES.sub("std::string", type_)
+    for marker in _DEFAULT_ARGS:
+        while (at := text.find(marker)) >= 0:
+            depth, end = 0, at + len(marker) - 1
+            for end in range(at + len(marker) - 1, len(text)):
+                depth += {"<": 1, ">": -1}.get(text[end], 0)
+                if depth == 0:
+                    break
+            text = text[:at] + text[end + 1:]
+    return re.sub(r" +>", ">", text)
+
+
+def element_count(type_: str | None, value: str) -> int | None:
+    """The number of elements of an array type or of a pretty-printed container, when it says."""
+    if type_:
+        match = _ARRAY_TYPE.search(type_.strip())
+        if match:
+            return int(match.group(1))
+    head = value.split("=", 1)[0] if " = {" in value else value
+    match = _COUNT.search(head[:200])
+    if match:
+        return int(next(g for g in match.groups() if g is not None))
+    return None
+
+
+def parse_hit_condition(text: str) -> tuple[str, int]:
+    """(operator, N) of a hit condition; raises ValueError when it is not one."""
+    match = _HIT.match(text)
+    if not match or (int(match.group(2)) < 1 and (match.group(1) or "") not in (">", "<", "<=")):
+        raise ValueError(text)
+    return match.group(1) or ">=", int(match.group(2))
+
+
+def breakpoint_result(bkpt: dict[str, Any]) -> BreakpointResult:
+    """A BreakpointResult from a gdb ``bkpt`` tuple (pending, single or multiple locations)."""
+    number = _int(bkpt.get("number"), 0)
+    line = bkpt.get("line")
+    locations = bkpt.get("locations")
+    if line is None and isinstance(locations, list):
+        line = next((loc.get("line") for loc in locations if isinstance(loc, dict) and loc.get("line")), None)
+    pending = bkpt.get("addr") == "<PENDING>" or "pending" in bkpt
+    message = None
+    if pending:
+        what = bkpt.get("pending") or bkpt.get("original-location") or "the location"
+        message = f"pending: {what} is not in the program's code (yet); it resolves if a library loads it"
+    return BreakpointResult(verified=not pending, line=_int(line) or None if line else None,
+                            adapter_id=number or None, message=message)
+
+
+def shell_args(args: tuple[str, ...]) -> tuple[str, bool]:
+    """The argument string for ``-exec-arguments`` and whether it needs gdb's startup shell.
+
+    Without the shell gdb splits arguments at whitespace and passes quotes literally, so plain
+    arguments go as they are (no shell: faster start); any argument with whitespace, quotes or shell
+    syntax is quoted for /bin/sh and the shell is used.
+    """
+    if all(a and not re.search(r"[\s'\"\\$`|&;<>(){}*?\[\]~#!]", a) for a in args):
+        return " ".join(args), False
+    return " ".join(shlex.quote(a) for a in args), True
+
+
+def _logpoint_call(message: str) -> str:
+    return f'$_polydbg_log("{message.encode().hex()}")'
+
+
+@dataclass
+class _Ref:
+    kind: str  # "locals" | "registers" | "expr" | "varobj"
+    frame_id: int | None
+    expression: str = ""
+    varobj: str = ""
+    dynamic: bool = False
+    hint: str = ""
+    names: dict[str, str] = field(default_factory=dict)  # shown child name → child varobj
+
+
+@dataclass
+class _Bp:
+    key: tuple[Any, ...]
+    number: int | None
+    result: BreakpointResult
+    kind: str  # "line" | "function" | "watch" | "catch"
+
+
+class GdbMiBackend:
+    """The Backend protocol over GDB/MI."""
+
+    name = "gdb"
+    # debug_launch's break_on_exception → exception filters (C++ only; others drop unknown filters)
+    BREAK_ON_EXCEPTION: ClassVar[dict[str, tuple[str, ...]]] = {"raised": ("throw",)}
+
+    def __init__(self, listener: BackendListener, language: str = "") -> None:
+        self._listener = listener
+        self.language = language
+        self.capabilities = Capabilities(
+            conditional_breakpoints=True, hit_conditional_breakpoints=True, log_points=True,
+            function_breakpoints=True, set_variable=True, exception_info=True, terminate_request=True,
+            child_paging=True, exception_filters=("throw", "catch") if language == "cpp" else (),
+            memory=True, disassemble=True, registers=True, data_breakpoints=True, raw_command=True)
+        self._client: MiClient | None = None
+        self._process: asyncio.subprocess.Process | None = None
+        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=20)
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._mode = "launch"  # launch | core | attach | remote
+        self._core: str | None = None
+        self._starting = False  # attach handshake: the attach stop is not reported
+        self._attach_stop: asyncio.Event | None = None
+        self._running = False
+        self._interrupting = False
+        self._stopped = asyncio.Event()
+        self._ending = False
+        self._ended: asyncio.Future[None] | None = None
+        self._terminated_reported = False
+        self._exited = False
+        self.debuggee_pid: int | None = None
+        self._debuggee_pgid: int | None = None
+        # pty of the inferior
+        self._pty_master: int | None = None
+        self._pty_slave: int | None = None
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._console_line = ""
+        # breakpoints
+        self._line_bps: dict[str, list[_Bp]] = {}
+        self._function_bps: list[_Bp] = []
+        self._watch_bps: list[_Bp] = []
+        self._catch_bps: dict[str, int] = {}
+        self._kinds: dict[int, str] = {}  # gdb number → line | function | watch | catch
+        self._hit_vars = 0
+        # values
+        self._refs: dict[int, _Ref] = {}
+        self._ref_keys: dict[tuple[Any, ...], int] = {}
+        self._next_ref = 0
+        self._roots: list[str] = []  # root varobjs created at this stop
+        self._general_registers: list[int] | None = None
+        self._last_signal: tuple[str, str] | None = None
+        self._skip: int | None = 0  # machinery frames hidden at the top (None: not counted yet)
+        self._last_catch: str | None = None
+        self._python = False
+        self._rust_etc: str | None = None
+        self._register_names: dict[int, str] = {}
+
+    # -- discovery --------------------------------------------------------------------------------
+
+    @staticmethod
+    def find() -> str | None:
+        return shutil.which("gdb")
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    async def launch(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
+        if not spec.program:
+            raise AdapterRequestError("launch", "pass program: the executable to debug (built with -g)")
+        self._mode = "core" if spec.core else "launch"
+        self._core = spec.core
+        client = await self._start_gdb(timeout_s)
+        commands = [f"-file-exec-and-symbols {_gdb_arg(spec.program)}"]
+        commands += await self._language_commands()
+        if not spec.core:
+            master, slave = self._open_pty()
+            commands.append(f"-inferior-tty-set {mi_quote(os.ttyname(slave))}")
+            self._watch_pty(master)
+            arguments, shell = shell_args(spec.args)
+            commands.append(f"-gdb-set startup-with-shell {'on' if shell else 'off'}")
+            if arguments:
+                commands.append(f"-interpreter-exec console {mi_quote('set args ' + arguments)}")
+            if spec.cwd:
+                commands.append(f"-environment-cd {mi_quote(spec.cwd)}")
+            for name, value in spec.env:
+                commands.append(f"-interpreter-exec console {mi_quote(f'set environment {name}={value}')}")
+        await client.commands(commands, timeout_s)
+        await configure()
+        if spec.core:
+            # -target-select hands its arguments to "target core" verbatim (no unquoting)
+            result = await client.command(f"-target-select core {spec.core}", timeout_s)
+            await self._report_core(result)
+        else:
+            await client.command("-exec-run" + (" --start" if spec.stop_on_entry else ""), timeout_s)
+
+    async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None:
+        client = await self._start_gdb(timeout_s)
+        commands = []
+        if spec.program:
+            commands.append(f"-file-exec-and-symbols {_gdb_arg(spec.program)}")
+        commands += await self._language_commands()
+        for local, remote in spec.path_mappings:
+            commands.append(f"-interpreter-exec console "
+                            f"{mi_quote('set substitute-path ' + _gdb_arg(remote) + ' ' + _gdb_arg(local))}")
+        await client.commands(commands, timeout_s)
+        self._starting = True
+        self._attach_stop = asyncio.Event()
+        if spec.pid is not None:
+            self._mode = "attach"
+            await client.command(f"-target-attach {int(spec.pid)}", timeout_s)
+            try:
+                await asyncio.wait_for(self._attach_stop.wait(), timeout_s)
+            except asyncio.TimeoutError:
+                raise AdapterTimeoutError(f"gdb attached to {spec.pid} but the process did not stop "
+                                          f"within {timeout_s:g} s") from None
+        else:
+            self._mode = "remote"
+            target = f"{spec.host or '127.0.0.1'}:{int(spec.port or 0)}"
+            try:
+                await client.command(f"-target-select remote {target}", timeout_s)
+            except AdapterRequestError as exc:
+                raise AdapterRequestError("attach", f"cannot connect to gdbserver at {target}: {exc}; start it "
+                                          f"with gdbserver {target} ./program") from None
+        await configure()
+        self._starting = False
+        self._running = True
+        self._stopped.clear()
+        await client.command("-exec-continue", timeout_s)
+
+    async def _start_gdb(self, timeout_s: float) -> MiClient:
+        gdb = self.find()
+        if gdb is None:
+            raise EnvironmentProblem("gdb is not installed; install it (apt-get install gdb) or use adapter "
+                                     "lldb-dap")
+        argv = [gdb, "--interpreter=mi3", "-q", "-nx"]
+        self._rust_etc = await _rust_printer_dir() if self.language == "rust" else None
+        if self._rust_etc:
+            argv += ["-iex", f"add-auto-load-safe-path {self._rust_etc}"]
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
+        try:
+            process = await procs.spawn(argv, env=env)
+        except OSError as exc:
+            raise EnvironmentProblem(f"cannot start gdb ({gdb}): {exc}") from None
+        self._process = process
+        assert process.stdout is not None and process.stdin is not None and process.stderr is not None
+        loop = asyncio.get_running_loop()
+        self._tasks.add(loop.create_task(self._drain_stderr(process.stderr)))
+        client = self._client = MiClient(process.stdout, process.stdin, "gdb",
+                                         claim_console=lambda text: text.startswith(LOG_MARK))
+        client.on_async("stopped", self._on_stopped)
+        client.on_async("running", self._on_running)
+        client.on_async("thread-group-started", self._on_group_started)
+        client.on_async("breakpoint-modified", self._on_breakpoint_modified)
+        client.on_async("breakpoint-deleted", self._on_breakpoint_deleted)
+        client.on_stream(self._on_stream)
+        client.start()
+        self._tasks.add(loop.create_task(self._watch_client(client)))
+        setup = ["-gdb-set mi-async on", "-gdb-set confirm off", "-gdb-set pagination off",
+                 "-gdb-set width 0", "-gdb-set height 0", "-gdb-set breakpoint pending on",
+                 "-gdb-set print object on", "-gdb-set print entry-values no",
+                 "-enable-pretty-printing"]
+        python = client.send(f"-interpreter-exec console {mi_quote(_python_exec(_GDB_PYTHON))}")
+        try:
+            await client.commands(setup, timeout_s)
+        except AdapterGoneError as exc:
+            raise AdapterGoneError(f"{exc}{self._stderr_hint()}") from None
+        try:
+            await asyncio.wait_for(asyncio.shield(python), timeout_s)
+            self._python = True
+        except (AdapterRequestError, asyncio.TimeoutError):
+            log.info("gdb has no Python: logpoints are unavailable")
+            self.capabilities.log_points = False
+        return client
+
+    async def _language_commands(self) -> list[str]:
+        if self._rust_etc:
+            script = os.path.join(self._rust_etc, "gdb_load_rust_pretty_printers.py")
+            return [f"-interpreter-exec console {mi_quote('source ' + script)}"]
+        return []
+
+    async def _drain_stderr(self, reader: asyncio.StreamReader) -> None:
+        while True:
+            line = await reader.readline()
+            if not line:
+                return
+            text = line.decode("utf-8", "replace")
+            log.debug("gdb stderr: %s", text.rstrip())
+            self._stderr_tail.append(text)
+
+    def _stderr_hint(self) -> str:
+        tail = "".join(self._stderr_tail).strip()
+        return f"; gdb stderr: {tail[-600:]}" if tail else ""
+
+    async def _watch_client(self, client: MiClient) -> None:
+        await client.closed.wait()
+        if not self._ending:
+            code = None
+            if self._process is not None:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    code = await asyncio.wait_for(self._process.wait(), 1.0)
+            cause = "gdb exited unexpectedly" + (f" (exit code {code})" if code is not None else "")
+            self._report_terminated(cause + self._stderr_hint())
+
+    def _report_terminated(self, cause: str | None) -> None:
+        if not self._terminated_reported:
+            self._terminated_reported = True
+            self._listener.on_terminated(cause)
+
+    # -- the inferior's terminal ---------------------------------------------------------------------
+
+    def _open_pty(self) -> tuple[int, int]:
+        master, slave = os.openpty()
+        tty.setraw(slave)  # no \n → \r\n, no echo, no line discipline
+        attrs = termios.tcgetattr(slave)
+        attrs[1] &= ~termios.OPOST
+        termios.tcsetattr(slave, termios.TCSANOW, attrs)
+        os.set_blocking(master, False)
+        self._pty_master, self._pty_slave = master, slave
+        return master, slave
+
+    def _watch_pty(self, master: int) -> None:
+        asyncio.get_running_loop().add_reader(master, self._read_pty, 16)
+
+    def _read_pty(self, chunks: int | None = None) -> None:
+        """Forward what the program wrote: up to ``chunks`` reads when the pty is readable (a program
+        printing without pause must not starve the event loop), everything when it stops or exits."""
+        master = self._pty_master
+        while master is not None and (chunks is None or chunks > 0):
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EAGAIN: drained; EIO: no process has the terminal open
+                return
+            if not data:
+                return
+            text = self._decoder.decode(data)
+            if text:
+                self._listener.on_output("stdout", text)
+            if chunks is not None:
+                chunks -= 1
+
+    def _close_pty(self) -> None:
+        master, slave = self._pty_master, self._pty_slave
+        self._pty_master = self._pty_slave = None
+        if master is not None:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(master)
+            with contextlib.suppress(OSError):
+                os.close(master)
+        if slave is not None:
+            with contextlib.suppress(OSError):
+                os.close(slave)
+
+    # -- events ---------------------------------------------------------------------------------------
+
+    def _on_stream(self, kind: str, text: str) -> None:
+        if kind == "target":
+            self._listener.on_output("stdout", text)
+            return
+        if kind != "console":
+            log.debug("gdb %s: %s", kind, text.rstrip())
+            return
+        self._console_line += text
+        *lines, self._console_line = self._console_line.split("\n")
+        logged = [line[len(LOG_MARK):] for line in lines if line.startswith(LOG_MARK)]
+        for line in lines:
+            if not line.startswith(LOG_MARK):
+                log.debug("gdb console: %s", line)
+        if logged:
+            self._listener.on_output("console", "".join(line + "\n" for line in logged))
+
+    def _on_group_started(self, payload: dict[str, Any]) -> None:
+        pid = _int(payload.get("pid"), 0)
+        if not pid or self._mode == "remote":
+            return
+        self.debuggee_pid = pid
+        if self._mode != "launch":
+            return  # an attached program's process group is not ours to kill
+        with contextlib.suppress(OSError):
+            pgid = os.getpgid(pid)
+            if pgid not in (os.getpgid(0), self._process.pid if self._process else -1):
+                self._debuggee_pgid = pgid
+                procs.track_group(pgid)
+
+    def _on_running(self, payload: dict[str, Any]) -> None:
+        self._running = True
+        self._stopped.clear()
+        self._invalidate()
+        if not self._starting and not self._ending:
+            self._listener.on_continued(None, True)
+
+    def _on_stopped(self, payload: dict[str, Any]) -> None:
+        self._running = False
+        self._stopped.set()
+        self._read_pty()
+        reason = str(payload.get("reason") or "")
+        if reason.startswith("exited"):
+            self._on_exit(reason, payload)
+            return
+        if self._starting:
+            if self._attach_stop is not None:
+                self._attach_stop.set()
+            return
+        if self._ending:
+            return
+        self._invalidate()
+        self._listener.on_stopped(self._stop_event(reason, payload))
+
+    def _stop_event(self, reason: str, payload: dict[str, Any]) -> StopEvent:
+        thread = _int(payload.get("thread-id"), 0) or None
+        interrupting, self._interrupting = self._interrupting, False
+        self._last_signal = None
+        self._last_catch = None
+        self._skip = 0
+        if reason == "breakpoint-hit":
+            number = _int(payload.get("bkptno"), 0)
+            kind = self._kinds.get(number)
+            if kind is None and payload.get("disp") == "del":
+                return StopEvent("entry", thread, "stopped at the program's entry (main)")
+            if kind == "catch":
+                return self._catch_event(thread, number)
+            word = "function breakpoint" if kind == "function" else "breakpoint"
+            return StopEvent(word, thread, f"breakpoint {number}", hit_breakpoint_ids=(number,) if number else ())
+        if reason in ("end-stepping-range", "location-reached"):
+            return StopEvent("step", thread)
+        if reason == "function-finished":
+            value = payload.get("return-value")
+            text = f"returned {value}" if value is not None else None
+            return StopEvent("step", thread, text)
+        if reason == "signal-received":
+            name = str(payload.get("signal-name") or "signal")
+            meaning = str(payload.get("signal-meaning") or "")
+            if interrupting and name in ("SIGINT", "SIGTRAP", "SIGSTOP", "0"):
+                return StopEvent("pause", thread, "paused")
+            self._last_signal = (name, meaning)
+            if name == "SIGABRT":
+                self._skip = None  # abort()/assert(): report the frame that called them
+            return StopEvent("exception", thread, name, f"{name} ({meaning})" if meaning else name)
+        if reason in ("watchpoint-trigger", "read-watchpoint-trigger", "access-watchpoint-trigger"):
+            wpt = _watchpoint_of(payload)
+            number = _int(wpt.get("number"), 0)
+            value = _dict(payload.get("value"))
+            if "old" in value and "new" in value:
+                text = f"{wpt.get('exp')}: {value['old']} → {value['new']}"
+            elif "new" in value or "value" in value:
+                text = f"{wpt.get('exp')} = {value.get('new', value.get('value'))}"
+            else:
+                text = str(wpt.get("exp") or "")
+            return StopEvent("data breakpoint", thread, f"watchpoint {number}", text,
+                             hit_breakpoint_ids=(number,) if number else ())
+        if reason == "watchpoint-scope":
+            number = _int(payload.get("wpnum"), 0)
+            self._forget_watch(number, "the watched expression went out of scope (its frame returned)")
+            return StopEvent("data breakpoint", thread, f"watchpoint {number} deleted",
+                             "the watched expression went out of scope; its frame returned",
+                             hit_breakpoint_ids=(number,) if number else ())
+        if reason in ("exception-caught", "exception-thrown"):
+            return self._catch_event(thread, _int(payload.get("bkptno"), 0))
+        if interrupting or not reason:
+            return StopEvent("pause", thread, "paused")
+        return StopEvent(reason.replace("-", " "), thread)
+
+    def _catch_event(self, thread: int | None, number: int) -> StopEvent:
+        what = next((f for f, n in self._catch_bps.items() if n == number), "throw")
+        self._last_catch = what
+        self._skip = None  # __cxa_throw / __cxa_begin_catch: report the frame that threw
+        text = "C++ exception thrown" if what == "throw" else "C++ exception caught"
+        return StopEvent("exception", thread, text, text, hit_breakpoint_ids=(number,) if number else ())
+
+    def _on_exit(self, reason: str, payload: dict[str, Any]) -> None:
+        if self._exited or self._ending:
+            return
+        self._exited = True
+        if reason == "exited-signalled":
+            name = str(payload.get("signal-name") or "signal")
+            meaning = str(payload.get("signal-meaning") or "")
+            self._listener.on_output("console", f"program terminated by {name}" +
+                                     (f" ({meaning})" if meaning else "") + "\n")
+            number = getattr(signal, name, None)
+            code: int | None = 128 + int(number) if number is not None else None
+        elif reason == "exited":
+            code = _int(payload.get("exit-code"), 0, 8)  # gdb prints the exit code in octal
+        else:
+            code = 0
+        self._listener.on_exited(code)
+        self._report_terminated(None)
+
+    def _on_breakpoint_modified(self, payload: dict[str, Any]) -> None:
+        bkpt = payload.get("bkpt")
+        if not isinstance(bkpt, dict):
+            return
+        number = _int(bkpt.get("number"), 0)
+        for entry in self._all_bps():
+            if entry.number == number and entry.kind in ("line", "function"):
+                result = breakpoint_result(bkpt)
+                if result != entry.result:
+                    entry.result = result
+                    self._listener.on_breakpoint_changed(number, result)
+                return
+
+    def _on_breakpoint_deleted(self, payload: dict[str, Any]) -> None:
+        number = _int(payload.get("id"), 0)
+        for entry in self._all_bps():
+            if entry.number == number:
+                entry.number = None
+
+    def _forget_watch(self, number: int, message: str) -> None:
+        for entry in self._watch_bps:
+            if entry.number == number:
+                entry.number = None
+                entry.result = BreakpointResult(False, adapter_id=number, message=message)
+                self._listener.on_breakpoint_changed(number, entry.result)
+
+    def _all_bps(self) -> list[_Bp]:
+        out = [bp for bps in self._line_bps.values() for bp in bps]
+        return out + self._function_bps + self._watch_bps
+
+    # -- commands -------------------------------------------------------------------------------------
+
+    @property
+    def client(self) -> MiClient:
+        if self._client is None:
+            raise AdapterGoneError("gdb is not running")
+        return self._client
+
+    async def _cmd(self, command: str, timeout: float = INSPECT_TIMEOUT_S) -> MiResult:
+        return await self.client.command(command, timeout)
+
+    async def _cmds(self, commands: list[str], timeout: float = INSPECT_TIMEOUT_S) -> list[MiResult]:
+        return await self.client.commands(commands, timeout)
+
+    def _fire(self, command: str) -> None:
+        """Send a command nobody waits for (its failure is only logged)."""
+        if self._client is not None and not self._client.is_closed:
+            self._client.send(command)
+
+    @staticmethod
+    def _context(frame_id: int | None) -> str:
+        if frame_id is None:
+            return ""
+        thread, level = split_frame_id(frame_id)
+        return f"--thread {thread} --frame {level} " if thread else ""
+
+    def _invalidate(self) -> None:
+        """The program moved: every ref and varobj of the last stop is stale."""
+        for name in self._roots:
+            self._fire(f"-var-delete {mi_quote(name)}")
+        self._roots.clear()
+        self._refs.clear()
+        self._ref_keys.clear()
+
+    def _ref(self, key: tuple[Any, ...], make: Callable[[], _Ref]) -> int:
+        ref = self._ref_keys.get(key)
+        if ref is None:
+            self._next_ref += 1
+            ref = self._ref_keys[key] = self._next_ref
+            self._refs[ref] = make()
+        return ref
+
+    # -- breakpoints ----------------------------------------------------------------------------------
+
+    async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
+        def insert(bp: SourceBreakpoint) -> Awaitable[_Bp]:
+            where = f"--source {mi_quote(file)} --line {bp.line}"
+            return self._insert("line", (bp.line, bp.condition, bp.hit_condition, bp.log_message), where,
+                                bp.condition, bp.hit_condition, bp.log_message)
+        entries = await self._replace(self._line_bps.get(file, []), breakpoints,
+                                      lambda bp: (bp.line, bp.condition, bp.hit_condition, bp.log_message), insert)
+        self._line_bps[file] = entries
+        return [e.result for e in entries]
+
+    async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
+        def insert(bp: FunctionBreakpoint) -> Awaitable[_Bp]:
+            return self._insert("function", (bp.name, bp.condition, bp.hit_condition),
+                                f"--function {mi_quote(bp.name)}", bp.condition, bp.hit_condition, None)
+        self._function_bps = await self._replace(self._function_bps, breakpoints,
+                                                 lambda bp: (bp.name, bp.condition, bp.hit_condition), insert)
+        return [e.result for e in self._function_bps]
+
+    async def _replace(self, existing: list[_Bp], wanted: list[Any], key_of: Callable[[Any], tuple[Any, ...]],
+                       insert: Callable[[Any], Awaitable[_Bp]]) -> list[_Bp]:
+        """Keep the breakpoints whose spec is unchanged, delete the others, insert the new ones."""
+        spare: dict[tuple[Any, ...], list[_Bp]] = {}
+        for entry in existing:
+            spare.setdefault(entry.key, []).append(entry)
+        kept: list[_Bp | None] = []
+        for bp in wanted:
+            pool = spare.get(key_of(bp))
+            kept.append(pool.pop(0) if pool else None)
+        doomed = [e.number for pool in spare.values() for e in pool if e.number is not None]
+        if doomed:
+            for number in doomed:
+                self._kinds.pop(number, None)
+            with contextlib.suppress(AdapterRequestError):
+                await self._cmd("-break-delete " + " ".join(str(n) for n in doomed))
+        inserted = await asyncio.gather(*(insert(bp) for bp, entry in zip(wanted, kept, strict=True)
+                                          if entry is None))
+        fresh = iter(inserted)
+        return [entry if entry is not None else next(fresh) for entry in kept]
+
+    async def _insert(self, kind: str, key: tuple[Any, ...], where: str, condition: str | None,
+                      hit_condition: str | None, log_message: str | None) -> _Bp:
+        options = ["-f"]
+        conditions = [f"({condition})"] if condition else []
+        if hit_condition:
+            try:
+                op, count = parse_hit_condition(hit_condition)
+            except ValueError:
+                return _Bp(key, None, BreakpointResult(False, message=(
+                    f"hit_condition {hit_condition!r} is not understood; use N, >= N, > N, == N, < N, <= N "
+                    "or % N")), kind)
+            if op == ">=":
+                if count > 1:
+                    options.append(f"-i {count - 1}")
+            elif op == ">":
+                options.append(f"-i {count}")
+            else:
+                self._hit_vars += 1
+                var = f"$_polydbg_h{self._hit_vars}"
+                await self._cmd(f"-interpreter-exec console {mi_quote(f'set {var} = 0')}")
+                test = {"==": "==", "=": "==", "<": "<", "<=": "<="}.get(op)
+                conditions.append(f"(++{var}) {test} {count}" if test else f"(++{var}) % {count} == 0")
+        if conditions:
+            options.append(f"-c {mi_quote(' && '.join(conditions))}")
+        if log_message is not None:
+            if not self._python:
+                return _Bp(key, None, BreakpointResult(False, message="logpoints need gdb with Python"), kind)
+            command = f"-dprintf-insert {' '.join(options)} {where} \"%.0d\" {mi_quote(_logpoint_call(log_message))}"
+        else:
+            command = f"-break-insert {' '.join(options)} {where}"
+        try:
+            result = await self._cmd(command)
+        except AdapterRequestError as exc:
+            return _Bp(key, None, BreakpointResult(False, message=exc.message), kind)
+        bkpt = _dict(result.payload.get("bkpt"))
+        answer = breakpoint_result(bkpt)
+        if answer.adapter_id is not None:
+            self._kinds[answer.adapter_id] = kind
+        return _Bp(key, answer.adapter_id, answer, kind)
+
+    async def set_exception_filters(self, filters: list[str]) -> None:
+        wanted = [f for f in filters if f in self.capabilities.exception_filters]
+        for name in list(self._catch_bps):
+            if name not in wanted:
+                number = self._catch_bps.pop(name)
+                self._kinds.pop(number, None)
+                with contextlib.suppress(AdapterRequestError):
+                    await self._cmd(f"-break-delete {number}")
+        for name in wanted:
+            if name not in self._catch_bps:
+                result = await self._cmd(f"-catch-{name}")
+                bkpt = _dict(result.payload.get("bkpt"))
+                number = _int(bkpt.get("number"), 0)
+                if number:
+                    self._catch_bps[name] = number
+                    self._kinds[number] = "catch"
+
+    async def set_data_breakpoints(self, breakpoints: list[DataBreakpoint],
+                                   frame_id: int | None) -> list[BreakpointResult]:
+        spare: dict[tuple[Any, ...], list[_Bp]] = {}
+        for entry in self._watch_bps:
+            spare.setdefault(entry.key, []).append(entry)
+        kept: list[_Bp | None] = []
+        for bp in breakpoints:
+            pool = spare.get((bp.expression, bp.access))
+            kept.append(pool.pop(0) if pool and pool[0].number is not None else None)
+        doomed = [e.number for pool in spare.values() for e in pool if e.number is not None]
+        if doomed:
+            with contextlib.suppress(AdapterRequestError):
+                await self._cmd("-break-delete " + " ".join(str(n) for n in doomed))
+        entries: list[_Bp] = []
+        for bp, old in zip(breakpoints, kept, strict=True):
+            entries.append(old if old is not None else await self._watch(bp, frame_id))
+        self._watch_bps = entries
+        return [e.result for e in entries]
+
+    async def _watch(self, bp: DataBreakpoint, frame_id: int | None) -> _Bp:
+        key = (bp.expression, bp.access)
+        try:
+            result = await self._cmd(f"-break-watch {self._context(frame_id)}{_WATCH_FLAGS[bp.access]}"
+                                     f"{mi_quote(bp.expression)}")
+        except AdapterRequestError as exc:
+            return _Bp(key, None, BreakpointResult(False, message=exc.message), "watch")
+        wpt = _watchpoint_of(result.payload)
+        number = _int(wpt.get("number"), 0) or None
+        if number is not None:
+            self._kinds[number] = "watch"
+        return _Bp(key, number, BreakpointResult(number is not None, adapter_id=number), "watch")
+
+    # -- execution ------------------------------------------------------------------------------------
+
+    async def resume(self, thread_id: int | None) -> None:
+        await self._cmd("-exec-continue")
+
+    async def step(self, thread_id: int, kind: StepKind) -> None:
+        thread = f" --thread {thread_id}" if thread_id else ""
+        await self._cmd(_STEP_COMMANDS[kind] + thread)
+
+    async def pause(self, thread_id: int | None) -> None:
+        if not self._running:
+            return
+        self._interrupting = True
+        await self._cmd("-exec-interrupt")
+
+    # -- inspection -----------------------------------------------------------------------------------
+
+    async def threads(self) -> list[Thread]:
+        result = await self._cmd("-thread-info")
+        threads = result.payload.get("threads") or []
+        out = []
+        for t in threads if isinstance(threads, list) else []:
+            if isinstance(t, dict) and t.get("id"):
+                out.append(Thread(_int(t["id"]), str(t.get("name") or t.get("target-id") or f"thread {t['id']}")))
+        return out
+
+    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
+        """Frames ``start..start+levels``; at a C++ throw/catch or SIGABRT stop the runtime's frames above
+        the first frame whose source file is here are left out, so frame 0 is the code that threw or
+        called abort()/assert()."""
+        thread = f"--thread {thread_id} " if thread_id else ""
+        if self._skip is None:
+            self._skip = 0
+            with contextlib.suppress(AdapterRequestError):
+                top = await self._cmd(f"-stack-list-frames {thread}0 15")
+                listed = [f for f in top.payload.get("stack") or [] if isinstance(f, dict)]
+                first = next((i for i, f in enumerate(listed) if f.get("line") and
+                              os.path.isfile(str(f.get("fullname") or ""))), 0)
+                self._skip = first
+        skip = self._skip
+        frames, total = await self._frames(thread_id, thread, start + skip, levels)
+        return frames, (total - skip if total is not None else None)
+
+    async def _frames(self, thread_id: int, thread: str, start: int, levels: int) -> tuple[list[Frame], int | None]:
+        result = await self._cmd(f"-stack-list-frames {thread}{start} {start + levels}")
+        stack = result.payload.get("stack") or []
+        frames = []
+        for f in stack if isinstance(stack, list) else []:
+            if not isinstance(f, dict):
+                continue
+            level = _int(f.get("level"))
+            fullname = f.get("fullname")
+            path = fullname if isinstance(fullname, str) and os.path.isabs(fullname) else f.get("file")
+            frames.append(Frame(id=frame_id_of(thread_id or 1, level), name=str(f.get("func") or "??"),
+                                file=str(path) if path else None, line=_int(f.get("line")) or None,
+                                pc=_int(f.get("addr"), 0, 16) or None))
+        if len(frames) <= levels:
+            return frames, start + len(frames)
+        depth = await self._cmd(f"-stack-info-depth {thread}".rstrip())
+        return frames[:levels], _int(depth.payload.get("depth")) or None
+
+    async def scopes(self, frame_id: int) -> list[Scope]:
+        return [
+            Scope("Locals", self._ref(("locals", frame_id), lambda: _Ref("locals", frame_id)), hint="locals"),
+            Scope("Registers", self._ref(("registers", frame_id), lambda: _Ref("registers", frame_id)),
+                  expensive=True, hint="registers"),
+        ]
+
+    async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:
+        info = self._refs.get(ref)
+        if info is None:
+            raise AdapterRequestError("variables", f"ref {ref} is not valid at this stop")
+        if info.kind == "locals":
+            return await self._locals(info)
+        if info.kind == "registers":
+            return await self.registers(info.frame_id or 0)
+        return await self._children(ref, info, start or 0, count if count is not None else CHILD_CAP)
+
+    async def _locals(self, info: _Ref) -> list[Variable]:
+        context = self._context(info.frame_id)
+        simple, full = await self._cmds([f"-stack-list-variables {context}--simple-values",
+                                         f"-stack-list-variables {context}--all-values"])
+        kinds = simple.payload.get("variables") or []
+        values = full.payload.get("variables") or []
+        if len(kinds) != len(values):
+            by_name = {str(v.get("name")): v for v in values if isinstance(v, dict)}
+            values = [by_name.get(str(k.get("name")), {}) for k in kinds]
+        out = []
+        for kind, value in zip(kinds, values, strict=False):
+            if not isinstance(kind, dict):
+                continue
+            name = str(kind.get("name"))
+            text = str(value.get("value", kind.get("value", "")) if isinstance(value, dict) else "")
+            out.append(self._value(name, name, text, kind.get("type"), "value" not in kind, info.frame_id))
+        return out
+
+    def _type(self, type_: Any) -> str | None:
+        if not type_:
+            return None
+        return short_rust_type(str(type_)) if self.language == "rust" else short_type(str(type_))
+
+    def _shown(self, value: str) -> str:
+        return short_rust_value(value) if self.language == "rust" else value
+
+    def _value(self, name: str, expression: str, value: str, type_: Any, compound: bool | None,
+               frame_id: int | None) -> Variable:
+        type_text = self._type(type_)
+        ref = 0
+        count = None
+        if expandable(type_text, value, compound):
+            ref = self._ref(("expr", frame_id, expression), lambda: _Ref("expr", frame_id, expression))
+            count = element_count(type_text, value)
+        return Variable(name=name, value=self._shown(value), type=type_text, ref=ref, evaluate_name=expression,
+                        indexed_count=count)
+
+    async def _varobj(self, info: _Ref) -> _Ref:
+        """Turn an expression ref into a varobj (created on first expansion)."""
+        if info.kind == "expr":
+            result = await self._cmd(f"-var-create {self._context(info.frame_id)}- * {mi_quote(info.expression)}")
+            info.kind = "varobj"
+            info.varobj = str(result.payload.get("name"))
+            info.dynamic = result.payload.get("dynamic") == "1"
+            info.hint = str(result.payload.get("displayhint") or "")
+            self._roots.append(info.varobj)
+        return info
+
+    async def _list_children(self, varobjs: list[str], start: int, count: int) -> list[list[dict[str, Any]]]:
+        """The children of several varobjs in one round trip, C++ access groups flattened."""
+        results = await self._cmds([f"-var-list-children --all-values {mi_quote(v)} {start} {start + count}"
+                                    for v in varobjs])
+        listed = [_children_of(r.payload) for r in results]
+        groups = [kid for kids in listed for kid in kids if _is_access_group(kid)]
+        if groups:
+            nested = await self._list_children([str(g["name"]) for g in groups], 0, CHILD_CAP)
+            inner = {str(g["name"]): kids for g, kids in zip(groups, nested, strict=True)}
+            listed = [[k for kid in kids for k in (inner.get(str(kid["name"]), []) if _is_access_group(kid)
+                                                  else [kid])] for kids in listed]
+        return listed
+
+    async def _children(self, ref: int, info: _Ref, start: int, count: int) -> list[Variable]:
+        info = await self._varobj(info)
+        [kids] = await self._list_children([info.varobj], start, count)
+        if info.hint == "map":
+            kids = _pair_up(kids)
+        compound = [k for k in kids if _is_placeholder(str(k.get("value", ""))) and k.get("name")][:SUMMARY_CHILDREN]
+        summaries = await self._summaries(info, compound) if compound else {}
+        out = []
+        for kid in kids:
+            name = _child_name(kid)
+            varobj = str(kid.get("name"))
+            info.names[name] = varobj
+            value = summaries.get(varobj, str(kid.get("value", "")))
+            type_text = self._type(kid.get("type"))
+            dynamic = kid.get("dynamic") == "1"
+            hint = str(kid.get("displayhint") or "")
+            if type_text and _is_pointer(type_text):
+                has_children = _pointer_expandable(type_text, value)
+            else:
+                has_children = _int(kid.get("numchild")) > 0 or (dynamic and hint != "string")
+            if has_children:
+                made = _Ref("varobj", info.frame_id, varobj=varobj, dynamic=dynamic, hint=hint)
+                child_ref = self._ref(("varobj", varobj), lambda made=made: made)  # type: ignore[misc]
+                count_of = _int(kid.get("numchild")) if not dynamic and type_text and _ARRAY_TYPE.search(type_text) \
+                    else element_count(type_text, value)
+            else:
+                child_ref, count_of = 0, None
+            out.append(Variable(name=name, value=self._shown(value), type=type_text, ref=child_ref,
+                                indexed_count=count_of))
+        return out
+
+    async def _summaries(self, parent: _Ref, compound: list[dict[str, Any]]) -> dict[str, str]:
+        """Printed values for children a varobj shows as ``{...}`` / ``[N]``: gdb's own print of the
+        child's path expression where it has one (not below a pretty printer), else a summary built
+        from the child's first members."""
+        names = [str(k["name"]) for k in compound]
+        out: dict[str, str] = {}
+        if not parent.dynamic:
+            paths = [(n, self.client.send(f"-var-info-path-expression {mi_quote(n)}")) for n in names]
+            where = self._context(parent.frame_id)
+            printed = []
+            for name, future in paths:
+                with contextlib.suppress(AdapterError):
+                    [path] = await gather_results([(name, future)], INSPECT_TIMEOUT_S)
+                    expression = str(path.payload.get("path_expr") or "")
+                    if expression:
+                        printed.append((name, self.client.send(
+                            f"-data-evaluate-expression {where}{mi_quote(expression)}")))
+            for name, future in printed:
+                with contextlib.suppress(AdapterError):
+                    [value] = await gather_results([(name, future)], INSPECT_TIMEOUT_S)
+                    out[name] = str(value.payload.get("value", ""))
+        rest = [k for k in compound if str(k["name"]) not in out]
+        if rest:
+            with contextlib.suppress(AdapterRequestError):
+                nested = await self._list_children([str(k["name"]) for k in rest], 0, SUMMARY_ITEMS + 1)
+                for kid, grandkids in zip(rest, nested, strict=True):
+                    out[str(kid["name"])] = _summary(grandkids, str(kid.get("displayhint") or ""))
+        return out
+
+    async def child_slice(self, parent: Variable, start: int, count: int,
+                          frame_id: int | None = None) -> list[Variable] | None:
+        info = self._refs.get(parent.ref)
+        if info is None or info.kind in ("locals", "registers"):
+            return None
+        return await self._children(parent.ref, info, start, count)
+
+    def length_of(self, parent: Variable, _children: list[Variable]) -> int | None:
+        return parent.indexed_count
+
+    def is_noise(self, variable: Variable) -> bool:
+        """The compiler's ``__PRETTY_FUNCTION__`` / ``__func__`` statics in a locals listing."""
+        return variable.name in ("__PRETTY_FUNCTION__", "__func__", "__FUNCTION__")
+
+    async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
+        where = self._context(frame_id)
+        value, kind = await self._evaluate_with_type(expression, where)
+        return self._value(expression, expression, value, kind, None, frame_id)
+
+    async def _evaluate_with_type(self, expression: str, where: str) -> tuple[str, str | None]:
+        sent = [(c, self.client.send(c)) for c in (
+            f"-data-evaluate-expression {where}{mi_quote(expression)}",
+            f"-interpreter-exec {where}console {mi_quote('whatis ' + expression)}")]
+        value = await gather_results(sent[:1], INSPECT_TIMEOUT_S)
+        try:
+            [whatis] = await gather_results(sent[1:], INSPECT_TIMEOUT_S)
+            kind = whatis.console.strip().removeprefix("type = ") or None
+        except AdapterRequestError:
+            kind = None
+        return str(value[0].payload.get("value", "")), kind
+
+    async def set_variable(self, ref: int, name: str, value: str) -> Variable:
+        info = self._refs.get(ref)
+        if info is None:
+            raise AdapterRequestError("setVariable", f"ref {ref} is not valid at this stop")
+        if info.kind in ("locals", "registers"):
+            target = ("$" + name.lstrip("$")) if info.kind == "registers" else name
+            where = self._context(info.frame_id)
+            await self._cmd(f"-data-evaluate-expression {where}{mi_quote(f'{target} = ({value})')}")
+            text, kind = await self._evaluate_with_type(target, where)
+            return self._value(name, target, text, kind, None, info.frame_id)
+        info = await self._varobj(info)
+        if name not in info.names:
+            await self._children(ref, info, 0, CHILD_CAP)
+        child = info.names.get(name)
+        if child is None:
+            raise AdapterRequestError("setVariable", f"no member {name!r} here")
+        await self._cmd(f"-var-assign {mi_quote(child)} {mi_quote(value)}")
+        for variable in await self._children(ref, info, 0, CHILD_CAP):
+            if variable.name == name:
+                return variable
+        raise AdapterRequestError("setVariable", f"{name} is gone after the assignment")
+
+    async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
+        if self._last_signal is not None:
+            name, meaning = self._last_signal
+            return ExceptionDetail(type=name, message=meaning or name)
+        if self._last_catch is not None:
+            with contextlib.suppress(AdapterError):
+                result = await self._cmd(f"-data-evaluate-expression --thread {thread_id} --frame 0 $_exception")
+                return ExceptionDetail(type="C++ exception", message=str(result.payload.get("value", "")))
+            return ExceptionDetail(type="C++ exception", message=f"exception {self._last_catch}")
+        return None
+
+    # -- native operations ----------------------------------------------------------------------------
+
+    async def read_memory(self, address: int, count: int) -> MemoryBlock:
+        result = await self._cmd(f"-data-read-memory-bytes {address:#x} {count}")
+        blocks = result.payload.get("memory") or []
+        data = b""
+        for block in sorted((b for b in blocks if isinstance(b, dict)), key=lambda b: _int(b.get("begin"), 0, 16)):
+            begin = _int(block.get("begin"), 0, 16) + _int(block.get("offset"), 0, 16)
+            if begin != address + len(data):
+                break
+            data += bytes.fromhex(str(block.get("contents", "")))
+        return MemoryBlock(address=address, data=data[:count], unreadable=max(0, count - len(data)))
+
+    async def write_memory(self, address: int, data: bytes) -> int:
+        await self._cmd(f"-data-write-memory-bytes {address:#x} {data.hex()}")
+        return len(data)
+
+    async def disassemble(self, address: int, count: int, offset: int) -> list[Instruction]:
+        back = max(0, -offset)
+        start = address
+        if back:
+            probe = await self._cmd(f"-data-disassemble -s {address:#x} -e {address + 1:#x} -- 0")
+            insns = probe.payload.get("asm_insns") or []
+            first = insns[0] if insns and isinstance(insns[0], dict) else {}
+            into = _int(first.get("offset"), -1)
+            if first.get("func-name") and 0 <= into <= 1024:
+                start = address - into  # from the function's start: instruction boundaries are sure
+        end = address + (count + max(0, offset)) * 16 + 16
+        result = await self._cmd(f"-data-disassemble -s {start:#x} -e {end:#x} -- 4")
+        insns_out = _flatten_disassembly(result.payload.get("asm_insns") or [])
+        index = next((i for i, ins in enumerate(insns_out) if ins.address >= address), len(insns_out))
+        lo = max(0, index + offset)
+        return insns_out[lo:lo + count]
+
+    async def registers(self, frame_id: int) -> list[Variable]:
+        where = self._context(frame_id)
+        if self._general_registers is None:
+            names, general = await self._cmds(["-data-list-register-names",
+                                               f"-interpreter-exec {where}console \"info registers\""])
+            numbers = {str(n): i for i, n in enumerate(names.payload.get("register-names") or []) if n}
+            wanted = [m.group(1) for m in map(_REGISTER_LINE.match, general.console.splitlines())
+                      if m and not re.fullmatch(r"k[0-7]", m.group(1))]  # AVX-512 masks are not general
+            self._general_registers = [numbers[n] for n in wanted if n in numbers]
+            self._register_names = {i: n for n, i in numbers.items()}
+        numbers_text = " ".join(str(n) for n in self._general_registers)
+        result = await self._cmd(f"-data-list-register-values {where}--skip-unavailable x {numbers_text}")
+        out = []
+        for item in result.payload.get("register-values") or []:
+            if isinstance(item, dict):
+                name = self._register_names.get(_int(item.get("number"), -1), str(item.get("number")))
+                out.append(Variable(name=name, value=str(item.get("value", "")), type=None))
+        return out
+
+    async def command(self, text: str, frame_id: int | None) -> str:
+        result = await self._cmd(f"-interpreter-exec {self._context(frame_id)}console {mi_quote(text)}")
+        return result.console or result.log
+
+    # -- core files -----------------------------------------------------------------------------------
+
+    async def _report_core(self, result: MiResult) -> None:
+        match = _CORE_SIGNAL.search(result.console)
+        info = await self._cmd("-thread-info")
+        thread = _int(info.payload.get("current-thread-id"), 0) or None
+        name = os.path.basename(self._core or "core")
+        if match:
+            self._last_signal = (match.group(1), match.group(2).strip())
+            event = StopEvent("exception", thread, f"post-mortem: core file {name} ({match.group(1)})",
+                              f"{match.group(1)} ({match.group(2).strip()})")
+        else:
+            event = StopEvent("core", thread, f"post-mortem: core file {name}")
+        self._listener.on_stopped(event)
+
+    # -- ending ---------------------------------------------------------------------------------------
+
+    async def terminate(self) -> None:
+        await self._end_once(kill=True)
+
+    async def detach(self) -> None:
+        await self._end_once(kill=False)
+
+    async def _end_once(self, kill: bool) -> None:
+        """Idempotent: the first caller does the work, later callers wait for it."""
+        if self._ended is None:
+            self._ended = asyncio.ensure_future(self._end(kill))
+        await asyncio.shield(self._ended)
+
+    async def _end(self, kill: bool) -> None:
+        self._ending = True
+        client = self._client
+        try:
+            if client is not None and not client.is_closed:
+                with contextlib.suppress(AdapterError, OSError):
+                    await self._leave_target(client, kill)
+                with contextlib.suppress(AdapterError):
+                    await client.command("-gdb-exit", 1.0)
+                await client.close("session ended")
+        finally:
+            self._close_pty()
+            if kill and self._debuggee_pgid is not None:
+                await procs.kill_group(self._debuggee_pgid, grace_s=0.2)
+            if self._process is not None:
+                await procs.kill_group(self._process.pid, grace_s=0.5)
+                await procs.reap(self._process, 1.0)
+            for task in list(self._tasks):
+                task.cancel()
+            self._report_terminated(None)
+
+    async def _leave_target(self, client: MiClient, kill: bool) -> None:
+        local = self.debuggee_pid if self._mode in ("launch", "attach") and not self._exited else None
+        if kill and local is not None:
+            with contextlib.suppress(OSError):
+                os.kill(local, signal.SIGKILL)  # a ptrace-stopped process dies of SIGKILL at once
+            return  # -gdb-exit reaps it
+        if self._mode == "core" or self._exited:
+            return
+        if self._running:
+            await client.command("-exec-interrupt", 2.0)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._stopped.wait(), 2.0)
+        if kill:
+            await client.command(f"-interpreter-exec console {mi_quote('kill')}", 2.0)
+        else:
+            await client.command("-target-detach", 2.0)
+
+
+def _watchpoint_of(payload: dict[str, Any]) -> dict[str, Any]:
+    return next((_dict(payload[k]) for k in ("wpt", "hw-rwpt", "hw-awpt") if isinstance(payload.get(k), dict)), {})
+
+
+def _gdb_arg(text: str) -> str:
+    """One argument for gdb commands that split with buildargv (quotes and backslashes honoured)."""
+    if text and not re.search(r"[\s'\"\\]", text):
+        return text
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _python_exec(source: str) -> str:
+    return f"python exec(bytes.fromhex('{source.encode().hex()}').decode())"
+
+
+def _is_placeholder(value: str) -> bool:
+    """A varobj's stand-in for a compound value: ``{...}`` (struct) or ``[N]`` (array)."""
+    return value == "{...}" or bool(re.fullmatch(r"\[\d+\]", value))
+
+
+def _child_name(kid: dict[str, Any]) -> str:
+    exp = str(kid.get("exp", kid.get("name", "?")))
+    return f"[{exp}]" if exp.isdigit() else exp
+
+
+def _pair_up(kids: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A map-hinted varobj lists key, value, key, value …: show ``[key] = value`` children."""
+    out = []
+    for i in range(0, len(kids) - 1, 2):
+        key, value = kids[i], dict(kids[i + 1])
+        value["exp"] = f"[{key.get('value', '?')}]"
+        out.append(value)
+    return out
+
+
+def _summary(kids: list[dict[str, Any]], hint: str) -> str:
+    if hint == "map":
+        pairs = _pair_up(kids)
+        items = [f"{p['exp']} = {p.get('value', '')}" for p in pairs[:SUMMARY_ITEMS]]
+        more = len(pairs) > SUMMARY_ITEMS
+    else:
+        positional = all(str(k.get("exp", "")).strip("[]").isdigit() for k in kids)
+        items = [str(k.get("value", "")) if positional else f"{k.get('exp')} = {k.get('value', '')}"
+                 for k in kids[:SUMMARY_ITEMS]]
+        more = len(kids) > SUMMARY_ITEMS
+    return "{" + ", ".join(items) + (", …" if more else "") + "}"
+
+
+def _flatten_disassembly(items: list[Any]) -> list[Instruction]:
+    out: dict[int, Instruction] = {}
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        group = item.get("src_and_asm_line") if isinstance(item.get("src_and_asm_line"), dict) else None
+        if group is None and "line_asm_insn" in item:
+            group = item
+        if group is not None:
+            path = group.get("fullname") or group.get("file")
+            line = _int(group.get("line")) or None
+            for insn in group.get("line_asm_insn") or []:
+                if isinstance(insn, dict):
+                    ins = _instruction(insn, str(path) if path else None, line)
+                    out.setdefault(ins.address, ins)
+        else:
+            ins = _instruction(item, None, None)
+            out.setdefault(ins.address, ins)
+    return [out[a] for a in sorted(out)]
+
+
+def _instruction(insn: dict[str, Any], path: str | None, line: int | None) -> Instruction:
+    func = insn.get("func-name")
+    symbol = f"{func}+{insn.get('offset', 0)}" if func else None
+    return Instruction(address=_int(insn.get("address"), 0, 16), text=str(insn.get("inst", "")),
+                       symbol=symbol, file=path, line=line)
+
+
+_rust_dir_cache: dict[str, str | None] = {}
+
+
+async def _rust_printer_dir() -> str | None:
+    """The toolchain's lib/rustlib/etc when it has gdb's Rust pretty printers (asked of rustc once)."""
+    rustc = shutil.which("rustc")
+    if rustc is None:
+        return None
+    if rustc in _rust_dir_cache:
+        return _rust_dir_cache[rustc]
+    found = None
+    try:
+        process = await procs.spawn([rustc, "--print", "sysroot"], stdin=asyncio.subprocess.DEVNULL,
+                                    stderr=asyncio.subprocess.DEVNULL)
+        try:
+            out, _ = await asyncio.wait_for(process.communicate(), 15.0)
+        finally:
+            await procs.reap(process, 1.0)
+        etc = Path(out.decode().strip()) / "lib" / "rustlib" / "etc"
+        if (etc / "gdb_load_rust_pretty_printers.py").is_file():
+            found = str(etc)
+    except (OSError, asyncio.TimeoutError):
+        log.debug("cannot ask rustc for its sysroot", exc_info=True)
+    _rust_dir_cache[rustc] = found
+    return found
+
