@@ -212,8 +212,9 @@ def register(server: MCPServer[SessionManager]) -> None:
                     raise UsageError(f"core {core!r} is not a file, or program is missing; pass the executable as "
                                      "program and the core dump it produced as core")
             lang = infer_language(path, module, language)
+            home = (path if os.path.isdir(path) else os.path.dirname(path)) if path else None
             session = manager.create(lang, adapter, os.path.basename(path) if path else f"-m {module}",
-                                     work_dir or (os.path.dirname(path) if path else os.getcwd()))
+                                     work_dir or home or os.getcwd())
             try:
                 for pending in manager.take_pending():
                     await session.add_line_breakpoint(pending.file, pending.line, pending.condition,
@@ -223,8 +224,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             except PolydbgError:
                 await manager.remove(session, detach=False)
                 raise
-            spec = LaunchSpec(program=path, module=module, args=tuple(args or ()), cwd=work_dir or
-                              (os.path.dirname(path) if path else None),
+            spec = LaunchSpec(program=path, module=module, args=tuple(args or ()), cwd=work_dir or home,
                               env=tuple(sorted((env or {}).items())), python=python, stop_on_entry=stop_on_entry,
                               core=core_path)
             report = await manager.start(session, spec, timeout_s, progress_of(ctx))

@@ -297,6 +297,10 @@ class Session:
             self.cause = str(exc)
             raise UsageError(f"could not start the program: {exc}") if isinstance(exc, AdapterRequestError) \
                 else SessionEndedError(f"could not start the debugger: {exc}") from None
+        except BaseException:  # a usage or environment problem (or cancellation) after the backend spawned
+            await backend.terminate()
+            self.state = State.terminated
+            raise
         if self.state == State.starting:
             self.state = State.running
         if isinstance(spec, AttachSpec) and not self.breakpoints.visible():

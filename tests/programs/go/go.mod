@@ -1,0 +1,3 @@
+module polydbg.test/goprog
+
+go 1.19
