@@ -46,6 +46,11 @@ def track_group(pgid: int) -> None:
     _live_groups.add(pgid)
 
 
+def forget_group(pgid: int) -> None:
+    """A group that ended on its own (a finished build) needs no killing at exit."""
+    _live_groups.discard(pgid)
+
+
 def signal_group(pgid: int, sig: int) -> bool:
     """Signal a process group; False when it no longer exists."""
     try:

@@ -86,8 +86,8 @@ def infer_language(program: str | None, module: str | None, language: str | None
     ext = os.path.splitext(program)[1].lower()
     lang = _SOURCE_EXTENSIONS.get(ext)
     if lang in _COMPILED:
-        raise UsageError(f"{program!r} is {lang} source: build it with debug info (e.g. gcc -g -O0, cargo build) "
-                         "and pass the executable as program")
+        raise UsageError(f"{program!r} is {lang} source: pass the executable built with debug info as program, "
+                         "and build='gcc -g -O0 -o app app.c' (or 'cargo build') to build it first")
     if lang is not None:
         return lang
     sniffed = sniff_binary(program)

@@ -8,6 +8,7 @@ text is the error's message verbatim (the SDK would otherwise reduce an exceptio
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable
@@ -17,6 +18,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
+from polydbg import procs
 from polydbg.backends.base import AttachSpec, LaunchSpec
 from polydbg.backends.registry import (
     LANGUAGE_ADAPTERS,
@@ -134,6 +136,23 @@ async def _apply_breakpoints(session: Session, specs: list[BreakpointSpec] | Non
                                           spec.log_message)
 
 
+async def run_build(command: str, cwd: str, timeout_s: float) -> None:
+    """Run ``build`` (e.g. ``gcc -g -O0 -o app app.c``) before launching; its failure is the answer."""
+    process = await procs.spawn(["/bin/sh", "-c", command], cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
+                                stderr=asyncio.subprocess.STDOUT)
+    try:
+        output, _ = await asyncio.wait_for(process.communicate(), timeout_s)
+    except asyncio.TimeoutError:
+        await procs.kill_group(process.pid)
+        await procs.reap(process)
+        raise UsageError(f"build {command!r} did not finish within {timeout_s:g} s") from None
+    finally:
+        procs.forget_group(process.pid)
+    if process.returncode != 0:
+        text = output.decode("utf-8", "replace")[-2000:]
+        raise UsageError(f"build {command!r} failed (exit {process.returncode}):\n{text}")
+
+
 def attach_language(pid: int | None, language: str | None, adapter: str | None, program: str | None) -> str:
     """The language of an attach target: explicit, else from the process's executable or the adapter."""
     if language:
@@ -191,6 +210,7 @@ def register(server: MCPServer[SessionManager]) -> None:
         stop_on_entry: bool = False,
         break_on_exception: BreakOn = "uncaught",
         core: str | None = None,
+        build: Annotated[str | None, Field(description="shell command run first")] = None,
         timeout_s: Timeout = 30,
     ) -> Annotated[CallToolResult, StopReport]:
         """Start a program with breakpoints; run to the first stop."""
@@ -202,6 +222,8 @@ def register(server: MCPServer[SessionManager]) -> None:
             path = None
             if program:
                 path = os.path.abspath(os.path.join(work_dir or os.getcwd(), os.path.expanduser(program)))
+                if build:
+                    await run_build(build, work_dir or os.path.dirname(path), timeout_s)
                 if not os.path.exists(path):
                     raise UsageError(f"program {program!r} not found (looked for {path}); pass an existing "
                                      "file, absolute or relative to cwd")
