@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 log = logging.getLogger(__name__)
 
@@ -63,26 +64,58 @@ def signal_group(pgid: int, sig: int) -> bool:
         return False
 
 
+class ProcStat(NamedTuple):
+    """A live (non-zombie) process as /proc/PID/stat describes it."""
+
+    pid: int
+    ppid: int
+    pgrp: int
+    name: str
+    start_time: bytes  # clock ticks after boot: with the pid, a process's identity
+
+
+def read_stat(pid: int | str) -> ProcStat | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return None
+    head, _, tail = raw.rpartition(b")")
+    fields = tail.split()
+    if len(fields) < 20 or fields[0] == b"Z":
+        return None
+    return ProcStat(int(pid), int(fields[1]), int(fields[2]), head.partition(b"(")[2].decode(errors="replace"),
+                    fields[19])
+
+
+def live_processes() -> list[ProcStat]:
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    return [stat for entry in entries if entry.isdigit() and (stat := read_stat(entry)) is not None]
+
+
+def descendants(root: int) -> list[ProcStat]:
+    """Live descendants of ``root`` (children, their children, …)."""
+    processes = live_processes()
+    found: dict[int, ProcStat] = {}
+    frontier = [root]
+    while frontier:
+        parent = frontier.pop()
+        for stat in processes:
+            if stat.ppid == parent and stat.pid not in found:
+                found[stat.pid] = stat
+                frontier.append(stat.pid)
+    return list(found.values())
+
+
 def group_alive(pgid: int) -> bool:
     """True while a process of the group is running. Zombies do not count: in containers PID 1 often
     never reaps the orphans it inherits, and ``killpg(pgid, 0)`` would call them alive forever."""
     if not signal_group(pgid, 0):
         return False
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return True
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
-            return True
-    return False
+    return any(stat.pgrp == pgid for stat in live_processes())
 
 
 async def kill_group(pgid: int, grace_s: float = 1.0) -> None:

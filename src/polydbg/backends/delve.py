@@ -154,25 +154,6 @@ def _in_runtime(frame: dict[str, Any]) -> bool:
         or ("." not in name and "/src/runtime/" in path)
 
 
-def _children_of(pid: int) -> list[int]:
-    """The processes whose parent is ``pid``."""
-    found: list[int] = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return found
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 1 and int(fields[1]) == pid:
-            found.append(int(entry))
-    return found
-
 
 def _go_env() -> dict[str, str]:
     """This environment, plus a build cache when Go could not place one (no HOME, e.g. under some MCP hosts)."""
@@ -366,10 +347,12 @@ class DelveBackend(DapBackend):
         self._program_started = True
         if self._process is None:
             return
-        for pid in _children_of(self._process.pid):
+        for child in procs.live_processes():
+            if child.ppid != self._process.pid:
+                continue
             with contextlib.suppress(OSError):
-                self.debuggee_pid = pid
-                self._debuggee_pgid = os.getpgid(pid)
+                self.debuggee_pid = child.pid
+                self._debuggee_pgid = os.getpgid(child.pid)
                 procs.track_group(self._debuggee_pgid)
 
     def _tune_capabilities(self) -> None:

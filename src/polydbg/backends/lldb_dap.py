@@ -35,6 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+from polydbg import procs
 from polydbg.backends.base import (
     AttachSpec,
     BackendListener,
@@ -238,49 +239,6 @@ def pair_of(value: str) -> tuple[str, str] | None:
             return None
         key, val = key[len("first:"):], val[len("second:"):]
     return key, val
-
-
-def _stat(pid: int | str) -> tuple[int, str, bytes] | None:
-    """(parent pid, command name, start time) of a live, non-zombie process, or None."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            raw = handle.read()
-    except OSError:
-        return None
-    head, _, tail = raw.rpartition(b")")
-    fields = tail.split()
-    if len(fields) < 20 or fields[0] == b"Z":
-        return None
-    return int(fields[1]), head.partition(b"(")[2].decode(errors="replace"), fields[19]
-
-
-def _identity(pid: int) -> tuple[str, bytes] | None:
-    found = _stat(pid)
-    return (found[1], found[2]) if found else None
-
-
-def _descendants(root: int) -> dict[int, tuple[str, bytes]]:
-    """Live descendants of ``root``: pid → (command name, start time), read from /proc."""
-    parents: dict[int, int] = {}
-    names: dict[int, tuple[str, bytes]] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return {}
-    for entry in entries:
-        stat = _stat(entry) if entry.isdigit() else None
-        if stat is not None:
-            parents[int(entry)] = stat[0]
-            names[int(entry)] = (stat[1], stat[2])
-    found: dict[int, tuple[str, bytes]] = {}
-    frontier = [root]
-    while frontier:
-        parent = frontier.pop()
-        for pid, ppid in parents.items():
-            if ppid == parent and pid not in found:
-                found[pid] = names[pid]
-                frontier.append(pid)
-    return found
 
 
 class _Ordered:
@@ -826,14 +784,12 @@ class LldbDapBackend(DapBackend):
     # -- ending -------------------------------------------------------------------------------------
 
     async def _end(self, terminate_debuggee: bool) -> None:
-        helpers = _descendants(self._process.pid) if self._process is not None else {}
+        helpers = procs.descendants(self._process.pid) if self._process is not None else []
         await super()._end(terminate_debuggee)
-        if not helpers:
-            return
-        for pid, (command, started) in helpers.items():  # lldb-server, and on terminate the debuggee
-            if (terminate_debuggee or command.startswith("lldb-server")) and _identity(pid) == (command, started):
+        for helper in helpers:  # lldb-server, and on terminate the debuggee
+            if (terminate_debuggee or helper.name.startswith("lldb-server")) and procs.read_stat(helper.pid) == helper:
                 with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
+                    os.kill(helper.pid, signal.SIGKILL)
 
 
 def _library_frame(frame: Frame) -> bool:

@@ -1,0 +1,3 @@
+module polydbg.bench/native
+
+go 1.19
