@@ -11,8 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import errno
 import logging
 import os
+import shutil
 import signal
 import sys
 from collections.abc import Mapping, Sequence
@@ -21,6 +23,7 @@ from typing import NamedTuple
 log = logging.getLogger(__name__)
 
 _PR_SET_PDEATHSIG = 1
+_SETPRIV = shutil.which("setpriv") if sys.platform.startswith("linux") else None
 _live_groups: set[int] = set()
 
 
@@ -33,10 +36,22 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
 async def spawn(argv: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None,
                 stdin: int | None = asyncio.subprocess.PIPE, stdout: int | None = asyncio.subprocess.PIPE,
                 stderr: int | None = asyncio.subprocess.PIPE) -> asyncio.subprocess.Process:
-    """Start a process in a new process group that dies with polydbg."""
+    """Start a process in a new process group that dies with polydbg.
+
+    The parent-death signal is set by ``setpriv --pdeathsig`` where util-linux has it: a ``preexec_fn``
+    forces Python to fork instead of vfork, which costs ~4 ms per spawn (a launch spawns one to three).
+    """
+    command = list(argv)
+    preexec = None
+    if _SETPRIV is not None:
+        if shutil.which(command[0]) is None:  # else setpriv would report it as an exit, not an OSError
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command[0])
+        command = [_SETPRIV, "--pdeathsig", "KILL", "--", *command]
+    else:
+        preexec = _die_with_parent
     process = await asyncio.create_subprocess_exec(
-        *argv, env=dict(env) if env is not None else None, cwd=cwd, stdin=stdin, stdout=stdout, stderr=stderr,
-        start_new_session=True, preexec_fn=_die_with_parent, limit=256 * 1024,
+        *command, env=dict(env) if env is not None else None, cwd=cwd, stdin=stdin, stdout=stdout, stderr=stderr,
+        start_new_session=True, preexec_fn=preexec, limit=256 * 1024,
     )
     _live_groups.add(process.pid)
     return process
