@@ -398,8 +398,9 @@ class DapBackend:
         client = self._client
         if client is not None and not client.is_closed:
             with contextlib.suppress(Exception):
-                await client.request("disconnect", {"terminateDebuggee": terminate_debuggee,
-                                                    "restart": False}, timeout=2.0)
+                # killing follows anyway when ending; a detach must let the adapter resume the program
+                await client.request("disconnect", {"terminateDebuggee": terminate_debuggee, "restart": False},
+                                     timeout=0.5 if terminate_debuggee else 2.0)
             await client.close("session ended")
         if terminate_debuggee and self._debuggee_pgid is not None:
             await procs.kill_group(self._debuggee_pgid, grace_s=0.5)
