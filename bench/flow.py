@@ -25,7 +25,6 @@ import contextlib
 import itertools
 import json
 import os
-import re
 import signal
 import sys
 import time
@@ -38,6 +37,8 @@ from mcp_types import TextContent
 from _util import (
     POLYDBG,
     PROGRAM,
+    RawDap,
+    Sink,
     become_subreaper,
     line_of,
     median,
@@ -68,7 +69,6 @@ WARMUP = 3
 PHASES = ("P1 launch → stopped, locals read", "P2 evaluate + step + locals read", "P3 continue → exit reported",
           "P4 teardown")
 
-Sink = dict[str, list[float]]
 
 
 def new_sink() -> Sink:
@@ -79,71 +79,21 @@ def new_sink() -> Sink:
 # a/b. A raw DAP client: Content-Length framing over the adapter's stdio, nothing else.
 # ------------------------------------------------------------------------------------------------
 
-class RawDap:
-    WATCHED = ("initialized", "stopped", "exited", "terminated")
+class DebugpyRawDap(RawDap):
+    """The raw baseline: ``python -m debugpy.adapter`` over stdio, plain or with the NODELAY shim."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdout is not None and process.stdin is not None
+        super().__init__(process.stdout, process.stdin)
         self.process = process
-        self.seq = 0
-        self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self.events: dict[str, asyncio.Queue[dict[str, Any]]] = {name: asyncio.Queue() for name in self.WATCHED}
-        self.reader = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
-    async def start(cls, nodelay: bool) -> RawDap:
+    async def start(cls, nodelay: bool) -> DebugpyRawDap:
         argv = [sys.executable, "-c", _ADAPTER_SHIM] if nodelay else [sys.executable, "-m", "debugpy.adapter"]
         process = await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL, env=ENV, start_new_session=True, limit=1 << 22)
         return cls(process)
-
-    async def _read(self) -> None:
-        out = self.process.stdout
-        assert out is not None
-        try:
-            while True:
-                header = await out.readuntil(b"\r\n\r\n")
-                found = re.search(rb"Content-Length:\s*(\d+)", header)
-                assert found is not None, header
-                message = json.loads(await out.readexactly(int(found.group(1))))
-                if message["type"] == "response":
-                    future = self.pending.pop(message["request_seq"], None)
-                    if future is not None and not future.done():
-                        if message.get("success"):
-                            future.set_result(message.get("body") or {})
-                        else:
-                            future.set_exception(RuntimeError(f"{message['command']}: {message.get('message')}"))
-                elif message["type"] == "event" and message["event"] in self.events:
-                    self.events[message["event"]].put_nowait(message.get("body") or {})
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            for future in self.pending.values():
-                if not future.done():
-                    future.set_exception(ConnectionError("adapter closed its stdout"))
-
-    def send(self, command: str, arguments: dict[str, Any] | None = None) -> asyncio.Future[dict[str, Any]]:
-        self.seq += 1
-        message: dict[str, Any] = {"seq": self.seq, "type": "request", "command": command}
-        if arguments is not None:
-            message["arguments"] = arguments
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.pending[self.seq] = future
-        body = json.dumps(message, separators=(",", ":")).encode()
-        assert self.process.stdin is not None
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-        return future
-
-    async def request(self, command: str, arguments: dict[str, Any] | None = None,
-                      sink: Sink | None = None, timeout: float = 20.0) -> dict[str, Any]:
-        started = time.perf_counter()
-        body = await asyncio.wait_for(self.send(command, arguments), timeout)
-        if sink is not None:
-            sink[command].append(time.perf_counter() - started)
-        return body
-
-    async def event(self, name: str, timeout: float = 20.0) -> dict[str, Any]:
-        return await asyncio.wait_for(self.events[name].get(), timeout)
 
     async def close(self) -> None:
         if self.process.returncode is None:
@@ -157,9 +107,7 @@ class RawDap:
             with contextlib.suppress(OSError):
                 os.killpg(self.process.pid, signal.SIGKILL)
             await self.process.wait()
-        self.reader.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self.reader
+        await self.stop_reading()
 
 
 def launch_args(nodelay: bool) -> dict[str, Any]:
@@ -169,9 +117,9 @@ def launch_args(nodelay: bool) -> dict[str, Any]:
             "justMyCode": True, "stopOnEntry": False, "showReturnValue": True, "subProcess": False}
 
 
-async def raw_start(nodelay: bool, sink: Sink | None = None) -> tuple[RawDap, int]:
+async def raw_start(nodelay: bool, sink: Sink | None = None) -> tuple[DebugpyRawDap, int]:
     """Adapter up, debuggee launched, breakpoint set, stopped at it: (client, thread id)."""
-    dap = await RawDap.start(nodelay)
+    dap = await DebugpyRawDap.start(nodelay)
     try:
         await dap.request("initialize", INIT_ARGS, sink)
         launch_sent = time.perf_counter()
@@ -191,7 +139,7 @@ async def raw_start(nodelay: bool, sink: Sink | None = None) -> tuple[RawDap, in
     return dap, int(stopped["threadId"])
 
 
-async def raw_locals(dap: RawDap, thread: int, sink: Sink) -> tuple[int, int]:
+async def raw_locals(dap: DebugpyRawDap, thread: int, sink: Sink) -> tuple[int, int]:
     """stackTrace → scopes → variables of the top frame: (frame id, line)."""
     stack = await dap.request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": 20}, sink)
     top = stack["stackFrames"][0]
@@ -496,7 +444,7 @@ async def bench_calls(iters: int, plain_iters: int) -> dict[str, Any]:
             frame = (await raw_locals(dap, thread, new_sink()))[0]
             plain_frame = (await raw_locals(plain, plain_thread, new_sink()))[0]
 
-            async def raw_round(client: RawDap, tid: int, frame: int, sink: Sink) -> None:
+            async def raw_round(client: DebugpyRawDap, tid: int, frame: int, sink: Sink) -> None:
                 await client.request("threads", None, sink)
                 await client.request("stackTrace", {"threadId": tid, "startFrame": 0, "levels": 20}, sink)
                 scopes = await client.request("scopes", {"frameId": frame}, sink)

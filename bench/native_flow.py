@@ -39,7 +39,6 @@ import asyncio
 import collections
 import contextlib
 import itertools
-import json
 import os
 import re
 import shutil
@@ -56,7 +55,19 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 from mcp_types import TextContent
 
-from _util import BENCH, become_subreaper, cleanup_leftovers, cmdline, descendants, line_of, median, ms, table
+from _util import (
+    BENCH,
+    RawDap,
+    Sink,
+    become_subreaper,
+    cleanup_leftovers,
+    cmdline,
+    descendants,
+    line_of,
+    median,
+    ms,
+    table,
+)
 from polydbg.backends.base import LaunchSpec
 from polydbg.backends.lldb_dap import COMMAND_PREFIX, find_lldb_dap
 from polydbg.dap.client import DapClient
@@ -83,7 +94,6 @@ INIT_ARGS = {
     "supportsProgressReporting": False, "supportsMemoryReferences": True,
 }
 
-Sink = dict[str, list[float]]
 
 
 def new_sink() -> Sink:
@@ -107,81 +117,6 @@ class Target:
 # ------------------------------------------------------------------------------------------------
 # Raw clients.
 # ------------------------------------------------------------------------------------------------
-
-class RawDap:
-    """Content-Length framed DAP over any stream pair (an adapter's stdio, or a TCP socket)."""
-
-    WATCHED = ("initialized", "stopped", "exited", "terminated")
-
-    def __init__(self, reader: asyncio.StreamReader, writer: Any) -> None:
-        self.reader = reader
-        self.writer = writer
-        self.seq = 0
-        self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self.events: dict[str, asyncio.Queue[dict[str, Any]]] = {name: asyncio.Queue() for name in self.WATCHED}
-        self.task = asyncio.get_running_loop().create_task(self._read())
-
-    async def _read(self) -> None:
-        try:
-            while True:
-                header = await self.reader.readuntil(b"\r\n\r\n")
-                found = re.search(rb"Content-Length:\s*(\d+)", header)
-                assert found is not None, header
-                message = json.loads(await self.reader.readexactly(int(found.group(1))))
-                if message["type"] == "response":
-                    future = self.pending.pop(message["request_seq"], None)
-                    if future is not None and not future.done():
-                        if message.get("success"):
-                            future.set_result(message.get("body") or {})
-                        else:
-                            future.set_exception(RuntimeError(f"{message['command']}: {message.get('message')}"))
-                elif message["type"] == "event" and message["event"] in self.events:
-                    self.events[message["event"]].put_nowait(message.get("body") or {})
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            for future in self.pending.values():
-                if not future.done():
-                    future.set_exception(ConnectionError("the adapter closed the connection"))
-
-    def send(self, command: str, arguments: dict[str, Any] | None = None) -> asyncio.Future[dict[str, Any]]:
-        self.seq += 1
-        message: dict[str, Any] = {"seq": self.seq, "type": "request", "command": command}
-        if arguments is not None:
-            message["arguments"] = arguments
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.pending[self.seq] = future
-        body = json.dumps(message, separators=(",", ":")).encode()
-        self.writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-        return future
-
-    async def request(self, command: str, arguments: dict[str, Any] | None = None, sink: Sink | None = None,
-                      timeout: float = TIMEOUT) -> dict[str, Any]:
-        started = time.perf_counter()
-        body = await asyncio.wait_for(self.send(command, arguments), timeout)
-        if sink is not None:
-            sink[command].append(time.perf_counter() - started)
-        return body
-
-    async def event(self, name: str, timeout: float = TIMEOUT) -> dict[str, Any]:
-        return await asyncio.wait_for(self.events[name].get(), timeout)
-
-    async def ended(self, timeout: float) -> None:
-        """The first of ``exited`` / ``terminated`` (lldb-dap sends both, delve only ``terminated``)."""
-        waits = [asyncio.ensure_future(self.events[name].get()) for name in ("exited", "terminated")]
-        try:
-            done, _ = await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-            if not done:
-                raise asyncio.TimeoutError("the program did not exit")
-        finally:
-            for wait in waits:
-                wait.cancel()
-
-    async def stop_reading(self) -> None:
-        self.task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self.task
-
 
 async def end_process(process: asyncio.subprocess.Process, helpers: list[int], grace_s: float = 3.0) -> None:
     """Wait for a process to exit (else kill its group), then kill the helpers it started that survive it."""

@@ -110,9 +110,9 @@ async def tools() -> AsyncIterator[Tools]:
         yield Tools(client)
 
 
-def _children() -> dict[int, str]:
-    me = os.getpid()
-    found = {}
+def process_table() -> dict[int, tuple[int, str]]:
+    """pid -> (ppid, cmdline) for every live, non-zombie process."""
+    table = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -122,9 +122,14 @@ def _children() -> dict[int, str]:
         except OSError:
             continue
         fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
-        if fields.get("PPid", "").strip() == str(me) and not fields.get("State", "").startswith("Z"):
-            found[int(entry)] = cmdline.strip()
-    return found
+        if not fields.get("State", "").startswith("Z"):
+            table[int(entry)] = (int(fields.get("PPid", "0").strip()), cmdline.strip())
+    return table
+
+
+def _children() -> dict[int, str]:
+    me = os.getpid()
+    return {pid: cmd for pid, (ppid, cmd) in process_table().items() if ppid == me}
 
 
 def _reap_zombies() -> None:

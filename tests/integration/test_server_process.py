@@ -20,7 +20,7 @@ from pathlib import Path
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from tests.conftest import Tools, line_of, program
+from tests.conftest import Tools, line_of, process_table, program
 
 BASIC = program("basic.py")
 SPIN = program("spin.py")
@@ -33,32 +33,16 @@ def _server(env: dict[str, str] | None = None) -> StdioServerParameters:
                                  cwd=str(Path(__file__).parents[2]))
 
 
-def _process_table() -> dict[int, tuple[int, str]]:
-    """pid -> (ppid, cmdline) for every live, non-zombie process."""
-    table = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            status = Path(f"/proc/{entry}/status").read_text()
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
-        if fields.get("State", "").startswith("Z"):
-            continue
-        table[int(entry)] = (int(fields.get("PPid", "0").strip()), cmdline.strip())
-    return table
 
 
 def _server_pid() -> int:
     me = os.getpid()
-    (pid,) = [pid for pid, (ppid, cmd) in _process_table().items() if ppid == me and "polydbg serve" in cmd]
+    (pid,) = [pid for pid, (ppid, cmd) in process_table().items() if ppid == me and "polydbg serve" in cmd]
     return pid
 
 
 def _descendants(root: int) -> dict[int, str]:
-    table = _process_table()
+    table = process_table()
     found: dict[int, str] = {}
     frontier = [root]
     while frontier:

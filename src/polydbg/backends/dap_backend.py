@@ -372,10 +372,15 @@ class DapBackend:
         return ExceptionDetail(type=str(body.get("exceptionId", "exception")),
                                message=str(body.get("description") or ""))
 
+    def _moving(self) -> None:
+        """The program is about to run: forget what a subclass learnt about the last stop (override)."""
+
     async def resume(self, thread_id: int | None) -> None:
+        self._moving()
         await self._request("continue", {"threadId": thread_id if thread_id is not None else 0})
 
     async def step(self, thread_id: int, kind: StepKind) -> None:
+        self._moving()
         await self._request(_STEP_COMMANDS[kind], {"threadId": thread_id})
 
     async def pause(self, thread_id: int | None) -> None:

@@ -84,7 +84,6 @@ from polydbg.backends.base import (
     LaunchSpec,
     MemoryBlock,
     SourceBreakpoint,
-    StepKind,
     Variable,
     parse_address,
 )
@@ -500,14 +499,6 @@ class DelveBackend(DapBackend):
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
         self._breakpoint_files.add(file)
         return await super().set_breakpoints(file, breakpoints)
-
-    async def resume(self, thread_id: int | None) -> None:
-        self._moving()
-        await super().resume(thread_id)
-
-    async def step(self, thread_id: int, kind: StepKind) -> None:
-        self._moving()
-        await super().step(thread_id, kind)
 
     async def _hidden_frames(self, thread_id: int) -> int:
         """How many runtime frames top the stack of the goroutine that panicked or was paused (0 elsewhere)."""

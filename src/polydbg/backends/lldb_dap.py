@@ -48,7 +48,6 @@ from polydbg.backends.base import (
     LaunchSpec,
     Scope,
     SourceBreakpoint,
-    StepKind,
     StopEvent,
     Variable,
 )
@@ -572,14 +571,6 @@ class LldbDapBackend(DapBackend):
         self._stop_reported = False
         self._scope_refs.clear()
         self._forget_stop()
-
-    async def resume(self, thread_id: int | None) -> None:
-        self._moving()
-        await super().resume(thread_id)
-
-    async def step(self, thread_id: int, kind: StepKind) -> None:
-        self._moving()
-        await super().step(thread_id, kind)
 
     async def pause(self, thread_id: int | None) -> None:
         self._pause_requested = True
