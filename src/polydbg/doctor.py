@@ -1,7 +1,7 @@
 """``polydbg doctor``: which debuggers are found, their versions, and the install line for the rest.
 
-It asks each backend's own ``find()`` (the same lookup a session uses), so what doctor reports is
-what ``debug_launch`` will pick.
+It asks each backend's ``BackendInfo.find`` (the same lookup a session uses), so what doctor
+reports is what ``debug_launch`` will pick.
 """
 
 from __future__ import annotations
@@ -11,15 +11,7 @@ import sys
 from dataclasses import dataclass
 from importlib import metadata
 
-from polydbg.backends.registry import LANGUAGE_ADAPTERS, backend_class
-
-# adapter → (arguments that print its version, how to install it on Debian/Ubuntu)
-_DETAILS: dict[str, tuple[tuple[str, ...], str]] = {
-    "debugpy": ((), f"{sys.executable} -m pip install debugpy"),
-    "lldb-dap": (("--version",), "apt-get install lldb-22   (or any lldb ≥ 18 that ships lldb-dap)"),
-    "gdb": (("--version",), "apt-get install gdb gdbserver"),
-    "delve": (("version",), "apt-get install delve golang-go   (or: go install github.com/go-delve/delve/cmd/dlv)"),
-}
+from polydbg.backends.registry import BACKENDS
 
 
 @dataclass(frozen=True)
@@ -42,14 +34,13 @@ def _version_of(argv: list[str]) -> str:
 
 def checks() -> list[Check]:
     results = []
-    for adapter, (version_args, install) in _DETAILS.items():
-        languages = ", ".join(lang for lang, adapters in LANGUAGE_ADAPTERS.items() if adapter in adapters)
-        path = backend_class(adapter).find()
-        if adapter == "debugpy":
+    for info in BACKENDS.values():
+        path = info.find()
+        if info.name == "debugpy":
             version = f"{metadata.version('debugpy')} (python {sys.version.split()[0]})"
         else:
-            version = _version_of([path, *version_args]) if path else ""
-        results.append(Check(adapter, languages, path, version, install))
+            version = _version_of([path, *info.version_args]) if path else ""
+        results.append(Check(info.name, ", ".join(info.languages), path, version, info.install))
     return results
 
 

@@ -1,14 +1,16 @@
 """Child processes that cannot outlive polydbg.
 
-Every adapter starts in its own process group with PR_SET_PDEATHSIG=SIGKILL, so it dies with the
+Every debugger starts in its own process group with PR_SET_PDEATHSIG=SIGKILL, so it dies with the
 server even when the server is SIGKILLed; on terminate the whole group (and any debuggee group the
-adapter reported) is signalled, TERM first, then KILL. A registry of live groups lets the CLI kill
-everything on SIGTERM/SIGINT/stdin EOF.
+debugger reported) is signalled, TERM first, then KILL. A registry of live groups lets the CLI kill
+everything on SIGTERM/SIGINT/stdin EOF. ``DebuggerProcess`` is the one owner of a debugger process
+every backend uses: spawn, stderr tail, exit cause, the debuggee's group, idempotent end.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import ctypes
 import errno
@@ -17,8 +19,10 @@ import os
 import shutil
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
+
+from polydbg.errors import EnvironmentProblem
 
 log = logging.getLogger(__name__)
 
@@ -166,3 +170,112 @@ async def reap(process: asyncio.subprocess.Process, timeout_s: float = 2.0) -> i
         with contextlib.suppress(asyncio.TimeoutError):
             return await asyncio.wait_for(process.wait(), 1.0)
     return None
+
+
+def _exit_text(code: int | None) -> str:
+    if code is None:
+        return ""
+    if code < 0:
+        try:
+            return f" (killed by {signal.Signals(-code).name})"
+        except ValueError:
+            return f" (killed by signal {-code})"
+    return f" (exit code {code})"
+
+
+class DebuggerProcess:
+    """One debugger process (an adapter, gdb, dlv) and the debuggee group it reports.
+
+    Spawned in its own process group with the death signal; stderr is drained into a short tail
+    that errors quote; ``exit_cause`` explains an unexpected exit; ``track_debuggee`` adopts the
+    debuggee's process group but never one polydbg did not create for it (its own, the debugger's,
+    or pid 0's); ``end`` is idempotent: debuggee group, debugger group, reap.
+    """
+
+    def __init__(self, name: str, tail_lines: int = 20) -> None:
+        self.name = name
+        self.process: asyncio.subprocess.Process | None = None
+        self.debuggee_pid: int | None = None
+        self.debuggee_pgid: int | None = None
+        self._tail: collections.deque[str] = collections.deque(maxlen=tail_lines)
+        self._drain: asyncio.Task[None] | None = None
+        self._ended: asyncio.Future[None] | None = None
+        self.on_stderr: Callable[[str], None] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+    async def start(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None,
+                    stdin: int | None = asyncio.subprocess.PIPE, stdout: int | None = asyncio.subprocess.PIPE,
+                    drain_stderr: bool = True) -> asyncio.subprocess.Process:
+        """Spawn the debugger; a missing or unrunnable executable is an ``EnvironmentProblem``."""
+        try:
+            process = await spawn(argv, env=env, cwd=cwd, stdin=stdin, stdout=stdout,
+                                  stderr=asyncio.subprocess.PIPE)
+        except OSError as exc:
+            raise EnvironmentProblem(f"cannot start {self.name} ({argv[0]}): {exc}") from exc
+        self.process = process
+        if drain_stderr and process.stderr is not None:
+            self._drain = asyncio.get_running_loop().create_task(self._drain_stderr(process.stderr))
+        return process
+
+    async def _drain_stderr(self, reader: asyncio.StreamReader) -> None:
+        while True:
+            line = await reader.readline()
+            if not line:
+                return
+            text = line.decode("utf-8", "replace")
+            log.debug("%s stderr: %s", self.name, text.rstrip())
+            self.remember(text)
+            if self.on_stderr is not None:
+                self.on_stderr(text)
+
+    def remember(self, text: str) -> None:
+        """Keep a line of the debugger's own output for error messages."""
+        self._tail.append(text)
+
+    def stderr_hint(self) -> str:
+        tail = "".join(self._tail).strip()
+        return f"; {self.name} stderr: {tail[-600:]}" if tail else ""
+
+    async def exit_cause(self, wait_s: float = 1.0) -> str:
+        """Why the debugger went away, for a session that did not ask it to."""
+        code = None
+        if self.process is not None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                code = await asyncio.wait_for(self.process.wait(), wait_s)
+        return f"{self.name} exited unexpectedly{_exit_text(code)}{self.stderr_hint()}"
+
+    def track_debuggee(self, pid: int) -> int | None:
+        """Adopt the debuggee's process group (killed on end and at exit); None when it is not one
+        polydbg may signal: pid 0 or less, polydbg's own group, or the debugger's group."""
+        if pid <= 0:
+            return None
+        self.debuggee_pid = pid
+        try:
+            pgid = os.getpgid(pid)
+        except OSError:
+            return None
+        if pgid in (os.getpgid(0), self.pid):
+            return None
+        self.debuggee_pgid = pgid
+        track_group(pgid)
+        return pgid
+
+    async def end(self, kill_debuggee: bool = True, grace_s: float = 0.5) -> None:
+        """Kill the debuggee's group (when asked) and the debugger's, and reap; idempotent."""
+        if self._ended is None:
+            self._ended = asyncio.ensure_future(self._end(kill_debuggee, grace_s))
+        await asyncio.shield(self._ended)
+
+    async def _end(self, kill_debuggee: bool, grace_s: float) -> None:
+        if kill_debuggee and self.debuggee_pgid is not None:
+            await kill_group(self.debuggee_pgid, grace_s=grace_s)
+        if self.process is not None:
+            await kill_group(self.process.pid, grace_s=grace_s)
+            await reap(self.process, 1.0)
+        if self._drain is not None:
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(self._drain, 0.5)
+            self._drain.cancel()

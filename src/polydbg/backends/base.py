@@ -1,19 +1,36 @@
-"""The Backend protocol: what the session layer asks of a debugger, whatever protocol it speaks.
+"""The Backend contract: what the session layer asks of a debugger, whatever protocol it speaks.
 
-DAP adapters (debugpy, lldb-dap, delve), GDB/MI and the V8 inspector each get one implementation.
-The vocabulary is DAP's (frames, scopes, variable references, stop reasons) because DAP is the
-richest common model; a non-DAP backend translates into it. Value types are NamedTuples: a dozen
-frozen dataclasses cost ~12 ms of import time, NamedTuples ~1 ms. Events flow back through a
-``BackendListener`` the session supplies.
+DAP adapters (debugpy, lldb-dap, delve), GDB/MI, the V8 inspector and JDWP each get one
+implementation. The vocabulary is DAP's (frames, scopes, variable references, stop reasons) because
+DAP is the richest common model; a non-DAP backend translates into it. Three rules keep the seam
+protocol-neutral:
+
+- **Breakpoint ids are polydbg's.** Every breakpoint spec carries the session's id; results come
+  back in the order of the specs, and stop/change events name breakpoints by that id. A backend maps
+  them to its debugger's numbers (``kit.IdMap``), so watchpoints, deferred and re-bound breakpoints
+  need no id arithmetic above the seam.
+- **Frames are addressed by (thread, index)** (``FrameRef``), index 0 being the innermost frame the
+  backend shows (after hiding runtime machinery). The backend resolves a FrameRef to its protocol's
+  frame handle and re-resolves it when the handles are invalidated (JDWP invalidates frame ids after
+  every method invocation).
+- **Value references are ints valid for one stop**; a backend whose protocol uses other handles
+  (CDP object ids, JDWP object ids) keeps a ``kit.HandleTable``.
+
+Value types are NamedTuples: a dozen frozen dataclasses cost ~12 ms of import time, NamedTuples ~1 ms.
+Events flow back through a ``BackendListener`` the session supplies. ``Backend`` is a Protocol whose
+optional hooks have defaults: a backend subclasses it to inherit them, and mypy checks it against it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple, Protocol
+from typing import ClassVar, Literal, NamedTuple, Protocol
 
 StepKind = Literal["over", "into", "out"]
+EvaluateContext = Literal["watch", "repl", "hover", "clipboard"]
+Access = Literal["write", "read", "readWrite"]
+BreakOn = Literal["uncaught", "raised", "none"]
 
 
 class LaunchSpec(NamedTuple):
@@ -38,6 +55,7 @@ class AttachSpec(NamedTuple):
 
 
 class SourceBreakpoint(NamedTuple):
+    id: int  # polydbg's breakpoint id
     line: int
     condition: str | None = None
     hit_condition: str | None = None
@@ -45,15 +63,26 @@ class SourceBreakpoint(NamedTuple):
 
 
 class FunctionBreakpoint(NamedTuple):
+    id: int
     name: str
     condition: str | None = None
     hit_condition: str | None = None
 
 
+class DataBreakpoint(NamedTuple):
+    """A watchpoint on ``expression``; ``data_id`` is the debugger's handle for it, once resolved."""
+
+    id: int
+    expression: str
+    access: Access = "write"
+    data_id: str | None = None
+
+
 class BreakpointResult(NamedTuple):
+    """What the debugger made of one breakpoint spec (results come in the order of the specs)."""
+
     verified: bool
     line: int | None = None
-    adapter_id: int | None = None
     message: str | None = None
     data_id: str | None = None  # a watchpoint's resolved handle, to re-send it without re-resolving
 
@@ -63,8 +92,15 @@ class Thread(NamedTuple):
     name: str
 
 
+@dataclass(frozen=True, slots=True)
+class FrameRef:
+    """A frame as the session addresses it: the thread and the index from the innermost shown frame."""
+
+    thread_id: int
+    index: int
+
+
 class Frame(NamedTuple):
-    id: int
     name: str
     file: str | None
     line: int | None
@@ -109,20 +145,12 @@ class MemoryBlock(NamedTuple):
     unreadable: int = 0  # bytes after ``data`` that could not be read
 
 
-class DataBreakpoint(NamedTuple):
-    """A watchpoint on ``expression``; ``data_id`` is the adapter's handle for it, once resolved."""
-
-    expression: str
-    access: Literal["write", "read", "readWrite"] = "write"
-    data_id: str | None = None
-
-
 class StopEvent(NamedTuple):
     reason: str
     thread_id: int | None
     description: str | None = None
     text: str | None = None
-    hit_breakpoint_ids: tuple[int, ...] = ()
+    hit_breakpoint_ids: tuple[int, ...] = ()  # polydbg's breakpoint ids
     all_threads_stopped: bool = True
 
 
@@ -146,6 +174,9 @@ class Capabilities:
     data_breakpoints: bool = False
     raw_command: bool = False
     extra: dict[str, bool] = field(default_factory=dict)
+
+
+NativeCapability = Literal["memory", "disassemble", "registers", "data_breakpoints", "raw_command"]
 
 
 def parse_address(value: object) -> int | None:
@@ -173,48 +204,68 @@ class BackendListener(Protocol):
 
     def on_terminated(self, cause: str | None) -> None: ...
 
-    def on_breakpoint_changed(self, adapter_id: int, result: BreakpointResult) -> None: ...
+    def on_breakpoint_changed(self, bp_id: int, result: BreakpointResult) -> None: ...
 
 
 Configure = Callable[[], Awaitable[None]]
 
 
-class Backend(Protocol):
-    """One debugger connection for one debuggee."""
+@dataclass(frozen=True)
+class BackendInfo:
+    """What polydbg knows about a backend before importing it: languages, how to find its debugger,
+    how to install it, and its exception filters. ``registry`` and ``doctor`` read only this."""
 
     name: str
+    target: str  # "module:Class", imported when a session needs it
+    languages: tuple[str, ...]
+    find: Callable[[], str | None]  # the debugger's path on this machine, or None
+    install: str  # how to install it (Debian/Ubuntu first)
+    version_args: tuple[str, ...] = ("--version",)
+    # debug_launch's break_on_exception → this debugger's exception filters
+    break_on_exception: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+class Backend(Protocol):
+    """One debugger connection for one debuggee.
+
+    Methods with a body are optional hooks with their defaults; a backend that subclasses this
+    Protocol inherits them. The native operations are only called when the matching capability is
+    set.
+    """
+
+    name: str
+    language: str
     capabilities: Capabilities
+    # the evaluate context debug_evaluate uses ("repl" where it accepts statements)
+    evaluate_context: ClassVar[EvaluateContext] = "watch"
+
+    # -- lifecycle ------------------------------------------------------------------------------------
 
     async def launch(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
-        """Start the adapter and the debuggee; call ``configure`` when breakpoints may be sent."""
+        """Start the debugger and the debuggee; call ``configure`` when breakpoints may be sent."""
         ...
 
     async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None: ...
 
-    async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]: ...
+    async def terminate(self) -> None:
+        """End the debuggee and the debugger; idempotent, never raises, never leaves a process behind."""
+        ...
+
+    async def detach(self) -> None:
+        """Leave the debuggee running and close the debugger; never raises."""
+        ...
+
+    # -- breakpoints ----------------------------------------------------------------------------------
+
+    async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
+        """Replace the file's breakpoints; one result per spec, in order."""
+        ...
 
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]: ...
 
     async def set_exception_filters(self, filters: list[str]) -> None: ...
 
-    async def threads(self) -> list[Thread]: ...
-
-    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]: ...
-
-    async def scopes(self, frame_id: int) -> list[Scope]: ...
-
-    async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]: ...
-
-    async def child_slice(self, parent: Variable, start: int, count: int,
-                          frame_id: int | None = None) -> list[Variable] | None:
-        """Children ``start..start+count`` of a value when the adapter cannot page; None if unsupported."""
-        ...
-
-    async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable: ...
-
-    async def set_variable(self, ref: int, name: str, value: str) -> Variable: ...
-
-    async def exception_info(self, thread_id: int) -> ExceptionDetail | None: ...
+    # -- execution ------------------------------------------------------------------------------------
 
     async def resume(self, thread_id: int | None) -> None: ...
 
@@ -222,33 +273,67 @@ class Backend(Protocol):
 
     async def pause(self, thread_id: int | None) -> None: ...
 
-    # -- native operations; only called when the matching capability is set ----------------------
+    # -- inspection (valid while stopped) ---------------------------------------------------------------
 
-    async def read_memory(self, address: int, count: int) -> MemoryBlock: ...
+    async def threads(self) -> list[Thread]: ...
+
+    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
+        """Frames ``start..start+levels`` of the shown stack and the total when known."""
+        ...
+
+    async def scopes(self, frame: FrameRef) -> list[Scope]: ...
+
+    async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]: ...
+
+    async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable: ...
+
+    async def set_variable(self, ref: int, name: str, value: str) -> Variable: ...
+
+    async def exception_info(self, thread_id: int) -> ExceptionDetail | None: ...
+
+    # -- optional hooks ---------------------------------------------------------------------------------
+
+    async def child_slice(self, parent: Variable, start: int, count: int,
+                          frame: FrameRef | None = None) -> list[Variable] | None:
+        """Children ``start..start+count`` of a value when ``variables`` cannot page; None if unsupported."""
+        return None
+
+    def length_of(self, parent: Variable, children: list[Variable]) -> int | None:
+        """How many children ``parent`` has, when the backend knows better than ``indexed_count``."""
+        return None
+
+    def is_noise(self, variable: Variable) -> bool:
+        """A variable a locals listing should leave out (synthetic, compiler-made, module clutter)."""
+        return False
+
+    def trace_interpolation(self, expression: str) -> str:
+        """How a logpoint message interpolates ``expression`` (``{expr}`` in DAP)."""
+        return "{" + expression + "}"
+
+    # -- native operations --------------------------------------------------------------------------------
+
+    async def read_memory(self, address: int, count: int) -> MemoryBlock:
+        raise NotImplementedError
 
     async def write_memory(self, address: int, data: bytes) -> int:
         """Write ``data`` at ``address``; returns the number of bytes written."""
-        ...
+        raise NotImplementedError
 
     async def disassemble(self, address: int, count: int, offset: int) -> list[Instruction]:
         """``count`` instructions starting ``offset`` instructions from ``address`` (offset may be < 0)."""
-        ...
+        raise NotImplementedError
 
-    async def registers(self, frame_id: int) -> list[Variable]: ...
+    async def registers(self, frame: FrameRef) -> list[Variable]:
+        raise NotImplementedError
 
     async def set_data_breakpoints(self, breakpoints: list[DataBreakpoint],
-                                   frame_id: int | None) -> list[BreakpointResult]:
-        """Replace all watchpoints; resolves each expression (in ``frame_id``) where needed."""
-        ...
+                                   frame: FrameRef | None) -> list[BreakpointResult]:
+        """Replace all watchpoints; resolves each expression (in ``frame``) where needed."""
+        raise NotImplementedError
 
-    async def command(self, text: str, frame_id: int | None) -> str:
-        """Run a raw debugger console command (lldb, gdb, dlv) and return its output."""
-        ...
+    async def command(self, text: str, frame: FrameRef | None) -> str:
+        """Run a raw debugger command (lldb, gdb, dlv …) and return its output."""
+        raise NotImplementedError
 
-    async def terminate(self) -> None:
-        """End the debuggee and the adapter; never raises, never leaves a process behind."""
-        ...
 
-    async def detach(self) -> None:
-        """Leave the debuggee running and close the adapter; never raises."""
-        ...
+BackendFactory = Callable[[BackendListener], Backend]

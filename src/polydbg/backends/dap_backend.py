@@ -3,28 +3,35 @@
 The handshake follows the DAP specification and works for adapters that answer ``launch`` before
 or only after ``configurationDone`` (debugpy, lldb-dap): send launch, wait for ``initialized``,
 let the session configure breakpoints, send ``configurationDone``, then await the launch answer.
+
+At the seam, breakpoints carry polydbg's ids (the adapter's ids are mapped in two ``IdMap``s: one for
+breakpoints, one for data breakpoints, which adapters number apart) and frames are addressed by
+(thread, index): the adapter's frame ids of the current stop are kept in ``FrameHandles`` and
+fetched again when the stop moved on. Subclasses hide runtime frames at the top of a stack by
+overriding ``_hidden_frames`` and shape frames in ``_frame``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import collections
 import contextlib
 import logging
-import os
 from typing import Any, ClassVar
 
 from polydbg import procs
 from polydbg.backends.base import (
     AttachSpec,
+    Backend,
     BackendListener,
     BreakpointResult,
     Capabilities,
     Configure,
     DataBreakpoint,
+    EvaluateContext,
     ExceptionDetail,
     Frame,
+    FrameRef,
     FunctionBreakpoint,
     Instruction,
     LaunchSpec,
@@ -37,8 +44,10 @@ from polydbg.backends.base import (
     Variable,
     parse_address,
 )
+from polydbg.backends.kit.frames import FrameHandles
+from polydbg.backends.kit.handles import IdMap
 from polydbg.dap.client import DapClient, wait_response
-from polydbg.errors import AdapterGoneError, AdapterTimeoutError, EnvironmentProblem
+from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
 from polydbg.transport.streams import FramedStream
 
 log = logging.getLogger(__name__)
@@ -47,35 +56,29 @@ INSPECT_TIMEOUT_S = 10.0
 _STEP_COMMANDS: dict[StepKind, str] = {"over": "next", "into": "stepIn", "out": "stepOut"}
 
 
-class DapBackend:
+class DapBackend(Backend):
     """Generic DAP backend. Subclasses implement ``_start_adapter`` and the ``_*_arguments`` hooks."""
 
     name = "dap"
     adapter_id = "polydbg"
-    # debug_launch's break_on_exception (uncaught / raised / none) → this adapter's exception filters
-    BREAK_ON_EXCEPTION: ClassVar[dict[str, tuple[str, ...]]] = {}
+    evaluate_context: ClassVar[EvaluateContext] = "watch"
 
     def __init__(self, listener: BackendListener, language: str = "") -> None:
         self._listener = listener
         self.language = language
         self.capabilities = Capabilities()
         self._client: DapClient | None = None
-        self._process: asyncio.subprocess.Process | None = None
-        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=20)
-        self._debuggee_pgid: int | None = None
+        self._proc = procs.DebuggerProcess(self.name)
         self._initialized = asyncio.Event()
         self._ending = False
         self._ended: asyncio.Future[None] | None = None
         self._terminated_reported = False
-        self.debuggee_pid: int | None = None
-        self._tasks: set[asyncio.Task[None]] = set()  # background readers, referenced so they are not collected
+        self._tasks: set[asyncio.Task[None]] = set()  # background work, referenced so it is not collected
+        self._bp_ids: IdMap[int] = IdMap()  # polydbg id ↔ the adapter's breakpoint id
+        self._data_ids: IdMap[int] = IdMap()  # polydbg id ↔ the adapter's data breakpoint id
+        self._frames: FrameHandles[int] = FrameHandles()  # the adapter's frame ids at this stop
 
     # -- subclass hooks ---------------------------------------------------------------------------
-
-    @staticmethod
-    def find() -> str | None:
-        """Where this backend's debugger is installed, or None (used for defaults and doctor)."""
-        raise NotImplementedError
 
     async def _start_adapter(self) -> FramedStream:
         raise NotImplementedError
@@ -85,6 +88,24 @@ class DapBackend:
 
     def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:
         raise NotImplementedError
+
+    def _tune_capabilities(self) -> None:
+        """Adjust capabilities for adapter quirks (override)."""
+
+    async def _hidden_frames(self, thread_id: int) -> int:
+        """How many frames at the top of the thread's stack are not shown at this stop (override)."""
+        return 0
+
+    def _frame(self, raw: dict[str, Any]) -> Frame | None:
+        """A DAP stack frame as a Frame; None ends the listing (override to shape names, paths)."""
+        source = raw.get("source") or {}
+        return Frame(name=str(raw.get("name", "?")), file=source.get("path") or source.get("name") or None,
+                     line=raw.get("line") or None, column=raw.get("column") or None,
+                     pc=parse_address(raw.get("instructionPointerReference")))
+
+    def _moving(self) -> None:
+        """The program is about to run: forget what was learnt about the last stop (extend, call super)."""
+        self._frames.clear()
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -117,10 +138,7 @@ class DapBackend:
                 await client.request("configurationDone", {}, timeout=timeout_s)
             await wait_response(started, command, timeout_s, self.name)
         except AdapterGoneError as exc:
-            raise AdapterGoneError(f"{exc}{self._stderr_hint()}") from None
-
-    def _tune_capabilities(self) -> None:
-        """Adjust capabilities for adapter quirks (override)."""
+            raise AdapterGoneError(f"{exc}{self._proc.stderr_hint()}") from exc
 
     async def _wait_initialized(self, started: asyncio.Future[dict[str, Any]], command: str,
                                 timeout_s: float) -> None:
@@ -141,41 +159,46 @@ class DapBackend:
     def _wire_events(self, client: DapClient) -> None:
         client.on_event("initialized", lambda _b: self._initialized.set())
         client.on_event("stopped", self._on_stopped)
-        client.on_event("continued", lambda b: self._listener.on_continued(
-            b.get("threadId"), bool(b.get("allThreadsContinued", True))))
+        client.on_event("continued", self._on_continued)
         client.on_event("output", self._on_output)
         client.on_event("exited", lambda b: self._listener.on_exited(b.get("exitCode")))
         client.on_event("terminated", lambda _b: self._report_terminated(None))
         client.on_event("breakpoint", self._on_breakpoint)
         client.on_event("process", self._on_process)
-        self._tasks.add(asyncio.get_running_loop().create_task(self._watch_client(client)))
+        self._in_background(self._watch_client(client))
+
+    def _in_background(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _watch_client(self, client: DapClient) -> None:
         await client.closed.wait()
         if not self._ending:
-            code = None
-            if self._process is not None:
-                with contextlib.suppress(asyncio.TimeoutError):
-                    code = await asyncio.wait_for(self._process.wait(), 1.0)
-            cause = f"{self.name} adapter exited unexpectedly"
-            if code is not None:
-                cause += f" (exit code {code})"
-            self._report_terminated(cause + self._stderr_hint())
+            self._report_terminated(await self._proc.exit_cause())
 
     def _report_terminated(self, cause: str | None) -> None:
         if not self._terminated_reported:
             self._terminated_reported = True
             self._listener.on_terminated(cause)
 
+    def _stop_event(self, body: dict[str, Any]) -> StopEvent:
+        """A DAP ``stopped`` body as a StopEvent, the adapter's breakpoint ids mapped to polydbg's."""
+        reason = str(body.get("reason", "unknown"))
+        ids = self._data_ids if "data" in reason else self._bp_ids
+        hits = tuple(bp_id for n in body.get("hitBreakpointIds") or () if isinstance(n, int)
+                     and (bp_id := ids.id_of(n)) is not None)
+        return StopEvent(reason=reason, thread_id=body.get("threadId"), description=body.get("description"),
+                         text=body.get("text"), hit_breakpoint_ids=hits,
+                         all_threads_stopped=bool(body.get("allThreadsStopped", True)))
+
     def _on_stopped(self, body: dict[str, Any]) -> None:
-        self._listener.on_stopped(StopEvent(
-            reason=str(body.get("reason", "unknown")),
-            thread_id=body.get("threadId"),
-            description=body.get("description"),
-            text=body.get("text"),
-            hit_breakpoint_ids=tuple(body.get("hitBreakpointIds") or ()),
-            all_threads_stopped=bool(body.get("allThreadsStopped", True)),
-        ))
+        self._frames.clear()
+        self._listener.on_stopped(self._stop_event(body))
+
+    def _on_continued(self, body: dict[str, Any]) -> None:
+        self._frames.clear()
+        self._listener.on_continued(body.get("threadId"), bool(body.get("allThreadsContinued", True)))
 
     def _on_output(self, body: dict[str, Any]) -> None:
         category = str(body.get("category", "console"))
@@ -185,41 +208,19 @@ class DapBackend:
 
     def _on_breakpoint(self, body: dict[str, Any]) -> None:
         bp = body.get("breakpoint") or {}
-        if isinstance(bp.get("id"), int):
-            self._listener.on_breakpoint_changed(bp["id"], _breakpoint_result(bp))
+        native = bp.get("id")
+        bp_id = self._bp_ids.id_of(native) if isinstance(native, int) else None
+        if bp_id is not None:
+            self._listener.on_breakpoint_changed(bp_id, _breakpoint_result(bp))
 
     def _on_process(self, body: dict[str, Any]) -> None:
         pid = body.get("systemProcessId")
         if isinstance(pid, int) and body.get("startMethod", "launch") == "launch":
-            self.debuggee_pid = pid
-            with contextlib.suppress(OSError):
-                self._debuggee_pgid = os.getpgid(pid)
-                procs.track_group(self._debuggee_pgid)
-
-    def _remember_stderr(self, line: str) -> None:
-        self._stderr_tail.append(line)
-
-    def _stderr_hint(self) -> str:
-        tail = "".join(self._stderr_tail).strip()
-        return f"; adapter stderr: {tail[-600:]}" if tail else ""
-
-    async def _drain_stderr(self, reader: asyncio.StreamReader) -> None:
-        while True:
-            line = await reader.readline()
-            if not line:
-                return
-            text = line.decode("utf-8", "replace")
-            log.debug("%s stderr: %s", self.name, text.rstrip())
-            self._remember_stderr(text)
+            self._proc.track_debuggee(pid)
 
     async def _spawn_stdio_adapter(self, argv: list[str], env: dict[str, str] | None = None) -> FramedStream:
-        try:
-            process = await procs.spawn(argv, env=env)
-        except OSError as exc:
-            raise EnvironmentProblem(f"cannot start {self.name} adapter {argv[0]!r}: {exc}") from None
-        self._process = process
-        assert process.stdout is not None and process.stdin is not None and process.stderr is not None
-        self._tasks.add(asyncio.get_running_loop().create_task(self._drain_stderr(process.stderr)))
+        process = await self._proc.start(argv, env=env)
+        assert process.stdout is not None and process.stdin is not None
         return FramedStream(process.stdout, process.stdin, self.name)
 
     # -- requests ---------------------------------------------------------------------------------
@@ -234,16 +235,25 @@ class DapBackend:
                        timeout: float = INSPECT_TIMEOUT_S) -> dict[str, Any]:
         return await self.client.request(command, arguments, timeout)
 
+    def _bind(self, ids: IdMap[int], specs: list[Any], answers: list[dict[str, Any]]) -> list[BreakpointResult]:
+        """Results in spec order; each adapter id the answer gives is bound to the spec's polydbg id."""
+        results = []
+        for spec, answer in zip(specs, answers, strict=False):
+            if isinstance(answer.get("id"), int):
+                ids.bind(spec.id, answer["id"])
+            results.append(_breakpoint_result(answer))
+        return results
+
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
         wire = [{"line": bp.line, **_options(bp.condition, bp.hit_condition, bp.log_message)} for bp in breakpoints]
         body = await self._request("setBreakpoints", {"source": {"path": file}, "breakpoints": wire,
                                                       "lines": [b.line for b in breakpoints]})
-        return [_breakpoint_result(b) for b in body.get("breakpoints", [])]
+        return self._bind(self._bp_ids, breakpoints, body.get("breakpoints", []))
 
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
         wire = [{"name": bp.name, **_options(bp.condition, bp.hit_condition, None)} for bp in breakpoints]
         body = await self._request("setFunctionBreakpoints", {"breakpoints": wire})
-        return [_breakpoint_result(b) for b in body.get("breakpoints", [])]
+        return self._bind(self._bp_ids, breakpoints, body.get("breakpoints", []))
 
     async def set_exception_filters(self, filters: list[str]) -> None:
         await self._request("setExceptionBreakpoints", {"filters": filters})
@@ -252,20 +262,43 @@ class DapBackend:
         body = await self._request("threads")
         return [Thread(int(t["id"]), str(t.get("name", ""))) for t in body.get("threads", [])]
 
-    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
-        body = await self._request("stackTrace", {"threadId": thread_id, "startFrame": start, "levels": levels})
-        frames = []
-        for f in body.get("stackFrames", []):
-            source = f.get("source") or {}
-            frames.append(Frame(id=int(f["id"]), name=str(f.get("name", "?")),
-                                file=source.get("path") or source.get("name"),
-                                line=f.get("line") or None, column=f.get("column"),
-                                pc=parse_address(f.get("instructionPointerReference"))))
-        total = body.get("totalFrames")
-        return frames, total if isinstance(total, int) else None
+    def _stack_thread(self, thread_id: int) -> int:
+        """The thread id to ask ``stackTrace`` for (delve asks for the current OS thread at entry)."""
+        return thread_id
 
-    async def scopes(self, frame_id: int) -> list[Scope]:
-        body = await self._request("scopes", {"frameId": frame_id})
+    def _shown_total(self, total: object, hidden: int, start: int, count: int) -> int | None:
+        return max(0, total - hidden) if isinstance(total, int) else None
+
+    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
+        hidden = await self._hidden_frames(thread_id)
+        body = await self._request("stackTrace", {"threadId": self._stack_thread(thread_id),
+                                                  "startFrame": start + hidden, "levels": levels})
+        frames: list[Frame] = []
+        ids: list[int] = []
+        for raw in body.get("stackFrames", []):
+            frame = self._frame(raw)
+            if frame is None:
+                break
+            frames.append(frame)
+            ids.append(int(raw["id"]))
+        self._frames.remember(thread_id, start, ids)
+        return frames, self._shown_total(body.get("totalFrames"), hidden, start, len(frames))
+
+    async def _frame_id(self, frame: FrameRef) -> int:
+        """The adapter's id of a frame at this stop (listed again when the stop moved on)."""
+        known = self._frames.get(frame)
+        if known is None:
+            await self.stack_trace(frame.thread_id, frame.index, 1)
+            known = self._frames.get(frame)
+            if known is None:
+                raise AdapterRequestError("stackTrace", f"thread {frame.thread_id} has no frame {frame.index}")
+        return known
+
+    async def _frame_args(self, frame: FrameRef | None) -> dict[str, Any]:
+        return {} if frame is None else {"frameId": await self._frame_id(frame)}
+
+    async def scopes(self, frame: FrameRef) -> list[Scope]:
+        body = await self._request("scopes", {"frameId": await self._frame_id(frame)})
         return [Scope(name=str(s.get("name", "")), ref=int(s.get("variablesReference", 0)),
                       expensive=bool(s.get("expensive", False)), hint=s.get("presentationHint"))
                 for s in body.get("scopes", [])]
@@ -279,15 +312,9 @@ class DapBackend:
         body = await self._request("variables", args)
         return [_variable(v) for v in body.get("variables", [])]
 
-    async def child_slice(self, parent: Variable, start: int, count: int,
-                          frame_id: int | None = None) -> list[Variable] | None:
-        return None
-
-    async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
-        args: dict[str, Any] = {"expression": expression, "context": context}
-        if frame_id is not None:
-            args["frameId"] = frame_id
-        body = await self._request("evaluate", args)
+    async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
+        body = await self._request("evaluate", {"expression": expression, "context": context,
+                                                **await self._frame_args(frame)})
         return Variable(name=expression, value=str(body.get("result", "")), type=body.get("type"),
                         ref=int(body.get("variablesReference", 0)), evaluate_name=expression,
                         indexed_count=body.get("indexedVariables"), named_count=body.get("namedVariables"),
@@ -325,44 +352,44 @@ class DapBackend:
                                    file=location.get("path"), line=item.get("line")))
         return out
 
-    async def registers(self, frame_id: int) -> list[Variable]:
-        for scope in await self.scopes(frame_id):
+    async def registers(self, frame: FrameRef) -> list[Variable]:
+        for scope in await self.scopes(frame):
             if "register" in scope.name.lower() or (scope.hint or "").lower() == "registers":
                 return await self.variables(scope.ref)
         return []
 
+    def _data_name(self, expression: str) -> str:
+        """The name ``dataBreakpointInfo`` resolves for a watched expression (lldb-dap wants an address)."""
+        return expression
+
     async def set_data_breakpoints(self, breakpoints: list[DataBreakpoint],
-                                   frame_id: int | None) -> list[BreakpointResult]:
+                                   frame: FrameRef | None) -> list[BreakpointResult]:
         """Resolve each expression with dataBreakpointInfo, then replace the adapter's watchpoints."""
-        wire: list[dict[str, Any]] = []
-        results: list[BreakpointResult | None] = []
-        data_ids: list[str] = []
-        for bp in breakpoints:
-            data_id = bp.data_id
-            if data_id is None:
-                args: dict[str, Any] = {"name": bp.expression}
-                if frame_id is not None:
-                    args["frameId"] = frame_id
-                info = await self._request("dataBreakpointInfo", args)
+        resolved: list[DataBreakpoint] = []
+        failed: dict[int, BreakpointResult] = {}
+        frame_args = await self._frame_args(frame)
+        for index, bp in enumerate(breakpoints):
+            if bp.data_id is None:
+                info = await self._request("dataBreakpointInfo", {"name": self._data_name(bp.expression),
+                                                                  **frame_args})
                 data_id = info.get("dataId")
                 if not data_id:
-                    results.append(BreakpointResult(False, message=str(info.get("description") or
-                                                                       f"cannot watch {bp.expression!r}")))
+                    reason = str(info.get("description") or "the debugger cannot watch it")
+                    failed[index] = BreakpointResult(False, message=f"cannot watch {bp.expression!r}: {reason}"
+                                                     + ("" if frame is not None else " (pause the program first)"))
                     continue
-            wire.append({"dataId": data_id, "accessType": bp.access})
-            data_ids.append(str(data_id))
-            results.append(None)
-        body = await self._request("setDataBreakpoints", {"breakpoints": wire})
-        answers = iter(_breakpoint_result(b)._replace(data_id=data_id)
-                       for b, data_id in zip(body.get("breakpoints", []), data_ids, strict=False))
-        return [r if r is not None else next(answers, BreakpointResult(False, message="no answer"))
-                for r in results]
+                bp = bp._replace(data_id=str(data_id))
+            resolved.append(bp)
+        body = await self._request("setDataBreakpoints", {"breakpoints": [
+            {"dataId": bp.data_id, "accessType": bp.access} for bp in resolved]})
+        answers = iter(result._replace(data_id=bp.data_id) for bp, result in zip(
+            resolved, self._bind(self._data_ids, resolved, body.get("breakpoints", [])), strict=False))
+        return [failed[i] if i in failed else next(answers, BreakpointResult(False, message="no answer"))
+                for i in range(len(breakpoints))]
 
-    async def command(self, text: str, frame_id: int | None) -> str:
-        args: dict[str, Any] = {"expression": text, "context": "repl"}
-        if frame_id is not None:
-            args["frameId"] = frame_id
-        body = await self._request("evaluate", args)
+    async def command(self, text: str, frame: FrameRef | None) -> str:
+        body = await self._request("evaluate", {"expression": text, "context": "repl",
+                                                **await self._frame_args(frame)})
         return str(body.get("result", ""))
 
     async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
@@ -371,9 +398,6 @@ class DapBackend:
         body = await self._request("exceptionInfo", {"threadId": thread_id})
         return ExceptionDetail(type=str(body.get("exceptionId", "exception")),
                                message=str(body.get("description") or ""))
-
-    def _moving(self) -> None:
-        """The program is about to run: forget what a subclass learnt about the last stop (override)."""
 
     async def resume(self, thread_id: int | None) -> None:
         self._moving()
@@ -407,11 +431,7 @@ class DapBackend:
                 await client.request("disconnect", {"terminateDebuggee": terminate_debuggee, "restart": False},
                                      timeout=0.5 if terminate_debuggee else 2.0)
             await client.close("session ended")
-        if terminate_debuggee and self._debuggee_pgid is not None:
-            await procs.kill_group(self._debuggee_pgid, grace_s=0.5)
-        if self._process is not None:
-            await procs.kill_group(self._process.pid, grace_s=0.5)
-            await procs.reap(self._process, 1.0)
+        await self._proc.end(kill_debuggee=terminate_debuggee)
         self._report_terminated(None)
 
 
@@ -448,8 +468,7 @@ def _capabilities(body: dict[str, Any]) -> Capabilities:
 
 
 def _breakpoint_result(bp: dict[str, Any]) -> BreakpointResult:
-    return BreakpointResult(verified=bool(bp.get("verified", False)), line=bp.get("line"),
-                            adapter_id=bp.get("id"), message=bp.get("message"))
+    return BreakpointResult(verified=bool(bp.get("verified", False)), line=bp.get("line"), message=bp.get("message"))
 
 
 def _variable(v: dict[str, Any]) -> Variable:

@@ -21,7 +21,16 @@ import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
-from polydbg.backends.base import AttachSpec, BackendListener, ExceptionDetail, Frame, LaunchSpec, Variable
+from polydbg.backends.base import (
+    AttachSpec,
+    BackendListener,
+    EvaluateContext,
+    ExceptionDetail,
+    Frame,
+    FrameRef,
+    LaunchSpec,
+    Variable,
+)
 from polydbg.backends.dap_backend import DapBackend
 from polydbg.errors import UsageError
 from polydbg.transport.streams import FramedStream
@@ -105,9 +114,7 @@ _MAPPINGS = frozenset({"dict", "ordereddict", "defaultdict", "counter", "mapping
 class DebugpyBackend(DapBackend):
     name = "debugpy"
     adapter_id = "debugpy"
-    BREAK_ON_EXCEPTION: ClassVar[dict[str, tuple[str, ...]]] = {
-        "uncaught": ("uncaught",), "raised": ("raised", "uncaught"), "none": ()}
-    evaluate_context = "repl"  # accepts statements too; pydevd prints their output as console output
+    evaluate_context: ClassVar[EvaluateContext] = "repl"  # statements too; pydevd prints their output
 
     def __init__(self, listener: BackendListener, language: str = "python") -> None:
         super().__init__(listener, language)
@@ -161,17 +168,13 @@ class DebugpyBackend(DapBackend):
             return "{" + expression + "}"
         return "{__import__('_polydbg').v('" + expression.encode().hex() + "')}"
 
-    def length_of(self, parent: Variable, _children: list[Variable]) -> int | None:
+    def length_of(self, parent: Variable, children: list[Variable]) -> int | None:
         return self._lengths.get(parent.ref)
 
     def is_noise(self, variable: Variable) -> bool:
         """Modules, functions and classes in a scope listing (they flood module-level stops)."""
         return (variable.type or "") in _NOISE_TYPES or (
             variable.name.startswith("__") and variable.name.endswith("__"))
-
-    @staticmethod
-    def find() -> str | None:
-        return sys.executable  # debugpy is a dependency of polydbg: always here
 
     async def _start_adapter(self) -> FramedStream:
         if self._connect_to is not None:  # `debugpy --listen` runs its own adapter: talk DAP to it directly
@@ -222,7 +225,7 @@ class DebugpyBackend(DapBackend):
         return args
 
     async def child_slice(self, parent: Variable, start: int, count: int,
-                          frame_id: int | None = None) -> list[Variable] | None:
+                          frame: FrameRef | None = None) -> list[Variable] | None:
         """Evaluate ``parent[start:start+count]`` (pydevd ignores start/count and caps at 300)."""
         if not parent.evaluate_name:
             return None
@@ -235,7 +238,7 @@ class DebugpyBackend(DapBackend):
             sliced = f"list({expr})[{start}:{end}]"
         else:
             sliced = f"({expr})[{start}:{end}]"
-        result = await self.evaluate(sliced, frame_id, "watch")
+        result = await self.evaluate(sliced, frame, "watch")
         if not result.ref:
             return None
         children = await self.variables(result.ref)

@@ -70,8 +70,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Coroutine
-from typing import Any
+from typing import Any, ClassVar
 
 from polydbg import procs
 from polydbg.backends.base import (
@@ -79,16 +78,18 @@ from polydbg.backends.base import (
     BackendListener,
     BreakpointResult,
     Configure,
+    EvaluateContext,
     ExceptionDetail,
     Frame,
+    FrameRef,
     LaunchSpec,
     MemoryBlock,
     SourceBreakpoint,
     Variable,
-    parse_address,
 )
 from polydbg.backends.dap_backend import INSPECT_TIMEOUT_S, DapBackend
-from polydbg.dap.client import DapClient
+from polydbg.backends.kit.frames import leading
+from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError
 from polydbg.transport.streams import FramedStream
 
@@ -165,10 +166,12 @@ def _go_env() -> dict[str, str]:
 class DelveBackend(DapBackend):
     name = "delve"
     adapter_id = "go"
-    evaluate_context = "clipboard"  # full values (not cut at 256 chars), strings up to 4 KiB
+    evaluate_context: ClassVar[EvaluateContext] = "clipboard"  # values not cut at 256 chars; strings to 4 KiB
 
     def __init__(self, listener: BackendListener, language: str = "go") -> None:
         super().__init__(listener, language)
+        self._ordered = OrderedEvents(listener)  # a pause or fatal error is moved to a user goroutine first
+        self._listener = self._ordered
         self._workdir: str | None = None  # dlv's working directory (where it builds)
         self._env: dict[str, str] | None = None
         self._build_dir: str | None = None  # our temporary directory for delve's output binary
@@ -179,15 +182,10 @@ class DelveBackend(DapBackend):
         self._pumps: list[asyncio.Task[None]] = []
         self._stopped = False
         self._trim_thread: int | None = None  # the goroutine that panicked or was paused
-        self._hidden: int | None = None  # runtime frames hidden at the top of _trim_thread's stack
         self._at_entry = False  # stopped before the runtime made any goroutine
         self._pause_waiter: asyncio.Future[dict[str, Any]] | None = None
         self._exception_detail: ExceptionDetail | None = None  # a fatal error moved to a user goroutine
         self._breakpoint_files: set[str] = set()  # cleared on detaching from a multi-client server
-
-    @staticmethod
-    def find() -> str | None:
-        return shutil.which("dlv")
 
     # -- starting ---------------------------------------------------------------------------------
 
@@ -239,15 +237,11 @@ class DelveBackend(DapBackend):
                 raise UsageError(f"cannot connect to a delve server at {host}:{port} ({exc}); start one with "
                                  f"dlv --headless --listen={host}:{port} --accept-multiclient --api-version=2 "
                                  "exec ./yourbinary") from None
-        dlv = self.find()
+        dlv = shutil.which("dlv")
         if dlv is None:
             raise EnvironmentProblem(f"dlv is not on PATH; {_INSTALL}")
-        try:
-            process = await procs.spawn([dlv, "dap", "--listen", "127.0.0.1:0"], env=self._env,
-                                        cwd=self._workdir, stdin=asyncio.subprocess.DEVNULL)
-        except OSError as exc:
-            raise EnvironmentProblem(f"cannot start {dlv} dap: {exc}; {_INSTALL}") from None
-        self._process = process
+        process = await self._proc.start([dlv, "dap", "--listen", "127.0.0.1:0"], env=self._env,
+                                         cwd=self._workdir, stdin=asyncio.subprocess.DEVNULL, drain_stderr=False)
         assert process.stdout is not None and process.stderr is not None
         loop = asyncio.get_running_loop()
         self._pumps = [loop.create_task(self._pump(process.stderr, "stderr"))]
@@ -256,12 +250,12 @@ class DelveBackend(DapBackend):
                 host, port = await asyncio.wait_for(self._await_listening(process.stdout), START_TIMEOUT_S)
             except asyncio.TimeoutError:
                 raise EnvironmentProblem(f"dlv dap did not start listening within {START_TIMEOUT_S:g} s"
-                                         f"{self._stderr_hint()}") from None
+                                         f"{self._proc.stderr_hint()}") from None
             self._pumps.append(loop.create_task(self._pump(process.stdout, "stdout")))
             try:
                 return await asyncio.wait_for(FramedStream.connect_tcp(host, port, self.name), START_TIMEOUT_S)
             except (OSError, asyncio.TimeoutError) as exc:
-                raise EnvironmentProblem(f"cannot connect to dlv dap at {host}:{port}: {exc}") from None
+                raise EnvironmentProblem(f"cannot connect to dlv dap at {host}:{port}: {exc}") from exc
         except BaseException:
             await self._end_once(terminate_debuggee=True)  # the session ends only adapters that started
             raise
@@ -270,14 +264,14 @@ class DelveBackend(DapBackend):
         while True:
             raw = await stdout.readline()
             if not raw:
-                code = await procs.reap(self._process, 1.0) if self._process is not None else None
+                code = await procs.reap(self._proc.process, 1.0) if self._proc.process is not None else None
                 raise EnvironmentProblem(f"dlv dap exited before listening (exit code {code})"
-                                         f"{self._stderr_hint()}")
+                                         f"{self._proc.stderr_hint()}")
             line = raw.decode("utf-8", "replace")
             match = _LISTENING.search(line)
             if match:
                 return match[1], int(match[2])
-            self._remember_stderr(line)
+            self._proc.remember(line)
 
     async def _pump(self, reader: asyncio.StreamReader, category: str) -> None:
         """Forward what arrives on dlv's stdout/stderr as program output, minus delve's own lines."""
@@ -293,7 +287,7 @@ class DelveBackend(DapBackend):
             for piece in _LINES.findall(text):
                 own = not self._program_started or (at_line_start and _OWN_LINE.match(piece) is not None)
                 if own or category == "stderr":
-                    self._remember_stderr(piece)
+                    self._proc.remember(piece)
                 if own:
                     log.debug("%s %s: %s", self.name, category, piece.rstrip())
                 else:
@@ -344,15 +338,9 @@ class DelveBackend(DapBackend):
     def _track_debuggee(self) -> None:
         """The launched program is dlv's child (in its own process group): remember it so it is killed with us."""
         self._program_started = True
-        if self._process is None:
-            return
         for child in procs.live_processes():
-            if child.ppid != self._process.pid:
-                continue
-            with contextlib.suppress(OSError):
-                self.debuggee_pid = child.pid
-                self._debuggee_pgid = os.getpgid(child.pid)
-                procs.track_group(self._debuggee_pgid)
+            if child.ppid == self._proc.pid:
+                self._proc.track_debuggee(child.pid)
 
     def _tune_capabilities(self) -> None:
         caps = self.capabilities
@@ -367,7 +355,7 @@ class DelveBackend(DapBackend):
 
     def _on_stopped(self, body: dict[str, Any]) -> None:
         self._stopped = True
-        self._hidden = None
+        self._frames.clear()
         self._exception_detail = None
         self._trim_thread = body.get("threadId") if body.get("reason") == "exception" else None
         self._at_entry = body.get("reason") == "entry"
@@ -377,16 +365,16 @@ class DelveBackend(DapBackend):
             self._pause_waiter.set_result(body)  # a pause being refined by _report_pause
             return
         if body.get("reason") == "exception" and body.get("description") != "panic":
-            self._in_background(self._report_fatal(body))
+            self._ordered.refine(self._report_fatal(body))
         elif body.get("reason") == "pause":
-            self._in_background(self._report_pause(body))
+            self._ordered.refine(self._report_pause(body))
         else:
-            super()._on_stopped(body)
+            self._listener.on_stopped(self._stop_event(body))
 
-    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    def _report_refined(self, body: dict[str, Any]) -> None:
+        """A refined stop goes straight to the session (events behind it wait in ``_ordered``)."""
+        self._frames.clear()
+        self._ordered.target.on_stopped(self._stop_event(body))
 
     async def _report_pause(self, body: dict[str, Any]) -> None:
         """Report a pause on a user goroutine, preferably one that was running, not on whichever
@@ -422,7 +410,7 @@ class DelveBackend(DapBackend):
             self._pause_waiter = None
         if body.get("reason") == "pause":
             self._trim_thread = body.get("threadId")  # it may be inside asyncPreempt or a signal handler
-        super()._on_stopped(body)
+        self._report_refined(body)
 
     async def _report_fatal(self, body: dict[str, Any]) -> None:
         """A fatal error (a deadlock, a concurrent map write) stops on the runtime's own thread, with
@@ -439,7 +427,7 @@ class DelveBackend(DapBackend):
                     body["threadId"] = self._trim_thread = goroutine
         except Exception:
             log.debug("delve: could not place a fatal error on a goroutine", exc_info=True)
-        super()._on_stopped(body)
+        self._report_refined(body)
 
     async def _pause_target(self, current: int | None) -> tuple[int | None, bool]:
         """The goroutine to report a pause on, and whether it was running (on an OS thread)."""
@@ -458,12 +446,11 @@ class DelveBackend(DapBackend):
         _, goroutine, running = min(ranked)
         return goroutine, running
 
-    def _wire_events(self, client: DapClient) -> None:
-        super()._wire_events(client)
-        client.on_event("continued", self._on_continued)
-
-    def _on_continued(self, _body: dict[str, Any]) -> None:
+    def _on_continued(self, body: dict[str, Any]) -> None:
+        if self._ordered.refining:
+            return  # the refinement resuming a goroutine for a moment: not the program moving on
         self._moving()
+        super()._on_continued(body)
 
     def _on_output(self, body: dict[str, Any]) -> None:
         text = str(body.get("output", ""))
@@ -490,11 +477,11 @@ class DelveBackend(DapBackend):
     # -- requests ---------------------------------------------------------------------------------
 
     def _moving(self) -> None:
+        super()._moving()
         self._stopped = False
         self._exception_detail = None
         self._at_entry = False
         self._trim_thread = None
-        self._hidden = None
 
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
         self._breakpoint_files.add(file)
@@ -504,34 +491,25 @@ class DelveBackend(DapBackend):
         """How many runtime frames top the stack of the goroutine that panicked or was paused (0 elsewhere)."""
         if thread_id != self._trim_thread:
             return 0
-        if self._hidden is None:
+        hidden = self._frames.hidden(thread_id)
+        if hidden is None:
             body = await self._request("stackTrace", {"threadId": thread_id, "startFrame": 0, "levels": 20})
-            frames = body.get("stackFrames", [])
-            skip = 0
-            while skip < len(frames) and _in_runtime(frames[skip]):
-                skip += 1
-            self._hidden = skip if skip < len(frames) else 0
-        return self._hidden
+            hidden = leading(body.get("stackFrames", []), _in_runtime)
+            self._frames.hide(thread_id, hidden)
+        return hidden
 
-    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
-        skip = await self._hidden_frames(thread_id)
-        # At the entry point there is no goroutine yet (delve still names "thread 1"): ask for the
-        # current OS thread's stack, whose frames past the runtime's entry are unknown ("???").
-        body = await self._request("stackTrace", {"threadId": 0 if self._at_entry else thread_id,
-                                                  "startFrame": start + skip, "levels": levels})
-        frames = []
-        for f in body.get("stackFrames", []):
-            if self._at_entry and f.get("name") == "???":
-                break
-            source = f.get("source") or {}
-            frames.append(Frame(id=int(f["id"]), name=str(f.get("name", "?")),
-                                file=source.get("path") or source.get("name") or None,
-                                line=f.get("line") or None, column=f.get("column") or None,
-                                pc=parse_address(f.get("instructionPointerReference"))))
-        total = body.get("totalFrames")
-        if self._at_entry:
-            return frames, start + len(frames)
-        return frames, max(0, total - skip) if isinstance(total, int) else None
+    # At the entry point there is no goroutine yet (delve still names "thread 1"): the current OS
+    # thread's stack is listed instead, whose frames past the runtime's entry are unknown ("???").
+    def _stack_thread(self, thread_id: int) -> int:
+        return 0 if self._at_entry else thread_id
+
+    def _frame(self, raw: dict[str, Any]) -> Frame | None:
+        if self._at_entry and raw.get("name") == "???":
+            return None
+        return super()._frame(raw)
+
+    def _shown_total(self, total: object, hidden: int, start: int, count: int) -> int | None:
+        return start + count if self._at_entry else super()._shown_total(total, hidden, start, count)
 
     def is_noise(self, variable: Variable) -> bool:
         """Unnamed results (~r0, ~r1): garbage until the function returns."""
@@ -541,7 +519,7 @@ class DelveBackend(DapBackend):
         return [_tidy(v) for v in await super().variables(ref, start, count) if v.name not in _METADATA]
 
     async def child_slice(self, parent: Variable, start: int, count: int,
-                          frame_id: int | None = None) -> list[Variable] | None:
+                          frame: FrameRef | None = None) -> list[Variable] | None:
         """Elements ``start..start+count`` of a slice, array or map (delve loads 64 at first)."""
         if not parent.ref or not parent.indexed_count:
             return None
@@ -549,12 +527,12 @@ class DelveBackend(DapBackend):
                                                  "start": start, "count": count})
         return [_tidy(_plain(v)) for v in body.get("variables", [])]
 
-    async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
-        value = _tidy(await super().evaluate(expression, frame_id, context))
+    async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
+        value = _tidy(await super().evaluate(expression, frame, context))
         if value.memory_reference is None and (value.type or "").startswith(("*", "unsafe.Pointer")):
             # delve shows a pointer as *<target> and sends no memoryReference: ask for the address
             with contextlib.suppress(AdapterRequestError):
-                address = _NUMBER.match((await super().evaluate(f"uintptr({expression})", frame_id, "watch")).value)
+                address = _NUMBER.match((await super().evaluate(f"uintptr({expression})", frame, "watch")).value)
                 if address is not None:
                     value = value._replace(memory_reference=hex(int(address[1])))
         return value
@@ -599,41 +577,37 @@ class DelveBackend(DapBackend):
                 written += 1
         return written
 
-    async def registers(self, frame_id: int) -> list[Variable]:
+    async def registers(self, frame: FrameRef) -> list[Variable]:
         """The frame's registers: delve lists them as a scope, switched on just for this read."""
-        await self._dlv("config showRegisters true", frame_id)
+        await self._dlv("config showRegisters true", frame)
         try:
-            scopes = await self.scopes(frame_id)
+            scopes = await self.scopes(frame)
             scope = next((s for s in scopes if s.name.lower() == "registers"), None)
             if scope is None:
                 return []
             return [Variable(name=v.name.strip(), value=v.value, evaluate_name=v.evaluate_name)
                     for v in await super().variables(scope.ref)]
         finally:
-            await self._dlv("config showRegisters false", frame_id)
+            await self._dlv("config showRegisters false", frame)
 
-    async def command(self, text: str, frame_id: int | None) -> str:
+    async def command(self, text: str, frame: FrameRef | None) -> str:
         command = text.strip()
         if command.startswith("dlv "):
             command = command[4:].strip()
         if not command:
             raise UsageError(f"pass a delve command; delve's DAP server offers: {_DLV_COMMANDS}")
         try:
-            return await self._dlv(command, frame_id)
+            return await self._dlv(command, frame)
         except AdapterRequestError as exc:
             if "command not available" in exc.message:
                 raise UsageError(f"delve's DAP server has no command {command.split()[0]!r}; it offers "
                                  f"{_DLV_COMMANDS} (e.g. 'config -list', 'sources main'). Goroutines: "
                                  "debug_stack(all_threads=true); memory, registers and disassembly have "
-                                 "their own tools") from None
+                                 "their own tools") from exc
             raise
 
-    async def _dlv(self, command: str, frame_id: int | None) -> str:
-        args: dict[str, Any] = {"expression": f"dlv {command}", "context": "repl"}
-        if frame_id is not None:
-            args["frameId"] = frame_id
-        body = await self._request("evaluate", args)
-        return str(body.get("result", ""))
+    async def _dlv(self, command: str, frame: FrameRef | None) -> str:
+        return await super().command(f"dlv {command}", frame)
 
     # -- ending -----------------------------------------------------------------------------------
 

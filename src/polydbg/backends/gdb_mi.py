@@ -2,14 +2,15 @@
 
 How the DAP vocabulary of the Backend protocol maps onto gdb:
 
-- Process: ``gdb --interpreter=mi3 -q -nx`` in its own process group (``procs.spawn``), commands
+- Process: ``gdb --interpreter=mi3 -q -nx`` owned by a ``procs.DebuggerProcess``, commands
   over stdin with numeric tokens (``polydbg.mi.client``), ``mi-async on`` so gdb takes commands while
   the program runs (``-exec-interrupt``). The program gets a pty of its own (``-inferior-tty-set``):
   its stdout and stderr (merged: a pty has one stream) never mix into the MI stream and arrive as
   ``stdout`` output; at every stop and exit the pty is drained first, so a report has all the output
   printed before it.
-- Frames: a frame id encodes (thread, level) as ``thread << 16 | level``; scopes are "Locals"
-  (``-stack-list-variables``, arguments first) and "Registers" (the "general" register group, hex).
+- Frames: a ``FrameRef`` (thread, index) becomes ``--thread T --frame L`` with L the index plus the
+  machinery frames hidden at a throw/catch/SIGABRT stop; scopes are "Locals" (``-stack-list-variables``,
+  arguments first) and "Registers" (the "general" register group, hex).
 - Values are printed by gdb with pretty printers on (libstdc++'s auto-load on Debian; Rust's
   ``gdb_load_rust_pretty_printers.py`` is sourced from the toolchain for Rust only), so a
   ``std::vector<int>`` reads ``std::vector of length 3, capacity 3 = {1, 2, 3}``. Expandable values
@@ -22,8 +23,9 @@ How the DAP vocabulary of the Backend protocol maps onto gdb:
   (``++$_polydbg_hK == N``), which counts only hits whose condition holds (an ignore count counts
   every hit, gdb skips the condition while it runs down). Logpoints are ``-dprintf-insert`` whose
   message is formatted by a small Python function loaded into gdb (each ``{expr}`` evaluated,
-  ``<error: …>`` when it fails, never stopping the program); each file's set is diffed, so
-  unchanged breakpoints keep their numbers and counts. Watchpoints are ``-break-watch`` [-r|-a].
+  ``<error: …>`` when it fails, never stopping the program); each file's set is diffed
+  (``kit.bpdiff``), so unchanged breakpoints keep their numbers and counts, and gdb's numbers are
+  mapped to polydbg's breakpoint ids. Watchpoints are ``-break-watch`` [-r|-a].
 - Stops: breakpoint-hit → breakpoint (function breakpoint, entry for ``--start``),
   end-stepping-range / function-finished / location-reached → step (a finish says what returned),
   signal-received → exception with the signal name (SIGSEGV …), or pause after ``-exec-interrupt``,
@@ -41,7 +43,6 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-import collections
 import contextlib
 import logging
 import os
@@ -54,18 +55,21 @@ import tty
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from polydbg import procs
 from polydbg.backends.base import (
     AttachSpec,
+    Backend,
     BackendListener,
     BreakpointResult,
     Capabilities,
     Configure,
     DataBreakpoint,
+    EvaluateContext,
     ExceptionDetail,
     Frame,
+    FrameRef,
     FunctionBreakpoint,
     Instruction,
     LaunchSpec,
@@ -77,6 +81,10 @@ from polydbg.backends.base import (
     Thread,
     Variable,
 )
+from polydbg.backends.kit import bpdiff
+from polydbg.backends.kit.bpdiff import Placed
+from polydbg.backends.kit.frames import FrameHandles, leading
+from polydbg.backends.kit.handles import HandleTable, IdMap
 from polydbg.errors import (
     AdapterError,
     AdapterGoneError,
@@ -132,14 +140,6 @@ class _PolydbgLog(_gdb.Function):
 
 _PolydbgLog()
 """.replace("MARK", LOG_MARK)
-
-
-def frame_id_of(thread: int, level: int) -> int:
-    return (thread << 16) | level
-
-
-def split_frame_id(frame_id: int) -> tuple[int, int]:
-    return frame_id >> 16, frame_id & 0xFFFF
 
 
 def _int(value: Any, default: int = 0, base: int = 10) -> int:
@@ -254,7 +254,6 @@ def parse_hit_condition(text: str) -> tuple[str, int]:
 
 def breakpoint_result(bkpt: dict[str, Any]) -> BreakpointResult:
     """A BreakpointResult from a gdb ``bkpt`` tuple (pending, single or multiple locations)."""
-    number = _int(bkpt.get("number"), 0)
     line = bkpt.get("line")
     locations = bkpt.get("locations")
     if line is None and isinstance(locations, list):
@@ -264,8 +263,7 @@ def breakpoint_result(bkpt: dict[str, Any]) -> BreakpointResult:
     if pending:
         what = bkpt.get("pending") or bkpt.get("original-location") or "the location"
         message = f"pending: {what} is not in the program's code (yet); it resolves if a library loads it"
-    return BreakpointResult(verified=not pending, line=_int(line) or None if line else None,
-                            adapter_id=number or None, message=message)
+    return BreakpointResult(verified=not pending, line=_int(line) or None if line else None, message=message)
 
 
 def shell_args(args: tuple[str, ...]) -> tuple[str, bool]:
@@ -287,7 +285,7 @@ def _logpoint_call(message: str) -> str:
 @dataclass
 class _Ref:
     kind: str  # "locals" | "registers" | "expr" | "varobj"
-    frame_id: int | None
+    frame: FrameRef | None
     expression: str = ""
     varobj: str = ""
     dynamic: bool = False
@@ -295,20 +293,10 @@ class _Ref:
     names: dict[str, str] = field(default_factory=dict)  # shown child name → child varobj
 
 
-@dataclass
-class _Bp:
-    key: tuple[Any, ...]
-    number: int | None
-    result: BreakpointResult
-    kind: str  # "line" | "function" | "watch" | "catch"
-
-
-class GdbMiBackend:
+class GdbMiBackend(Backend):
     """The Backend protocol over GDB/MI."""
 
     name = "gdb"
-    # debug_launch's break_on_exception → exception filters (C++ only; others drop unknown filters)
-    BREAK_ON_EXCEPTION: ClassVar[dict[str, tuple[str, ...]]] = {"raised": ("throw",)}
 
     def __init__(self, listener: BackendListener, language: str = "") -> None:
         self._listener = listener
@@ -319,8 +307,7 @@ class GdbMiBackend:
             child_paging=True, exception_filters=("throw", "catch") if language == "cpp" else (),
             memory=True, disassemble=True, registers=True, data_breakpoints=True, raw_command=True)
         self._client: MiClient | None = None
-        self._process: asyncio.subprocess.Process | None = None
-        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=20)
+        self._proc = procs.DebuggerProcess("gdb")
         self._tasks: set[asyncio.Task[None]] = set()
         self._mode = "launch"  # launch | core | attach | remote
         self._core: str | None = None
@@ -334,37 +321,30 @@ class GdbMiBackend:
         self._terminated_reported = False
         self._exited = False
         self.debuggee_pid: int | None = None
-        self._debuggee_pgid: int | None = None
         # pty of the inferior
         self._pty_master: int | None = None
         self._pty_slave: int | None = None
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._console_line = ""
         # breakpoints
-        self._line_bps: dict[str, list[_Bp]] = {}
-        self._function_bps: list[_Bp] = []
-        self._watch_bps: list[_Bp] = []
+        self._line_bps: dict[str, list[Placed[int]]] = {}
+        self._function_bps: list[Placed[int]] = []
+        self._watch_bps: list[Placed[int]] = []
         self._catch_bps: dict[str, int] = {}
         self._kinds: dict[int, str] = {}  # gdb number → line | function | watch | catch
+        self._ids: IdMap[int] = IdMap()  # polydbg breakpoint id ↔ gdb number
         self._hit_vars = 0
         # values
-        self._refs: dict[int, _Ref] = {}
-        self._ref_keys: dict[tuple[Any, ...], int] = {}
-        self._next_ref = 0
+        self._refs: HandleTable[_Ref] = HandleTable()
         self._roots: list[str] = []  # root varobjs created at this stop
         self._general_registers: list[int] | None = None
         self._last_signal: tuple[str, str] | None = None
-        self._skip: int | None = 0  # machinery frames hidden at the top (None: not counted yet)
+        self._frames: FrameHandles[None] = FrameHandles()  # machinery frames hidden at this stop
+        self._skip_thread: int | None = None  # the thread whose machinery frames are hidden at this stop
         self._last_catch: str | None = None
         self._python = False
         self._rust_etc: str | None = None
         self._register_names: dict[int, str] = {}
-
-    # -- discovery --------------------------------------------------------------------------------
-
-    @staticmethod
-    def find() -> str | None:
-        return shutil.which("gdb")
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -432,7 +412,7 @@ class GdbMiBackend:
         await client.command("-exec-continue", timeout_s)
 
     async def _start_gdb(self, timeout_s: float) -> MiClient:
-        gdb = self.find()
+        gdb = shutil.which("gdb")
         if gdb is None:
             raise EnvironmentProblem("gdb is not installed; install it (apt-get install gdb) or use adapter "
                                      "lldb-dap")
@@ -441,14 +421,9 @@ class GdbMiBackend:
         if self._rust_etc:
             argv += ["-iex", f"add-auto-load-safe-path {self._rust_etc}"]
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
-        try:
-            process = await procs.spawn(argv, env=env)
-        except OSError as exc:
-            raise EnvironmentProblem(f"cannot start gdb ({gdb}): {exc}") from None
-        self._process = process
-        assert process.stdout is not None and process.stdin is not None and process.stderr is not None
+        process = await self._proc.start(argv, env=env)
+        assert process.stdout is not None and process.stdin is not None
         loop = asyncio.get_running_loop()
-        self._tasks.add(loop.create_task(self._drain_stderr(process.stderr)))
         client = self._client = MiClient(process.stdout, process.stdin, "gdb",
                                          claim_console=lambda text: text.startswith(LOG_MARK))
         client.on_async("stopped", self._on_stopped)
@@ -467,7 +442,7 @@ class GdbMiBackend:
         try:
             await client.commands(setup, timeout_s)
         except AdapterGoneError as exc:
-            raise AdapterGoneError(f"{exc}{self._stderr_hint()}") from None
+            raise AdapterGoneError(f"{exc}{self._proc.stderr_hint()}") from exc
         try:
             await asyncio.wait_for(asyncio.shield(python), timeout_s)
             self._python = True
@@ -482,28 +457,10 @@ class GdbMiBackend:
             return [f"-interpreter-exec console {mi_quote('source ' + script)}"]
         return []
 
-    async def _drain_stderr(self, reader: asyncio.StreamReader) -> None:
-        while True:
-            line = await reader.readline()
-            if not line:
-                return
-            text = line.decode("utf-8", "replace")
-            log.debug("gdb stderr: %s", text.rstrip())
-            self._stderr_tail.append(text)
-
-    def _stderr_hint(self) -> str:
-        tail = "".join(self._stderr_tail).strip()
-        return f"; gdb stderr: {tail[-600:]}" if tail else ""
-
     async def _watch_client(self, client: MiClient) -> None:
         await client.closed.wait()
         if not self._ending:
-            code = None
-            if self._process is not None:
-                with contextlib.suppress(asyncio.TimeoutError):
-                    code = await asyncio.wait_for(self._process.wait(), 1.0)
-            cause = "gdb exited unexpectedly" + (f" (exit code {code})" if code is not None else "")
-            self._report_terminated(cause + self._stderr_hint())
+            self._report_terminated(await self._proc.exit_cause())
 
     def _report_terminated(self, cause: str | None) -> None:
         if not self._terminated_reported:
@@ -577,13 +534,8 @@ class GdbMiBackend:
         if not pid or self._mode == "remote":
             return
         self.debuggee_pid = pid
-        if self._mode != "launch":
-            return  # an attached program's process group is not ours to kill
-        with contextlib.suppress(OSError):
-            pgid = os.getpgid(pid)
-            if pgid not in (os.getpgid(0), self._process.pid if self._process else -1):
-                self._debuggee_pgid = pgid
-                procs.track_group(pgid)
+        if self._mode == "launch":  # an attached program's process group is not ours to kill
+            self._proc.track_debuggee(pid)
 
     def _on_running(self, payload: dict[str, Any]) -> None:
         self._running = True
@@ -614,7 +566,7 @@ class GdbMiBackend:
         interrupting, self._interrupting = self._interrupting, False
         self._last_signal = None
         self._last_catch = None
-        self._skip = 0
+        self._skip_thread = None
         if reason == "breakpoint-hit":
             number = _int(payload.get("bkptno"), 0)
             kind = self._kinds.get(number)
@@ -623,7 +575,7 @@ class GdbMiBackend:
             if kind == "catch":
                 return self._catch_event(thread, number)
             word = "function breakpoint" if kind == "function" else "breakpoint"
-            return StopEvent(word, thread, f"breakpoint {number}", hit_breakpoint_ids=(number,) if number else ())
+            return StopEvent(word, thread, f"breakpoint {number}", hit_breakpoint_ids=self._hit(number))
         if reason in ("end-stepping-range", "location-reached"):
             return StopEvent("step", thread)
         if reason == "function-finished":
@@ -637,7 +589,7 @@ class GdbMiBackend:
                 return StopEvent("pause", thread, "paused")
             self._last_signal = (name, meaning)
             if name == "SIGABRT":
-                self._skip = None  # abort()/assert(): report the frame that called them
+                self._skip_thread = thread  # abort()/assert(): report the frame that called them
             return StopEvent("exception", thread, name, f"{name} ({meaning})" if meaning else name)
         if reason in ("watchpoint-trigger", "read-watchpoint-trigger", "access-watchpoint-trigger"):
             wpt = _watchpoint_of(payload)
@@ -650,13 +602,13 @@ class GdbMiBackend:
             else:
                 text = str(wpt.get("exp") or "")
             return StopEvent("data breakpoint", thread, f"watchpoint {number}", text,
-                             hit_breakpoint_ids=(number,) if number else ())
+                             hit_breakpoint_ids=self._hit(number))
         if reason == "watchpoint-scope":
             number = _int(payload.get("wpnum"), 0)
             self._forget_watch(number, "the watched expression went out of scope (its frame returned)")
             return StopEvent("data breakpoint", thread, f"watchpoint {number} deleted",
                              "the watched expression went out of scope; its frame returned",
-                             hit_breakpoint_ids=(number,) if number else ())
+                             hit_breakpoint_ids=self._hit(number))
         if reason in ("exception-caught", "exception-thrown"):
             return self._catch_event(thread, _int(payload.get("bkptno"), 0))
         if interrupting or not reason:
@@ -666,9 +618,13 @@ class GdbMiBackend:
     def _catch_event(self, thread: int | None, number: int) -> StopEvent:
         what = next((f for f, n in self._catch_bps.items() if n == number), "throw")
         self._last_catch = what
-        self._skip = None  # __cxa_throw / __cxa_begin_catch: report the frame that threw
+        self._skip_thread = thread  # __cxa_throw / __cxa_begin_catch: report the frame that threw
         text = "C++ exception thrown" if what == "throw" else "C++ exception caught"
-        return StopEvent("exception", thread, text, text, hit_breakpoint_ids=(number,) if number else ())
+        return StopEvent("exception", thread, text, text)
+
+    def _hit(self, number: int) -> tuple[int, ...]:
+        bp_id = self._ids.id_of(number) if number else None
+        return (bp_id,) if bp_id is not None else ()
 
     def _on_exit(self, reason: str, payload: dict[str, Any]) -> None:
         if self._exited or self._ending:
@@ -693,28 +649,33 @@ class GdbMiBackend:
         if not isinstance(bkpt, dict):
             return
         number = _int(bkpt.get("number"), 0)
+        bp_id = self._ids.id_of(number)
+        if bp_id is None or self._kinds.get(number) not in ("line", "function"):
+            return
         for entry in self._all_bps():
-            if entry.number == number and entry.kind in ("line", "function"):
+            if entry.handle == number:
                 result = breakpoint_result(bkpt)
                 if result != entry.result:
                     entry.result = result
-                    self._listener.on_breakpoint_changed(number, result)
+                    self._listener.on_breakpoint_changed(bp_id, result)
                 return
 
     def _on_breakpoint_deleted(self, payload: dict[str, Any]) -> None:
         number = _int(payload.get("id"), 0)
         for entry in self._all_bps():
-            if entry.number == number:
-                entry.number = None
+            if entry.handle == number:
+                entry.handle = None
 
     def _forget_watch(self, number: int, message: str) -> None:
+        bp_id = self._ids.id_of(number)
         for entry in self._watch_bps:
-            if entry.number == number:
-                entry.number = None
-                entry.result = BreakpointResult(False, adapter_id=number, message=message)
-                self._listener.on_breakpoint_changed(number, entry.result)
+            if entry.handle == number:
+                entry.handle = None
+                entry.result = BreakpointResult(False, message=message)
+                if bp_id is not None:
+                    self._listener.on_breakpoint_changed(bp_id, entry.result)
 
-    def _all_bps(self) -> list[_Bp]:
+    def _all_bps(self) -> list[Placed[int]]:
         out = [bp for bps in self._line_bps.values() for bp in bps]
         return out + self._function_bps + self._watch_bps
 
@@ -737,12 +698,12 @@ class GdbMiBackend:
         if self._client is not None and not self._client.is_closed:
             self._client.send(command)
 
-    @staticmethod
-    def _context(frame_id: int | None) -> str:
-        if frame_id is None:
+    async def _where(self, frame: FrameRef | None) -> str:
+        """The ``--thread T --frame L`` options selecting a frame (L counts the hidden frames too)."""
+        if frame is None or not frame.thread_id:
             return ""
-        thread, level = split_frame_id(frame_id)
-        return f"--thread {thread} --frame {level} " if thread else ""
+        level = frame.index + await self._hidden(frame.thread_id)
+        return f"--thread {frame.thread_id} --frame {level} "
 
     def _invalidate(self) -> None:
         """The program moved: every ref and varobj of the last stop is stale."""
@@ -750,68 +711,58 @@ class GdbMiBackend:
             self._fire(f"-var-delete {mi_quote(name)}")
         self._roots.clear()
         self._refs.clear()
-        self._ref_keys.clear()
+        self._frames.clear()
 
     def _ref(self, key: tuple[Any, ...], make: Callable[[], _Ref]) -> int:
-        ref = self._ref_keys.get(key)
-        if ref is None:
-            self._next_ref += 1
-            ref = self._ref_keys[key] = self._next_ref
-            self._refs[ref] = make()
-        return ref
+        return self._refs.add(make(), key)
 
     # -- breakpoints ----------------------------------------------------------------------------------
 
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
-        def insert(bp: SourceBreakpoint) -> Awaitable[_Bp]:
+        def insert(bp: SourceBreakpoint) -> Awaitable[Placed[int]]:
             where = f"--source {mi_quote(file)} --line {bp.line}"
-            return self._insert("line", (bp.line, bp.condition, bp.hit_condition, bp.log_message), where,
-                                bp.condition, bp.hit_condition, bp.log_message)
-        entries = await self._replace(self._line_bps.get(file, []), breakpoints,
-                                      lambda bp: (bp.line, bp.condition, bp.hit_condition, bp.log_message), insert)
+            return self._insert("line", _line_key(bp), where, bp.condition, bp.hit_condition, bp.log_message)
+        entries = await self._replace(self._line_bps.get(file, []), breakpoints, _line_key, insert)
         self._line_bps[file] = entries
         return [e.result for e in entries]
 
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
-        def insert(bp: FunctionBreakpoint) -> Awaitable[_Bp]:
-            return self._insert("function", (bp.name, bp.condition, bp.hit_condition),
-                                f"--function {mi_quote(bp.name)}", bp.condition, bp.hit_condition, None)
-        self._function_bps = await self._replace(self._function_bps, breakpoints,
-                                                 lambda bp: (bp.name, bp.condition, bp.hit_condition), insert)
+        def insert(bp: FunctionBreakpoint) -> Awaitable[Placed[int]]:
+            return self._insert("function", _function_key(bp), f"--function {mi_quote(bp.name)}", bp.condition,
+                                bp.hit_condition, None)
+        self._function_bps = await self._replace(self._function_bps, breakpoints, _function_key, insert)
         return [e.result for e in self._function_bps]
 
-    async def _replace(self, existing: list[_Bp], wanted: list[Any], key_of: Callable[[Any], tuple[Any, ...]],
-                       insert: Callable[[Any], Awaitable[_Bp]]) -> list[_Bp]:
-        """Keep the breakpoints whose spec is unchanged, delete the others, insert the new ones."""
-        spare: dict[tuple[Any, ...], list[_Bp]] = {}
-        for entry in existing:
-            spare.setdefault(entry.key, []).append(entry)
-        kept: list[_Bp | None] = []
-        for bp in wanted:
-            pool = spare.get(key_of(bp))
-            kept.append(pool.pop(0) if pool else None)
-        doomed = [e.number for pool in spare.values() for e in pool if e.number is not None]
+    async def _replace(self, placed: list[Placed[int]], wanted: list[Any], key: Callable[[Any], tuple[Any, ...]],
+                       insert: Callable[[Any], Awaitable[Placed[int]]],
+                       reusable: Callable[[Placed[int]], bool] = lambda _p: True) -> list[Placed[int]]:
+        """Keep the breakpoints whose spec is unchanged, delete the others, insert the new ones; gdb's
+        numbers are bound to the specs' polydbg ids."""
+        plan = bpdiff.plan(placed, wanted, key, reusable)
+        doomed = [entry.handle for entry in plan.delete if entry.handle is not None]
         if doomed:
             for number in doomed:
                 self._kinds.pop(number, None)
             with contextlib.suppress(AdapterRequestError):
                 await self._cmd("-break-delete " + " ".join(str(n) for n in doomed))
-        inserted = await asyncio.gather(*(insert(bp) for bp, entry in zip(wanted, kept, strict=True)
-                                          if entry is None))
-        fresh = iter(inserted)
-        return [entry if entry is not None else next(fresh) for entry in kept]
+        inserted = await asyncio.gather(*(insert(spec) for spec in plan.to_insert(wanted)))
+        entries = bpdiff.merge(plan.keep, inserted)
+        for spec, entry in zip(wanted, entries, strict=True):
+            if entry.handle is not None:
+                self._ids.bind(spec.id, entry.handle)
+        return entries
 
     async def _insert(self, kind: str, key: tuple[Any, ...], where: str, condition: str | None,
-                      hit_condition: str | None, log_message: str | None) -> _Bp:
+                      hit_condition: str | None, log_message: str | None) -> Placed[int]:
         options = ["-f"]
         conditions = [f"({condition})"] if condition else []
         if hit_condition:
             try:
                 op, count = parse_hit_condition(hit_condition)
             except ValueError:
-                return _Bp(key, None, BreakpointResult(False, message=(
+                return Placed(key, None, BreakpointResult(False, message=(
                     f"hit_condition {hit_condition!r} is not understood; use N, >= N, > N, == N, < N, <= N "
-                    "or % N")), kind)
+                    "or % N")))
             if op == ">=":
                 if count > 1:
                     options.append(f"-i {count - 1}")
@@ -827,19 +778,19 @@ class GdbMiBackend:
             options.append(f"-c {mi_quote(' && '.join(conditions))}")
         if log_message is not None:
             if not self._python:
-                return _Bp(key, None, BreakpointResult(False, message="logpoints need gdb with Python"), kind)
+                return Placed(key, None, BreakpointResult(False, message="logpoints need gdb with Python"))
             command = f"-dprintf-insert {' '.join(options)} {where} \"%.0d\" {mi_quote(_logpoint_call(log_message))}"
         else:
             command = f"-break-insert {' '.join(options)} {where}"
         try:
             result = await self._cmd(command)
         except AdapterRequestError as exc:
-            return _Bp(key, None, BreakpointResult(False, message=exc.message), kind)
+            return Placed(key, None, BreakpointResult(False, message=exc.message))
         bkpt = _dict(result.payload.get("bkpt"))
-        answer = breakpoint_result(bkpt)
-        if answer.adapter_id is not None:
-            self._kinds[answer.adapter_id] = kind
-        return _Bp(key, answer.adapter_id, answer, kind)
+        number = _int(bkpt.get("number"), 0) or None
+        if number is not None:
+            self._kinds[number] = kind
+        return Placed(key, number, breakpoint_result(bkpt))
 
     async def set_exception_filters(self, filters: list[str]) -> None:
         wanted = [f for f in filters if f in self.capabilities.exception_filters]
@@ -859,36 +810,25 @@ class GdbMiBackend:
                     self._kinds[number] = "catch"
 
     async def set_data_breakpoints(self, breakpoints: list[DataBreakpoint],
-                                   frame_id: int | None) -> list[BreakpointResult]:
-        spare: dict[tuple[Any, ...], list[_Bp]] = {}
-        for entry in self._watch_bps:
-            spare.setdefault(entry.key, []).append(entry)
-        kept: list[_Bp | None] = []
-        for bp in breakpoints:
-            pool = spare.get((bp.expression, bp.access))
-            kept.append(pool.pop(0) if pool and pool[0].number is not None else None)
-        doomed = [e.number for pool in spare.values() for e in pool if e.number is not None]
-        if doomed:
-            with contextlib.suppress(AdapterRequestError):
-                await self._cmd("-break-delete " + " ".join(str(n) for n in doomed))
-        entries: list[_Bp] = []
-        for bp, old in zip(breakpoints, kept, strict=True):
-            entries.append(old if old is not None else await self._watch(bp, frame_id))
-        self._watch_bps = entries
-        return [e.result for e in entries]
+                                   frame: FrameRef | None) -> list[BreakpointResult]:
+        def insert(bp: DataBreakpoint) -> Awaitable[Placed[int]]:
+            return self._watch(bp, frame)
+        self._watch_bps = await self._replace(self._watch_bps, breakpoints, _watch_key, insert,
+                                              reusable=lambda entry: entry.handle is not None)
+        return [e.result for e in self._watch_bps]
 
-    async def _watch(self, bp: DataBreakpoint, frame_id: int | None) -> _Bp:
-        key = (bp.expression, bp.access)
+    async def _watch(self, bp: DataBreakpoint, frame: FrameRef | None) -> Placed[int]:
+        key = _watch_key(bp)
         try:
-            result = await self._cmd(f"-break-watch {self._context(frame_id)}{_WATCH_FLAGS[bp.access]}"
+            result = await self._cmd(f"-break-watch {await self._where(frame)}{_WATCH_FLAGS[bp.access]}"
                                      f"{mi_quote(bp.expression)}")
         except AdapterRequestError as exc:
-            return _Bp(key, None, BreakpointResult(False, message=exc.message), "watch")
+            return Placed(key, None, BreakpointResult(False, message=exc.message))
         wpt = _watchpoint_of(result.payload)
         number = _int(wpt.get("number"), 0) or None
         if number is not None:
             self._kinds[number] = "watch"
-        return _Bp(key, number, BreakpointResult(number is not None, adapter_id=number), "watch")
+        return Placed(key, number, BreakpointResult(number is not None))
 
     # -- execution ------------------------------------------------------------------------------------
 
@@ -916,45 +856,48 @@ class GdbMiBackend:
                 out.append(Thread(_int(t["id"]), str(t.get("name") or t.get("target-id") or f"thread {t['id']}")))
         return out
 
-    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
-        """Frames ``start..start+levels``; at a C++ throw/catch or SIGABRT stop the runtime's frames above
-        the first frame whose source file is here are left out, so frame 0 is the code that threw or
-        called abort()/assert()."""
-        thread = f"--thread {thread_id} " if thread_id else ""
-        if self._skip is None:
-            self._skip = 0
+    async def _hidden(self, thread_id: int) -> int:
+        """At a C++ throw/catch or SIGABRT stop, the runtime's frames above the first frame whose source
+        file is here are hidden on the stopped thread, so frame 0 is the code that threw or called
+        abort()/assert()."""
+        if thread_id != self._skip_thread:
+            return 0
+        hidden = self._frames.hidden(thread_id)
+        if hidden is None:
+            hidden = 0
             with contextlib.suppress(AdapterRequestError):
-                top = await self._cmd(f"-stack-list-frames {thread}0 15")
+                top = await self._cmd(f"-stack-list-frames --thread {thread_id} 0 15")
                 listed = [f for f in top.payload.get("stack") or [] if isinstance(f, dict)]
-                first = next((i for i, f in enumerate(listed) if f.get("line") and
-                              os.path.isfile(str(f.get("fullname") or ""))), 0)
-                self._skip = first
-        skip = self._skip
-        frames, total = await self._frames(thread_id, thread, start + skip, levels)
+                hidden = leading(listed, lambda f: not (f.get("line") and os.path.isfile(str(f.get("fullname") or ""))))
+            self._frames.hide(thread_id, hidden)
+        return hidden
+
+    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
+        thread = f"--thread {thread_id} " if thread_id else ""
+        skip = await self._hidden(thread_id)
+        frames, total = await self._frames_of(thread, start + skip, levels)
         return frames, (total - skip if total is not None else None)
 
-    async def _frames(self, thread_id: int, thread: str, start: int, levels: int) -> tuple[list[Frame], int | None]:
+    async def _frames_of(self, thread: str, start: int, levels: int) -> tuple[list[Frame], int | None]:
         result = await self._cmd(f"-stack-list-frames {thread}{start} {start + levels}")
         stack = result.payload.get("stack") or []
         frames = []
         for f in stack if isinstance(stack, list) else []:
             if not isinstance(f, dict):
                 continue
-            level = _int(f.get("level"))
             fullname = f.get("fullname")
             path = fullname if isinstance(fullname, str) and os.path.isabs(fullname) else f.get("file")
-            frames.append(Frame(id=frame_id_of(thread_id or 1, level), name=str(f.get("func") or "??"),
-                                file=str(path) if path else None, line=_int(f.get("line")) or None,
-                                pc=_int(f.get("addr"), 0, 16) or None))
+            frames.append(Frame(name=str(f.get("func") or "??"), file=str(path) if path else None,
+                                line=_int(f.get("line")) or None, pc=_int(f.get("addr"), 0, 16) or None))
         if len(frames) <= levels:
             return frames, start + len(frames)
         depth = await self._cmd(f"-stack-info-depth {thread}".rstrip())
         return frames[:levels], _int(depth.payload.get("depth")) or None
 
-    async def scopes(self, frame_id: int) -> list[Scope]:
+    async def scopes(self, frame: FrameRef) -> list[Scope]:
         return [
-            Scope("Locals", self._ref(("locals", frame_id), lambda: _Ref("locals", frame_id)), hint="locals"),
-            Scope("Registers", self._ref(("registers", frame_id), lambda: _Ref("registers", frame_id)),
+            Scope("Locals", self._ref(("locals", frame), lambda: _Ref("locals", frame)), hint="locals"),
+            Scope("Registers", self._ref(("registers", frame), lambda: _Ref("registers", frame)),
                   expensive=True, hint="registers"),
         ]
 
@@ -965,11 +908,11 @@ class GdbMiBackend:
         if info.kind == "locals":
             return await self._locals(info)
         if info.kind == "registers":
-            return await self.registers(info.frame_id or 0)
+            return await self.registers(info.frame or FrameRef(0, 0))
         return await self._children(ref, info, start or 0, count if count is not None else CHILD_CAP)
 
     async def _locals(self, info: _Ref) -> list[Variable]:
-        context = self._context(info.frame_id)
+        context = await self._where(info.frame)
         simple, full = await self._cmds([f"-stack-list-variables {context}--simple-values",
                                          f"-stack-list-variables {context}--all-values"])
         kinds = simple.payload.get("variables") or []
@@ -983,7 +926,7 @@ class GdbMiBackend:
                 continue
             name = str(kind.get("name"))
             text = str(value.get("value", kind.get("value", "")) if isinstance(value, dict) else "")
-            out.append(self._value(name, name, text, kind.get("type"), "value" not in kind, info.frame_id))
+            out.append(self._value(name, name, text, kind.get("type"), "value" not in kind, info.frame))
         return out
 
     def _type(self, type_: Any) -> str | None:
@@ -995,12 +938,12 @@ class GdbMiBackend:
         return short_rust_value(value) if self.language == "rust" else value
 
     def _value(self, name: str, expression: str, value: str, type_: Any, compound: bool | None,
-               frame_id: int | None) -> Variable:
+               frame: FrameRef | None) -> Variable:
         type_text = self._type(type_)
         ref = 0
         count = None
         if expandable(type_text, value, compound):
-            ref = self._ref(("expr", frame_id, expression), lambda: _Ref("expr", frame_id, expression))
+            ref = self._ref(("expr", frame, expression), lambda: _Ref("expr", frame, expression))
             count = element_count(type_text, value)
         return Variable(name=name, value=self._shown(value), type=type_text, ref=ref, evaluate_name=expression,
                         indexed_count=count)
@@ -1008,7 +951,7 @@ class GdbMiBackend:
     async def _varobj(self, info: _Ref) -> _Ref:
         """Turn an expression ref into a varobj (created on first expansion)."""
         if info.kind == "expr":
-            result = await self._cmd(f"-var-create {self._context(info.frame_id)}- * {mi_quote(info.expression)}")
+            result = await self._cmd(f"-var-create {await self._where(info.frame)}- * {mi_quote(info.expression)}")
             info.kind = "varobj"
             info.varobj = str(result.payload.get("name"))
             info.dynamic = result.payload.get("dynamic") == "1"
@@ -1050,7 +993,7 @@ class GdbMiBackend:
             else:
                 has_children = _int(kid.get("numchild")) > 0 or (dynamic and hint != "string")
             if has_children:
-                made = _Ref("varobj", info.frame_id, varobj=varobj, dynamic=dynamic, hint=hint)
+                made = _Ref("varobj", info.frame, varobj=varobj, dynamic=dynamic, hint=hint)
                 child_ref = self._ref(("varobj", varobj), lambda made=made: made)  # type: ignore[misc]
                 count_of = _int(kid.get("numchild")) if not dynamic and type_text and _ARRAY_TYPE.search(type_text) \
                     else element_count(type_text, value)
@@ -1068,7 +1011,7 @@ class GdbMiBackend:
         out: dict[str, str] = {}
         if not parent.dynamic:
             paths = [(n, self.client.send(f"-var-info-path-expression {mi_quote(n)}")) for n in names]
-            where = self._context(parent.frame_id)
+            where = await self._where(parent.frame)
             printed = []
             for name, future in paths:
                 with contextlib.suppress(AdapterError):
@@ -1090,23 +1033,22 @@ class GdbMiBackend:
         return out
 
     async def child_slice(self, parent: Variable, start: int, count: int,
-                          frame_id: int | None = None) -> list[Variable] | None:
+                          frame: FrameRef | None = None) -> list[Variable] | None:
         info = self._refs.get(parent.ref)
         if info is None or info.kind in ("locals", "registers"):
             return None
         return await self._children(parent.ref, info, start, count)
 
-    def length_of(self, parent: Variable, _children: list[Variable]) -> int | None:
+    def length_of(self, parent: Variable, children: list[Variable]) -> int | None:
         return parent.indexed_count
 
     def is_noise(self, variable: Variable) -> bool:
         """The compiler's ``__PRETTY_FUNCTION__`` / ``__func__`` statics in a locals listing."""
         return variable.name in ("__PRETTY_FUNCTION__", "__func__", "__FUNCTION__")
 
-    async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
-        where = self._context(frame_id)
-        value, kind = await self._evaluate_with_type(expression, where)
-        return self._value(expression, expression, value, kind, None, frame_id)
+    async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
+        value, kind = await self._evaluate_with_type(expression, await self._where(frame))
+        return self._value(expression, expression, value, kind, None, frame)
 
     async def _evaluate_with_type(self, expression: str, where: str) -> tuple[str, str | None]:
         sent = [(c, self.client.send(c)) for c in (
@@ -1126,10 +1068,10 @@ class GdbMiBackend:
             raise AdapterRequestError("setVariable", f"ref {ref} is not valid at this stop")
         if info.kind in ("locals", "registers"):
             target = ("$" + name.lstrip("$")) if info.kind == "registers" else name
-            where = self._context(info.frame_id)
+            where = await self._where(info.frame)
             await self._cmd(f"-data-evaluate-expression {where}{mi_quote(f'{target} = ({value})')}")
             text, kind = await self._evaluate_with_type(target, where)
-            return self._value(name, target, text, kind, None, info.frame_id)
+            return self._value(name, target, text, kind, None, info.frame)
         info = await self._varobj(info)
         if name not in info.names:
             await self._children(ref, info, 0, CHILD_CAP)
@@ -1187,8 +1129,8 @@ class GdbMiBackend:
         lo = max(0, index + offset)
         return insns_out[lo:lo + count]
 
-    async def registers(self, frame_id: int) -> list[Variable]:
-        where = self._context(frame_id)
+    async def registers(self, frame: FrameRef) -> list[Variable]:
+        where = await self._where(frame)
         if self._general_registers is None:
             names, general = await self._cmds(["-data-list-register-names",
                                                f"-interpreter-exec {where}console \"info registers\""])
@@ -1206,8 +1148,8 @@ class GdbMiBackend:
                 out.append(Variable(name=name, value=str(item.get("value", "")), type=None))
         return out
 
-    async def command(self, text: str, frame_id: int | None) -> str:
-        result = await self._cmd(f"-interpreter-exec {self._context(frame_id)}console {mi_quote(text)}")
+    async def command(self, text: str, frame: FrameRef | None) -> str:
+        result = await self._cmd(f"-interpreter-exec {await self._where(frame)}console {mi_quote(text)}")
         return result.console or result.log
 
     # -- core files -----------------------------------------------------------------------------------
@@ -1251,11 +1193,7 @@ class GdbMiBackend:
                 await client.close("session ended")
         finally:
             self._close_pty()
-            if kill and self._debuggee_pgid is not None:
-                await procs.kill_group(self._debuggee_pgid, grace_s=0.2)
-            if self._process is not None:
-                await procs.kill_group(self._process.pid, grace_s=0.5)
-                await procs.reap(self._process, 1.0)
+            await self._proc.end(kill_debuggee=kill)
             for task in list(self._tasks):
                 task.cancel()
             self._report_terminated(None)
@@ -1380,3 +1318,15 @@ async def _rust_printer_dir() -> str | None:
     _rust_dir_cache[rustc] = found
     return found
 
+
+
+def _line_key(bp: SourceBreakpoint) -> tuple[Any, ...]:
+    return (bp.line, bp.condition, bp.hit_condition, bp.log_message)
+
+
+def _function_key(bp: FunctionBreakpoint) -> tuple[Any, ...]:
+    return (bp.name, bp.condition, bp.hit_condition)
+
+
+def _watch_key(bp: DataBreakpoint) -> tuple[Any, ...]:
+    return (bp.expression, bp.access)

@@ -13,10 +13,10 @@ What lldb-dap does and how this backend shapes it (checked against lldb-dap 22):
   internal ``rust_panic`` breakpoint and is reported as an exception with the panic message; for a
   panic and for SIGABRT the frames of the panic/abort machinery are hidden, so frame 0 is the code
   that panicked or called abort()/assert(). Stops that need a look at the stack to be classified are
-  reported after that look; events behind them are held back so their order is kept.
+  reported after that look (``kit.ordering``); events behind them are held back so their order is kept.
 - Watchpoints: lldb-dap resolves ``dataBreakpointInfo`` names by *evaluating them as addresses*, so
-  an expression is sent as ``&(expr)``; watchpoint ids live in their own number space and are
-  offset by ``WATCH_ID_BASE`` so they never collide with breakpoint ids.
+  an expression is sent as ``&(expr)``; watchpoint ids live in their own number space (the
+  generic backend keeps a separate id map for them).
 - Raw commands go through the repl context with lldb-dap's command escape prefix (a backtick).
 - Processes: lldb-dap starts lldb-server, which starts the debuggee, each in its own process group;
   on terminate every descendant of the adapter that is still alive is killed.
@@ -25,13 +25,11 @@ What lldb-dap does and how this backend shapes it (checked against lldb-dap 22):
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import os
 import re
 import shutil
 import signal
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -39,25 +37,24 @@ from polydbg import procs
 from polydbg.backends.base import (
     AttachSpec,
     BackendListener,
-    BreakpointResult,
     Configure,
-    DataBreakpoint,
+    EvaluateContext,
     ExceptionDetail,
     Frame,
-    FunctionBreakpoint,
+    FrameRef,
     LaunchSpec,
     Scope,
-    SourceBreakpoint,
-    StopEvent,
     Variable,
 )
 from polydbg.backends.dap_backend import DapBackend
+from polydbg.backends.kit.frames import leading
+from polydbg.backends.kit.ordering import OrderedEvents
+from polydbg.backends.locate import find_lldb_dap
 from polydbg.dap.client import DapClient
 from polydbg.errors import AdapterError, EnvironmentProblem, UsageError
 from polydbg.transport.streams import FramedStream
 
 COMMAND_PREFIX = "`"  # lldb-dap's commandEscapePrefix: a repl line starting with it is an lldb command
-WATCH_ID_BASE = 1_000_000  # watchpoint ids are offset by this (lldb numbers them apart from breakpoints)
 PREVIEW_ITEMS = 10  # children shown in a container preview
 PREVIEW_CHARS = 200
 CHILDREN_CAP = 256  # children listed when no count is asked for (lldb's own max-children-count)
@@ -65,7 +62,6 @@ PREVIEWS_PER_LIST = 64  # container previews built per listing (each costs a req
 PANIC_MESSAGE_WAIT_S = 0.3
 STACK_PEEK = 64  # frames read to find the user frame under a panic / abort
 
-_VERSIONED = re.compile(r"^(lldb-dap|lldb-vscode)-(\d+)(?:\.\d+)*$")
 _SIZE = re.compile(r"size=(\d+)")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
 _RUST_HASH = re.compile(r"::h[0-9a-f]{16}$")
@@ -123,29 +119,6 @@ _RUST_ESCAPES = (("$LT$", "<"), ("$GT$", ">"), ("$RF$", "&"), ("$BP$", "*"), ("$
 _SPECIAL_REGISTERS = frozenset({"rflags", "eflags", "cpsr", "fpsr", "fpcr", "pc", "sp", "lr", "fp"})
 # Step into never stops in the standard library (its source is not on this machine).
 _RUST_STEP_AVOID = r"^(<|_\$LT\$)?(std|core|alloc)(::|\.\.)"
-
-
-def find_lldb_dap() -> str | None:
-    """lldb-dap on PATH: ``lldb-dap``, else the highest ``lldb-dap-NN``, else ``lldb-vscode`` (-NN)."""
-    plain = shutil.which("lldb-dap")
-    if plain:
-        return plain
-    best: dict[str, tuple[int, str]] = {}
-    for directory in os.environ.get("PATH", "").split(os.pathsep):
-        try:
-            names = os.listdir(directory or ".")
-        except OSError:
-            continue
-        for name in names:
-            match = _VERSIONED.match(name)
-            path = os.path.join(directory, name)
-            if match and os.access(path, os.X_OK) and not os.path.isdir(path):
-                version = int(match.group(2))
-                if match.group(1) not in best or version > best[match.group(1)][0]:
-                    best[match.group(1)] = (version, path)
-    if "lldb-dap" in best:
-        return best["lldb-dap"][1]
-    return shutil.which("lldb-vscode") or (best["lldb-vscode"][1] if "lldb-vscode" in best else None)
 
 
 _rust_etc_cache: dict[str, str | None] = {}
@@ -240,45 +213,15 @@ def pair_of(value: str) -> tuple[str, str] | None:
     return key, val
 
 
-class _Ordered:
-    """The listener the DapBackend machinery talks to: forwards to the session's listener, except
-    that while a stop is being classified, stops, continues, exits and terminations queue up
-    behind it (output and breakpoint changes pass straight through)."""
-
-    def __init__(self, target: BackendListener, deliver: Callable[[Callable[[], None]], None]) -> None:
-        self._target = target
-        self._deliver = deliver
-
-    def on_stopped(self, event: StopEvent) -> None:
-        self._target.on_stopped(event)
-
-    def on_continued(self, thread_id: int | None, all_threads: bool) -> None:
-        self._deliver(lambda: self._target.on_continued(thread_id, all_threads))
-
-    def on_output(self, category: str, text: str) -> None:
-        self._target.on_output(category, text)
-
-    def on_exited(self, exit_code: int | None) -> None:
-        self._deliver(lambda: self._target.on_exited(exit_code))
-
-    def on_terminated(self, cause: str | None) -> None:
-        self._deliver(lambda: self._target.on_terminated(cause))
-
-    def on_breakpoint_changed(self, adapter_id: int, result: BreakpointResult) -> None:
-        self._target.on_breakpoint_changed(adapter_id, result)
-
-
 class LldbDapBackend(DapBackend):
     name = "lldb-dap"
     adapter_id = "lldb-dap"
-    BREAK_ON_EXCEPTION: ClassVar[dict[str, tuple[str, ...]]] = {"raised": ("cpp_throw",)}  # C++ only
-    evaluate_context = "watch"  # "repl" would run a bare word that names an lldb command as that command
+    evaluate_context: ClassVar[EvaluateContext] = "watch"  # "repl" runs a word naming an lldb command
 
     def __init__(self, listener: BackendListener, language: str = "c") -> None:
         super().__init__(listener, language)
-        self._listener = _Ordered(listener, self._deliver)
-        self._queue: collections.deque[tuple[str, Any]] = collections.deque()
-        self._classifying = False
+        self._ordered = OrderedEvents(listener)
+        self._listener = self._ordered
         self._rust_etc: str | None = None
         self._adapter_path: str | None = None
         self._quiet = "?"  # lldb-dap's prefix for commands whose output is shown only on error (lldb ≥ 18)
@@ -289,19 +232,13 @@ class LldbDapBackend(DapBackend):
         self._pause_requested = False
         self._stop_reported = False  # a focus stop was reported since the last resume
         self._first_stop = True
-        self._known_bp_ids: set[int] = set()
         self._scope_refs: set[int] = set()  # variable references of scopes at this stop (never capped)
-        self._hidden: dict[int, int] = {}  # thread id → leading frames hidden at this stop
         self._panics: dict[int, str] = {}  # thread id → panic message at this stop
         self._aborts: dict[int, ExceptionDetail] = {}  # thread id → why it aborted (uncaught C++ exception …)
         self._output_tail = ""  # recent program output, where panic messages are found
         self._output_seen = asyncio.Event()
 
     # -- adapter and launch -------------------------------------------------------------------------
-
-    @staticmethod
-    def find() -> str | None:
-        return find_lldb_dap()
 
     async def _start_adapter(self) -> FramedStream:
         path = self._adapter_path or find_lldb_dap()
@@ -423,17 +360,8 @@ class LldbDapBackend(DapBackend):
         super()._wire_events(client)
         client.on_event("continued", lambda _b: setattr(self, "_remote_resumed", True))
 
-    def _deliver(self, call: Callable[[], None]) -> None:
-        if self._classifying:
-            self._queue.append(("call", call))
-        else:
-            call()
-
     def _on_stopped(self, body: dict[str, Any]) -> None:
-        if self._classifying:
-            self._queue.append(("stopped", body))
-        else:
-            self._take_stop(body)
+        self._ordered.deliver(lambda: self._take_stop(body))
 
     def _take_stop(self, body: dict[str, Any]) -> None:
         if self._remote and not self._remote_resumed and body.get("reason") == "exception" \
@@ -443,17 +371,15 @@ class LldbDapBackend(DapBackend):
             return  # another thread's reason at a stop already reported for the focus thread
         self._forget_stop()
         if self._needs_stack(body):
-            self._classifying = True
-            task = asyncio.get_running_loop().create_task(self._classify(body))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._ordered.refine(self._classify(body))
             return
         self._report_stop(self._rewrite(body))
 
     def _report_stop(self, body: dict[str, Any]) -> None:
+        """Straight to the session: only called when nothing is queued, or by the refinement itself."""
         self._stop_reported = True
         self._first_stop = False
-        super()._on_stopped(body)
+        self._ordered.target.on_stopped(self._stop_event(body))
 
     def _needs_stack(self, body: dict[str, Any]) -> bool:
         reason = body.get("reason")
@@ -461,8 +387,8 @@ class LldbDapBackend(DapBackend):
                 reason == "exception" or (self._core is not None and self._first_stop)):
             return True
         if reason == "breakpoint" and self.language == "rust" and self._core is None:
-            hits = {int(i) for i in body.get("hitBreakpointIds") or () if isinstance(i, int)}
-            return not hits & self._known_bp_ids  # not one of ours: maybe the rust_panic breakpoint
+            hits = [i for i in body.get("hitBreakpointIds") or () if isinstance(i, int)]
+            return all(self._bp_ids.id_of(i) is None for i in hits)  # not ours: maybe the rust_panic one
         return False
 
     def _rewrite(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -480,31 +406,18 @@ class LldbDapBackend(DapBackend):
             crashed = _FATAL_SIGNAL.search(description)
             body.update(reason="exception" if crashed else "core", text=None,
                         description=f"post-mortem: core file {name}" + (f" ({description})" if description else ""))
-        elif reason == "data breakpoint":
-            ids = [WATCH_ID_BASE + int(i) for i in body.get("hitBreakpointIds") or () if isinstance(i, int)]
-            body["hitBreakpointIds"] = ids
         elif reason == "exception" and description.startswith("signal "):
             body["text"] = None
         self._pause_requested = False
         return body
 
     async def _classify(self, body: dict[str, Any]) -> None:
-        """Look at the stack of a stop that may be a panic or an abort, report it, then deliver what
-        queued up behind it, in order (a queued stop that needs classifying takes over the queue)."""
+        """Look at the stack of a stop that may be a panic or an abort, and report it."""
         try:
-            try:
-                body = await self._classified(body)
-            except (AdapterError, LookupError, ValueError, TypeError):
-                body = self._rewrite(body)
-            self._report_stop(body)
-        finally:
-            self._classifying = False
-            while self._queue and not self._classifying:
-                kind, item = self._queue.popleft()
-                if kind == "call":
-                    item()
-                else:
-                    self._take_stop(item)
+            body = await self._classified(body)
+        except (AdapterError, LookupError, ValueError, TypeError):
+            body = self._rewrite(body)
+        self._report_stop(body)
 
     async def _classified(self, body: dict[str, Any]) -> dict[str, Any]:
         thread = body.get("threadId")
@@ -512,9 +425,7 @@ class LldbDapBackend(DapBackend):
             return self._rewrite(body)
         frames = await self._raw_frames(thread, 0, STACK_PEEK)
         if "SIGABRT" in str(body.get("description") or ""):  # hide abort()/assert()/std::terminate machinery
-            hidden = 0
-            while hidden < len(frames) and _library_frame(frames[hidden]):
-                hidden += 1
+            hidden = leading(frames, _library_frame)
             body = self._rewrite(body)
             terminate = list(_CXX_TERMINATE.finditer(self._output_tail))
             failed = list(_ASSERT_FAILED.finditer(self._output_tail))
@@ -523,19 +434,15 @@ class LldbDapBackend(DapBackend):
             elif failed:
                 self._aborts[thread] = ExceptionDetail(type="SIGABRT", message=failed[-1].group(1))
             self._output_tail = ""
-            if 0 < hidden < len(frames):
-                self._hidden[thread] = hidden
+            if hidden:
+                self._frames.hide(thread, hidden)
                 body["description"] = (f"{body.get('description') or 'signal SIGABRT'} from "
                                        f"{frames[hidden - 1].name} ({hidden} library frames above "
                                        f"{frames[hidden].name} hidden)")
             return body
         if not frames or "rust_panic" not in frames[0].name:
             return self._rewrite(body)
-        hidden = 0  # the panic machinery: std/core frames above the code that panicked
-        while hidden < len(frames) and _library_frame(frames[hidden]):
-            hidden += 1
-        if hidden < len(frames):
-            self._hidden[thread] = hidden
+        self._frames.hide(thread, leading(frames, _library_frame))  # std/core frames above the panicking code
         message = await self._panic_message()
         self._panics[thread] = message
         self._pause_requested = False
@@ -563,11 +470,12 @@ class LldbDapBackend(DapBackend):
     # -- execution ----------------------------------------------------------------------------------
 
     def _forget_stop(self) -> None:
-        self._hidden.clear()
+        self._frames.clear()
         self._panics.clear()
         self._aborts.clear()
 
     def _moving(self) -> None:
+        super()._moving()
         self._stop_reported = False
         self._scope_refs.clear()
         self._forget_stop()
@@ -578,79 +486,36 @@ class LldbDapBackend(DapBackend):
 
     # -- breakpoints --------------------------------------------------------------------------------
 
-    async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
-        results = await super().set_breakpoints(file, breakpoints)
-        self._known_bp_ids.update(r.adapter_id for r in results if r.adapter_id is not None)
-        return results
-
-    async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
-        results = await super().set_function_breakpoints(breakpoints)
-        self._known_bp_ids.update(r.adapter_id for r in results if r.adapter_id is not None)
-        return results
-
     async def set_exception_filters(self, filters: list[str]) -> None:
         await super().set_exception_filters([f for f in filters if f in self.capabilities.exception_filters])
 
-    async def set_data_breakpoints(self, breakpoints: list[DataBreakpoint],
-                                   frame_id: int | None) -> list[BreakpointResult]:
-        """Watch each expression's storage: lldb-dap evaluates the name as an address, so send ``&(expr)``."""
-        failed: dict[int, BreakpointResult] = {}
-        resolved: list[DataBreakpoint] = []
-        for index, bp in enumerate(breakpoints):
-            if bp.data_id is None:
-                args: dict[str, Any] = {"name": f"&({bp.expression})"}
-                if frame_id is not None:
-                    args["frameId"] = frame_id
-                info = await self._request("dataBreakpointInfo", args)
-                data_id = info.get("dataId")
-                if not data_id:
-                    reason = str(info.get("description") or "no address")
-                    failed[index] = BreakpointResult(False, message=f"cannot watch {bp.expression!r}: {reason}"
-                                                     + ("" if frame_id is not None else
-                                                        " (pause the program first)"))
-                    continue
-                bp = bp._replace(data_id=str(data_id))
-            resolved.append(bp)
-        answers = iter(await super().set_data_breakpoints(resolved, frame_id))
-        out = []
-        for index in range(len(breakpoints)):
-            if index in failed:
-                out.append(failed[index])
-                continue
-            result = next(answers, BreakpointResult(False, message="no answer from lldb-dap"))
-            if result.adapter_id is not None:
-                result = result._replace(adapter_id=WATCH_ID_BASE + result.adapter_id)
-            out.append(result)
-        return out
+    def _data_name(self, expression: str) -> str:
+        return f"&({expression})"  # lldb-dap evaluates the name as the address to watch
 
     # -- inspection ---------------------------------------------------------------------------------
 
     async def _raw_frames(self, thread_id: int, start: int, levels: int) -> list[Frame]:
+        """The stack as lldb-dap lists it, nothing hidden (to decide what to hide)."""
         body = await self._request("stackTrace", {"threadId": thread_id, "startFrame": start, "levels": levels})
-        return [self._frame(f) for f in body.get("stackFrames", [])]
+        return [frame for f in body.get("stackFrames", []) if (frame := self._frame(f)) is not None]
 
-    def _frame(self, f: dict[str, Any]) -> Frame:
-        source = f.get("source") or {}
+    def _frame(self, raw: dict[str, Any]) -> Frame | None:
+        source = raw.get("source") or {}
         path = source.get("path") or source.get("name")
-        line = f.get("line") or None
+        line = raw.get("line") or None
         if source.get("sourceReference") and path and "`" in path:  # lldb-dap's disassembly pseudo-source
             path, line = None, None
-        name = str(f.get("name", "?"))
+        name = str(raw.get("name", "?"))
         if self.language == "rust":
             name = rust_function(name)
-        return Frame(id=int(f["id"]), name=name, file=path, line=line, column=f.get("column"),
-                     pc=_address(f.get("instructionPointerReference")))
+        return Frame(name=name, file=path, line=line, column=raw.get("column"),
+                     pc=_address(raw.get("instructionPointerReference")))
 
-    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
-        hidden = self._hidden.get(thread_id, 0)
-        body = await self._request("stackTrace", {"threadId": thread_id, "startFrame": start + hidden,
-                                                  "levels": levels})
-        frames = [self._frame(f) for f in body.get("stackFrames", [])]
-        total = body.get("totalFrames")
-        return frames, (max(0, total - hidden) if isinstance(total, int) else None)
+    async def _hidden_frames(self, thread_id: int) -> int:
+        return self._frames.hidden(thread_id) or 0
 
-    async def scopes(self, frame_id: int) -> list[Scope]:
-        found = await super().scopes(frame_id)
+    async def scopes(self, frame: FrameRef) -> list[Scope]:
+        found = await super().scopes(frame)
         self._scope_refs.update(scope.ref for scope in found)
         return found
 
@@ -665,14 +530,14 @@ class LldbDapBackend(DapBackend):
             out.append(await self._shaped(child) if index < PREVIEWS_PER_LIST else self._renamed(child))
         return out
 
-    async def evaluate(self, expression: str, frame_id: int | None, context: str) -> Variable:
-        return await self._shaped(await super().evaluate(expression, frame_id, context))
+    async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
+        return await self._shaped(await super().evaluate(expression, frame, context))
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         return await self._shaped(await super().set_variable(ref, name, value))
 
     async def child_slice(self, parent: Variable, start: int, count: int,
-                          frame_id: int | None = None) -> list[Variable] | None:
+                          frame: FrameRef | None = None) -> list[Variable] | None:
         if not parent.ref:
             return None
         return await self.variables(parent.ref, start, count)
@@ -729,9 +594,9 @@ class LldbDapBackend(DapBackend):
             text += f" ({'len' if rust else 'size'}={size})"
         return text
 
-    async def registers(self, frame_id: int) -> list[Variable]:
+    async def registers(self, frame: FrameRef) -> list[Variable]:
         """The general-purpose registers (lldb-dap groups them: general, floating point, vector)."""
-        for scope in await self.scopes(frame_id):
+        for scope in await self.scopes(frame):
             if "register" not in scope.name.lower() and (scope.hint or "").lower() != "registers":
                 continue
             groups = await super().variables(scope.ref)
@@ -763,19 +628,14 @@ class LldbDapBackend(DapBackend):
             return ExceptionDetail(type=name, message=(match.group(2) or _SIGNAL_TEXT.get(name, "")).strip())
         return detail
 
-    async def command(self, text: str, frame_id: int | None) -> str:
+    async def command(self, text: str, frame: FrameRef | None) -> str:
         """An lldb command (``frame variable``, ``register read``, ``memory read`` …) and its output."""
-        line = text if text.startswith(COMMAND_PREFIX) else COMMAND_PREFIX + text
-        args: dict[str, Any] = {"expression": line, "context": "repl"}
-        if frame_id is not None:
-            args["frameId"] = frame_id
-        body = await self._request("evaluate", args)
-        return str(body.get("result", ""))
+        return await super().command(text if text.startswith(COMMAND_PREFIX) else COMMAND_PREFIX + text, frame)
 
     # -- ending -------------------------------------------------------------------------------------
 
     async def _end(self, terminate_debuggee: bool) -> None:
-        helpers = procs.descendants(self._process.pid) if self._process is not None else []
+        helpers = procs.descendants(self._proc.pid) if self._proc.pid is not None else []
         await super()._end(terminate_debuggee)
         for helper in helpers:  # lldb-server, and on terminate the debuggee
             if (terminate_debuggee or helper.name.startswith("lldb-server")) and procs.read_stat(helper.pid) == helper:

@@ -1,34 +1,41 @@
 """Which backends exist, which languages each debugs, and what language a program is in.
 
-Backends are imported only when a session needs one (start-up stays cheap), and a backend is the
-default for a language only when its debugger is found on this machine.
+Each backend is described by a ``BackendInfo`` (languages, how to find its debugger, install hint,
+exception filters); ``doctor`` and the session manager read only these. A backend's module is
+imported only when a session needs it (start-up stays cheap), and a backend is the default for a
+language only when its debugger is found on this machine.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import stat
 from collections.abc import Callable
-from typing import Any
+from typing import cast
 
-from polydbg.errors import UsageError
+from polydbg.backends import locate
+from polydbg.backends.base import Backend, BackendFactory, BackendInfo, BackendListener
+from polydbg.errors import UsageError, echo
 
-# adapter name → "module:Class"; every class takes (listener, language) and has ``find() -> str | None``
-BACKENDS: dict[str, str] = {
-    "debugpy": "polydbg.backends.debugpy:DebugpyBackend",
-    "lldb-dap": "polydbg.backends.lldb_dap:LldbDapBackend",
-    "gdb": "polydbg.backends.gdb_mi:GdbMiBackend",
-    "delve": "polydbg.backends.delve:DelveBackend",
-}
-
-# language → adapters that can debug it, preferred first
-LANGUAGE_ADAPTERS: dict[str, tuple[str, ...]] = {
-    "python": ("debugpy",),
-    "c": ("lldb-dap", "gdb"),
-    "cpp": ("lldb-dap", "gdb"),
-    "rust": ("lldb-dap", "gdb"),
-    "go": ("delve",),
-}
+BACKENDS: dict[str, BackendInfo] = {info.name: info for info in (
+    BackendInfo(
+        name="debugpy", target="polydbg.backends.debugpy:DebugpyBackend", languages=("python",),
+        find=locate.python_itself, install="pip install debugpy (a dependency of polydbg)", version_args=(),
+        break_on_exception={"uncaught": ("uncaught",), "raised": ("raised", "uncaught")}),
+    BackendInfo(
+        name="lldb-dap", target="polydbg.backends.lldb_dap:LldbDapBackend", languages=("c", "cpp", "rust"),
+        find=locate.find_lldb_dap, install="apt-get install lldb-22   (or any lldb ≥ 18 that ships lldb-dap)",
+        break_on_exception={"raised": ("cpp_throw",)}),  # C++ only; other languages drop it
+    BackendInfo(
+        name="gdb", target="polydbg.backends.gdb_mi:GdbMiBackend", languages=("c", "cpp", "rust"),
+        find=lambda: locate.which("gdb"), install="apt-get install gdb gdbserver",
+        break_on_exception={"raised": ("throw",)}),
+    BackendInfo(
+        name="delve", target="polydbg.backends.delve:DelveBackend", languages=("go",),
+        find=lambda: locate.which("dlv"), version_args=("version",),
+        install="apt-get install delve golang-go   (or: go install github.com/go-delve/delve/cmd/dlv@latest)"),
+)}
 
 _ALIASES = {"c++": "cpp", "py": "python", "golang": "go", "rs": "rust"}
 _SOURCE_EXTENSIONS = {".py": "python", ".pyw": "python", ".go": "go", ".c": "c", ".h": "c", ".cc": "cpp",
@@ -37,24 +44,47 @@ _COMPILED = frozenset({"c", "cpp", "rust"})
 _SNIFF_BYTES = 64 * 1024 * 1024
 
 
-def backend_class(adapter: str) -> Any:
-    target = BACKENDS.get(adapter)
-    if target is None:
-        raise UsageError(f"unknown adapter {adapter!r}; known: {sorted(BACKENDS)}")
-    module, _, name = target.partition(":")
-    return getattr(importlib.import_module(module), name)
+def languages() -> list[str]:
+    return sorted({lang for info in BACKENDS.values() for lang in info.languages})
+
+
+def adapters_for(language: str) -> list[str]:
+    """The backends that debug ``language``, preferred first."""
+    return [name for name, info in BACKENDS.items() if language in info.languages]
+
+
+def info(adapter: str) -> BackendInfo:
+    found = BACKENDS.get(adapter)
+    if found is None:
+        raise UsageError(f"unknown adapter {echo(adapter)}; known: {sorted(BACKENDS)}")
+    return found
+
+
+BackendClass = Callable[[BackendListener, str], Backend]  # (listener, language) → backend
+
+
+def backend_class(adapter: str) -> BackendClass:
+    module, _, name = info(adapter).target.partition(":")
+    return cast("BackendClass", getattr(importlib.import_module(module), name))
+
+
+def break_filters(adapter: str, mode: str) -> list[str]:
+    """The adapter's exception filters for debug_launch's ``break_on_exception``."""
+    return list(info(adapter).break_on_exception.get(mode, ()))
 
 
 def normalize_language(language: str) -> str:
     lang = _ALIASES.get(language.lower(), language.lower())
-    if lang not in LANGUAGE_ADAPTERS:
-        raise UsageError(f"language {language!r} is not supported; supported: {sorted(LANGUAGE_ADAPTERS)}")
+    if lang not in languages():
+        raise UsageError(f"language {echo(language)} is not supported; supported: {languages()}")
     return lang
 
 
 def sniff_binary(path: str) -> str | None:
     """The language of a native executable (Go, Rust, C++ or C), or None when it is not one."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or device would block the reader
+            return None
         with open(path, "rb") as handle:
             if handle.read(4) != b"\x7fELF":
                 return None
@@ -82,37 +112,36 @@ def infer_language(program: str | None, module: str | None, language: str | None
         if os.path.exists(os.path.join(program, "go.mod")) or any(
                 name.endswith(".go") for name in os.listdir(program)):
             return "go"
-        raise UsageError(f"{program!r} is a directory without Go sources; pass a program file")
+        raise UsageError(f"{echo(program)} is a directory without Go sources; pass a program file")
     ext = os.path.splitext(program)[1].lower()
     lang = _SOURCE_EXTENSIONS.get(ext)
     if lang in _COMPILED:
-        raise UsageError(f"{program!r} is {lang} source: pass the executable built with debug info as program, "
+        raise UsageError(f"{echo(program)} is {lang} source: pass the executable built with debug info as program, "
                          "and build='gcc -g -O0 -o app app.c' (or 'cargo build') to build it first")
     if lang is not None:
         return lang
     sniffed = sniff_binary(program)
     if sniffed is not None:
         return sniffed
-    raise UsageError(f"cannot tell the language of {program!r}; pass language= (one of "
-                     f"{sorted(LANGUAGE_ADAPTERS)})")
+    raise UsageError(f"cannot tell the language of {echo(program)}; pass language= (one of {languages()})")
 
 
 def choose_adapter(language: str, adapter: str | None) -> str:
     """The adapter for ``language``: the one asked for, else the first one installed here."""
-    choices = LANGUAGE_ADAPTERS[language]
+    choices = adapters_for(language)
     if adapter:
         if adapter not in choices:
-            raise UsageError(f"adapter {adapter!r} cannot debug {language}; use one of {list(choices)}")
+            raise UsageError(f"adapter {echo(adapter)} cannot debug {language}; use one of {choices}")
         return adapter
     for name in choices:
-        if backend_class(name).find() is not None:
+        if BACKENDS[name].find() is not None:
             return name
     return choices[0]  # its backend explains what to install when it fails to start
 
 
-def make_factory(adapter: str, language: str) -> Callable[[Any], Any]:
+def make_factory(adapter: str, language: str) -> BackendFactory:
     cls = backend_class(adapter)
 
-    def make(listener: Any) -> Any:
+    def make(listener: BackendListener) -> Backend:
         return cls(listener, language)
     return make

@@ -21,8 +21,8 @@ from pydantic import BaseModel, Field
 from polydbg import procs
 from polydbg.backends.base import AttachSpec, LaunchSpec
 from polydbg.backends.registry import (
-    LANGUAGE_ADAPTERS,
-    backend_class,
+    BACKENDS,
+    break_filters,
     infer_language,
     normalize_language,
     sniff_binary,
@@ -126,8 +126,7 @@ def manager_of(ctx: Context) -> SessionManager:
 
 def _break_filters(session: Session, mode: BreakOn) -> list[str]:
     """The adapter's exception filters for ``break_on_exception`` (each backend declares its map)."""
-    mapping: dict[str, tuple[str, ...]] = getattr(backend_class(session.adapter), "BREAK_ON_EXCEPTION", {})
-    return list(mapping.get(mode, ()))
+    return break_filters(session.adapter, mode)
 
 
 async def _apply_breakpoints(session: Session, specs: list[BreakpointSpec] | None) -> None:
@@ -171,7 +170,7 @@ def attach_language(pid: int | None, language: str | None, adapter: str | None, 
     if program:
         return infer_language(program, None, None)
     if adapter:
-        return next((lang for lang, adapters in LANGUAGE_ADAPTERS.items() if adapter in adapters), "python")
+        return BACKENDS[adapter].languages[0] if adapter in BACKENDS else "python"
     return "python"
 
 

@@ -1,7 +1,8 @@
 """The breakpoint store: what the agent asked for, independent of any adapter connection.
 
 DAP replaces a file's (or the function list's) breakpoints wholesale, so the store groups them and
-the session re-sends a whole group on every change and on every (re)start of the adapter.
+the session re-sends a whole group on every change and on every (re)start of the debugger. The ids
+are polydbg's own and cross the backend seam as they are.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ class Breakpoint:
     verified: bool = False
     actual_line: int | None = None
     message: str | None = None
-    adapter_id: int | None = None
     hits: int = 0
 
     @property
@@ -40,8 +40,6 @@ class Breakpoint:
         self.verified = result.verified
         self.actual_line = result.line if result.line is not None else self.actual_line
         self.message = result.message
-        if result.adapter_id is not None:
-            self.adapter_id = result.adapter_id
         if result.data_id is not None:
             self.data_id = result.data_id
 
@@ -79,9 +77,6 @@ class BreakpointStore:
     def watches(self) -> list[Breakpoint]:
         return [bp for bp in self.items.values() if bp.watch is not None]
 
-    def by_adapter_id(self, adapter_id: int) -> Breakpoint | None:
-        return next((bp for bp in self.items.values() if bp.adapter_id == adapter_id), None)
-
     def at(self, file: str, line: int) -> list[Breakpoint]:
         return [bp for bp in self.items.values()
                 if bp.file == file and line in (bp.line, bp.actual_line)]
@@ -92,16 +87,16 @@ class BreakpointStore:
 
 def source_spec(bp: Breakpoint) -> SourceBreakpoint:
     assert bp.line is not None
-    return SourceBreakpoint(line=bp.line, condition=bp.condition, hit_condition=bp.hit_condition,
+    return SourceBreakpoint(id=bp.id, line=bp.line, condition=bp.condition, hit_condition=bp.hit_condition,
                             log_message=bp.log_message)
 
 
 def data_spec(bp: Breakpoint) -> DataBreakpoint:
     assert bp.watch is not None
     access = bp.access if bp.access in ("read", "readWrite") else "write"
-    return DataBreakpoint(expression=bp.watch, access=access, data_id=bp.data_id)  # type: ignore[arg-type]
+    return DataBreakpoint(id=bp.id, expression=bp.watch, access=access, data_id=bp.data_id)  # type: ignore[arg-type]
 
 
 def function_spec(bp: Breakpoint) -> FunctionBreakpoint:
     assert bp.function is not None
-    return FunctionBreakpoint(name=bp.function, condition=bp.condition, hit_condition=bp.hit_condition)
+    return FunctionBreakpoint(id=bp.id, name=bp.function, condition=bp.condition, hit_condition=bp.hit_condition)

@@ -1,0 +1,167 @@
+"""Breakpoint sync: the store of what the agent asked for, kept in step with the debugger.
+
+Breakpoints live in the session's store, independent of any debugger connection: they are sent
+in groups (a file, the function list, the watchpoints) on every change while connected, and all of
+them during each (re)start's handshake. Results come back in spec order and are applied to the
+stored breakpoints by polydbg's own ids.
+"""
+
+from __future__ import annotations
+
+from polydbg.backends.base import BreakpointResult, FrameRef, StopEvent
+from polydbg.errors import UsageError, echo, refused
+from polydbg.session import source as src
+from polydbg.session.breakpoints import Breakpoint, data_spec, function_spec, source_spec
+from polydbg.session.core import SessionCore
+from polydbg.session.model import BreakpointInfo, State
+
+
+class BreakpointSync:
+    def __init__(self, core: SessionCore) -> None:
+        self.core = core
+
+    # -- the handshake and group sends ---------------------------------------------------------------
+
+    async def configure(self) -> None:
+        """Everything the debugger must know before the program runs (called during the start)."""
+        store = self.core.breakpoints
+        backend = self.core.connected_backend()
+        for file in sorted(store.files()):
+            await self.send_file(file)
+        if store.functions():
+            await self.send_functions()
+        if store.watches() and backend.capabilities.data_breakpoints:
+            await self.send_watches(None)
+        await backend.set_exception_filters(list(self.core.exception_filters))
+
+    async def send_file(self, file: str) -> None:
+        bps = sorted(self.core.breakpoints.in_file(file), key=lambda b: b.id)
+        results = await self.core.connected_backend().set_breakpoints(file, [source_spec(b) for b in bps])
+        _apply(bps, results)
+
+    async def send_functions(self) -> None:
+        bps = sorted(self.core.breakpoints.functions(), key=lambda b: b.id)
+        results = await self.core.connected_backend().set_function_breakpoints([function_spec(b) for b in bps])
+        _apply(bps, results)
+
+    async def send_watches(self, frame: FrameRef | None) -> None:
+        bps = sorted(self.core.breakpoints.watches(), key=lambda b: b.id)
+        results = await self.core.connected_backend().set_data_breakpoints([data_spec(b) for b in bps], frame)
+        _apply(bps, results)
+
+    # -- events -----------------------------------------------------------------------------------------
+
+    def changed(self, bp_id: int, result: BreakpointResult) -> None:
+        bp = self.core.breakpoints.items.get(bp_id)
+        if bp is not None:
+            bp.apply(result)
+
+    def count_hits(self, event: StopEvent) -> bool:
+        """Count the hits a stop names; False when it names none (counted by location in the report)."""
+        counted = False
+        for bp_id in event.hit_breakpoint_ids:
+            bp = self.core.breakpoints.items.get(bp_id)
+            if bp is not None:
+                bp.hits += 1
+                counted = True
+        return counted
+
+    # -- what the agent asks ------------------------------------------------------------------------------
+
+    def validate_line(self, path: str, line: int) -> None:
+        lines = src.read_lines(path)
+        if line < 1 or line > len(lines):
+            raise UsageError(f"line {line} is outside {path} (it has {len(lines)} lines); "
+                             f"pass a line between 1 and {len(lines)}")
+
+    async def add_line(self, file: str, line: int, condition: str | None = None, hit_condition: str | None = None,
+                       log_message: str | None = None, internal: bool = False) -> Breakpoint:
+        path = self.core.resolve_path(file)
+        self.validate_line(path, line)
+        bp = self.core.breakpoints.add(file=path, line=line, condition=condition, hit_condition=hit_condition,
+                                       log_message=log_message, internal=internal)
+        if self.core.live_backend() is not None:
+            try:
+                with refused(f"the debugger rejected the breakpoint at {path}:{line}"):
+                    await self.core.call(self.send_file(path))
+            except UsageError:
+                self.core.breakpoints.remove(bp.id)
+                raise
+        return bp
+
+    async def add_function(self, function: str, condition: str | None = None,
+                           hit_condition: str | None = None) -> Breakpoint:
+        backend = self.core.live_backend()
+        if backend is not None and not backend.capabilities.function_breakpoints:
+            raise UsageError(f"{self.core.adapter} does not support function breakpoints; "
+                             "set a line breakpoint on the function's first line instead")
+        bp = self.core.breakpoints.add(function=function, condition=condition, hit_condition=hit_condition)
+        if backend is not None:
+            await self.core.call(self.send_functions())
+        return bp
+
+    async def set_exception_filters(self, filters: list[str]) -> None:
+        backend = self.core.live_backend()
+        if backend is not None and backend.capabilities.exception_filters:
+            unknown = [f for f in filters if f not in backend.capabilities.exception_filters]
+            if unknown:
+                raise UsageError(f"unknown exception filter(s) {echo(unknown)}; {self.core.adapter} offers "
+                                 f"{list(backend.capabilities.exception_filters)}")
+        self.core.exception_filters = list(dict.fromkeys(filters))
+        if backend is not None:
+            await self.core.call(backend.set_exception_filters(self.core.exception_filters))
+
+    async def remove(self, bp_id: int | None, file: str | None, everything: bool) -> list[int]:
+        store = self.core.breakpoints
+        if everything:
+            doomed = store.visible()
+        elif bp_id is not None:
+            bp = store.items.get(bp_id)
+            if bp is None or bp.internal:
+                known = [b.id for b in store.visible()]
+                raise UsageError(f"no breakpoint with id {bp_id}; existing ids: {known or 'none'}")
+            doomed = [bp]
+        elif file is not None:
+            path = self.core.resolve_path(file)
+            doomed = [b for b in store.in_file(path) if not b.internal]
+            if not doomed:
+                raise UsageError(f"no breakpoints in {echo(path)}; see debug_breakpoints")
+        else:
+            raise UsageError("say which breakpoints to remove: id, file, or all=true")
+        await self.drop(doomed)
+        return [b.id for b in doomed]
+
+    async def drop(self, doomed: list[Breakpoint]) -> None:
+        """Remove breakpoints from the store and, when connected, from the debugger."""
+        for bp in doomed:
+            self.core.breakpoints.remove(bp.id)
+        if self.core.live_backend() is None:
+            return
+        for path in sorted({b.file for b in doomed if b.file}):
+            await self.core.call(self.send_file(path))
+        if any(b.function for b in doomed):
+            await self.core.call(self.send_functions())
+        if any(b.watch for b in doomed):
+            await self.core.call(self.send_watches(None))
+
+    def infos(self) -> list[BreakpointInfo]:
+        return [bp.info() for bp in self.core.breakpoints.visible()]
+
+    def reset_for_restart(self) -> None:
+        """A new process: nothing is verified or hit yet, and watched addresses must be resolved again."""
+        for bp in self.core.breakpoints.items.values():
+            bp.hits = 0
+            bp.verified = False
+            bp.data_id = None
+
+    def stopped_frame(self) -> FrameRef | None:
+        """The frame watch expressions resolve in: the stopped thread's innermost, if stopped."""
+        stop = self.core.life.stop
+        if self.core.life.state != State.stopped or stop is None:
+            return None
+        return FrameRef(stop.thread_id or 0, 0)
+
+
+def _apply(bps: list[Breakpoint], results: list[BreakpointResult]) -> None:
+    for bp, result in zip(bps, results, strict=False):
+        bp.apply(result)

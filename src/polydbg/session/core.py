@@ -1,0 +1,92 @@
+"""What every part of a session shares: identity, lifecycle, breakpoints, output, and the backend.
+
+The session's jobs (breakpoint sync, execution, inspection, reports, native operations, tracing)
+are small classes around one ``SessionCore``. The core also owns the one place a backend call's
+failure is mapped: a vanished debugger ends the session with its cause (``call``), and an
+inspection's answer is checked against the stop it was read at (``read``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from polydbg.backends.base import AttachSpec, Backend, BackendFactory, LaunchSpec
+from polydbg.errors import AdapterGoneError, AdapterRequestError, SessionEndedError
+from polydbg.session.breakpoints import BreakpointStore
+from polydbg.session.model import State
+from polydbg.session.output import OutputBuffer
+from polydbg.session.scope import StopScope
+from polydbg.session.state import Lifecycle
+
+T = TypeVar("T")
+
+Progress = Callable[[float, str], Awaitable[None]]
+
+
+class SessionCore:
+    def __init__(self, session_id: str, language: str, adapter: str, factory: BackendFactory,
+                 target: str, cwd: str | None) -> None:
+        self.id = session_id
+        self.language = language
+        self.adapter = adapter
+        self.target = target
+        self.cwd = cwd
+        self.factory = factory
+        self.life = Lifecycle(session_id)
+        self.output = OutputBuffer()
+        self.breakpoints = BreakpointStore()
+        self.exception_filters: list[str] = []
+        self.spec: LaunchSpec | AttachSpec | None = None
+        self.backend_slot: Backend | None = None
+        self.generation = 0  # bumped when a backend is replaced: the old one's events are ignored
+        self.report_cursor = 0  # output before this was shown in an earlier report
+        self.trace_sink: Callable[[str], str] | None = None
+        self.last_used = time.monotonic()
+
+    @property
+    def backend(self) -> Backend:
+        """The backend of a live program (an ended session has none to ask)."""
+        if self.backend_slot is None or self.life.ended:
+            raise SessionEndedError(self.life.ended_text())
+        return self.backend_slot
+
+    def connected_backend(self) -> Backend:
+        """The backend, also while starting (the handshake sends breakpoints through it)."""
+        if self.backend_slot is None:
+            raise SessionEndedError(self.life.ended_text())
+        return self.backend_slot
+
+    def live_backend(self) -> Backend | None:
+        """The backend when breakpoint changes can be sent now, else None (they wait for the start)."""
+        if self.backend_slot is None or self.life.ended or self.life.state == State.starting:
+            return None
+        return self.backend_slot
+
+    def resolve_path(self, file: str) -> str:
+        path = os.path.expanduser(file)
+        if not os.path.isabs(path):
+            path = os.path.join(self.cwd or os.getcwd(), path)
+        return os.path.normpath(path)
+
+    async def call(self, awaitable: Awaitable[T]) -> T:
+        """Await a backend call; a vanished debugger ends the session here, with its cause."""
+        try:
+            return await awaitable
+        except AdapterGoneError as exc:
+            if not self.life.ended:
+                self.life.to(State.terminated, cause=f"the {self.adapter} adapter is gone: {exc}")
+            raise SessionEndedError(self.life.ended_text()) from exc
+
+    async def read(self, scope: StopScope, awaitable: Awaitable[T]) -> T:
+        """A backend call made for one stop: its answer only counts if that stop is still current.
+        A refusal that arrives after the program moved is the move, not the caller's mistake."""
+        try:
+            result = await self.call(awaitable)
+        except AdapterRequestError:
+            self.life.check(scope)  # raises ProgramMovedError (the refusal as its context) if it moved
+            raise
+        self.life.check(scope)
+        return result

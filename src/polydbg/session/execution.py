@@ -1,0 +1,285 @@
+"""Execution: starting the debugger and the program, resuming, stepping, pausing, restarting, ending,
+and the backend's events that move the lifecycle.
+
+Requests that change execution state are serialized by one lock: each sends its request under the
+lock (so two of them can never interleave their transitions), then waits for the program's next
+state change outside it (so a ``debug_pause`` can interrupt a ``debug_continue`` that is waiting).
+Ending a session takes no lock: it must work while anything else is stuck.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import os
+from collections.abc import Awaitable, Callable
+
+from polydbg.backends.base import AttachSpec, BreakpointResult, LaunchSpec, StepKind, StopEvent
+from polydbg.errors import AdapterError, AdapterRequestError, SessionEndedError, SessionError, UsageError
+from polydbg.session.bpsync import BreakpointSync
+from polydbg.session.breakpoints import Breakpoint
+from polydbg.session.core import Progress, SessionCore
+from polydbg.session.inspection import Inspector
+from polydbg.session.model import State, StopReport
+from polydbg.session.report import Reporter
+
+log = logging.getLogger(__name__)
+
+_OUTPUT_STREAMS = {"stdout": "stdout", "stderr": "stderr"}
+PROGRESS_EVERY_S = 1.0
+
+
+class SessionEvents:
+    """Forwards one backend's events to the session, ignoring a backend the session has replaced."""
+
+    def __init__(self, execution: Execution, generation: int) -> None:
+        self._execution = execution
+        self._generation = generation
+
+    def _live(self) -> bool:
+        return self._execution.core.generation == self._generation
+
+    def on_stopped(self, event: StopEvent) -> None:
+        if self._live():
+            self._execution.on_stopped(event)
+
+    def on_continued(self, thread_id: int | None, all_threads: bool) -> None:
+        if self._live():
+            self._execution.on_continued()
+
+    def on_output(self, category: str, text: str) -> None:
+        if self._live():
+            self._execution.on_output(category, text)
+
+    def on_exited(self, exit_code: int | None) -> None:
+        if self._live():
+            self._execution.core.life.to(State.exited, exit_code=exit_code)
+
+    def on_terminated(self, cause: str | None) -> None:
+        if self._live():
+            self._execution.on_terminated(cause)
+
+    def on_breakpoint_changed(self, bp_id: int, result: BreakpointResult) -> None:
+        if self._live():
+            self._execution.bpsync.changed(bp_id, result)
+
+
+class Execution:
+    def __init__(self, core: SessionCore, bpsync: BreakpointSync, inspector: Inspector, reporter: Reporter) -> None:
+        self.core = core
+        self.bpsync = bpsync
+        self.inspector = inspector
+        self.reporter = reporter
+        self.lock = asyncio.Lock()
+        self._acting = False  # an execution request is in flight: its own "continued" event is expected
+        self._cleanups: set[asyncio.Task[None]] = set()
+
+    # -- events ---------------------------------------------------------------------------------------
+
+    def on_stopped(self, event: StopEvent) -> None:
+        if self.core.life.to(State.stopped, stop=event):
+            scope = self.core.life.scope
+            assert scope is not None
+            scope.hits_counted = self.bpsync.count_hits(event)
+
+    def on_continued(self) -> None:
+        if not self._acting and self.core.life.state == State.stopped:
+            self.core.life.to(State.running)
+
+    def on_output(self, category: str, text: str) -> None:
+        if self.core.trace_sink is not None:
+            text = self.core.trace_sink(text)
+        self.core.output.append(_OUTPUT_STREAMS.get(category, "console"), text)
+
+    def on_terminated(self, cause: str | None) -> None:
+        life = self.core.life
+        if life.state != State.exited:
+            life.to(State.terminated, cause=cause or life.cause or "the debug adapter ended the session")
+        backend = self.core.backend_slot
+        if backend is not None:  # reap the debugger now; the session itself stays readable
+            task = asyncio.get_running_loop().create_task(backend.terminate())
+            self._cleanups.add(task)
+            task.add_done_callback(self._cleanups.discard)
+
+    # -- waiting --------------------------------------------------------------------------------------
+
+    async def wait_change(self, since: int, timeout_s: float, progress: Progress | None) -> bool:
+        """Wait until a stop after the ``since``-th, an exit or a termination; True when the deadline
+        passed first."""
+        life = self.core.life
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        deadline = started + timeout_s
+        while life.stops == since and life.state in (State.running, State.starting):
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return True
+            changed = life.changed
+            try:
+                await asyncio.wait_for(changed.wait(), min(remaining, PROGRESS_EVERY_S))
+            except asyncio.TimeoutError:
+                if progress is not None:
+                    elapsed = loop.time() - started
+                    await progress(elapsed, f"running… {elapsed:.0f}s")
+        return False
+
+    async def act(self, action: Callable[[], Awaitable[None]]) -> int:
+        """Send an execution request (the caller holds ``lock``); returns the stop count to wait past."""
+        life = self.core.life
+        since = life.stops
+        before = life.stop
+        self._acting = True
+        try:
+            life.to(State.running)
+            try:
+                await self.core.call(action())
+            except AdapterRequestError as exc:
+                if life.stops == since and life.state == State.running and before is not None:
+                    life.to(State.stopped, stop=before)  # it did not move
+                raise UsageError(f"the debugger refused: {exc.message}") from exc
+        finally:
+            self._acting = False
+        return since
+
+    # -- starting and ending ----------------------------------------------------------------------------
+
+    async def start(self, spec: LaunchSpec | AttachSpec, timeout_s: float, progress: Progress | None) -> StopReport:
+        """Start the debugger and the program (or attach), apply breakpoints, wait for the first stop."""
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        async with self.lock:
+            since = await self._begin(spec, timeout_s)
+        if isinstance(spec, AttachSpec) and not self.core.breakpoints.visible():
+            return await self.reporter.report()  # nothing to wait for: report it attached and running
+        remaining = max(0.0, deadline - asyncio.get_running_loop().time())
+        timed_out = await self.wait_change(since, remaining, progress)
+        return await self.reporter.report(timed_out=timed_out)
+
+    async def _begin(self, spec: LaunchSpec | AttachSpec, timeout_s: float) -> int:
+        core, life = self.core, self.core.life
+        core.spec = spec
+        core.generation += 1
+        life.to(State.starting)
+        since = life.stops
+        backend = core.backend_slot = core.factory(SessionEvents(self, core.generation))
+        try:
+            if isinstance(spec, LaunchSpec):
+                await backend.launch(spec, self.bpsync.configure, timeout_s)
+            else:
+                await backend.attach(spec, self.bpsync.configure, timeout_s)
+        except AdapterError as exc:
+            await backend.terminate()
+            life.to(State.terminated, cause=str(exc))
+            if isinstance(exc, AdapterRequestError):
+                raise UsageError(f"could not start the program: {exc}") from exc
+            raise SessionEndedError(f"could not start the debugger: {exc}") from exc
+        except BaseException:  # a usage or environment problem (or cancellation) after the backend spawned
+            await backend.terminate()
+            life.to(State.terminated, cause="the start did not complete")
+            raise
+        if life.state == State.starting:
+            life.to(State.running)
+        return since
+
+    async def restart(self, timeout_s: float, progress: Progress | None) -> StopReport:
+        spec = self.core.spec
+        if not isinstance(spec, LaunchSpec):
+            raise UsageError("debug_restart restarts launched programs; for an attached one, "
+                             "debug_terminate(detach=true) and debug_attach again")
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        async with self.lock:
+            old = self.core.backend_slot
+            self.core.generation += 1  # silence the old backend's events
+            if old is not None:
+                await old.terminate()
+            self.bpsync.reset_for_restart()
+            self.core.output.append("console", "--- restarted ---\n")
+            self.core.report_cursor = self.core.output.total
+            since = await self._begin(spec, timeout_s)
+        remaining = max(0.0, deadline - asyncio.get_running_loop().time())
+        timed_out = await self.wait_change(since, remaining, progress)
+        return await self.reporter.report(timed_out=timed_out)
+
+    async def terminate(self, detach: bool) -> None:
+        backend = self.core.backend_slot
+        self.core.generation += 1
+        if backend is not None:
+            if detach:
+                await backend.detach()
+            else:
+                await backend.terminate()
+        self.core.life.to(State.terminated, cause="detached" if detach else "terminated by debug_terminate")
+
+    # -- moving -----------------------------------------------------------------------------------------
+
+    async def resume(self, thread_id: int | None, to: tuple[str, int] | None, timeout_s: float,
+                     progress: Progress | None) -> StopReport:
+        life = self.core.life
+        target: Breakpoint | None = None
+        async with self.lock:
+            if life.state == State.running and to is None:  # already running: wait for the next stop
+                since = life.stops
+            else:
+                scope = life.stopped_scope()
+                backend = self.core.backend
+                if to is not None:
+                    target = await self.bpsync.add_line(to[0], to[1], internal=True)
+                thread = self.inspector.thread_of(scope, thread_id)
+                try:
+                    since = await self.act(lambda: backend.resume(thread))
+                except BaseException:
+                    await self._drop_quietly(target)
+                    raise
+        try:
+            timed_out = await self.wait_change(since, timeout_s, progress)
+        finally:
+            await self._drop_quietly(target)
+        note = None
+        if target is not None and life.state == State.stopped and life.scope is not None:
+            with contextlib.suppress(AdapterError, SessionError, UsageError):
+                location = await self.inspector.top_location(life.scope)
+                if location.file == target.file and location.line == target.line:
+                    note = f"reached {os.path.basename(target.file or '')}:{target.line}"
+        return await self.reporter.report(timed_out=timed_out, note=note)
+
+    async def _drop_quietly(self, bp: Breakpoint | None) -> None:
+        if bp is None:
+            return
+        try:
+            await self.bpsync.drop([bp])
+        except (AdapterError, SessionError):
+            log.debug("could not remove an internal breakpoint", exc_info=True)
+
+    async def step(self, kind: StepKind, count: int, thread_id: int | None, timeout_s: float,
+                   progress: Progress | None) -> StopReport:
+        life = self.core.life
+        timed_out = False
+        note = None
+        for done in range(count):
+            async with self.lock:
+                scope = life.stopped_scope()
+                backend = self.core.backend
+                thread = self.inspector.thread_of(scope, thread_id if done == 0 else None)
+                since = await self.act(functools.partial(backend.step, thread, kind))
+            timed_out = await self.wait_change(since, timeout_s, progress)
+            if timed_out or life.state != State.stopped:
+                break
+            stop = life.stop
+            if stop is not None and stop.reason not in ("step", "goto") and done + 1 < count:
+                note = f"stopped after {done + 1} of {count} steps ({stop.reason})"
+                break
+        return await self.reporter.report(timed_out=timed_out, note=note)
+
+    async def pause(self, thread_id: int | None, timeout_s: float) -> StopReport:
+        life = self.core.life
+        async with self.lock:
+            if life.state == State.stopped:
+                return await self.reporter.report(note="already stopped")
+            backend = self.core.backend
+            since = life.stops
+            threads = await self.core.call(backend.threads()) if thread_id is None else []
+            target = thread_id if thread_id is not None else (threads[0].id if threads else 0)
+            await self.core.call(backend.pause(target))
+        timed_out = await self.wait_change(since, timeout_s, None)
+        return await self.reporter.report(timed_out=timed_out)

@@ -1,0 +1,207 @@
+"""Inspection of a stopped program: stacks, frames, variables, evaluation, assignment.
+
+Every inspection takes the current stop's scope first and reads through ``SessionCore.read``, which
+rejects an answer when the program moved while it was awaited: what an inspection returns always
+belongs to one stop. Inspections may run concurrently within a scope; they share its caches.
+"""
+
+from __future__ import annotations
+
+from polydbg.backends.base import Frame, FrameRef, Thread, Variable
+from polydbg.errors import UsageError, echo, refused
+from polydbg.session.core import SessionCore
+from polydbg.session.model import EvaluateResult, FrameInfo, Location, StackResult, ThreadStack, Var, VariablesResult
+from polydbg.session.scope import StopScope
+
+REPORT_LOCALS = 12
+REPORT_VALUE_CHARS = 80
+VALUE_CHARS = 400
+EVALUATE_CHARS = 4000
+FRAME_BATCH = 20  # frames listed per stack request when the session needs one
+
+
+def clip(text: str, limit: int) -> tuple[str, bool]:
+    if len(text) <= limit:
+        return text, False
+    return text[: limit - 1] + "…", True
+
+
+class Inspector:
+    def __init__(self, core: SessionCore) -> None:
+        self.core = core
+
+    # -- threads and frames -------------------------------------------------------------------------
+
+    async def threads(self, scope: StopScope) -> list[Thread]:
+        """The threads at this stop (asked once per stop)."""
+        if scope.threads is None:
+            scope.threads = await self.core.read(scope, self.core.backend.threads())
+        return scope.threads
+
+    async def _frames_of(self, scope: StopScope, thread_id: int, needed: int) -> list[Frame]:
+        frames = scope.frames.get(thread_id)
+        if frames is None or (len(frames) < needed and len(frames) >= FRAME_BATCH):
+            got, _total = await self.core.read(
+                scope, self.core.backend.stack_trace(thread_id, 0, max(FRAME_BATCH, needed)))
+            frames = scope.frames[thread_id] = got
+        return frames
+
+    def thread_of(self, scope: StopScope, thread_id: int | None) -> int:
+        return thread_id if thread_id is not None else (scope.stop.thread_id or 0)
+
+    async def frame(self, scope: StopScope, index: int | None, thread_id: int | None = None) -> tuple[FrameRef, Frame]:
+        thread = self.thread_of(scope, thread_id)
+        wanted = index or 0
+        if wanted < 0:
+            raise UsageError("frame_id is a 0-based frame index (0 = innermost); pass 0 or more")
+        frames = await self._frames_of(scope, thread, wanted + 1)
+        if wanted >= len(frames):
+            raise UsageError(f"frame {wanted} does not exist: thread {thread} has {len(frames)} frames "
+                             f"(0..{len(frames) - 1}); see debug_stack")
+        return FrameRef(thread, wanted), frames[wanted]
+
+    async def top_location(self, scope: StopScope) -> Location:
+        _ref, top = await self.frame(scope, 0)
+        return Location(file=top.file, line=top.line, function=top.name)
+
+    async def stack(self, thread_id: int | None, start: int, levels: int, all_threads: bool) -> StackResult:
+        scope = self.core.life.stopped_scope()
+        threads = await self.threads(scope)
+        names = {t.id: t.name for t in threads}
+        if all_threads:
+            wanted = [t.id for t in threads]
+        else:
+            if thread_id is not None and thread_id not in names:
+                raise UsageError(f"no thread {thread_id}; threads: {sorted(names)}")
+            wanted = [thread_id if thread_id is not None else (scope.stop.thread_id or
+                                                               (threads[0].id if threads else 0))]
+        result = StackResult(session_id=self.core.id, threads=[])
+        for tid in wanted:
+            frames, total = await self.core.read(scope, self.core.backend.stack_trace(tid, start, levels))
+            result.threads.append(ThreadStack(
+                thread_id=tid, name=names.get(tid, ""), total=total,
+                frames=[FrameInfo(index=start + i, function=f.name, file=f.file, line=f.line)
+                        for i, f in enumerate(frames)]))
+            if total is not None and start + len(frames) < total:
+                result.more = f"more frames: debug_stack(start={start + len(frames)}, levels={levels})"
+        return result
+
+    # -- values -----------------------------------------------------------------------------------------
+
+    def var(self, scope: StopScope, variable: Variable, frame: FrameRef | None, limit: int = VALUE_CHARS) -> Var:
+        value, cut = clip(variable.value, limit)
+        return Var(name=variable.name, value=value, type=variable.type, ref=scope.remember(variable, frame),
+                   truncated=cut or None)
+
+    async def children(self, scope: StopScope, ref: int) -> list[Variable]:
+        cached = scope.children.get(ref)
+        if cached is None:
+            cached = scope.children[ref] = await self.core.read(scope, self.core.backend.variables(ref))
+        return cached
+
+    async def report_locals(self, scope: StopScope, frame: FrameRef) -> tuple[list[Var], int]:
+        """The first locals of a frame, short, for the stop report; and how many more there are."""
+        scopes = await self.core.read(scope, self.core.backend.scopes(frame))
+        first = next((s for s in scopes if not s.expensive), None)
+        if first is None:
+            return [], 0
+        backend = self.core.backend
+        variables = [v for v in await self.children(scope, first.ref) if not backend.is_noise(v)]
+        shown = [self.var(scope, v, frame, REPORT_VALUE_CHARS) for v in variables[:REPORT_LOCALS]]
+        return shown, max(0, len(variables) - REPORT_LOCALS)
+
+    def _target(self, scope: StopScope, ref: int) -> tuple[Variable, FrameRef | None, bool]:
+        target = scope.refs.get(ref)
+        if target is None:
+            if scope.refs.is_stale(ref):
+                raise UsageError(f"ref {ref} is from an earlier stop: the program has moved since, and refs expire "
+                                 "when it moves; take a fresh ref from the latest report or debug_variables")
+            raise UsageError(f"ref {ref} was never given out; take a ref from a report or debug_variables")
+        return target.variable, target.frame, target.is_scope
+
+    async def variables(self, frame_index: int | None, ref: int | None, scope_name: str | None, start: int,
+                        count: int, names: list[str] | None) -> VariablesResult:
+        scope = self.core.life.stopped_scope()
+        if start < 0 or count < 1:
+            raise UsageError("start must be ≥ 0 and count ≥ 1")
+        backend = self.core.backend
+        result = VariablesResult(session_id=self.core.id, start=start, variables=[])
+        if ref is not None:
+            parent, frame, is_scope = self._target(scope, ref)
+            result.ref = ref
+        else:
+            frame, _ = await self.frame(scope, frame_index)
+            scopes = await self.core.read(scope, backend.scopes(frame))
+            result.scopes = [s.name for s in scopes]
+            chosen = scopes[0] if scopes and scope_name is None else next(
+                (s for s in scopes if scope_name and (s.name.lower().startswith(scope_name.lower())
+                                                      or (s.hint or "").lower() == scope_name.lower())), None)
+            if chosen is None:
+                raise UsageError(f"no scope {echo(scope_name)} in frame {frame_index or 0}; scopes: {result.scopes}")
+            parent, is_scope = Variable(name=chosen.name, value="", ref=chosen.ref), True
+            result.scope = chosen.name
+            result.ref = scope.remember(parent, frame, is_scope=True)
+        children = [v for v in await self.children(scope, parent.ref) if not (is_scope and backend.is_noise(v))]
+        if names:
+            wanted = set(names)
+            children = [v for v in children if v.name in wanted]
+            missing = wanted - {v.name for v in children}
+            if missing and not children:
+                raise UsageError(f"no variables named {echo(sorted(missing))} here; call without filter to list them")
+        total = self._known_total(parent, children)
+        page = children[start:start + count]
+        if len(page) < count and total is not None and start + len(page) < total:
+            sliced = await self.core.read(scope, backend.child_slice(parent, start, count, frame))
+            if sliced:
+                page = sliced
+        result.variables = [self.var(scope, v, frame) for v in page]
+        result.total = total if total is not None else len(children)
+        end = start + len(page)
+        if end < result.total:
+            result.more = f"{result.total - end} more: debug_variables(ref={result.ref}, start={end}, count={count})"
+        return result
+
+    def _known_total(self, parent: Variable, children: list[Variable]) -> int | None:
+        if parent.indexed_count is not None:
+            return parent.indexed_count + (parent.named_count or 0)
+        return self.core.backend.length_of(parent, children)
+
+    async def evaluate(self, expression: str, frame_index: int | None) -> EvaluateResult:
+        scope = self.core.life.stopped_scope()
+        if not expression.strip():
+            raise UsageError("expression is empty; pass an expression such as 'len(items)'")
+        frame, _ = await self.frame(scope, frame_index)
+        backend = self.core.backend
+        with refused(f"cannot evaluate {echo(expression)}"):
+            value = await self.core.read(scope, backend.evaluate(expression, frame, backend.evaluate_context))
+        scope.forget_values()  # an expression may have side effects
+        text, truncated = clip(value.value, EVALUATE_CHARS)
+        return EvaluateResult(session_id=self.core.id, expression=expression, value=text, type=value.type,
+                              ref=scope.remember(value, frame), truncated=truncated)
+
+    async def set_variable(self, name: str, value: str, frame_index: int | None, ref: int | None) -> Var:
+        scope = self.core.life.stopped_scope()
+        backend = self.core.backend
+        if not backend.capabilities.set_variable:
+            raise UsageError(f"{self.core.adapter} cannot set variables; use debug_evaluate with an assignment")
+        frame: FrameRef | None
+        if ref is None:
+            frame, _ = await self.frame(scope, frame_index)
+            container = None
+            for candidate in await self.core.read(scope, backend.scopes(frame)):
+                if not candidate.expensive and any(v.name == name for v in await self.children(scope, candidate.ref)):
+                    container = candidate.ref
+                    break
+            if container is None:
+                raise UsageError(f"no variable {echo(name)} in frame {frame_index or 0}; "
+                                 "list them with debug_variables, or pass ref= for a member")
+        else:
+            parent, frame, _ = self._target(scope, ref)
+            container = parent.ref
+        what = f"cannot set {echo(name)} = {echo(value)}"
+        with refused(f"{what}: the value does not evaluate here"):  # adapters may "succeed" on garbage
+            await self.core.read(scope, backend.evaluate(value, frame, "watch"))
+        with refused(what):
+            updated = await self.core.read(scope, backend.set_variable(container, name, value))
+        scope.forget_values()
+        return self.var(scope, updated, frame)

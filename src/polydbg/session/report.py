@@ -1,0 +1,103 @@
+"""The StopReport: where and why the program stopped, the source around it, its locals, the
+exception, and the output since the last report — everything the agent needs next, in one answer.
+
+A report is built for one stop scope. If the program moves while the report is being read, it is
+built again for the new state (a few times at most), so a report never mixes two stops; the new
+output is taken only once the rest is settled.
+"""
+
+from __future__ import annotations
+
+import os
+
+from polydbg.errors import AdapterError, ProgramMovedError, SessionEndedError, UsageError
+from polydbg.session import source as src
+from polydbg.session.core import SessionCore
+from polydbg.session.inspection import Inspector, clip
+from polydbg.session.model import ExceptionInfo, Location, Output, State, StopReport
+from polydbg.session.scope import StopScope
+
+REPORT_OUTPUT_BYTES = 480
+REPORT_SOURCE_CONTEXT = 3
+REPORT_LINE_CHARS = 100
+REBUILDS = 3  # a program that keeps stopping and resuming gets a report without stop details after this
+
+
+class Reporter:
+    def __init__(self, core: SessionCore, inspector: Inspector) -> None:
+        self.core = core
+        self.inspector = inspector
+
+    async def report(self, timed_out: bool = False, note: str | None = None) -> StopReport:
+        """The StopReport for the current state."""
+        life = self.core.life
+        report = StopReport(session_id=self.core.id, state=life.state, timed_out=timed_out, note=note)
+        for _attempt in range(REBUILDS):
+            report = StopReport(session_id=self.core.id, state=life.state, timed_out=timed_out, note=note)
+            scope = life.scope
+            if life.state != State.stopped or scope is None:
+                break
+            try:
+                await self._stop_details(report, scope)
+            except (ProgramMovedError, SessionEndedError):
+                continue  # report the state it moved to (an ended session reports how it ended)
+            scope.reported = True
+            break
+        else:
+            report.note = _joined(note, "the program kept stopping and resuming while this report was read")
+        if report.state == State.exited:
+            report.exit_code = life.exit_code
+        elif report.state == State.terminated:
+            report.note = _joined(report.note, life.cause)
+        report.output = self._output_since_report()
+        return report
+
+    async def _stop_details(self, report: StopReport, scope: StopScope) -> None:
+        stop = scope.stop
+        report.reason = stop.reason
+        report.description = stop.text or stop.description
+        report.thread_id = stop.thread_id
+        try:
+            frame, top = await self.inspector.frame(scope, 0)
+            report.location = Location(file=top.file, line=top.line, function=top.name)
+            if top.file and top.line and os.path.isfile(top.file):
+                marks = {b.actual_line or b.line for b in self.core.breakpoints.in_file(top.file) if not b.internal}
+                report.source = src.excerpt(top.file, top.line, REPORT_SOURCE_CONTEXT, top.line,
+                                            {m for m in marks if m}, REPORT_LINE_CHARS)[0]
+            self._count_hit_by_location(scope, top.file, top.line)
+            report.locals, report.locals_more = await self.inspector.report_locals(scope, frame)
+            if stop.reason == "exception" and stop.thread_id is not None:
+                detail = await self.core.read(scope, self.core.backend.exception_info(stop.thread_id))
+                if detail is not None:
+                    report.exception = ExceptionInfo(type=detail.type, message=clip(detail.message, 300)[0])
+        except (AdapterError, UsageError) as exc:
+            self.core.life.check(scope)
+            report.note = _joined(report.note, f"could not read the stop details: {exc}")
+
+    def _count_hit_by_location(self, scope: StopScope, file: str | None, line: int | None) -> None:
+        """Hit counts for debuggers that do not name the breakpoint in the stop event."""
+        if scope.hits_counted or scope.stop.reason != "breakpoint":
+            return
+        scope.hits_counted = True
+        if file and line:
+            for bp in self.core.breakpoints.at(file, line):
+                bp.hits += 1
+
+    def _output_since_report(self) -> Output | None:
+        output = self.core.output
+        since = self.core.report_cursor
+        total = output.total
+        if total == since:
+            return None
+        start = max(since, output.first_cursor, total - REPORT_OUTPUT_BYTES)
+        chunk = output.read(start, REPORT_OUTPUT_BYTES)
+        skipped = start - since
+        earlier = max(since, output.first_cursor) if skipped else None
+        self.core.report_cursor = total
+        return Output(text=chunk.text, next_cursor=chunk.next_cursor, truncated=skipped, earlier_cursor=earlier)
+
+
+def _joined(first: str | None, second: str | None) -> str | None:
+    if first and second:
+        return f"{first}; {second}"
+    return first or second
