@@ -1,0 +1,285 @@
+"""The session against a fake backend at the Backend seam: stops, continues and deaths that arrive
+while a request is being answered. Each answer must belong to one stop, or say the program moved
+and show where it is now; execution requests must not interleave.
+
+The fake answers from the stop it is at (``FakeBackend.stop_no``) and can hold any call at a gate
+the test opens, so the test decides exactly what happens while the session awaits it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from polydbg.backends.base import (
+    AttachSpec,
+    Backend,
+    BackendListener,
+    BreakpointResult,
+    Capabilities,
+    Configure,
+    EvaluateContext,
+    ExceptionDetail,
+    Frame,
+    FrameRef,
+    FunctionBreakpoint,
+    LaunchSpec,
+    Scope,
+    SourceBreakpoint,
+    StepKind,
+    StopEvent,
+    Thread,
+    Variable,
+)
+from polydbg.errors import AdapterGoneError, ProgramMovedError, SessionEndedError, UsageError
+from polydbg.session.model import State, StopReport
+from polydbg.session.session import Session
+
+
+class FakeBackend(Backend):
+    name = "fake"
+
+    def __init__(self, listener: BackendListener, program: str) -> None:
+        self.listener = listener
+        self.language = "python"
+        self.program = program
+        self.capabilities = Capabilities(set_variable=True, log_points=True, conditional_breakpoints=True)
+        self.stop_no = 0
+        self.gates: dict[str, asyncio.Event] = {}  # method name → held until the test sets it
+        self.entered: dict[str, asyncio.Event] = defaultdict(asyncio.Event)  # set when a held call arrives
+        self.calls: list[str] = []
+        self.die_on_step = False
+        self.terminated = False
+
+    def hold(self, method: str) -> asyncio.Event:
+        gate = self.gates[method] = asyncio.Event()
+        return gate
+
+    async def _enter(self, method: str) -> None:
+        self.calls.append(method)
+        self.entered[method].set()
+        gate = self.gates.get(method)
+        if gate is not None:
+            await gate.wait()
+
+    def stop_again(self, reason: str = "breakpoint") -> None:
+        self.stop_no += 1
+        self.listener.on_stopped(StopEvent(reason, 1))
+
+    # -- lifecycle
+    async def launch(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
+        await configure()
+        self.stop_again()
+
+    async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None:
+        raise NotImplementedError
+
+    async def terminate(self) -> None:
+        self.terminated = True
+
+    async def detach(self) -> None:
+        self.terminated = True
+
+    # -- breakpoints
+    async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
+        return [BreakpointResult(True, bp.line) for bp in breakpoints]
+
+    async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
+        return [BreakpointResult(True) for _ in breakpoints]
+
+    async def set_exception_filters(self, filters: list[str]) -> None:
+        return None
+
+    # -- execution
+    async def resume(self, thread_id: int | None) -> None:
+        await self._enter("resume")
+        self.listener.on_continued(thread_id, True)
+
+    async def step(self, thread_id: int, kind: StepKind) -> None:
+        await self._enter("step")
+        if self.die_on_step:
+            raise AdapterGoneError("fake adapter closed its connection")
+
+    async def pause(self, thread_id: int | None) -> None:
+        await self._enter("pause")
+        self.stop_again("pause")
+
+    # -- inspection
+    async def threads(self) -> list[Thread]:
+        await self._enter("threads")
+        return [Thread(1, "main")]
+
+    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
+        at = self.stop_no
+        await self._enter("stack_trace")
+        return [Frame(f"f{at}", self.program, 1 + at)][start:start + levels], 1
+
+    async def scopes(self, frame: FrameRef) -> list[Scope]:
+        at = self.stop_no
+        await self._enter("scopes")
+        return [Scope("Locals", 100 + at)]
+
+    async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:
+        at = self.stop_no
+        await self._enter("variables")
+        if ref >= 1000:
+            return [Variable("item", f"child of {ref} at stop {at}")]
+        return [Variable("x", f"x at stop {at}"), Variable("obj", f"obj at stop {at}", ref=1000 + at)]
+
+    async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
+        at = self.stop_no
+        await self._enter("evaluate")
+        return Variable(expression, f"{expression} at stop {at}")
+
+    async def set_variable(self, ref: int, name: str, value: str) -> Variable:
+        await self._enter("set_variable")
+        return Variable(name, value)
+
+    async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
+        return None
+
+
+@pytest.fixture
+def program(tmp_path: Path) -> str:
+    path = tmp_path / "prog.py"
+    path.write_text("".join(f"line_{n} = {n}\n" for n in range(1, 20)))
+    return str(path)
+
+
+async def _started(program: str) -> tuple[Session, FakeBackend]:
+    made: list[FakeBackend] = []
+
+    def factory(listener: BackendListener) -> Backend:
+        made.append(FakeBackend(listener, program))
+        return made[-1]
+
+    session = Session("s1", "python", "fake", factory, "prog.py", str(Path(program).parent))
+    report = await session.start(LaunchSpec(program=program), 5.0, None)
+    assert report.state == State.stopped and report.location is not None and report.location.line == 2
+    return session, made[0]
+
+
+async def _during(backend: FakeBackend, method: str, call: asyncio.Task[object], meanwhile: object) -> None:
+    """Hold ``method`` until ``call`` reaches it, run ``meanwhile``, then let it answer."""
+    await asyncio.wait_for(backend.entered[method].wait(), 5)
+    assert not call.done()
+    if callable(meanwhile):
+        meanwhile()
+    backend.gates[method].set()
+
+
+async def test_a_stop_in_the_middle_of_an_inspection_answers_with_the_new_report(program: str) -> None:
+    session, backend = await _started(program)
+    first = await session.report()
+    obj = next(v.ref for v in first.locals or [] if v.name == "obj")
+    backend.hold("variables")
+    call = asyncio.ensure_future(session.variables(None, obj, None, 0, 50, None))
+    await _during(backend, "variables", call, backend.stop_again)
+    with pytest.raises(ProgramMovedError) as moved:
+        await call
+    report = moved.value.report
+    assert isinstance(report, StopReport)
+    assert report.state == State.stopped and report.location is not None and report.location.line == 3
+    assert [v.value for v in report.locals or []] == ["x at stop 2", "obj at stop 2"]
+    # the new stop's data is its own: nothing of the first stop landed in it
+    listing = await session.variables(None, None, None, 0, 50, None)
+    assert [v.value for v in listing.variables] == ["x at stop 2", "obj at stop 2"]
+    new_obj = next(v.ref for v in listing.variables if v.name == "obj")
+    assert new_obj is not None
+    children = await session.variables(None, new_obj, None, 0, 50, None)
+    assert [v.value for v in children.variables] == ["child of 1002 at stop 2"]
+
+
+async def test_a_ref_from_an_earlier_stop_is_refused_as_such(program: str) -> None:
+    session, backend = await _started(program)
+    first = await session.report()
+    old_ref = next(v.ref for v in first.locals or [] if v.name == "obj")
+    assert old_ref is not None
+    assert (await session.variables(None, old_ref, None, 0, 50, None)).variables[0].value == "child of 1001 at stop 1"
+    backend.stop_again()
+    with pytest.raises(UsageError, match=f"ref {old_ref} is from an earlier stop"):
+        await session.variables(None, old_ref, None, 0, 50, None)
+    new = await session.report()
+    new_ref = next(v.ref for v in new.locals or [] if v.name == "obj")
+    assert new_ref is not None and new_ref != old_ref  # refs are never reused across stops
+    children = await session.variables(None, new_ref, None, 0, 50, None)
+    assert children.variables[0].value == "child of 1002 at stop 2"
+    with pytest.raises(UsageError, match="never given out"):
+        await session.variables(None, new_ref + 100, None, 0, 50, None)
+
+
+async def test_a_resume_during_an_evaluate_answers_that_it_runs(program: str) -> None:
+    session, backend = await _started(program)
+    backend.hold("evaluate")
+    call = asyncio.ensure_future(session.evaluate("x + 1", None))
+    await _during(backend, "evaluate", call, lambda: backend.listener.on_continued(1, True))
+    with pytest.raises(ProgramMovedError, match="it is running now") as moved:
+        await call
+    report = moved.value.report
+    assert isinstance(report, StopReport) and report.state == State.running and report.locals is None
+
+
+async def test_a_debugger_that_dies_during_a_step_ends_the_session_with_its_cause(program: str) -> None:
+    session, backend = await _started(program)
+    backend.die_on_step = True
+    with pytest.raises(SessionEndedError, match="fake adapter closed its connection"):
+        await session.step("over", 1, None, 5.0, None)
+    assert session.state == State.terminated
+    report = await session.report()
+    assert report.state == State.terminated and report.note and "gone" in report.note
+
+
+async def test_a_termination_while_a_step_waits_is_the_step_s_answer(program: str) -> None:
+    session, backend = await _started(program)
+    call = asyncio.ensure_future(session.step("over", 1, None, 5.0, None))
+    await asyncio.wait_for(backend.entered["step"].wait(), 5)
+    backend.listener.on_terminated("the fake debugger crashed")
+    report = await asyncio.wait_for(call, 5)
+    assert report.state == State.terminated and report.note == "the fake debugger crashed"
+    with pytest.raises(SessionEndedError, match="crashed"):
+        await session.evaluate("x", None)
+
+
+async def test_execution_requests_do_not_interleave(program: str) -> None:
+    session, backend = await _started(program)
+    gate = backend.hold("step")
+    stepping = asyncio.ensure_future(session.step("over", 1, None, 5.0, None))
+    await asyncio.wait_for(backend.entered["step"].wait(), 5)
+    continuing = asyncio.ensure_future(session.resume(None, None, 5.0, None))
+    for _ in range(20):  # let the continue run as far as it can
+        await asyncio.sleep(0)
+    assert "resume" not in backend.calls, "a continue was sent while a step was being sent"
+    gate.set()
+    backend.stop_again("step")
+    step_report = await asyncio.wait_for(stepping, 5)
+    assert step_report.reason == "step"
+    # the continue went out after the step's stop, and waits for the next stop
+    await asyncio.wait_for(backend.entered["resume"].wait(), 5)
+    backend.stop_again()
+    continue_report = await asyncio.wait_for(continuing, 5)
+    assert continue_report.reason == "breakpoint" and continue_report.location is not None
+    assert continue_report.location.line == 4
+
+
+async def test_a_pause_interrupts_a_continue_that_waits(program: str) -> None:
+    session, backend = await _started(program)
+    continuing = asyncio.ensure_future(session.resume(None, None, 30.0, None))
+    await asyncio.wait_for(backend.entered["resume"].wait(), 5)
+    paused = await asyncio.wait_for(session.pause(None, 5.0), 5)
+    assert paused.state == State.stopped and paused.reason == "pause"
+    report = await asyncio.wait_for(continuing, 5)  # the waiting continue sees the pause's stop
+    assert report.reason == "pause"
+
+
+async def test_a_report_read_while_the_program_moves_is_rebuilt_for_where_it_is(program: str) -> None:
+    session, backend = await _started(program)
+    backend.hold("scopes")
+    call = asyncio.ensure_future(session.report())
+    await _during(backend, "scopes", call, backend.stop_again)
+    del backend.gates["scopes"]
+    report = await asyncio.wait_for(call, 5)
+    assert report.location is not None and report.location.line == 3
+    assert [v.value for v in report.locals or []] == ["x at stop 2", "obj at stop 2"]
