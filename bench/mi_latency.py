@@ -32,10 +32,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from _util import ROOT, become_subreaper, median, ms, report_leftovers, table
-from polydbg.backends.base import BreakpointResult, LaunchSpec, SourceBreakpoint, StopEvent
-from polydbg.backends.gdb_mi import GdbMiBackend, frame_id_of
+from polydbg.backends.base import BreakpointResult, FrameRef, LaunchSpec, SourceBreakpoint, StopEvent
+from polydbg.backends.gdb_mi import GdbMiBackend
 from polydbg.mi.client import MiClient
 from polydbg.session.manager import SessionManager
+from polydbg.session.session import Session
 
 SOURCE = ROOT / "tests" / "programs" / "native" / "gdb" / "points.c"
 LINE = next(n for n, text in enumerate(SOURCE.read_text().splitlines(), 1) if "marker: add body" in text)
@@ -65,7 +66,7 @@ class Listener:
     def on_terminated(self, cause: str | None) -> None:
         pass
 
-    def on_breakpoint_changed(self, adapter_id: int, result: BreakpointResult) -> None:
+    def on_breakpoint_changed(self, bp_id: int, result: BreakpointResult) -> None:
         pass
 
 
@@ -118,30 +119,35 @@ async def run(iters: int, workdir: Path, program: str) -> None:
     backend = GdbMiBackend(listener, "c")
 
     async def configure() -> None:
-        await backend.set_breakpoints(str(SOURCE), [SourceBreakpoint(line=LINE)])
+        await backend.set_breakpoints(str(SOURCE), [SourceBreakpoint(id=1, line=LINE)])
     await backend.launch(LaunchSpec(program=program, cwd=str(workdir)), configure, 30)
     await asyncio.wait_for(listener.stopped.wait(), 30)
-    frame = frame_id_of(1, 0)
+    frame = FrameRef(1, 0)
 
     manager = SessionManager()
     session = manager.create("c", "gdb", "points", str(workdir))
     await session.add_line_breakpoint(str(SOURCE), LINE)
     await manager.start(session, LaunchSpec(program=program, cwd=str(workdir)), 30, None)
 
+    def forget_reads(session: Session) -> None:
+        """The session's caches of this stop, emptied: the call reads threads, frames and values again."""
+        assert session.core.life.scope is not None
+        session.core.life.scope.forget_reads()
+
     async def backend_locals() -> None:
         [scope, _registers] = await backend.scopes(frame)
         await backend.variables(scope.ref)
 
     async def session_stack() -> None:
-        session._forget_stop_data()
+        forget_reads(session)
         await session.stack(None, 0, 20, False)
 
     async def session_locals() -> None:
-        session._forget_stop_data()
+        forget_reads(session)
         await session.variables(0, None, None, 0, 50, None)
 
     async def session_evaluate() -> None:
-        session._forget_stop_data()
+        forget_reads(session)
         await session.evaluate("a + b * 2", 0)
 
     calls: dict[str, Callable[[], Awaitable[object]]] = {}

@@ -21,7 +21,7 @@ Then per-call latency while stopped at the breakpoint, ``--iters`` interleaved i
 requests (DAP stackTrace / scopes / variables / evaluate, and threads; MI -stack-list-frames /
 -stack-list-variables / -data-evaluate-expression, and what polydbg's gdb backend also sends) vs the
 session-layer call vs the MCP tool through an in-process client, with the session's per-stop caches
-cleared before every polydbg call (``Session._forget_stop_data``) so each one reaches the debugger (and
+cleared before every polydbg call (the stop scope's ``forget_reads``) so each one reaches the debugger (and
 re-reads threads / the frame, as the first call after a stop does), and with the frame cache kept (only
 the variables cache cleared, as later calls at the same stop).
 The requests each polydbg call issues are counted (wrapping ``DapClient.request`` / ``MiClient.send``).
@@ -597,7 +597,7 @@ PATHS = (S_CLEARED, S_KEPT, M_CLEARED, M_KEPT)
 async def bench_calls(target: Target, iters: int) -> CallResults:
     """Interleaved: a raw round, then each polydbg path's stack / variables / evaluate.
 
-    "caches cleared": ``Session._forget_stop_data()`` before every call, so the call re-reads what it needs
+    "caches cleared": the stop scope's ``forget_reads()`` before every call, so the call re-reads what it needs
     (threads, the frame) — every call reaches the debugger. "frame cache kept": only the variables cache is
     cleared, as within one stop after its report: each call sends just its own request(s).
     """
@@ -663,10 +663,12 @@ async def bench_calls(target: Target, iters: int) -> CallResults:
 
             async def measure(path: str, op: str) -> None:
                 session = sessions[path]
+                scope = session.core.life.scope
+                assert scope is not None
                 if path in (S_CLEARED, M_CLEARED):
-                    session._forget_stop_data()  # every call reaches the debugger, re-reading threads / frames
+                    scope.forget_reads()  # every call reaches the debugger, re-reading threads / frames
                 else:
-                    session._child_cache.clear()  # variables reach the debugger; frames stay cached
+                    scope.forget_values()  # variables reach the debugger; frames stay cached
                 if path in clients:
                     args = {"expression": target.expression} if op == "evaluate" else {}
                     call: Awaitable[Any] = tool(clients[path], TOOLS[op], **args)
@@ -746,7 +748,7 @@ def report_calls(target: Target, res: CallResults, iters: int) -> dict[str, dict
     table(f"{target.backend}: polydbg per-call latency while stopped (ms, {iters} calls each, interleaved with raw)",
           ["call", "median", "min", "raw equivalent", "raw equiv. median", "overhead vs equiv.",
            "requests issued per call", "raw cost of those", "overhead vs issued"], rows)
-    print("  caches cleared = Session._forget_stop_data() before each call: it re-reads threads / the top frame,")
+    print("  caches cleared = the stop scope's forget_reads() before each call: it re-reads threads / the top frame,")
     print("  as the first call after a stop does; frame cache kept = only the variables cache is cleared, as later")
     print("  calls at the same stop. raw cost = Σ requests issued per call × their raw median (counted by wrapping")
     print("  DapClient.request / MiClient.send)." + (" polydbg pipelines its MI pairs (see the 'pipelined' raw rows),"
@@ -771,11 +773,9 @@ def build_go(workdir: str) -> str:
 
 def delve_problem() -> str | None:
     """Why the delve part cannot run here, or None."""
-    try:
-        from polydbg.backends.delve import DelveBackend  # may still be in progress
-    except Exception as exc:
-        return f"polydbg.backends.delve does not import: {exc!r}"
-    if DelveBackend.find() is None or shutil.which("go") is None:
+    from polydbg.backends.registry import BACKENDS
+
+    if BACKENDS["delve"].find() is None or shutil.which("go") is None:
         return "dlv or go is not on PATH"
     return None
 
