@@ -183,7 +183,7 @@ class DebugpyBackend(DapBackend):
                 return await asyncio.wait_for(FramedStream.connect_tcp(host, port, self.name), 10.0)
             except (OSError, asyncio.TimeoutError) as exc:
                 raise UsageError(f"cannot connect to a debug server at {host}:{port} ({exc}); start the program "
-                                 f"with python -m debugpy --listen {host}:{port} yourprogram.py") from None
+                                 f"with python -m debugpy --listen {host}:{port} yourprogram.py") from exc
         env = dict(os.environ)
         env.pop("PYTHONSTARTUP", None)
         return await self._spawn_stdio_adapter([sys.executable, "-c", _ADAPTER_SHIM], env=env)

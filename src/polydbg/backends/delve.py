@@ -236,7 +236,7 @@ class DelveBackend(DapBackend):
             except (OSError, asyncio.TimeoutError) as exc:
                 raise UsageError(f"cannot connect to a delve server at {host}:{port} ({exc}); start one with "
                                  f"dlv --headless --listen={host}:{port} --accept-multiclient --api-version=2 "
-                                 "exec ./yourbinary") from None
+                                 "exec ./yourbinary") from exc
         dlv = shutil.which("dlv")
         if dlv is None:
             raise EnvironmentProblem(f"dlv is not on PATH; {_INSTALL}")
@@ -248,9 +248,9 @@ class DelveBackend(DapBackend):
         try:
             try:
                 host, port = await asyncio.wait_for(self._await_listening(process.stdout), START_TIMEOUT_S)
-            except asyncio.TimeoutError:
+            except asyncio.TimeoutError as exc:
                 raise EnvironmentProblem(f"dlv dap did not start listening within {START_TIMEOUT_S:g} s"
-                                         f"{self._proc.stderr_hint()}") from None
+                                         f"{self._proc.stderr_hint()}") from exc
             self._pumps.append(loop.create_task(self._pump(process.stdout, "stdout")))
             try:
                 return await asyncio.wait_for(FramedStream.connect_tcp(host, port, self.name), START_TIMEOUT_S)
@@ -306,7 +306,7 @@ class DelveBackend(DapBackend):
         try:
             await super().launch(spec, configure_started, timeout_s)
         except AdapterRequestError as exc:
-            raise AdapterRequestError(exc.command, self._launch_failure(exc, spec)) from None
+            raise AdapterRequestError(exc.command, self._launch_failure(exc, spec)) from exc
 
     async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None:
         # An attached program's output never passes through dlv: all dlv prints is its own.
@@ -321,7 +321,7 @@ class DelveBackend(DapBackend):
             elif spec.pid is not None and ("permitted" in message or "ptrace" in message):
                 message += ("; attaching needs ptrace rights: run as the program's user with "
                             "kernel.yama.ptrace_scope=0, or with CAP_SYS_PTRACE")
-            raise AdapterRequestError(exc.command, message) from None
+            raise AdapterRequestError(exc.command, message) from exc
 
     def _launch_failure(self, exc: AdapterRequestError, spec: LaunchSpec) -> str:
         if self._build_error is None:

@@ -80,8 +80,8 @@ class Native:
         if write is not None:
             try:
                 data = bytes.fromhex(write.replace(" ", "").removeprefix("0x"))
-            except ValueError:
-                raise UsageError(f"write must be hex bytes such as '48 65 6c 6c 6f', not {echo(write)}") from None
+            except ValueError as exc:
+                raise UsageError(f"write must be hex bytes such as '48 65 6c 6c 6f', not {echo(write)}") from exc
             written = await self.core.read(scope, backend.write_memory(at, data))
             scope.forget_values()
             count = max(count, len(data))

@@ -6,7 +6,7 @@ import os
 from collections.abc import Collection
 from functools import lru_cache
 
-from polydbg.errors import UsageError
+from polydbg.errors import UsageError, echo
 
 MAX_LINE_CHARS = 160
 
@@ -20,11 +20,11 @@ def _lines_cached(path: str, mtime_ns: int, size: int) -> tuple[str, ...]:
 def read_lines(path: str) -> tuple[str, ...]:
     try:
         stat = os.stat(path)
-    except OSError:
-        raise UsageError(f"source file {path!r} does not exist or cannot be read; "
-                         "pass an existing path (absolute, or relative to the session's cwd)") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        raise UsageError(f"source file {echo(path)} does not exist or cannot be read; "
+                         "pass an existing path (absolute, or relative to the session's cwd)") from exc
     if not os.path.isfile(path):
-        raise UsageError(f"{path!r} is not a file; pass the path of a source file")
+        raise UsageError(f"{echo(path)} is not a file; pass the path of a source file")
     return _lines_cached(path, stat.st_mtime_ns, stat.st_size)
 
 
