@@ -283,3 +283,43 @@ async def test_a_report_read_while_the_program_moves_is_rebuilt_for_where_it_is(
     report = await asyncio.wait_for(call, 5)
     assert report.location is not None and report.location.line == 3
     assert [v.value for v in report.locals or []] == ["x at stop 2", "obj at stop 2"]
+
+
+async def _running_with_an_unseen_stop(program: str) -> tuple[Session, FakeBackend]:
+    """Launched, resumed until a short deadline (the answer says running), then stopped between calls."""
+    session, backend = await _started(program)
+    waited = await session.resume(None, None, 0.05, None)
+    assert waited.state == State.running and waited.timed_out
+    backend.stop_again()
+    return session, backend
+
+
+async def test_a_stop_between_calls_is_reported_by_the_next_continue_not_resumed(program: str) -> None:
+    session, backend = await _running_with_an_unseen_stop(program)
+    report = await session.resume(None, None, 5.0, None)
+    assert report.state == State.stopped and report.location is not None and report.location.line == 3
+    assert report.note and "nothing was resumed" in report.note
+    assert backend.calls.count("resume") == 1
+    continue_now = asyncio.ensure_future(session.resume(None, None, 5.0, None))  # now it is seen: it resumes
+    await asyncio.wait_for(backend.entered["resume"].wait(), 5)
+    backend.stop_again()
+    assert (await asyncio.wait_for(continue_now, 5)).location.line == 4  # type: ignore[union-attr]
+    assert backend.calls.count("resume") == 2
+
+
+async def test_a_stop_between_calls_is_reported_by_the_next_step_and_trace(program: str) -> None:
+    session, backend = await _running_with_an_unseen_stop(program)
+    report = await session.step("over", 1, None, 5.0, None)
+    assert report.note and "nothing was stepped" in report.note and "step" not in backend.calls
+    session, backend = await _running_with_an_unseen_stop(program)
+    traced = await session.trace([(program, 5)], ["x"], 10, 5.0, None)
+    assert traced.stopped_because == "stopped" and traced.report is not None
+    assert traced.report.note and "nothing was resumed" in traced.report.note
+    assert backend.calls.count("resume") == 1
+
+
+async def test_an_inspection_after_an_unseen_stop_gets_its_report_once(program: str) -> None:
+    session, _backend = await _running_with_an_unseen_stop(program)
+    unseen = await session.unseen_stop_report()
+    assert unseen is not None and unseen.location is not None and unseen.location.line == 3
+    assert await session.unseen_stop_report() is None

@@ -213,11 +213,22 @@ class Execution:
 
     # -- moving -----------------------------------------------------------------------------------------
 
+    def unseen_stop(self) -> bool:
+        """The program stopped and no answer has shown that stop yet (it happened between calls)."""
+        scope = self.core.life.scope
+        return self.core.life.state == State.stopped and scope is not None and not scope.reported
+
+    async def report_unseen(self, instead: str) -> StopReport:
+        return await self.reporter.report(note=f"the program stopped here after the last answer; {instead} "
+                                               "(call it again to go on from here)")
+
     async def resume(self, thread_id: int | None, to: tuple[str, int] | None, timeout_s: float,
                      progress: Progress | None) -> StopReport:
         life = self.core.life
         target: Breakpoint | None = None
         async with self.lock:
+            if self.unseen_stop():
+                return await self.report_unseen("nothing was resumed")
             if life.state == State.running and to is None:  # already running: wait for the next stop
                 since = life.stops
             else:
@@ -258,6 +269,8 @@ class Execution:
         note = None
         for done in range(count):
             async with self.lock:
+                if done == 0 and self.unseen_stop():
+                    return await self.report_unseen("nothing was stepped")
                 scope = life.stopped_scope()
                 backend = self.core.backend
                 thread = self.inspector.thread_of(scope, thread_id if done == 0 else None)

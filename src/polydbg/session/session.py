@@ -118,6 +118,13 @@ class Session:
     def resolve_path(self, file: str) -> str:
         return self.core.resolve_path(file)
 
+    async def unseen_stop_report(self) -> StopReport | None:
+        """The report of a stop no answer has shown yet (it happened between calls), once; else None.
+        Inspection tools put it in front of their answer, so a stop is never silently skipped."""
+        if not self.execution.unseen_stop():
+            return None
+        return await self.report(note="the program stopped here after the last answer")
+
     async def _inspect(self, work: Callable[[], Awaitable[T]]) -> T:
         """Run an inspection; if the program moved meanwhile, the error carries the new report."""
         try:

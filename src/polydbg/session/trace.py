@@ -75,6 +75,10 @@ class Tracer:
         if not backend.capabilities.log_points:
             raise UsageError(f"{core.adapter} has no logpoints, so tracing without stopping is unavailable; "
                              "use conditional breakpoints with debug_continue instead")
+        if self.execution.unseen_stop():
+            unseen = await self.execution.report_unseen("no tracepoint was set and nothing was resumed")
+            return TraceResult(session_id=core.id, hits=[], total_hits=0, stopped_because="stopped",
+                               state=life.state, report=unseen)
         collector = _Collector(f"<<polydbg-trace-{core.id}-{life.stops}>>", expressions, max_hits)
         added: list[Breakpoint] = []
         core.trace_sink = collector.sink
