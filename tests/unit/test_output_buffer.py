@@ -226,3 +226,22 @@ def test_budget_smaller_than_the_next_character_still_progresses() -> None:
     assert page.next_cursor == 4
     assert page.more
     assert buffer.read(page.next_cursor, 1).text == "a"
+
+
+def test_a_small_write_after_an_oversized_one_keeps_the_retained_tail() -> None:
+    buffer = OutputBuffer(capacity=1000)
+    buffer.append("stdout", "a" * 5000)
+    buffer.append("stdout", "b" * 20)
+    kept = buffer.read(0, 10_000)
+    assert kept.text == "a" * 980 + "b" * 20
+    assert kept.dropped == 4020 and buffer.first_cursor == 4020
+
+
+def test_terminal_escapes_are_taken_out_even_when_a_write_cuts_one() -> None:
+    buffer = OutputBuffer()
+    buffer.append("stdout", "\x1b[1;31mred\x1b[0m plain \x1b]0;title\x07done\n")
+    buffer.append("stdout", "cut \x1b[3")
+    buffer.append("stderr", "other stream\n")
+    buffer.append("stdout", "2mgreen\x1b[0m\n")
+    assert buffer.read(None, 1000, frozenset({"stdout"})).text == "red plain done\ncut green\n"
+    assert buffer.read(None, 1000, frozenset({"stderr"})).text == "other stream\n"

@@ -1,16 +1,22 @@
 """Per-session program output: a bounded buffer addressed by absolute byte cursors.
 
 A program printing 100 MB must neither stall the adapter nor grow memory: chunks are appended as
-they arrive and the oldest are dropped past ``capacity``; a reader whose cursor points into dropped
-data is told how many bytes it missed.
+they arrive and the oldest bytes are dropped past ``capacity``; a reader whose cursor points into
+dropped data is told how many bytes it missed. Terminal escape sequences (colours, cursor moves) are
+taken out on the way in: an agent reads text, and they only cost it tokens.
 """
 
 from __future__ import annotations
 
 import collections
+import re
 from dataclasses import dataclass
 
 DEFAULT_CAPACITY = 4 * 1024 * 1024
+CHUNK_BYTES = 64 * 1024  # appends to the same stream merge into one chunk up to this size
+# CSI (ESC [ … final), OSC (ESC ] … BEL or ESC \), and two-character escapes (ESC c, ESC 7 …)
+_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_0-9=>c])")
+_PARTIAL_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*)?$")
 
 
 @dataclass
@@ -37,6 +43,7 @@ class OutputBuffer:
         self._chunks: collections.deque[_Chunk] = collections.deque()
         self._capacity = capacity
         self._size = 0
+        self._held: dict[str, str] = {}  # per stream: an escape sequence cut by the end of a write
         self.total = 0  # bytes ever written == the cursor just past the newest byte
 
     @property
@@ -44,26 +51,37 @@ class OutputBuffer:
         return self._chunks[0].start if self._chunks else self.total
 
     def append(self, stream: str, text: str) -> None:
-        data = text.encode("utf-8", "replace")
+        data = self._plain(stream, text).encode("utf-8", "replace")
         if not data:
             return
         last = self._chunks[-1] if self._chunks else None
-        if last is not None and last.stream == stream and len(last.data) < 64 * 1024:
+        if last is not None and last.stream == stream and len(last.data) < CHUNK_BYTES:
             last.data += data
         else:
             self._chunks.append(_Chunk(self.total, stream, data))
         self.total += len(data)
         self._size += len(data)
-        while self._size > self._capacity and len(self._chunks) > 1:
-            self._size -= len(self._chunks.popleft().data)
-        if self._size > self._capacity:  # a single chunk larger than the capacity: keep its tail
-            chunk = self._chunks[0]
-            cut = self._size - self._capacity
-            while cut < len(chunk.data) and chunk.data[cut] & 0xC0 == 0x80:  # not into a character
+        while self._size > self._capacity:  # drop the oldest bytes, only as many as needed
+            first = self._chunks[0]
+            excess = self._size - self._capacity
+            if len(first.data) <= excess:
+                self._size -= len(self._chunks.popleft().data)
+                continue
+            cut = excess
+            while cut < len(first.data) and first.data[cut] & 0xC0 == 0x80:  # not into a character
                 cut += 1
-            chunk.data = chunk.data[cut:]
-            chunk.start += cut
+            first.data = first.data[cut:]
+            first.start += cut
             self._size -= cut
+
+    def _plain(self, stream: str, text: str) -> str:
+        """``text`` without terminal escapes; an escape cut by the end of the write waits for the rest."""
+        text = self._held.pop(stream, "") + text
+        partial = _PARTIAL_ESCAPE.search(text[-64:]) if "\x1b" in text[-64:] else None
+        if partial is not None:
+            self._held[stream] = partial.group(0)
+            text = text[:len(text) - len(partial.group(0))]
+        return _ESCAPE.sub("", text) if "\x1b" in text else text
 
     def read(self, cursor: int | None, max_bytes: int, streams: frozenset[str] | None = None) -> OutputSlice:
         """Up to ``max_bytes`` from ``cursor`` (None: the oldest retained byte), optionally of some streams.
