@@ -298,3 +298,13 @@ async def test_inspection_while_running_asks_to_pause(tools: Tools) -> None:
     assert waited["state"] == "running"
     assert waited["timed_out"] is True
     await tools("debug_terminate")
+
+
+async def test_the_report_shows_the_locals_of_the_current_line_first(tools: Tools) -> None:
+    """Fifteen locals: the report cuts at twelve, and those the stopped line uses are never the ones cut."""
+    path = program("many_locals.py")
+    report = await tools("debug_launch", program=path,
+                         breakpoints=[{"file": path, "line": line_of("many_locals.py", "# uses zulu")}])
+    shown = [v["name"] for v in report["locals"]]
+    assert "zulu" in shown and report["locals_more"] > 0, shown
+    await tools("debug_terminate")

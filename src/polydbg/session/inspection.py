@@ -7,6 +7,8 @@ belongs to one stop. Inspections may run concurrently within a scope; they share
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from polydbg.backends.base import Frame, FrameRef, Thread, Variable
 from polydbg.errors import UsageError, echo, refused
 from polydbg.session.core import SessionCore
@@ -99,14 +101,18 @@ class Inspector:
             cached = scope.children[ref] = await self.core.read(scope, self.core.backend.variables(ref))
         return cached
 
-    async def report_locals(self, scope: StopScope, frame: FrameRef) -> tuple[list[Var], int]:
-        """The first locals of a frame, short, for the stop report; and how many more there are."""
+    async def report_locals(self, scope: StopScope, frame: FrameRef,
+                            near: Collection[str] = ()) -> tuple[list[Var], int]:
+        """The first locals of a frame, short, for the stop report, and how many more there are. The
+        ones named in ``near`` (the code around the stop) come first, so the cut never hides them."""
         scopes = await self.core.read(scope, self.core.backend.scopes(frame))
         first = next((s for s in scopes if not s.expensive), None)
         if first is None:
             return [], 0
         backend = self.core.backend
         variables = [v for v in await self.children(scope, first.ref) if not backend.is_noise(v)]
+        if near and len(variables) > REPORT_LOCALS:
+            variables.sort(key=lambda v: v.name not in near)  # stable: the debugger's order otherwise
         shown = [self.var(scope, v, frame, REPORT_VALUE_CHARS) for v in variables[:REPORT_LOCALS]]
         return shown, max(0, len(variables) - REPORT_LOCALS)
 

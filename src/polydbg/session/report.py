@@ -60,12 +60,14 @@ class Reporter:
         try:
             frame, top = await self.inspector.frame(scope, 0)
             report.location = Location(file=top.file, line=top.line, function=top.name)
+            near: set[str] = set()
             if top.file and top.line and os.path.isfile(top.file):
                 marks = {b.actual_line or b.line for b in self.core.breakpoints.in_file(top.file) if not b.internal}
                 report.source = src.excerpt(top.file, top.line, REPORT_SOURCE_CONTEXT, top.line,
                                             {m for m in marks if m}, REPORT_LINE_CHARS)[0]
+                near = src.names_near(top.file, top.line)
             self._count_hit_by_location(scope, top.file, top.line)
-            report.locals, report.locals_more = await self.inspector.report_locals(scope, frame)
+            report.locals, report.locals_more = await self.inspector.report_locals(scope, frame, near)
             if stop.reason == "exception" and stop.thread_id is not None:
                 detail = await self.core.read(scope, self.core.backend.exception_info(stop.thread_id))
                 if detail is not None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Collection
 from functools import lru_cache
 
 from polydbg.errors import UsageError, echo
 
 MAX_LINE_CHARS = 160
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @lru_cache(maxsize=64)
@@ -50,3 +52,10 @@ def excerpt(path: str, line: int, context: int, current: int | None = None,
             text = text[:max_chars] + "…"
         out.append(f"{number:>{width}}{mark}{text}")
     return "\n".join(out), first, last, total
+
+
+def names_near(path: str, line: int, before: int = 1) -> set[str]:
+    """The identifiers on ``line`` and the ``before`` lines above it: the variables that matter at a stop."""
+    lines = read_lines(path)
+    text = " ".join(lines[max(0, line - 1 - before):line])
+    return set(_NAME.findall(text))
