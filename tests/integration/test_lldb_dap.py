@@ -474,3 +474,25 @@ async def test_rust_panic_stops_where_it_panicked(tools: Tools, rust_binary: str
     assert end["state"] == "exited"
     assert end["exit_code"] == 101
     await tools("debug_terminate")
+
+
+async def test_maps_of_unique_ptr_read_without_killing_lldb(tools: Tools, native: dict[str, str]) -> None:
+    """lldb 22's own unique_ptr formatter crashes the adapter on a map of unique_ptrs built by GCC; polydbg's
+    formatter reads them: the report, expanding the map, the pointer and the object it owns."""
+    source = str(NATIVE / "cpp" / "owners.cpp")
+    report = await tools("debug_launch", program=native["owners"],
+                         breakpoints=[{"file": source, "line": line_of("native/cpp/owners.cpp", "// after owners")}])
+    assert report["state"] == "stopped", report
+    shown = {v["name"]: v for v in report["locals"]}
+    assert shown["widgets"]["value"].startswith('{"one": Widget @ 0x'), shown["widgets"]
+    assert shown["by_id"]["value"].startswith("{7: Widget @ 0x"), shown["by_id"]
+    assert shown["empty"]["value"] == "nullptr"
+    entry = (await tools("debug_variables", ref=shown["widgets"]["ref"]))["variables"][0]
+    pair = {v["name"]: v for v in (await tools("debug_variables", ref=entry["ref"]))["variables"]}
+    owned = {v["name"]: v["value"] for v in (await tools("debug_variables", ref=pair["second"]["ref"]))["variables"]}
+    assert owned.get("id") == "1" and owned.get("label") == '"first"', owned
+    assert (await tools("debug_evaluate", expression="widgets.size()"))["value"] == "1"
+    sessions = await tools("debug_sessions")
+    assert sessions["sessions"][0]["state"] == "stopped"
+    assert "unable to be parsed" not in (await tools.text("debug_output"))
+    await tools("debug_terminate")

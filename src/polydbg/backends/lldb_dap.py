@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import re
 import shutil
@@ -53,6 +54,8 @@ from polydbg.backends.locate import find_lldb_dap
 from polydbg.dap.client import DapClient
 from polydbg.errors import AdapterError, EnvironmentProblem, UsageError
 from polydbg.transport.streams import FramedStream
+
+log = logging.getLogger(__name__)
 
 COMMAND_PREFIX = "`"  # lldb-dap's commandEscapePrefix: a repl line starting with it is an lldb command
 PREVIEW_ITEMS = 10  # children shown in a container preview
@@ -106,7 +109,9 @@ _C_TO_RUST_NAMES = {
     "unsigned char": "u8", "signed char": "i8", "long long": "i64", "long": "i64", "int": "i32", "short": "i16",
     "float": "f32", "double": "f64", "_Bool": "bool", "__int128": "i128", "unsigned __int128": "u128",
 }
+_CXX_FORMATTERS = str(Path(__file__).with_name("lldb_scripts") / "cxx_formatters.py")
 _CONSOLE_NOISE = (
+    "which was unable to be parsed",  # lldb 22 on GCC's unique_ptr tuple; cxx_formatters reads it anyway
     "To get started with the debug console", "For more information visit https://lldb.llvm.org",
     "has no plugin for the language \"rust\"",  # expected: the toolchain's formatters stand in for it
 )
@@ -284,6 +289,8 @@ class LldbDapBackend(DapBackend):
             init.append(f"{self._quiet}settings set target.process.thread.step-avoid-regexp {_RUST_STEP_AVOID}")
             if panics:
                 pre_run.append(f"{self._quiet}breakpoint set --name rust_panic")
+        if self.language == "cpp":  # lldb 22 crashes on some GCC unique_ptrs without these (see the script)
+            init.append(f'{self._quiet}command script import "{_CXX_FORMATTERS}"')
         init.insert(0, f"{self._quiet}settings set symbols.enable-lldb-index-cache true")
         args: dict[str, Any] = {"commandEscapePrefix": COMMAND_PREFIX, "enableAutoVariableSummaries": True,
                                 "enableSyntheticChildDebugging": False, "displayExtendedBacktrace": False}
@@ -347,9 +354,11 @@ class LldbDapBackend(DapBackend):
     def _on_output(self, body: dict[str, Any]) -> None:
         category = str(body.get("category", "console"))
         text = str(body.get("output", "")).replace("\r\n", "\n")
-        if category == "console" and (any(noise in text for noise in _CONSOLE_NOISE) or _PROCESS_EXITED.match(text)
-                                      or (not self._started and "error" not in text.lower()
-                                          and "warning" not in text.lower())):
+        if category in ("console", "important") and any(noise in text for noise in _CONSOLE_NOISE):
+            log.debug("lldb-dap %s: %s", category, text.rstrip())
+            return
+        if category == "console" and (_PROCESS_EXITED.match(text) or (
+                not self._started and "error" not in text.lower() and "warning" not in text.lower())):
             return  # start-up chatter (banner, "Executable binary set to …", "Attached to process …")
         if category in ("stdout", "stderr"):  # lldb gives the debuggee a pty: stderr arrives as stdout
             self._output_tail = (self._output_tail + text)[-8192:]
