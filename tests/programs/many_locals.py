@@ -3,7 +3,7 @@ def busy():
     hotel, india, juliet, kilo, lima, mike, november = 8, 9, 10, 11, 12, 13, 14
     zulu = alpha + november
     yankee = zulu * 2  # uses zulu
-    return yankee
+    return yankee + sum((bravo, charlie, delta, echo_, foxtrot, golf, hotel, india, juliet, kilo, lima, mike))
 
 
 print(busy())

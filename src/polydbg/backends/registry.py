@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import stat
 from collections.abc import Callable
 from typing import cast
@@ -41,6 +42,19 @@ _ALIASES = {"c++": "cpp", "py": "python", "golang": "go", "rs": "rust"}
 _SOURCE_EXTENSIONS = {".py": "python", ".pyw": "python", ".go": "go", ".c": "c", ".h": "c", ".cc": "cpp",
                       ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".rs": "rust"}
 _COMPILED = frozenset({"c", "cpp", "rust"})
+_NATIVE = frozenset({"c", "cpp", "rust", "go"})
+_NAMES = {"c": "C", "cpp": "C++", "rust": "Rust", "go": "Go", "python": "Python"}
+# Programs of languages without a backend here: named in the refusal.
+_OTHER_LANGUAGES = {".js": "JavaScript", ".mjs": "JavaScript", ".cjs": "JavaScript", ".jsx": "JavaScript",
+                    ".ts": "TypeScript", ".tsx": "TypeScript", ".mts": "TypeScript", ".cts": "TypeScript",
+                    ".java": "Java", ".jar": "Java", ".class": "Java", ".kt": "Kotlin", ".kts": "Kotlin",
+                    ".rb": "Ruby", ".lua": "Lua", ".pl": "Perl", ".php": "PHP", ".sh": "shell", ".bash": "shell",
+                    ".cs": "C#", ".swift": "Swift", ".zig": "Zig", ".scala": "Scala", ".ex": "Elixir",
+                    ".exs": "Elixir", ".erl": "Erlang", ".hs": "Haskell", ".r": "R", ".jl": "Julia", ".dart": "Dart"}
+# Interpreters and VMs that are sometimes passed as the program itself.
+_INTERPRETERS = {"python": "python", "pypy": "python", "java": "java", "node": "node", "nodejs": "node",
+                 "ruby": "ruby", "perl": "perl", "php": "php", "lua": "lua", "luajit": "lua", "bash": "shell",
+                 "sh": "shell", "dash": "shell", "zsh": "shell", "deno": "deno", "bun": "bun"}
 _SNIFF_BYTES = 64 * 1024 * 1024
 
 
@@ -101,29 +115,67 @@ def sniff_binary(path: str) -> str | None:
 
 
 def infer_language(program: str | None, module: str | None, language: str | None) -> str:
-    """The language to debug ``program`` as: explicit, else from its extension or its contents."""
-    if language:
-        return normalize_language(language)
+    """The language to debug ``program`` as: explicit, else from its extension or its contents.
+
+    A program polydbg cannot debug is refused here with what to do instead: a script of a language
+    it has no backend for, an interpreter passed as the program, a native language asked of a file
+    that is no executable.
+    """
     if module:
-        return "python"
+        return normalize_language(language) if language else "python"
     if not program:
         raise UsageError("pass program (or module for python -m)")
     if os.path.isdir(program):
+        if language and normalize_language(language) != "go":
+            raise UsageError(f"{echo(program)} is a directory; pass the {language} program file")
         if os.path.exists(os.path.join(program, "go.mod")) or any(
                 name.endswith(".go") for name in os.listdir(program)):
             return "go"
         raise UsageError(f"{echo(program)} is a directory without Go sources; pass a program file")
     ext = os.path.splitext(program)[1].lower()
     lang = _SOURCE_EXTENSIONS.get(ext)
+    other = _OTHER_LANGUAGES.get(ext)
+    if other is not None and lang is None:
+        raise UsageError(f"{echo(program)} is a {other} program, and polydbg has no {other} debugger yet; it "
+                         f"debugs {', '.join(_NAMES.get(n, n) for n in languages())}")
+    sniffed = sniff_binary(program)
+    interpreter = _interpreter(program) if sniffed is not None else None
+    if interpreter is not None:
+        raise UsageError(f"{echo(program)} is the {interpreter} interpreter, not a program to debug: pass the "
+                         f"{interpreter} script (or program) itself as program"
+                         + (", its arguments as args, and this interpreter as python=" if interpreter == "python"
+                            else ""))
+    if language:
+        lang = normalize_language(language)
+        if lang in _NATIVE and sniffed is None:
+            raise UsageError(f"{echo(program)} is not a native executable, so it cannot be debugged as {lang}: pass "
+                             "the executable built with debug info (build= can build it first)")
+        if lang == "python" and sniffed is not None:
+            raise UsageError(f"{echo(program)} is a native executable, not a Python script; omit language= "
+                             f"(it is {sniffed}) or pass the .py script")
+        return lang
     if lang in _COMPILED:
         raise UsageError(f"{echo(program)} is {lang} source: pass the executable built with debug info as program, "
                          "and build='gcc -g -O0 -o app app.c' (or 'cargo build') to build it first")
     if lang is not None:
         return lang
-    sniffed = sniff_binary(program)
     if sniffed is not None:
         return sniffed
     raise UsageError(f"cannot tell the language of {echo(program)}; pass language= (one of {languages()})")
+
+
+def check_launchable(program: str) -> None:
+    """A native executable must be one the system can run (lldb-dap reports pid 0 for it, gdb exit 127)."""
+    if sniff_binary(program) is not None and not os.access(program, os.X_OK):
+        raise UsageError(f"{echo(program)} is not executable (its mode lacks the execute bit); make it executable "
+                         "with chmod +x, or rebuild it")
+
+
+def _interpreter(path: str) -> str | None:
+    """The interpreter an executable is (``python3.11`` → python), or None for an ordinary program."""
+    name = os.path.basename(os.path.realpath(path)).lower()
+    base = re.sub(r"[-.\d]+$", "", name)
+    return _INTERPRETERS.get(base)
 
 
 def choose_adapter(language: str, adapter: str | None) -> str:
