@@ -1,6 +1,9 @@
-"""C, C++ and Rust through lldb-dap, through the MCP layer: breakpoints, stepping, values (structs,
-STL containers, Rust std types), crashes and panics, threads, native tools (watchpoints, memory,
-disassembly, registers, raw commands), attach by pid and to a gdbserver, and core files.
+"""C, C++ and Rust through lldb-dap, through the MCP layer: what is particular to lldb-dap — values
+(structs, strings, STL containers, Rust std types), function breakpoints, stepping past Rust's std,
+crashes and panics, threads, native tools (watchpoints, memory, disassembly, registers, raw
+commands), attach by pid and to a gdbserver, and core files. The basic flow (line and conditional
+breakpoints, stepping, evaluate, set variable, exit, terminate) is test_conformance.py's, for every
+backend.
 
 The test programs are built once per run: gcc/g++ -g -O0, and cargo into a target dir under the
 run's build directory (the source tree stays clean).
@@ -83,14 +86,6 @@ def rust_binary(build_dir: Path) -> str:
     env["PATH"] = os.path.dirname(cargo) + os.pathsep + env.get("PATH", "")
     subprocess.run([cargo, "build", "--quiet"], cwd=RUST, env=env, check=True, capture_output=True, timeout=600)
     return str(target_dir / "debug" / "rustdemo")
-
-
-async def set_variable(tools: Tools, **arguments: Any) -> dict[str, Any]:
-    """debug_set_variable (its ``name`` argument clashes with ``Tools.__call__``'s)."""
-    result = await tools.client.call_tool("debug_set_variable", arguments)
-    assert not result.is_error, f"debug_set_variable({arguments}) failed: {result.content}"
-    assert result.structured_content is not None
-    return dict(result.structured_content)
 
 
 def by_name(variables: list[dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
@@ -192,54 +187,18 @@ def test_rust_names_read_as_rust() -> None:
 
 # -- C ---------------------------------------------------------------------------------------------
 
-async def test_c_breakpoint_locals_struct_and_stepping(tools: Tools, native: dict[str, str]) -> None:
+async def test_c_struct_and_string_values(tools: Tools, native: dict[str, str]) -> None:
     report = await tools("debug_launch", program=native["basics"], adapter="lldb-dap",
                          breakpoints=[{"file": BASICS_C, "line": LOOP_BODY}])
-    assert report["state"] == "stopped"
-    assert report["reason"] == "breakpoint"
     assert report["location"] == {"file": BASICS_C, "line": LOOP_BODY, "function": "main"}
-    assert f"{LOOP_BODY}>*" in report["source"]
     local = by_name(report["locals"])
     assert local["origin"]["value"] == "{x:3, y:4}"  # a struct reads as its fields
     assert local["origin"]["type"] == "point"
-    assert local["i"]["value"] == "0" and local["sum"]["value"] == "0"
     fields = await tools("debug_variables", ref=local["origin"]["ref"])
     assert values(fields["variables"]) == {"x": "3", "y": "4"}
-
-    inside = await tools("debug_step", kind="into")
-    assert inside["reason"] == "step"
-    assert inside["location"]["function"] == "add"
-    assert inside["location"]["line"] == IN_ADD
-    assert values(inside["locals"])["a"] == "0"
-    back = await tools("debug_step", kind="out")
-    assert back["location"]["function"] == "main"
-    assert back["location"]["line"] == LOOP_BODY
-    over = await tools("debug_step", kind="over")
-    assert over["location"]["function"] == "main"
-    stack = await tools("debug_stack")
-    assert [f["function"] for f in stack["threads"][0]["frames"]][:1] == ["main"]
-    await tools("debug_terminate")
-
-
-async def test_c_conditional_breakpoint_evaluate_and_set_variable(tools: Tools, native: dict[str, str]) -> None:
-    report = await tools("debug_launch", program=native["basics"], adapter="lldb-dap",
-                         breakpoints=[{"file": BASICS_C, "line": IN_ADD, "condition": "b == 3"}])
-    assert report["state"] == "stopped"
-    assert report["location"]["line"] == IN_ADD
-    assert values(report["locals"])["a"] == "3"  # sum after 0 + 1 + 2
-    assert values(report["locals"])["b"] == "3"
-    total = await tools("debug_evaluate", expression="a * 10 + b")
-    assert total["value"] == "33"
-    assert total["type"] == "int"
-    greeting = await tools("debug_evaluate", expression="greeting")
+    assert (await tools("debug_evaluate", expression="origin"))["value"] == "{x:3, y:4}"
+    greeting = await tools("debug_evaluate", expression="greeting")  # a char array reads as a string
     assert greeting["value"] == '"hello, native"'
-    caller = await tools("debug_evaluate", expression="origin", frame_id=1)
-    assert caller["value"] == "{x:3, y:4}"
-
-    changed = await set_variable(tools, name="b", value="39")
-    assert changed["value"] == "39"
-    after = await tools("debug_step", kind="over")
-    assert values(after["locals"])["total"] == "42"
     await tools("debug_terminate")
 
 
