@@ -3,7 +3,7 @@
 crashes and panics, threads, native tools (watchpoints, memory, disassembly, registers, raw
 commands), attach by pid and to a gdbserver, and core files. The basic flow (line and conditional
 breakpoints, stepping, evaluate, set variable, exit, terminate) is test_conformance.py's, for every
-backend.
+backend; lldb-dap's pure helpers are tested in tests/unit/test_lldb_dap_helpers.py.
 
 The test programs are built once per run: gcc/g++ -g -O0, and cargo into a target dir under the
 run's build directory (the source tree stays clean).
@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 
-from polydbg.backends.lldb_dap import find_lldb_dap, pair_of, rust_function, rust_type
 from tests.conftest import PROGRAMS, Tools, line_of, require
 
 NATIVE = PROGRAMS / "native"
@@ -153,36 +152,6 @@ def gdbserver(native: dict[str, str]) -> Iterator[tuple[subprocess.Popen[bytes],
         server.wait(timeout=10)
         if server.stderr is not None:
             server.stderr.close()
-
-
-# -- without a debugger ------------------------------------------------------------------------------
-
-def test_find_prefers_lldb_dap_then_the_highest_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    first, second = tmp_path / "a", tmp_path / "b"
-    for directory, names in ((first, ["lldb-dap-9", "lldb-vscode"]), (second, ["lldb-dap-18", "lldb-dap-18.1"])):
-        directory.mkdir()
-        for name in names:
-            (directory / name).write_text("#!/bin/sh\n")
-            (directory / name).chmod(0o755)
-    monkeypatch.setenv("PATH", f"{first}{os.pathsep}{second}")
-    assert find_lldb_dap() in (str(second / "lldb-dap-18"), str(second / "lldb-dap-18.1"))
-    (second / "lldb-dap").write_text("#!/bin/sh\n")
-    (second / "lldb-dap").chmod(0o755)
-    assert find_lldb_dap() == str(second / "lldb-dap")
-    monkeypatch.setenv("PATH", str(tmp_path))
-    assert find_lldb_dap() is None
-
-
-def test_rust_names_read_as_rust() -> None:
-    assert rust_function("rustdemo::main::he09d96793cb75489") == "rustdemo::main"
-    assert rust_function("_$LT$alloc..vec..Vec$LT$T$C$A$GT$$u20$as$u20$core..ops..deref..Deref$GT$::deref") == \
-        "<alloc::vec::Vec<T,A> as core::ops::deref::Deref>::deref"
-    assert rust_type("std::collections::hash::map::HashMap<alloc::string::String, int, "
-                     "std::hash::random::RandomState, alloc::alloc::Global>") == "HashMap<String, i32>"
-    assert rust_type("alloc::vec::Vec<unsigned char, alloc::alloc::Global>") == "Vec<u8>"
-    assert pair_of('{first:"a, second:b", second:31}') == ('"a, second:b"', "31")
-    assert pair_of('("alice", 10)') == ('"alice"', "10")
-    assert pair_of("{x:1, y:2}") is None
 
 
 # -- C ---------------------------------------------------------------------------------------------
