@@ -1,7 +1,10 @@
-"""C and C++ through gdb's machine interface (adapter "gdb"), through the MCP layer: breakpoints
-(conditional, hit counts, logpoints, functions), stepping, structs and STL containers, signals, C++
-exceptions, core files, attach by pid, gdbserver, and the native tools (watchpoints, memory,
-disassembly, registers, raw commands).
+"""C and C++ through gdb's machine interface (adapter "gdb"), through the MCP layer: what is
+particular to gdb — breakpoints (conditions with hit counts, logpoints, functions), output through
+the program's pty, step out's return value, structs and STL containers, Rust pretty-printers,
+signals, C++ exceptions, core files, attach by pid, gdbserver, and the native tools (watchpoints,
+memory, disassembly, registers, raw commands). The basic flow (line and conditional breakpoints,
+stepping, evaluate, set variable, exit, terminate) is test_conformance.py's, for every backend;
+gdb's pure helpers are tested in tests/unit/test_gdb_helpers.py.
 
 The programs under tests/programs/native/gdb/ are built once per run with gcc/g++ -g -O0.
 """
@@ -96,25 +99,16 @@ async def _process(*argv: str) -> AsyncIterator[asyncio.subprocess.Process]:
         await process.wait()
 
 
-async def test_breakpoint_step_into_and_out_with_program_output(tools: Tools, built: dict[str, str]) -> None:
+async def test_output_streams_before_exit_and_step_out_says_what_returned(tools: Tools, built: dict[str, str]) -> None:
     report = await tools("debug_launch", program=built["points"], adapter="gdb",
                          breakpoints=[{"file": POINTS_C, "line": LOOP_CALL}])
-    assert report["state"] == "stopped"
-    assert report["reason"] == "breakpoint"
     assert report["location"] == {"file": POINTS_C, "line": LOOP_CALL, "function": "main"}
-    assert _locals(report)["i"] == "0"
-    assert "start box" in report["output"]["text"]  # the program's stdout, through its pty
+    assert "start box" in report["output"]["text"]  # the program's stdout, through its pty, while it runs
     inside = await tools("debug_step", kind="into")
-    assert inside["reason"] == "step"
     assert inside["location"]["function"] == "add"
-    assert inside["location"]["line"] == ADD_BODY
-    assert _locals(inside)["a"] == "0"
     back = await tools("debug_step", kind="out")
-    assert back["location"]["function"] == "main"
-    assert back["location"]["line"] == LOOP_CALL
-    assert back["description"] == "returned 0"
-    stack = await tools("debug_stack")
-    assert [f["function"] for f in stack["threads"][0]["frames"]] == ["main"]
+    assert back["location"] == {"file": POINTS_C, "line": LOOP_CALL, "function": "main"}
+    assert back["description"] == "returned 0"  # -exec-finish's return value
     await tools("debug_terminate")
 
 
@@ -137,8 +131,6 @@ async def test_structs_evaluate_and_set_variable(tools: Tools, built: dict[str, 
     assert [(v["name"], v["value"]) for v in origin["variables"]] == [("x", "1"), ("y", "2")]
     evaluated = await tools("debug_evaluate", expression="box.corners[1].x * 10 + sum")
     assert (evaluated["value"], evaluated["type"]) == ("40", "int")
-    error = await tools.error("debug_evaluate", expression="no_such_thing + 1")
-    assert "no_such_thing" in error
     changed = await _set_variable(tools, name="sum", value="sum + 32")
     assert changed["value"] == "42"
     member = await _set_variable(tools, name="y", value="7", ref=origin["ref"])

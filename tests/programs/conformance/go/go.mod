@@ -1,0 +1,3 @@
+module polydbg.test/conformance
+
+go 1.19

@@ -1,0 +1,181 @@
+"""The registry's pure parts: language names, the language of a program (by argument, extension,
+directory contents or the bytes of an executable), and an explicitly chosen adapter. Nothing runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from polydbg.backends.registry import (
+    LANGUAGE_ADAPTERS,
+    choose_adapter,
+    infer_language,
+    normalize_language,
+    sniff_binary,
+)
+from polydbg.errors import UsageError
+
+ELF = b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 56  # an ELF header's start; the sniffer reads only the magic and strings
+
+
+def crafted(path: Path, *markers: bytes) -> str:
+    """A small file that starts like an ELF executable and holds ``markers`` among filler bytes."""
+    path.write_bytes(ELF + b"\x00".join([b"filler", *markers, b"end"]))
+    return str(path)
+
+
+# -- normalize_language -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("given", "language"), [
+    ("python", "python"), ("Python", "python"), ("py", "python"), ("PY", "python"),
+    ("c", "c"), ("C", "c"), ("cpp", "cpp"), ("c++", "cpp"), ("C++", "cpp"),
+    ("rust", "rust"), ("rs", "rust"), ("go", "go"), ("golang", "go"), ("GoLang", "go"),
+])
+def test_normalize_language_accepts_names_and_aliases_in_any_case(given: str, language: str) -> None:
+    assert normalize_language(given) == language
+
+
+@pytest.mark.parametrize("given", ["cobol", "", "c#", "python3", "js"])
+def test_normalize_language_refuses_others_and_lists_the_supported(given: str) -> None:
+    with pytest.raises(UsageError) as refused:
+        normalize_language(given)
+    assert all(language in str(refused.value) for language in LANGUAGE_ADAPTERS)
+
+
+# -- sniff_binary --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("markers", "language"), [
+    ((b"\xff Go buildinf:",), "go"),
+    ((b"runtime.gopanic",), "go"),
+    ((b"/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/rt.rs",), "rust"),
+    ((b"rust_panic",), "rust"),
+    ((b"_ZNSt6vectorIiSaIiEE",), "cpp"),
+    ((b"libstdc++.so.6",), "cpp"),
+    ((b"__gxx_personality_v0",), "cpp"),
+    ((), "c"),  # an ELF with none of them
+    ((b"\xff Go buildinf:", b"/rustc/abc/", b"_ZNSt"), "go"),  # Go first (cgo links C++ and more)
+    ((b"/rustc/abc/", b"libstdc++.so.6"), "rust"),  # then Rust (a Rust binary may link libstdc++)
+])
+def test_sniff_binary_tells_the_language_of_an_elf(tmp_path: Path, markers: tuple[bytes, ...],
+                                                   language: str) -> None:
+    assert sniff_binary(crafted(tmp_path / "app", *markers)) == language
+
+
+def test_sniff_binary_of_what_is_no_elf(tmp_path: Path) -> None:
+    script = tmp_path / "run"
+    script.write_text("#!/bin/sh\necho /rustc/ runtime.gopanic\n")
+    assert sniff_binary(str(script)) is None  # the markers count only in an ELF
+    short = tmp_path / "short"
+    short.write_bytes(b"\x7fEL")
+    assert sniff_binary(str(short)) is None
+    (tmp_path / "empty").write_bytes(b"")
+    assert sniff_binary(str(tmp_path / "empty")) is None
+    assert sniff_binary(str(tmp_path)) is None  # a directory
+    assert sniff_binary(str(tmp_path / "missing")) is None
+
+
+# -- infer_language ------------------------------------------------------------------------------------------
+
+
+def test_an_explicit_language_wins_over_everything(tmp_path: Path) -> None:
+    go_binary = crafted(tmp_path / "app", b"\xff Go buildinf:")
+    assert infer_language(go_binary, None, "C++") == "cpp"
+    assert infer_language("script.py", None, "golang") == "go"
+    assert infer_language("main.c", None, "c") == "c"  # no refusal of a C source when the caller says C
+    with pytest.raises(UsageError, match="not supported"):
+        infer_language("script.py", None, "cobol")
+
+
+def test_a_module_is_python(tmp_path: Path) -> None:
+    assert infer_language(None, "http.server", None) == "python"
+    assert infer_language(crafted(tmp_path / "app"), "pkg", None) == "python"  # module decides before program
+
+
+def test_neither_program_nor_module_is_refused() -> None:
+    with pytest.raises(UsageError, match="pass program"):
+        infer_language(None, None, None)
+    with pytest.raises(UsageError, match="pass program"):
+        infer_language("", "", None)
+
+
+@pytest.mark.parametrize(("name", "language"), [
+    ("app.py", "python"), ("APP.PY", "python"), ("gui.pyw", "python"), ("main.go", "go"), ("x/y/Main.Go", "go"),
+])
+def test_sources_that_run_as_they_are(name: str, language: str) -> None:
+    assert infer_language(name, None, None) == language  # by extension: the file need not exist yet
+
+
+@pytest.mark.parametrize(("name", "language"), [
+    ("main.c", "c"), ("util.h", "c"), ("main.cpp", "cpp"), ("main.cc", "cpp"), ("main.cxx", "cpp"),
+    ("util.hpp", "cpp"), ("src/main.rs", "rust"), ("MAIN.C", "c"),
+])
+def test_a_compiled_languages_source_is_refused_with_a_hint(name: str, language: str) -> None:
+    with pytest.raises(UsageError) as refused:
+        infer_language(name, None, None)
+    message = str(refused.value)
+    assert f"is {language} source" in message
+    assert "pass the executable built with debug info" in message
+    assert "build=" in message and "-g -O0" in message
+
+
+def test_a_directory_with_go_mod_or_go_files_is_go(tmp_path: Path) -> None:
+    module = tmp_path / "module"
+    module.mkdir()
+    (module / "go.mod").write_text("module example.com/m\n")
+    assert infer_language(str(module), None, None) == "go"
+    package = tmp_path / "package"
+    package.mkdir()
+    (package / "main.go").write_text("package main\n")
+    assert infer_language(str(package), None, None) == "go"
+
+
+def test_a_directory_without_go_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "main.py").write_text("")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "main.go").write_text("package main\n")  # only directly inside counts
+    with pytest.raises(UsageError, match="directory without Go sources; pass a program file"):
+        infer_language(str(tmp_path), None, None)
+
+
+def test_an_executable_without_extension_is_sniffed(tmp_path: Path) -> None:
+    assert infer_language(crafted(tmp_path / "server", b"runtime.gopanic"), None, None) == "go"
+    assert infer_language(crafted(tmp_path / "tool", b"rust_panic"), None, None) == "rust"
+    assert infer_language(crafted(tmp_path / "app.bin", b"__gxx_personality_v0"), None, None) == "cpp"
+    assert infer_language(crafted(tmp_path / "a.out"), None, None) == "c"
+
+
+@pytest.mark.parametrize("content", [b"#!/bin/sh\nexit 0\n", b"MZ\x90\x00 a PE file", b""])
+def test_a_file_of_unknown_kind_is_refused_asking_for_the_language(tmp_path: Path, content: bytes) -> None:
+    program = tmp_path / "mystery"
+    program.write_bytes(content)
+    with pytest.raises(UsageError) as refused:
+        infer_language(str(program), None, None)
+    assert "cannot tell the language" in str(refused.value)
+    assert "pass language=" in str(refused.value)
+
+
+def test_a_missing_file_without_extension_is_refused_asking_for_the_language(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="cannot tell the language"):
+        infer_language(str(tmp_path / "missing"), None, None)
+
+
+# -- choose_adapter, when the adapter is named ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("language", "adapter"), [
+    ("python", "debugpy"), ("c", "gdb"), ("c", "lldb-dap"), ("cpp", "gdb"), ("rust", "lldb-dap"), ("go", "delve"),
+])
+def test_a_named_adapter_that_debugs_the_language(language: str, adapter: str) -> None:
+    assert choose_adapter(language, adapter) == adapter
+
+
+@pytest.mark.parametrize(("language", "adapter"), [("python", "gdb"), ("go", "lldb-dap"), ("c", "delve"),
+                                                   ("rust", "debugpy"), ("c", "nope")])
+def test_a_named_adapter_that_cannot_is_refused_with_the_choices(language: str, adapter: str) -> None:
+    with pytest.raises(UsageError) as refused:
+        choose_adapter(language, adapter)
+    assert f"cannot debug {language}" in str(refused.value)
+    assert all(choice in str(refused.value) for choice in LANGUAGE_ADAPTERS[language])
