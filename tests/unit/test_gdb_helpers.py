@@ -182,14 +182,14 @@ def test_parse_hit_condition_refuses(text: str) -> None:
 
 def test_breakpoint_result_of_a_resolved_breakpoint() -> None:
     result = breakpoint_result({"number": "3", "type": "breakpoint", "addr": "0x1149", "file": "p.c", "line": "12"})
-    assert (result.verified, result.line, result.adapter_id, result.message) == (True, 12, 3, None)
+    assert (result.verified, result.line, result.message) == (True, 12, None)
 
 
 def test_breakpoint_result_of_a_multi_location_breakpoint_takes_the_first_line() -> None:
     result = breakpoint_result({"number": "5", "addr": "<MULTIPLE>",
                                 "locations": [{"number": "5.1", "addr": "0x1"}, {"number": "5.2", "line": "20"},
                                               {"number": "5.3", "line": "30"}]})
-    assert (result.verified, result.line, result.adapter_id) == (True, 20, 5)
+    assert (result.verified, result.line) == (True, 20)
 
 
 @pytest.mark.parametrize(("bkpt", "what"), [
@@ -203,14 +203,13 @@ def test_breakpoint_result_of_a_pending_breakpoint_is_unverified_and_says_why(bk
     result = breakpoint_result(bkpt)
     assert not result.verified
     assert result.line is None
-    assert result.adapter_id == int(bkpt["number"])
     assert result.message is not None and result.message.startswith(f"pending: {what} is not in the program")
 
 
 @pytest.mark.parametrize("bkpt", [{}, {"number": "x", "line": "abc"}, {"number": "0", "line": "0"}])
-def test_breakpoint_result_of_garbage_has_no_number_or_line(bkpt: dict[str, Any]) -> None:
+def test_breakpoint_result_of_garbage_has_no_line(bkpt: dict[str, Any]) -> None:
     result = breakpoint_result(bkpt)
-    assert (result.line, result.adapter_id) == (None, None)
+    assert result.line is None
 
 
 # -- shell_args ---------------------------------------------------------------------------------------------

@@ -3,14 +3,20 @@ directory contents or the bytes of an executable), and an explicitly chosen adap
 
 from __future__ import annotations
 
+import os
+import shutil
+import stat
+import sys
 from pathlib import Path
 
 import pytest
 
 from polydbg.backends.registry import (
-    LANGUAGE_ADAPTERS,
+    adapters_for,
+    check_launchable,
     choose_adapter,
     infer_language,
+    languages,
     normalize_language,
     sniff_binary,
 )
@@ -41,7 +47,7 @@ def test_normalize_language_accepts_names_and_aliases_in_any_case(given: str, la
 def test_normalize_language_refuses_others_and_lists_the_supported(given: str) -> None:
     with pytest.raises(UsageError) as refused:
         normalize_language(given)
-    assert all(language in str(refused.value) for language in LANGUAGE_ADAPTERS)
+    assert all(language in str(refused.value) for language in languages())
 
 
 # -- sniff_binary --------------------------------------------------------------------------------------------
@@ -80,11 +86,14 @@ def test_sniff_binary_of_what_is_no_elf(tmp_path: Path) -> None:
 # -- infer_language ------------------------------------------------------------------------------------------
 
 
-def test_an_explicit_language_wins_over_everything(tmp_path: Path) -> None:
+def test_an_explicit_language_wins_where_the_program_can_be_it(tmp_path: Path) -> None:
     go_binary = crafted(tmp_path / "app", b"\xff Go buildinf:")
-    assert infer_language(go_binary, None, "C++") == "cpp"
-    assert infer_language("script.py", None, "golang") == "go"
-    assert infer_language("main.c", None, "c") == "c"  # no refusal of a C source when the caller says C
+    assert infer_language(go_binary, None, "C++") == "cpp"  # any executable may be debugged as native code
+    assert infer_language("script.py", None, "python") == "python"
+    with pytest.raises(UsageError, match="not a native executable, so it cannot be debugged as go"):
+        infer_language("script.py", None, "golang")
+    with pytest.raises(UsageError, match=r"not a native executable.*build="):
+        infer_language("main.c", None, "c")  # the source, not the program built from it
     with pytest.raises(UsageError, match="not supported"):
         infer_language("script.py", None, "cobol")
 
@@ -178,4 +187,59 @@ def test_a_named_adapter_that_cannot_is_refused_with_the_choices(language: str, 
     with pytest.raises(UsageError) as refused:
         choose_adapter(language, adapter)
     assert f"cannot debug {language}" in str(refused.value)
-    assert all(choice in str(refused.value) for choice in LANGUAGE_ADAPTERS[language])
+    assert all(choice in str(refused.value) for choice in adapters_for(language))
+
+
+# -- refusals: programs polydbg cannot debug are refused with what to do instead (issue 7.12, 7.14)
+
+ELF_HEADER = b"\x7fELF" + b"\0" * 60
+
+
+def _file(path: Path, data: bytes, executable: bool = True) -> str:
+    path.write_bytes(data)
+    path.chmod(0o755 if executable else 0o644)
+    return str(path)
+
+
+@pytest.mark.parametrize(("name", "language"), [("app.js", "JavaScript"), ("Main.java", "Java"),
+                                                ("tool.rb", "Ruby"), ("index.ts", "TypeScript")])
+def test_a_script_of_a_language_without_a_backend_is_named(tmp_path: Path, name: str, language: str) -> None:
+    path = _file(tmp_path / name, b"print('x')\n")
+    with pytest.raises(UsageError, match=f"is a {language} program, and polydbg has no {language} debugger yet"):
+        infer_language(path, None, None)
+
+
+def test_an_interpreter_passed_as_the_program_is_refused_with_what_to_pass(tmp_path: Path) -> None:
+    python = os.path.realpath(sys.executable)
+    with pytest.raises(UsageError, match=r"is the python interpreter.*script.*python="):
+        infer_language(python, None, None)
+    java = tmp_path / "java"
+    _file(java, ELF_HEADER)
+    with pytest.raises(UsageError, match="is the java interpreter, not a program"):
+        infer_language(str(java), None, "c")
+
+
+def test_a_native_language_asked_of_a_script_is_refused(tmp_path: Path) -> None:
+    script = _file(tmp_path / "run_me", b"#!/bin/sh\necho 1\n")
+    with pytest.raises(UsageError, match="not a native executable, so it cannot be debugged as c"):
+        infer_language(script, None, "c")
+    binary = _file(tmp_path / "app", ELF_HEADER)
+    with pytest.raises(UsageError, match="native executable, not a Python script"):
+        infer_language(binary, None, "python")
+
+
+def test_a_fifo_is_never_opened_for_sniffing(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    with pytest.raises(UsageError, match="cannot tell the language"):
+        infer_language(str(fifo), None, None)  # returns at once: nothing is opened
+
+
+def test_a_native_executable_without_the_execute_bit_is_refused(tmp_path: Path) -> None:
+    binary = shutil.copy(sys.executable, tmp_path / "prog")
+    os.chmod(binary, 0o644)
+    with pytest.raises(UsageError, match=r"not executable.*chmod \+x"):
+        check_launchable(str(binary))
+    os.chmod(binary, 0o755)
+    check_launchable(str(binary))
