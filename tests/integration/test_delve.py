@@ -282,3 +282,18 @@ async def test_attach_to_a_headless_dlv_server_detach_and_reattach(
     assert paused["reason"] == "pause" and paused["location"]["function"] == "main.spin"
     await tools("debug_terminate")
     assert server.wait(timeout=10) == 0  # terminating ends the server and its program
+
+
+async def test_building_is_not_counted_in_the_wait_for_a_stop(tools: Tools, tmp_path: Path) -> None:
+    """A .go source is built by delve before the program starts; timeout_s bounds the wait for the stop
+    after that, not the build (a cold build takes seconds; 'delve did not become ready' was the old answer)."""
+    require("dlv", "go")
+    source = tmp_path / "main.go"
+    source.write_text('package main\n\nimport "fmt"\n\nfunc main() {\n\tx := 41\n\tfmt.Println(x + 1) // here\n}\n')
+    report = await tools("debug_launch", program=str(source), timeout_s=0.2,
+                         breakpoints=[{"file": str(source), "line": 7}])
+    assert report["state"] in ("stopped", "running"), report
+    if report["state"] == "running":  # the program started after the build and had not stopped 0.2 s later
+        report = await tools("debug_continue")
+    assert report["state"] == "stopped" and report["location"]["line"] == 7
+    await tools("debug_terminate")

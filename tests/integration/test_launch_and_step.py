@@ -6,6 +6,8 @@ test_conformance.py.
 
 from __future__ import annotations
 
+import time
+
 from tests.conftest import Tools, line_of, program
 
 BASIC = program("basic.py")
@@ -18,4 +20,17 @@ async def test_text_rendering_is_compact(tools: Tools) -> None:
     assert "in add" in text
     assert "a (int) = 0" in text
     assert len(text.encode()) < 2048
+    await tools("debug_terminate")
+
+
+async def test_a_launched_server_that_went_quiet_is_reported_running_without_the_full_wait(tools: Tools) -> None:
+    """timeout_s is the longest wait for a stop; a program that printed and then went quiet is up and waiting,
+    so the launch answers well before it (and a later stop is reported by the next call)."""
+    path = program("server_like.py")
+    started = time.monotonic()
+    report = await tools("debug_launch", program=path, timeout_s=60,
+                         breakpoints=[{"file": path, "line": line_of("server_like.py", "# handler breakpoint")}])
+    assert report["state"] == "running" and not report.get("timed_out"), report
+    assert "printed nothing" in report["note"] and "serving on port 0" in report["output"]["text"]
+    assert time.monotonic() - started < 30
     await tools("debug_terminate")

@@ -8,6 +8,8 @@ import select
 import signal
 from pathlib import Path
 
+import anyio
+
 from tests.conftest import PROGRAMS, Tools, line_of, program
 
 BASIC = program("basic.py")
@@ -250,3 +252,32 @@ async def test_module_launch(tools: Tools) -> None:
     sessions = await tools("debug_sessions")
     assert sessions["sessions"][0]["target"] == "-m tinypkg"
     await tools("debug_terminate")
+
+
+async def test_a_cancelled_launch_leaves_no_session_and_no_process(tools: Tools) -> None:
+    """The agent gives up on a launch while it waits for the first stop: the session and every process it
+    started go (the no-leftover fixture checks the processes; anyio re-cancels every await of a cancelled
+    request, so the cleanup must not be cut short)."""
+    waiting = anyio.Event()
+
+    async def progressed(_progress: float, _total: float | None, _message: str | None) -> None:
+        waiting.set()  # the program runs: the launch is waiting for a stop
+
+    async def launch() -> None:
+        await tools.client.call_tool("debug_launch", {"program": SPIN, "timeout_s": 60}, progress_callback=progressed)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(launch)
+        with anyio.fail_after(30):
+            await waiting.wait()
+        adapters = [os.pidfd_open(pid) for pid in _adapter_pids()]
+        assert adapters, "the adapter should be running while the launch waits"
+        group.cancel_scope.cancel()
+    try:
+        with anyio.fail_after(10):
+            for pidfd in adapters:
+                await anyio.wait_readable(pidfd)  # readable once the process has exited
+    finally:
+        for pidfd in adapters:
+            os.close(pidfd)
+    assert (await tools("debug_sessions"))["sessions"] == []

@@ -16,6 +16,8 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 
+import anyio
+
 from polydbg.backends.base import AttachSpec, BreakpointResult, LaunchSpec, StepKind, StopEvent
 from polydbg.errors import AdapterError, AdapterRequestError, SessionEndedError, SessionError, UsageError
 from polydbg.session.bpsync import BreakpointSync
@@ -29,6 +31,9 @@ log = logging.getLogger(__name__)
 
 _OUTPUT_STREAMS = {"stdout": "stdout", "stderr": "stderr"}
 PROGRESS_EVERY_S = 1.0
+STARTUP_BUDGET_S = 120.0  # starting the debugger (a cold Go build takes ~15 s) is not the wait for a stop
+SLOW_START_S = 5.0  # a start slower than this is named in the answer
+QUIET_S = 3.0  # a started program that printed and then went quiet this long is reported running
 
 
 class SessionEvents:
@@ -105,25 +110,71 @@ class Execution:
 
     # -- waiting --------------------------------------------------------------------------------------
 
-    async def wait_change(self, since: int, timeout_s: float, progress: Progress | None) -> bool:
-        """Wait until a stop after the ``since``-th, an exit or a termination; True when the deadline
-        passed first."""
+    async def wait_change(self, since: int, timeout_s: float, progress: Progress | None,
+                          quiet_s: float | None = None) -> str | None:
+        """Wait until a stop after the ``since``-th, an exit or a termination (None); "timeout" when the
+        deadline passed first; with ``quiet_s``, "quiet" once the program printed something and then
+        nothing for that long (a server that is up and waiting)."""
         life = self.core.life
+        output = self.core.output
         loop = asyncio.get_running_loop()
-        started = loop.time()
+        started = last_progress = loop.time()
         deadline = started + timeout_s
+        printed_at, printed = started, output.total
+        slice_s = min(PROGRESS_EVERY_S, quiet_s / 4) if quiet_s else PROGRESS_EVERY_S
         while life.stops == since and life.state in (State.running, State.starting):
-            remaining = deadline - loop.time()
+            now = loop.time()
+            if output.total != printed:
+                printed_at, printed = now, output.total
+            elif quiet_s is not None and printed and now - printed_at >= quiet_s and life.state == State.running:
+                return "quiet"
+            remaining = deadline - now
             if remaining <= 0:
-                return True
+                return "timeout"
             changed = life.changed
             try:
-                await asyncio.wait_for(changed.wait(), min(remaining, PROGRESS_EVERY_S))
+                await asyncio.wait_for(changed.wait(), min(remaining, slice_s))
             except asyncio.TimeoutError:
-                if progress is not None:
-                    elapsed = loop.time() - started
+                if progress is not None and loop.time() - last_progress >= PROGRESS_EVERY_S:
+                    last_progress = loop.time()
+                    elapsed = last_progress - started
                     await progress(elapsed, f"running… {elapsed:.0f}s")
-        return False
+        return None
+
+    async def _first_stop(self, since: int, timeout_s: float, progress: Progress | None,
+                          note: str | None) -> StopReport:
+        """The answer of a start: the first stop, the exit, or the program running (deadline or quiet)."""
+        waited = await self.wait_change(since, timeout_s, progress, QUIET_S)
+        if waited == "quiet":
+            note = _joined(note, f"the program is running and has printed nothing for {QUIET_S:g} s since the "
+                                 "output below; no breakpoint was hit yet: debug_continue waits for the next stop, "
+                                 "debug_pause interrupts")
+        return await self.reporter.report(timed_out=waited == "timeout", note=note)
+
+    async def _starting(self, spec: LaunchSpec | AttachSpec, timeout_s: float,
+                        progress: Progress | None) -> tuple[int, str | None]:
+        """Start the debugger under its own budget, with progress while it takes; what was slow, if it was."""
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        work = asyncio.ensure_future(self._begin(spec, max(timeout_s, STARTUP_BUDGET_S)))
+        try:
+            while not work.done():
+                await asyncio.wait({work}, timeout=PROGRESS_EVERY_S)
+                if not work.done() and progress is not None:
+                    elapsed = loop.time() - began
+                    await progress(elapsed, f"starting {self.core.adapter}… {elapsed:.0f}s")
+        except BaseException:
+            work.cancel()
+            with contextlib.suppress(BaseException):
+                await _uncancelled(work)  # _begin ends the debugger it started
+            raise
+        since = work.result()
+        took = loop.time() - began
+        slow = f"{self.core.adapter} took {took:.1f} s to start" if took >= SLOW_START_S else None
+        return since, slow
+
+    async def _timed_out(self, since: int, timeout_s: float, progress: Progress | None) -> bool:
+        return await self.wait_change(since, timeout_s, progress) == "timeout"
 
     async def act(self, action: Callable[[], Awaitable[None]]) -> int:
         """Send an execution request (the caller holds ``lock``); returns the stop count to wait past."""
@@ -147,14 +198,11 @@ class Execution:
 
     async def start(self, spec: LaunchSpec | AttachSpec, timeout_s: float, progress: Progress | None) -> StopReport:
         """Start the debugger and the program (or attach), apply breakpoints, wait for the first stop."""
-        deadline = asyncio.get_running_loop().time() + timeout_s
         async with self.lock:
-            since = await self._begin(spec, timeout_s)
+            since, slow = await self._starting(spec, timeout_s, progress)
         if isinstance(spec, AttachSpec) and not self.core.breakpoints.visible():
-            return await self.reporter.report()  # nothing to wait for: report it attached and running
-        remaining = max(0.0, deadline - asyncio.get_running_loop().time())
-        timed_out = await self.wait_change(since, remaining, progress)
-        return await self.reporter.report(timed_out=timed_out)
+            return await self.reporter.report(note=slow)  # nothing to wait for: it is attached and running
+        return await self._first_stop(since, timeout_s, progress, slow)
 
     async def _begin(self, spec: LaunchSpec | AttachSpec, timeout_s: float) -> int:
         core, life = self.core, self.core.life
@@ -169,13 +217,13 @@ class Execution:
             else:
                 await backend.attach(spec, self.bpsync.configure, timeout_s)
         except AdapterError as exc:
-            await backend.terminate()
+            await _uncancelled(backend.terminate())
             life.to(State.terminated, cause=str(exc))
             if isinstance(exc, AdapterRequestError):
                 raise UsageError(f"could not start the program: {exc}") from exc
             raise SessionEndedError(f"could not start the debugger: {exc}") from exc
         except BaseException:  # a usage or environment problem (or cancellation) after the backend spawned
-            await backend.terminate()
+            await _uncancelled(backend.terminate())
             life.to(State.terminated, cause="the start did not complete")
             raise
         if life.state == State.starting:
@@ -187,7 +235,6 @@ class Execution:
         if not isinstance(spec, LaunchSpec):
             raise UsageError("debug_restart restarts launched programs; for an attached one, "
                              "debug_terminate(detach=true) and debug_attach again")
-        deadline = asyncio.get_running_loop().time() + timeout_s
         async with self.lock:
             old = self.core.backend_slot
             self.core.generation += 1  # silence the old backend's events
@@ -196,19 +243,14 @@ class Execution:
             self.bpsync.reset_for_restart()
             self.core.output.append("console", "--- restarted ---\n")
             self.core.report_cursor = self.core.output.total
-            since = await self._begin(spec, timeout_s)
-        remaining = max(0.0, deadline - asyncio.get_running_loop().time())
-        timed_out = await self.wait_change(since, remaining, progress)
-        return await self.reporter.report(timed_out=timed_out)
+            since, slow = await self._starting(spec, timeout_s, progress)
+        return await self._first_stop(since, timeout_s, progress, slow)
 
     async def terminate(self, detach: bool) -> None:
         backend = self.core.backend_slot
         self.core.generation += 1
         if backend is not None:
-            if detach:
-                await backend.detach()
-            else:
-                await backend.terminate()
+            await _uncancelled(backend.detach() if detach else backend.terminate())
         self.core.life.to(State.terminated, cause="detached" if detach else "terminated by debug_terminate")
 
     # -- moving -----------------------------------------------------------------------------------------
@@ -243,7 +285,7 @@ class Execution:
                     await self._drop_quietly(target)
                     raise
         try:
-            timed_out = await self.wait_change(since, timeout_s, progress)
+            timed_out = await self._timed_out(since, timeout_s, progress)
         finally:
             await self._drop_quietly(target)
         note = None
@@ -275,7 +317,7 @@ class Execution:
                 backend = self.core.backend
                 thread = self.inspector.thread_of(scope, thread_id if done == 0 else None)
                 since = await self.act(functools.partial(backend.step, thread, kind))
-            timed_out = await self.wait_change(since, timeout_s, progress)
+            timed_out = await self._timed_out(since, timeout_s, progress)
             if timed_out or life.state != State.stopped:
                 break
             stop = life.stop
@@ -294,5 +336,16 @@ class Execution:
             threads = await self.core.call(backend.threads()) if thread_id is None else []
             target = thread_id if thread_id is not None else (threads[0].id if threads else 0)
             await self.core.call(backend.pause(target))
-        timed_out = await self.wait_change(since, timeout_s, None)
+        timed_out = await self._timed_out(since, timeout_s, None)
         return await self.reporter.report(timed_out=timed_out)
+
+
+def _joined(first: str | None, second: str) -> str:
+    return f"{first}; {second}" if first else second
+
+
+async def _uncancelled(work: Awaitable[object]) -> None:
+    """Finish ``work`` even when the request is being cancelled: ending processes must never be cut
+    short (anyio, under the MCP SDK, cancels every further await of a cancelled request)."""
+    with anyio.CancelScope(shield=True):
+        await work

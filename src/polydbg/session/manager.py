@@ -8,6 +8,8 @@ import itertools
 import logging
 from typing import Any
 
+import anyio
+
 from polydbg.backends import registry
 from polydbg.backends.base import AttachSpec, LaunchSpec
 from polydbg.errors import UnknownSessionError, UsageError
@@ -48,8 +50,10 @@ class SessionManager:
                     progress: Progress | None) -> StopReport:
         try:
             return await session.start(spec, timeout_s, progress)
-        except BaseException:
+        except BaseException:  # a failed or cancelled start leaves no session and no process behind
             self._sessions.pop(session.id, None)
+            with anyio.CancelScope(shield=True):
+                await session.terminate(False)
             raise
 
     def get(self, session_id: str | None) -> Session:
