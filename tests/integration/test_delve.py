@@ -203,7 +203,7 @@ async def test_exec_a_prebuilt_binary_and_native_tools(tools: Tools, go_binary: 
     assert memory["hex"] == "0300000000000000"  # k == 3, little-endian int64
     await tools("debug_memory", address="&k", write="05")
     assert (await tools("debug_evaluate", expression="k"))["value"] == "5"
-    registers = by_name((await tools("debug_registers"))["variables"])
+    registers = by_name((await tools("debug_variables", scope="registers"))["variables"])
     assert int(registers["rip"]["value"], 16) > 0
     assert "Registers" not in (await tools("debug_variables"))["scopes"]  # shown only while read
     disassembly = await tools("debug_disassemble", count=6)

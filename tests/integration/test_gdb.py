@@ -251,7 +251,7 @@ async def test_watchpoint_memory_disassembly_registers_and_raw_command(tools: To
     current = [i for i in disassembly["instructions"] if i.get("current")]
     assert len(current) == 1 and current[0]["address"] == disassembly["pc"]
     assert int(disassembly["instructions"][0]["address"], 16) < int(disassembly["pc"], 16)  # context before the pc
-    registers = {v["name"]: v["value"] for v in (await tools("debug_registers"))["variables"]}
+    registers = {v["name"]: v["value"] for v in (await tools("debug_variables", scope="registers"))["variables"]}
     assert int(registers["rip"], 16) == int(disassembly["pc"], 16)
     raw = await tools("debug_command", command="info registers rip")
     assert raw["output"].startswith("rip") and "<scale+" in raw["output"]

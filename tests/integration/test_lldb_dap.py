@@ -204,7 +204,7 @@ async def test_c_watchpoint_memory_disassembly_registers_and_command(tools: Tool
     current = [i for i in code["instructions"] if i.get("current")]
     assert len(current) == 1 and current[0]["address"] == code["pc"]
 
-    registers = values((await tools("debug_registers"))["variables"])
+    registers = values((await tools("debug_variables", scope="registers"))["variables"])
     assert "rip" in registers and "rsp" in registers
     assert int(registers["rip"].split()[0], 16) == int(code["pc"], 16)
 

@@ -1,4 +1,9 @@
-"""Compact text renderings of the tool answers: what the model reads (the JSON is for programs)."""
+"""Compact text renderings of the tool answers: what the model reads (the JSON is for programs).
+
+Paths are shown relative to the session's working directory when they lie inside it (tool arguments
+resolve relative to it too, so a path copied from an answer can be passed back) and absolute
+otherwise.
+"""
 
 from __future__ import annotations
 
@@ -24,14 +29,22 @@ from polydbg.session.model import (
 )
 
 
-def _short(path: str | None) -> str:
+def _short(path: str | None, base: str | None) -> str:
     if not path:
         return "?"
+    if not base or not os.path.isabs(path):
+        return path
     try:
-        rel = os.path.relpath(path)
+        rel = os.path.relpath(path, base)
     except ValueError:
         return path
-    return path if rel.startswith("..") else rel  # relative only inside the server's working directory
+    return path if rel.startswith("..") else rel
+
+
+def _where(file: str | None, line: int | None, base: str | None) -> str:
+    if not file:
+        return "(no source)"
+    return f"{_short(file, base)}:{line}" if line else _short(file, base)
 
 
 def var_line(v: Var, indent: str = "  ") -> str:
@@ -43,10 +56,10 @@ def var_line(v: Var, indent: str = "  ") -> str:
 REPORT_BUDGET = 2000  # bytes of text for a default stop report
 
 
-def stop_report(r: StopReport, budget: int = REPORT_BUDGET) -> str:
+def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = None) -> str:
     """The report as a model reads it, held under ``budget`` bytes: output is cut first (debug_output
     has all of it), then trailing locals (debug_variables lists them)."""
-    fixed = [_report_head(r)]
+    fixed = [_report_head(r, base)]
     if r.note:
         fixed.append(f"note: {r.note}")
     if r.exception:
@@ -63,8 +76,10 @@ def stop_report(r: StopReport, budget: int = REPORT_BUDGET) -> str:
             lines.extend(shown)
             if hidden:
                 lines.append(f"  … {hidden} more: debug_variables(frame_id=0)")
-            if any(v.truncated for v in r.locals):
-                lines.append("  (… = value cut: debug_evaluate(expression=NAME) or debug_variables(ref=N))")
+            cut = [v for v in r.locals if v.truncated]
+            if cut:
+                lines.append("  (… = value cut: debug_evaluate(expression=NAME)"
+                             + (" or debug_variables(ref=N))" if any(v.ref for v in cut) else ")"))
         if r.output:
             lines.extend(_output_lines(r.output, output_limit))
         return "\n".join(lines)
@@ -95,7 +110,7 @@ def _output_lines(o: Output, limit: int | None) -> list[str]:
     return lines
 
 
-def _report_head(r: StopReport) -> str:
+def _report_head(r: StopReport, base: str | None) -> str:
     head = f"[{r.session_id}] {r.state.value}"
     if r.state == State.stopped:
         head += f" ({r.reason}"
@@ -104,7 +119,7 @@ def _report_head(r: StopReport) -> str:
         head += ")"
         if r.location:
             loc = r.location
-            head += f" at {_short(loc.file)}:{loc.line} in {loc.function}"
+            head += f" at {_where(loc.file, loc.line, base)} in {loc.function or '?'}"
         if r.thread_id is not None:
             head += f", thread {r.thread_id}"
     elif r.state == State.exited:
@@ -118,13 +133,13 @@ def _indent(text: str, prefix: str = "  ") -> str:
     return "\n".join(prefix + line for line in text.split("\n"))
 
 
-def breakpoint_line(b: BreakpointInfo) -> str:
+def breakpoint_line(b: BreakpointInfo, base: str | None = None) -> str:
     if b.kind == "function":
         where = f"function {b.function}"
     elif b.kind == "data":
         where = f"watch {b.watch} ({b.access})"
     else:
-        where = f"{_short(b.file)}:{b.line}"
+        where = _where(b.file, b.line, base)
         if b.actual_line and b.actual_line != b.line:
             where += f" (moved to line {b.actual_line})"
     extra = []
@@ -141,18 +156,18 @@ def breakpoint_line(b: BreakpointInfo) -> str:
     return f"#{b.id} {where}{tail} — {state}, {b.hits} hits"
 
 
-def breakpoint_list(r: BreakpointList) -> str:
-    lines = [breakpoint_line(b) for b in r.breakpoints] or ["no breakpoints"]
+def breakpoint_list(r: BreakpointList, base: str | None = None) -> str:
+    lines = [breakpoint_line(b, base) for b in r.breakpoints] or ["no breakpoints"]
     lines.append(f"exceptions: {', '.join(r.exception_filters) or 'none'}")
     return "\n".join(lines)
 
 
-def stack(r: StackResult) -> str:
+def stack(r: StackResult, base: str | None = None) -> str:
     lines = []
     for t in r.threads:
         lines.append(f"thread {t.thread_id} {t.name}".rstrip() + ":")
         for f in t.frames:
-            where = f"{_short(f.file)}:{f.line}" if f.file else "(no source)"
+            where = _where(f.file, f.line, base)
             lines.append(f"  #{f.index} {f.function} at {where}")
     if r.more:
         lines.append(r.more)
@@ -194,7 +209,7 @@ def sessions(r: SessionList) -> str:
         mark = "*" if s.session_id == r.current else " "
         line = f"{mark}{s.session_id} {s.state.value} {s.language}/{s.adapter} {s.target}"
         if s.location and s.location.file:
-            line += f" at {_short(s.location.file)}:{s.location.line}"
+            line += f" at {_where(s.location.file, s.location.line, None)}"
         if s.exit_code is not None:
             line += f" exit {s.exit_code}"
         if s.cause:
@@ -203,8 +218,8 @@ def sessions(r: SessionList) -> str:
     return "\n".join(lines)
 
 
-def source(r: SourceResult) -> str:
-    return f"{_short(r.file)} lines {r.start}-{r.end} of {r.total_lines}:\n{r.text}"
+def source(r: SourceResult, base: str | None = None) -> str:
+    return f"{_short(r.file, base)} lines {r.start}-{r.end} of {r.total_lines}:\n{r.text}"
 
 
 def output(r: OutputResult) -> str:
@@ -216,15 +231,15 @@ def output(r: OutputResult) -> str:
     return "\n".join(lines)
 
 
-def trace(r: TraceResult) -> str:
+def trace(r: TraceResult, base: str | None = None) -> str:
     lines = [f"[{r.session_id}] {r.total_hits} hits ({r.stopped_because}); program {r.state.value}"]
     for h in r.hits:
         values = ", ".join(f"{k}={v}" for k, v in h.values.items())
-        lines.append(f"  {_short(h.file)}:{h.line}  {values}")
+        lines.append(f"  {_where(h.file, h.line, base)}  {values}")
     if r.total_hits > len(r.hits):
         lines.append(f"  … {r.total_hits - len(r.hits)} more hits not kept")
     if r.report is not None:
-        lines.append(stop_report(r.report))
+        lines.append(stop_report(r.report, base=base))
     return "\n".join(lines)
 
 

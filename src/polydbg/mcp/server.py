@@ -13,15 +13,15 @@ from typing import Any
 from mcp.server.mcpserver import Context, MCPServer
 
 from polydbg import __version__
-from polydbg.mcp import tools
+from polydbg.mcp import sdk_compat, tools
 from polydbg.session.manager import SessionManager
 
 RESOURCE_MAX_BYTES = 1_000_000
 
-# Every tool answers with structuredContent built from a pydantic model (session/model.py). The full
-# schemas of 18 tools would cost ~16 KB of tools/list on every conversation, so each is advertised as
-# a plain object; the README documents the models.
-OUTPUT_SCHEMA: dict[str, Any] = {"type": "object"}
+# Every tool answers with structuredContent built from a pydantic model (session/model.py). Their full
+# schemas would cost ~16 KB of tools/list on every conversation, and even a bare {"type": "object"} per
+# tool 0.8 KB, so none is advertised (structuredContent needs no outputSchema); the README documents
+# the models.
 
 INSTRUCTIONS = (
     "Step-through debugger. debug_launch runs to the first breakpoint and returns a stop report "
@@ -100,9 +100,9 @@ def build_server() -> MCPServer[SessionManager]:
         log_level="WARNING",
     )
     tools.register(server)
-    for tool in server._tool_manager.list_tools():
+    for tool in sdk_compat.registered_tools(server):
         tool.parameters = compact_schema(tool.parameters)
-        tool.__dict__["output_schema"] = OUTPUT_SCHEMA
+        sdk_compat.set_output_schema(tool, None)
 
     @server.prompt(name="debug_workflow", description="The recommended way to debug with polydbg")
     def debug_workflow() -> str:

@@ -20,6 +20,8 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 
+from polydbg.mcp import sdk_compat
+
 _LINE_LIMIT = 64 * 1024 * 1024
 
 
@@ -88,7 +90,7 @@ async def _claimed_stdio() -> AsyncIterator[tuple[_Lines, _Writer]]:
 
 async def serve_stdio(server: MCPServer[Any]) -> None:
     """Serve ``server`` on this process's stdin/stdout until stdin closes."""
-    lowlevel = server._lowlevel_server
+    lowlevel = sdk_compat.lowlevel_server(server)
     if not (_pollable(0) and _pollable(1)):
         await server.run_stdio_async()
         return

@@ -1,14 +1,15 @@
 """The MCP tools: each validates its arguments, calls the session layer, and renders the answer.
 
-Every tool returns a ``CallToolResult`` built by ``answer``: compact text for the model plus the
-pydantic model as ``structuredContent``. A ``PolydbgError`` becomes an ``isError`` result whose
-text is the error's message verbatim (the SDK would otherwise reduce an exception to a bare
-"Error executing tool X"); anything unexpected is logged and reported without killing the server.
+Every tool returns a ``CallToolResult``: compact text for the model plus the pydantic model as
+``structuredContent``. A ``PolydbgError`` becomes an ``isError`` result whose text is the error's
+message verbatim and whose structured content names its kind (``{"error": "usage", …}``); a
+``ProgramMovedError`` also carries the report of where the program is now. Anything unexpected is
+logged and reported (kind ``internal``) without harming the server or other sessions. Inspection
+tools put the report of a stop no answer has shown yet in front of their answer.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable
@@ -18,18 +19,11 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from polydbg import procs
-from polydbg.backends.base import AttachSpec, LaunchSpec
-from polydbg.backends.registry import (
-    BACKENDS,
-    break_filters,
-    infer_language,
-    normalize_language,
-    sniff_binary,
-)
-from polydbg.errors import PolydbgError, UsageError
+from polydbg.errors import PolydbgError, ProgramMovedError, UsageError
 from polydbg.mcp import render
+from polydbg.session import launching
 from polydbg.session import source as src
+from polydbg.session.breakpoints import BreakpointRequest
 from polydbg.session.manager import SessionManager
 from polydbg.session.model import (
     Ack,
@@ -68,6 +62,9 @@ class BreakpointSpec(BaseModel):
     hit_condition: str | None = None
     log_message: str | None = None
 
+    def request(self) -> BreakpointRequest:
+        return BreakpointRequest(self.file, self.line, self.condition, self.hit_condition, self.log_message)
+
 
 class Place(BaseModel):
     file: str
@@ -78,6 +75,7 @@ SessionId = str | None  # the server instructions say it defaults to the most re
 Timeout = Annotated[float, Field(gt=0, le=3600)]
 FrameIndex = Annotated[int | None, Field(ge=0)]
 BreakOn = Literal["uncaught", "raised", "none"]
+Show = Callable[[M, str | None], str]  # renders an answer; the second argument is the session's cwd
 
 
 def answer(model: BaseModel, text: str) -> CallToolResult:
@@ -85,27 +83,63 @@ def answer(model: BaseModel, text: str) -> CallToolResult:
                           structured_content=model.model_dump(mode="json", exclude_none=True))
 
 
-def failure(text: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+def failure(error: Exception, tool: str) -> CallToolResult:
+    """An ``isError`` result that says what kind of error it is, and where the program is if it moved."""
+    if isinstance(error, PolydbgError):
+        kind, text = error.kind, str(error)
+    else:
+        log.error("%s failed unexpectedly", tool, exc_info=error)
+        kind = "internal"
+        text = (f"internal error in {tool}: {type(error).__name__}: {error}. The server and the other sessions are "
+                "unaffected; debug_sessions shows their state.")
+    structured: dict[str, Any] = {"error": kind, "message": text}
+    if isinstance(error, ProgramMovedError) and isinstance(error.report, StopReport):
+        text = f"{text}\n{render.stop_report(error.report)}"
+        structured["report"] = error.report.model_dump(mode="json", exclude_none=True)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured,
+                          is_error=True)
 
 
 async def guarded(work: Callable[[], Awaitable[CallToolResult]], tool: str) -> CallToolResult:
     try:
         return await work()
-    except PolydbgError as exc:
-        return failure(str(exc))
     except Exception as exc:
-        log.exception("%s failed unexpectedly", tool)
-        return failure(f"internal error in {tool}: {type(exc).__name__}: {exc}. The server and the other "
-                       "sessions are unaffected; debug_sessions shows their state.")
+        return failure(exc, tool)
 
 
-async def on_session(ctx: Context, session_id: str | None, tool: str,
-                     call: Callable[[Session], Awaitable[M]], show: Callable[[M], str]) -> CallToolResult:
-    """The shape of most tools: find the session, make one call on it, render the answer."""
+def manager_of(ctx: Context) -> SessionManager:
+    manager = ctx.request_context.lifespan_context
+    assert isinstance(manager, SessionManager)
+    return manager
+
+
+async def on_session(ctx: Context, session_id: str | None, tool: str, call: Callable[[Session], Awaitable[M]],
+                     show: Show[M], announce: bool = False) -> CallToolResult:
+    """The shape of most tools: find the session, make one call on it, render the answer. With
+    ``announce``, a stop no earlier answer has shown comes first."""
     async def work() -> CallToolResult:
-        result = await call(manager_of(ctx).get(session_id))
-        return answer(result, show(result))
+        session = manager_of(ctx).get(session_id)
+        unseen = await session.unseen_stop_report() if announce else None
+        result = await call(session)
+        response = answer(result, show(result, session.cwd))
+        if unseen is not None:
+            first = response.content[0]
+            assert isinstance(first, TextContent)
+            first.text = f"{render.stop_report(unseen, base=session.cwd)}\n\n{first.text}"
+            assert response.structured_content is not None
+            response.structured_content["stop"] = unseen.model_dump(mode="json", exclude_none=True)
+        return response
+    return await guarded(work, tool)
+
+
+async def on_manager(ctx: Context, tool: str,
+                     call: Callable[[SessionManager], Awaitable[StopReport]]) -> CallToolResult:
+    """Launch and attach: a new session's first report."""
+    async def work() -> CallToolResult:
+        manager = manager_of(ctx)
+        report = await call(manager)
+        cwd = manager.get(report.session_id).cwd if report.session_id in manager.ids() else None
+        return answer(report, render.stop_report(report, base=cwd))
     return await guarded(work, tool)
 
 
@@ -118,69 +152,13 @@ def progress_of(ctx: Context) -> Progress:
     return report
 
 
-def manager_of(ctx: Context) -> SessionManager:
-    manager = ctx.request_context.lifespan_context
-    assert isinstance(manager, SessionManager)
-    return manager
+def _plain(show: Callable[[M], str]) -> Show[M]:
+    """A renderer with no paths in it."""
+    return lambda result, _cwd: show(result)
 
 
-def _break_filters(session: Session, mode: BreakOn) -> list[str]:
-    """The adapter's exception filters for ``break_on_exception`` (each backend declares its map)."""
-    return break_filters(session.adapter, mode)
-
-
-async def _apply_breakpoints(session: Session, specs: list[BreakpointSpec] | None) -> None:
-    for spec in specs or []:
-        await session.add_line_breakpoint(spec.file, spec.line, spec.condition, spec.hit_condition,
-                                          spec.log_message)
-
-
-async def run_build(command: str, cwd: str, timeout_s: float) -> None:
-    """Run ``build`` (e.g. ``gcc -g -O0 -o app app.c``) before launching; its failure is the answer."""
-    process = await procs.spawn(["/bin/sh", "-c", command], cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
-                                stderr=asyncio.subprocess.STDOUT)
-    try:
-        output, _ = await asyncio.wait_for(process.communicate(), timeout_s)
-    except asyncio.TimeoutError:
-        await procs.kill_group(process.pid)
-        await procs.reap(process)
-        raise UsageError(f"build {command!r} did not finish within {timeout_s:g} s") from None
-    finally:
-        procs.forget_group(process.pid)
-    if process.returncode != 0:
-        text = output.decode("utf-8", "replace")[-2000:]
-        raise UsageError(f"build {command!r} failed (exit {process.returncode}):\n{text}")
-
-
-def attach_language(pid: int | None, language: str | None, adapter: str | None, program: str | None) -> str:
-    """The language of an attach target: explicit, else from the process's executable or the adapter."""
-    if language:
-        return normalize_language(language)
-    if pid is not None:
-        try:
-            os.kill(pid, 0)
-            exe = os.readlink(f"/proc/{pid}/exe")
-        except ProcessLookupError:
-            raise UsageError(f"no process {pid}; pass the pid of a running process") from None
-        except OSError:
-            exe = ""
-        if os.path.basename(exe).startswith("python"):
-            return "python"
-        return sniff_binary(exe) or "c"
-    if program:
-        return infer_language(program, None, None)
-    if adapter:
-        return BACKENDS[adapter].languages[0] if adapter in BACKENDS else "python"
-    return "python"
-
-
-def _existing_dir(path: str | None, what: str) -> str | None:
-    if path is None:
-        return None
-    full = os.path.abspath(os.path.expanduser(path))
-    if not os.path.isdir(full):
-        raise UsageError(f"{what} {path!r} is not a directory; pass an existing directory")
-    return full
+def _report(result: StopReport, cwd: str | None) -> str:
+    return render.stop_report(result, base=cwd)
 
 
 def register(server: MCPServer[SessionManager]) -> None:
@@ -188,7 +166,7 @@ def register(server: MCPServer[SessionManager]) -> None:
 
     The return annotations name each tool's answer model for readers; ``structured_output=False``
     stops the SDK from re-validating what ``answer`` already built from that model (and from
-    generating 18 output schemas at start-up).
+    generating output schemas at start-up).
     """
 
     def tool(annotations: ToolAnnotations | None) -> Callable[[F], F]:
@@ -204,7 +182,7 @@ def register(server: MCPServer[SessionManager]) -> None:
         env: dict[str, str] | None = None,
         language: str | None = None,
         adapter: str | None = None,
-        python: Annotated[str | None, Field(description="interpreter")] = None,
+        python: str | None = None,
         breakpoints: list[BreakpointSpec] | None = None,
         stop_on_entry: bool = False,
         break_on_exception: BreakOn = "uncaught",
@@ -213,49 +191,17 @@ def register(server: MCPServer[SessionManager]) -> None:
         timeout_s: Timeout = 30,
     ) -> Annotated[CallToolResult, StopReport]:
         """Start a program with breakpoints; run to the first stop."""
-        async def work() -> CallToolResult:
-            manager = manager_of(ctx)
-            if bool(program) == bool(module):
-                raise UsageError("pass exactly one of program (a path) or module (for python -m)")
-            work_dir = _existing_dir(cwd, "cwd")
-            path = None
-            if program:
-                path = os.path.abspath(os.path.join(work_dir or os.getcwd(), os.path.expanduser(program)))
-                if build:
-                    await run_build(build, work_dir or os.path.dirname(path), timeout_s)
-                if not os.path.exists(path):
-                    raise UsageError(f"program {program!r} not found (looked for {path}); pass an existing "
-                                     "file, absolute or relative to cwd")
-            core_path = None
-            if core is not None:
-                core_path = os.path.abspath(os.path.expanduser(core))
-                if not os.path.isfile(core_path) or path is None:
-                    raise UsageError(f"core {core!r} is not a file, or program is missing; pass the executable as "
-                                     "program and the core dump it produced as core")
-            lang = infer_language(path, module, language)
-            home = (path if os.path.isdir(path) else os.path.dirname(path)) if path else None
-            session = manager.create(lang, adapter, os.path.basename(path) if path else f"-m {module}",
-                                     work_dir or home or os.getcwd())
-            try:
-                for pending in manager.take_pending():
-                    await session.add_line_breakpoint(pending.file, pending.line, pending.condition,
-                                                      pending.hit_condition, pending.log_message)
-                await _apply_breakpoints(session, breakpoints)
-                session.exception_filters = _break_filters(session, break_on_exception)
-            except PolydbgError:
-                await manager.remove(session, detach=False)
-                raise
-            spec = LaunchSpec(program=path, module=module, args=tuple(args or ()), cwd=work_dir or home,
-                              env=tuple(sorted((env or {}).items())), python=python, stop_on_entry=stop_on_entry,
-                              core=core_path)
-            report = await manager.start(session, spec, timeout_s, progress_of(ctx))
-            return answer(report, render.stop_report(report))
-        return await guarded(work, "debug_launch")
+        request = launching.LaunchRequest(
+            program=program, module=module, args=tuple(args or ()), cwd=cwd, env=env, language=language,
+            adapter=adapter, python=python, breakpoints=[b.request() for b in breakpoints or ()],
+            stop_on_entry=stop_on_entry, break_on_exception=break_on_exception, core=core, build=build)
+        return await on_manager(ctx, "debug_launch",
+                                lambda m: launching.launch(m, request, timeout_s, progress_of(ctx)))
 
     @tool(CONTROL)
     async def debug_attach(
         ctx: Context,
-        pid: int | None = None,
+        pid: Annotated[int | None, Field(ge=1)] = None,
         host: str | None = None,
         port: Annotated[int | None, Field(ge=1, le=65535)] = None,
         path_mappings: Annotated[dict[str, str] | None, Field(description="{local: remote}")] = None,
@@ -267,26 +213,12 @@ def register(server: MCPServer[SessionManager]) -> None:
         timeout_s: Timeout = 30,
     ) -> Annotated[CallToolResult, StopReport]:
         """Attach to a pid, or a debug server at host:port."""
-        async def work() -> CallToolResult:
-            manager = manager_of(ctx)
-            if (pid is None) == (port is None):
-                raise UsageError("pass pid (a running process) or port (and host) of a listening debug "
-                                 "server, e.g. one started with python -m debugpy --listen 5678")
-            lang = attach_language(pid, language, adapter, program)
-            target = f"pid {pid}" if pid is not None else f"{host or '127.0.0.1'}:{port}"
-            session = manager.create(lang, adapter, target, None)
-            try:
-                await _apply_breakpoints(session, breakpoints)
-            except PolydbgError:
-                await manager.remove(session, detach=True)
-                raise
-            session.exception_filters = _break_filters(session, break_on_exception)
-            spec = AttachSpec(pid=pid, host=host, port=port,
-                              path_mappings=tuple(sorted((path_mappings or {}).items())),
-                              program=os.path.abspath(program) if program else None)
-            report = await manager.start(session, spec, timeout_s, progress_of(ctx))
-            return answer(report, render.stop_report(report))
-        return await guarded(work, "debug_attach")
+        request = launching.AttachRequest(
+            pid=pid, host=host, port=port, path_mappings=path_mappings,
+            breakpoints=[b.request() for b in breakpoints or ()], language=language, adapter=adapter,
+            program=program, break_on_exception=break_on_exception)
+        return await on_manager(ctx, "debug_attach",
+                                lambda m: launching.attach(m, request, timeout_s, progress_of(ctx)))
 
     @tool(READ_ONLY)
     async def debug_sessions(ctx: Context) -> Annotated[CallToolResult, SessionList]:
@@ -331,8 +263,7 @@ def register(server: MCPServer[SessionManager]) -> None:
         """Add a breakpoint (file+line or function) or set exception filters."""
         async def work() -> CallToolResult:
             manager = manager_of(ctx)
-            chosen = [x is not None for x in (file, function, exception)]
-            if sum(chosen) != 1:
+            if sum(x is not None for x in (file, function, exception)) != 1:
                 raise UsageError("pass one of: file and line, function, or exception")
             if file is not None and line is None:
                 raise UsageError("a line breakpoint needs line as well as file")
@@ -340,9 +271,8 @@ def register(server: MCPServer[SessionManager]) -> None:
                 if file is None or line is None:
                     raise UsageError("no session yet: only file+line breakpoints can wait for the next "
                                      "debug_launch; pass function/exception settings to debug_launch instead")
-                pending = BreakpointSpec(file=os.path.abspath(file), line=line, condition=condition,
-                                         hit_condition=hit_condition, log_message=log_message)
-                src.read_lines(pending.file)
+                pending = launching.check_breakpoint(BreakpointRequest(file, line, condition, hit_condition,
+                                                                       log_message))
                 manager.add_pending(pending)
                 result = BreakpointList(session_id="", breakpoints=[], exception_filters=[])
                 return answer(result, f"no session yet: breakpoint at {pending.file}:{line} will be set by the "
@@ -360,31 +290,26 @@ def register(server: MCPServer[SessionManager]) -> None:
                 bp = await session.add_line_breakpoint(file, line, condition, hit_condition, log_message)
             result = BreakpointList(session_id=session.id, breakpoints=[bp.info()],
                                     exception_filters=session.exception_filters)
-            return answer(result, render.breakpoint_line(bp.info()))
+            return answer(result, render.breakpoint_line(bp.info(), session.cwd))
         return await guarded(work, "debug_break")
 
     @tool(CONTROL)
     async def debug_clear(ctx: Context, id: int | None = None, file: str | None = None, all: bool = False,
                           session_id: SessionId = None) -> Annotated[CallToolResult, Ack]:
         """Remove breakpoints."""
-        async def work() -> CallToolResult:
-            session = manager_of(ctx).get(session_id)
-            removed = await session.remove_breakpoints(id, file, all)
-            result = Ack(session_id=session.id, message=f"removed breakpoints {removed}" if removed
-                         else "no breakpoints to remove")
-            return answer(result, result.message)
-        return await guarded(work, "debug_clear")
+        async def removed(s: Session) -> Ack:
+            gone = await s.remove_breakpoints(id, file, all)
+            return Ack(session_id=s.id, message=f"removed breakpoints {gone}" if gone else "no breakpoints to remove")
+        return await on_session(ctx, session_id, "debug_clear", removed, _plain(lambda a: a.message))
 
     @tool(READ_ONLY)
     async def debug_breakpoints(ctx: Context, session_id: SessionId = None) -> Annotated[CallToolResult,
                                                                                          BreakpointList]:
         """List breakpoints, verified lines, hits."""
-        async def work() -> CallToolResult:
-            session = manager_of(ctx).get(session_id)
-            result = BreakpointList(session_id=session.id, breakpoints=session.breakpoint_infos(),
-                                    exception_filters=session.exception_filters)
-            return answer(result, render.breakpoint_list(result))
-        return await guarded(work, "debug_breakpoints")
+        async def listed(s: Session) -> BreakpointList:
+            return BreakpointList(session_id=s.id, breakpoints=s.breakpoint_infos(),
+                                  exception_filters=s.exception_filters)
+        return await on_session(ctx, session_id, "debug_breakpoints", listed, render.breakpoint_list)
 
     @tool(CONTROL)
     async def debug_continue(ctx: Context, thread_id: int | None = None,
@@ -394,7 +319,7 @@ def register(server: MCPServer[SessionManager]) -> None:
         """Resume; wait for the next stop."""
         place = (to.file, to.line) if to else None
         return await on_session(ctx, session_id, "debug_continue",
-                                lambda s: s.resume(thread_id, place, timeout_s, progress_of(ctx)), render.stop_report)
+                                lambda s: s.resume(thread_id, place, timeout_s, progress_of(ctx)), _report)
 
     @tool(CONTROL)
     async def debug_step(ctx: Context, kind: Literal["over", "into", "out"] = "over",
@@ -403,22 +328,20 @@ def register(server: MCPServer[SessionManager]) -> None:
                          session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
         """Step; report the stop."""
         return await on_session(ctx, session_id, "debug_step",
-                                lambda s: s.step(kind, count, thread_id, timeout_s, progress_of(ctx)),
-                                render.stop_report)
+                                lambda s: s.step(kind, count, thread_id, timeout_s, progress_of(ctx)), _report)
 
     @tool(CONTROL)
     async def debug_pause(ctx: Context, thread_id: int | None = None, timeout_s: Timeout = 10,
                           session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
         """Interrupt the program."""
-        return await on_session(ctx, session_id, "debug_pause",
-                                lambda s: s.pause(thread_id, timeout_s), render.stop_report)
+        return await on_session(ctx, session_id, "debug_pause", lambda s: s.pause(thread_id, timeout_s), _report)
 
     @tool(CONTROL)
     async def debug_restart(ctx: Context, timeout_s: Timeout = 30,
                             session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
         """Restart, keeping breakpoints."""
         return await on_session(ctx, session_id, "debug_restart",
-                                lambda s: s.restart(timeout_s, progress_of(ctx)), render.stop_report)
+                                lambda s: s.restart(timeout_s, progress_of(ctx)), _report)
 
     @tool(READ_ONLY)
     async def debug_stack(ctx: Context, thread_id: int | None = None, start: Annotated[int, Field(ge=0)] = 0,
@@ -426,14 +349,14 @@ def register(server: MCPServer[SessionManager]) -> None:
                           session_id: SessionId = None) -> Annotated[CallToolResult, StackResult]:
         """Call stack."""
         return await on_session(ctx, session_id, "debug_stack",
-                                lambda s: s.stack(thread_id, start, levels, all_threads), render.stack)
+                                lambda s: s.stack(thread_id, start, levels, all_threads), render.stack, True)
 
     @tool(READ_ONLY)
     async def debug_variables(
         ctx: Context,
         frame_id: FrameIndex = None,
         ref: int | None = None,
-        scope: Annotated[str | None, Field(description="locals, globals, ...")] = None,
+        scope: Annotated[str | None, Field(description="locals, globals, registers…")] = None,
         start: Annotated[int, Field(ge=0)] = 0,
         count: Annotated[int, Field(ge=1, le=1000)] = 50,
         filter: Annotated[list[str] | None, Field(description="names")] = None,
@@ -441,14 +364,15 @@ def register(server: MCPServer[SessionManager]) -> None:
     ) -> Annotated[CallToolResult, VariablesResult]:
         """A frame's variables, or a value's children."""
         return await on_session(ctx, session_id, "debug_variables",
-                                lambda s: s.variables(frame_id, ref, scope, start, count, filter), render.variables)
+                                lambda s: s.variables(frame_id, ref, scope, start, count, filter),
+                                _plain(render.variables), True)
 
     @tool(CONTROL)
     async def debug_evaluate(ctx: Context, expression: str, frame_id: FrameIndex = None,
                              session_id: SessionId = None) -> Annotated[CallToolResult, EvaluateResult]:
         """Evaluate an expression."""
-        return await on_session(ctx, session_id, "debug_evaluate",
-                                lambda s: s.evaluate(expression, frame_id), render.evaluate)
+        return await on_session(ctx, session_id, "debug_evaluate", lambda s: s.evaluate(expression, frame_id),
+                                _plain(render.evaluate), True)
 
     @tool(CONTROL)
     async def debug_set_variable(ctx: Context, name: str, value: str, frame_id: FrameIndex = None,
@@ -457,7 +381,7 @@ def register(server: MCPServer[SessionManager]) -> None:
         """Set a variable (or member of ref)."""
         return await on_session(ctx, session_id, "debug_set_variable",
                                 lambda s: s.set_variable(name, value, frame_id, ref),
-                                lambda v: "set " + render.var_line(v, indent=""))
+                                _plain(lambda v: "set " + render.var_line(v, indent="")), True)
 
     @tool(READ_ONLY)
     async def debug_source(ctx: Context, file: str | None = None, line: Annotated[int | None, Field(ge=1)] = None,
@@ -465,8 +389,11 @@ def register(server: MCPServer[SessionManager]) -> None:
                            session_id: SessionId = None) -> Annotated[CallToolResult, SourceResult]:
         """Source around a line (default: the stop)."""
         async def work() -> CallToolResult:
-            result = await source_view(manager_of(ctx), file, line, context, session_id)
-            return answer(result, render.source(result))
+            manager = manager_of(ctx)
+            wants_session = session_id or file is None or not os.path.isabs(file)
+            session = manager.get(session_id) if wants_session and manager.all() else None
+            result = await src.view(session, file, line, context)
+            return answer(result, render.source(result, session.cwd if session else None))
         return await guarded(work, "debug_source")
 
     @tool(READ_ONLY)
@@ -475,29 +402,23 @@ def register(server: MCPServer[SessionManager]) -> None:
                            max_bytes: Annotated[int, Field(ge=1, le=1_000_000)] = 8000,
                            session_id: SessionId = None) -> Annotated[CallToolResult, OutputResult]:
         """Program output from a cursor."""
-        async def work() -> CallToolResult:
-            session = manager_of(ctx).get(session_id)
-            streams = None if stream == "all" else frozenset({stream})
-            chunk = session.output.read(cursor, max_bytes, streams)
-            result = OutputResult(session_id=session.id, text=chunk.text, next_cursor=chunk.next_cursor,
-                                  dropped=chunk.dropped, more=chunk.more, state=session.state)
-            return answer(result, render.output(result))
-        return await guarded(work, "debug_output")
+        async def read(s: Session) -> OutputResult:
+            chunk = s.output.read(cursor, max_bytes, None if stream == "all" else frozenset({stream}))
+            return OutputResult(session_id=s.id, text=chunk.text, next_cursor=chunk.next_cursor,
+                                dropped=chunk.dropped, more=chunk.more, state=s.state)
+        return await on_session(ctx, session_id, "debug_output", read, _plain(render.output))
 
     @tool(CONTROL)
     async def debug_trace(ctx: Context, points: list[Place], expressions: list[str],
                           max_hits: Annotated[int, Field(ge=1, le=10_000)] = 50, timeout_s: Timeout = 30,
                           session_id: SessionId = None) -> Annotated[CallToolResult, TraceResult]:
         """Run, recording expressions at points without stopping."""
-        async def work() -> CallToolResult:
+        async def traced(s: Session) -> TraceResult:
             if not points or not expressions:
                 raise UsageError("pass at least one point {file, line} and one expression")
-            session = manager_of(ctx).get(session_id)
-            result = await session.trace([(p.file, p.line) for p in points], expressions, max_hits, timeout_s,
-                                         progress_of(ctx))
-            return answer(result, render.trace(result))
-        return await guarded(work, "debug_trace")
-
+            return await s.trace([(p.file, p.line) for p in points], expressions, max_hits, timeout_s,
+                                 progress_of(ctx))
+        return await on_session(ctx, session_id, "debug_trace", traced, render.trace)
 
     @tool(READ_ONLY)
     async def debug_memory(ctx: Context, address: Annotated[str, Field(description="0x... or expression")],
@@ -507,7 +428,7 @@ def register(server: MCPServer[SessionManager]) -> None:
                            session_id: SessionId = None) -> Annotated[CallToolResult, MemoryResult]:
         """Read (or write) memory."""
         return await on_session(ctx, session_id, "debug_memory",
-                                lambda s: s.memory(address, count, write, frame_id), render.memory)
+                                lambda s: s.memory(address, count, write, frame_id), _plain(render.memory), True)
 
     @tool(READ_ONLY)
     async def debug_disassemble(ctx: Context, address: str | None = None,
@@ -515,14 +436,7 @@ def register(server: MCPServer[SessionManager]) -> None:
                                 session_id: SessionId = None) -> Annotated[CallToolResult, DisassemblyResult]:
         """Disassemble around the pc."""
         return await on_session(ctx, session_id, "debug_disassemble",
-                                lambda s: s.disassemble(address, count, frame_id), render.disassembly)
-
-    @tool(READ_ONLY)
-    async def debug_registers(ctx: Context, frame_id: FrameIndex = None,
-                              session_id: SessionId = None) -> Annotated[CallToolResult, VariablesResult]:
-        """Registers of a frame."""
-        return await on_session(ctx, session_id, "debug_registers",
-                                lambda s: s.registers(frame_id), render.variables)
+                                lambda s: s.disassemble(address, count, frame_id), _plain(render.disassembly), True)
 
     @tool(CONTROL)
     async def debug_watch(ctx: Context, expression: str, access: Literal["write", "read", "readWrite"] = "write",
@@ -532,42 +446,11 @@ def register(server: MCPServer[SessionManager]) -> None:
             bp = await s.watch(expression, access)
             return BreakpointList(session_id=s.id, breakpoints=[bp.info()], exception_filters=s.exception_filters)
         return await on_session(ctx, session_id, "debug_watch", watched,
-                                lambda r: render.breakpoint_line(r.breakpoints[0]))
+                                _plain(lambda r: render.breakpoint_line(r.breakpoints[0])))
 
     @tool(CONTROL)
     async def debug_command(ctx: Context, command: str, frame_id: FrameIndex = None,
                             session_id: SessionId = None) -> Annotated[CallToolResult, CommandResult]:
         """Run a raw debugger command."""
-        return await on_session(ctx, session_id, "debug_command",
-                                lambda s: s.command(command, frame_id), render.command)
-
-
-async def source_view(manager: SessionManager, file: str | None, line: int | None, context: int,
-                      session_id: str | None) -> SourceResult:
-    session = manager.get(session_id) if (session_id or file is None or not os.path.isabs(file)) \
-        and manager.all() else None
-    current = None
-    if file is None:
-        if session is None:
-            raise UsageError("no file given and no session stopped; pass file (and line)")
-        location = await session.current_location()
-        if location is None or not location.file:
-            raise UsageError(f"session {session.id} is not stopped at a source line; pass file (and line)")
-        path = location.file
-        current = location.line
-        line = line or current
-    else:
-        path = session.resolve_path(file) if session else os.path.abspath(file)
-        if session is not None:
-            location = await session.current_location()
-            if location is not None and location.file == path:
-                current = location.line
-    lines = src.read_lines(path)
-    if line is not None and line > len(lines):
-        raise UsageError(f"line {line} is past the end of {path} ({len(lines)} lines)")
-    center = line or 1
-    marks: set[int] = set()
-    if session is not None:
-        marks = {b.actual_line or b.line or 0 for b in session.breakpoints.in_file(path) if not b.internal}
-    text, first, last, total = src.excerpt(path, center, context, current, marks)
-    return SourceResult(file=path, start=first, end=last, total_lines=total, text=text)
+        return await on_session(ctx, session_id, "debug_command", lambda s: s.command(command, frame_id),
+                                _plain(render.command))

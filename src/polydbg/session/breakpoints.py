@@ -14,6 +14,17 @@ from polydbg.backends.base import BreakpointResult, DataBreakpoint, FunctionBrea
 from polydbg.session.model import BreakpointInfo
 
 
+@dataclass(frozen=True)
+class BreakpointRequest:
+    """A line breakpoint as a tool asks for it (also kept by the manager before any session exists)."""
+
+    file: str
+    line: int
+    condition: str | None = None
+    hit_condition: str | None = None
+    log_message: str | None = None
+
+
 @dataclass
 class Breakpoint:
     id: int

@@ -6,13 +6,13 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from typing import Any
 
 import anyio
 
 from polydbg.backends import registry
 from polydbg.backends.base import AttachSpec, LaunchSpec
 from polydbg.errors import UnknownSessionError, UsageError
+from polydbg.session.breakpoints import BreakpointRequest
 from polydbg.session.model import State, StopReport
 from polydbg.session.session import Progress, Session
 
@@ -25,13 +25,13 @@ class SessionManager:
     def __init__(self) -> None:
         self._sessions: dict[str, Session] = {}
         self._ids = itertools.count(1)
-        self._pending: list[Any] = []
+        self._pending: list[BreakpointRequest] = []
 
-    def add_pending(self, breakpoint: Any) -> None:
+    def add_pending(self, breakpoint: BreakpointRequest) -> None:
         """A breakpoint set before any session exists; the next launch applies it."""
         self._pending.append(breakpoint)
 
-    def take_pending(self) -> list[Any]:
+    def take_pending(self) -> list[BreakpointRequest]:
         pending, self._pending = self._pending, []
         return pending
 
@@ -69,6 +69,9 @@ class SessionManager:
             session = max(self._sessions.values(), key=lambda s: s.last_used)
         session.touch()
         return session
+
+    def ids(self) -> list[str]:
+        return list(self._sessions)
 
     def all(self) -> list[Session]:
         return sorted(self._sessions.values(), key=lambda s: int(s.id[1:]))

@@ -110,7 +110,7 @@ class Native:
 
     async def registers(self, frame_index: int | None) -> VariablesResult:
         scope = self.core.life.stopped_scope()
-        backend = self._backend("registers", "debug_registers")
+        backend = self._backend("registers", "registers (debug_variables scope=registers)")
         frame, _ = await self.inspector.frame(scope, frame_index)
         found = await self.core.read(scope, backend.registers(frame))
         return VariablesResult(session_id=self.core.id, scope="Registers", total=len(found),

@@ -205,6 +205,8 @@ class Session:
 
     async def variables(self, frame_index: int | None, ref: int | None, scope: str | None, start: int,
                         count: int, names: list[str] | None) -> VariablesResult:
+        if ref is None and scope is not None and scope.lower().startswith("reg"):
+            return await self.registers(frame_index)  # the general-purpose registers, of native code
         return await self._inspect(lambda: self.inspector.variables(frame_index, ref, scope, start, count, names))
 
     async def evaluate(self, expression: str, frame_index: int | None) -> EvaluateResult:

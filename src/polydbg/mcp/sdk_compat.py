@@ -1,0 +1,32 @@
+"""Every use of the MCP SDK's private parts, in one place (checked against mcp 2.3.0).
+
+polydbg needs three things the SDK has no public API for: the registered tools (to compact their
+input schemas and advertise a plain-object output schema: tools/list is paid for in every
+conversation), the low-level server (to serve stdio on the event loop's own pipes instead of the
+SDK's worker threads), and nothing else. ``tests/unit/test_sdk_compat.py`` exercises each function
+against the installed SDK, so an upgrade that moves one of these fails loudly there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.lowlevel import Server
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools import Tool
+
+
+def registered_tools(server: MCPServer[Any]) -> list[Tool]:
+    """The tools added with ``server.tool`` (``MCPServer._tool_manager``)."""
+    return server._tool_manager.list_tools()
+
+
+def set_output_schema(tool: Tool, schema: dict[str, Any] | None) -> None:
+    """Advertise ``schema`` as the tool's output schema (None: none). ``Tool.output_schema`` is a cached
+    property of its function metadata; the instance value is replaced where the SDK reads it."""
+    tool.__dict__["output_schema"] = schema
+
+
+def lowlevel_server(server: MCPServer[Any]) -> Server[Any]:
+    """The low-level ``Server`` an ``MCPServer`` wraps (``MCPServer._lowlevel_server``)."""
+    return server._lowlevel_server

@@ -1,0 +1,186 @@
+"""Launch and attach preparation: from the tool's arguments to a started session.
+
+Paths are resolved and checked, a ``build`` command runs first, the language and the debugger are
+chosen, pending breakpoints and the exception filters are applied, and the session starts. What is
+wrong with the arguments is found here, before any debugger is spawned, and said with what to do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from polydbg import procs
+from polydbg.backends import registry
+from polydbg.backends.base import AttachSpec, LaunchSpec
+from polydbg.errors import PolydbgError, UsageError, echo
+from polydbg.session import source as src
+from polydbg.session.breakpoints import BreakpointRequest
+from polydbg.session.core import Progress
+from polydbg.session.manager import SessionManager
+from polydbg.session.model import StopReport
+from polydbg.session.session import Session
+
+BUILD_OUTPUT_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class LaunchRequest:
+    program: str | None = None
+    module: str | None = None
+    args: Sequence[str] = ()
+    cwd: str | None = None
+    env: dict[str, str] | None = None
+    language: str | None = None
+    adapter: str | None = None
+    python: str | None = None
+    breakpoints: Sequence[BreakpointRequest] = ()
+    stop_on_entry: bool = False
+    break_on_exception: str = "uncaught"
+    core: str | None = None
+    build: str | None = None
+
+
+@dataclass(frozen=True)
+class AttachRequest:
+    pid: int | None = None
+    host: str | None = None
+    port: int | None = None
+    path_mappings: dict[str, str] | None = None
+    breakpoints: Sequence[BreakpointRequest] = ()
+    language: str | None = None
+    adapter: str | None = None
+    program: str | None = None
+    break_on_exception: str = "uncaught"
+
+
+def _path(value: str, base: str | None = None) -> str:
+    """An absolute, normalized path; a NUL byte (which no path can hold) is a usage error."""
+    if "\0" in value:
+        raise UsageError(f"{echo(value)} contains a NUL byte; pass a path")
+    return os.path.normpath(os.path.join(base or os.getcwd(), os.path.expanduser(value)))
+
+
+def existing_dir(path: str | None, what: str) -> str | None:
+    if path is None:
+        return None
+    full = _path(path)
+    if not os.path.isdir(full):
+        raise UsageError(f"{what} {echo(path)} is not a directory; pass an existing directory")
+    return full
+
+
+async def run_build(command: str, cwd: str, timeout_s: float) -> None:
+    """Run ``build`` (e.g. ``gcc -g -O0 -o app app.c``) before launching; its failure is the answer."""
+    process = await procs.spawn(["/bin/sh", "-c", command], cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
+                                stderr=asyncio.subprocess.STDOUT)
+    try:
+        output, _ = await asyncio.wait_for(process.communicate(), timeout_s)
+    except asyncio.TimeoutError as exc:
+        await procs.kill_group(process.pid)
+        await procs.reap(process)
+        raise UsageError(f"build {echo(command)} did not finish within {timeout_s:g} s") from exc
+    finally:
+        procs.forget_group(process.pid)
+    if process.returncode != 0:
+        text = output.decode("utf-8", "replace")[-BUILD_OUTPUT_CHARS:]
+        raise UsageError(f"build {echo(command)} failed (exit {process.returncode}):\n{text}")
+
+
+def check_breakpoint(request: BreakpointRequest, cwd: str | None = None) -> BreakpointRequest:
+    """The request with an absolute file, checked now: a bad one is refused when it is set, never later."""
+    path = _path(request.file, cwd)
+    lines = src.read_lines(path)
+    if not 1 <= request.line <= len(lines):
+        raise UsageError(f"line {request.line} is outside {echo(path)} (it has {len(lines)} lines); "
+                         f"pass a line between 1 and {len(lines)}")
+    return BreakpointRequest(path, request.line, request.condition, request.hit_condition, request.log_message)
+
+
+async def apply_breakpoints(session: Session, requests: Sequence[BreakpointRequest]) -> None:
+    for request in requests:
+        await session.add_line_breakpoint(request.file, request.line, request.condition, request.hit_condition,
+                                          request.log_message)
+
+
+async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: float,
+                 progress: Progress | None) -> StopReport:
+    if bool(request.program) == bool(request.module):
+        raise UsageError("pass exactly one of program (a path) or module (for python -m)")
+    work_dir = existing_dir(request.cwd, "cwd")
+    path = None
+    if request.program:
+        path = _path(request.program, work_dir)
+        if request.build:
+            await run_build(request.build, work_dir or os.path.dirname(path), timeout_s)
+        if not os.path.exists(path):
+            raise UsageError(f"program {echo(request.program)} not found (looked for {echo(path)}); pass an "
+                             "existing file, absolute or relative to cwd")
+    core_path = None
+    if request.core is not None:
+        core_path = _path(request.core)
+        if not os.path.isfile(core_path) or path is None:
+            raise UsageError(f"core {echo(request.core)} is not a file, or program is missing; pass the executable "
+                             "as program and the core dump it produced as core")
+    language = registry.infer_language(path, request.module, request.language)
+    if path is not None and core_path is None and not os.path.isdir(path):
+        registry.check_launchable(path)
+    home = (path if os.path.isdir(path) else os.path.dirname(path)) if path else None
+    target = os.path.basename(path) if path else f"-m {request.module}"
+    session = manager.create(language, request.adapter, target, work_dir or home or os.getcwd())
+    try:
+        await apply_breakpoints(session, [*manager.take_pending(), *request.breakpoints])
+        session.exception_filters = registry.break_filters(session.adapter, request.break_on_exception)
+    except PolydbgError:
+        await manager.remove(session, detach=False)
+        raise
+    spec = LaunchSpec(program=path, module=request.module, args=tuple(request.args), cwd=work_dir or home,
+                      env=tuple(sorted((request.env or {}).items())), python=request.python,
+                      stop_on_entry=request.stop_on_entry, core=core_path)
+    return await manager.start(session, spec, timeout_s, progress)
+
+
+def attach_language(pid: int | None, language: str | None, adapter: str | None, program: str | None) -> str:
+    """The language of an attach target: explicit, else from the process's executable or the adapter."""
+    if language:
+        return registry.normalize_language(language)
+    if pid is not None:
+        if pid <= 0:
+            raise UsageError(f"pid {pid} is not a process id; pass the pid of a running process (ps shows it)")
+        try:
+            os.kill(pid, 0)
+            exe = os.readlink(f"/proc/{pid}/exe")
+        except ProcessLookupError as exc:
+            raise UsageError(f"no process {pid}; pass the pid of a running process") from exc
+        except OSError:
+            exe = ""
+        if os.path.basename(exe).startswith("python"):
+            return "python"
+        return registry.sniff_binary(exe) or "c"
+    if program:
+        return registry.infer_language(program, None, None)
+    if adapter:
+        return registry.info(adapter).languages[0]
+    return "python"
+
+
+async def attach(manager: SessionManager, request: AttachRequest, timeout_s: float,
+                 progress: Progress | None) -> StopReport:
+    if (request.pid is None) == (request.port is None):
+        raise UsageError("pass pid (a running process) or port (and host) of a listening debug server, e.g. one "
+                         "started with python -m debugpy --listen 5678")
+    language = attach_language(request.pid, request.language, request.adapter, request.program)
+    target = f"pid {request.pid}" if request.pid is not None else f"{request.host or '127.0.0.1'}:{request.port}"
+    session = manager.create(language, request.adapter, target, None)
+    try:
+        await apply_breakpoints(session, request.breakpoints)
+    except PolydbgError:
+        await manager.remove(session, detach=True)
+        raise
+    session.exception_filters = registry.break_filters(session.adapter, request.break_on_exception)
+    spec = AttachSpec(pid=request.pid, host=request.host, port=request.port,
+                      path_mappings=tuple(sorted((request.path_mappings or {}).items())),
+                      program=_path(request.program) if request.program else None)
+    return await manager.start(session, spec, timeout_s, progress)
