@@ -115,7 +115,7 @@ async def test_concurrent_requests_correlated_when_answered_out_of_order(
         await adapter.respond(request, {"answer_to": request["arguments"]["tag"]})
     results = await asyncio.gather(*tasks)
     assert [r["answer_to"] for r in results] == commands
-    assert client._pending == {}
+    assert len(client._pending) == 0
 
 
 async def test_send_request_future_resolves_later(pair: tuple[DapClient, FakeAdapter]) -> None:
@@ -216,7 +216,7 @@ async def test_timeout_raises_and_forgets_the_request(pair: tuple[DapClient, Fak
     # a late answer to the abandoned request is dropped; the client keeps working
     await adapter.respond(slow, {"late": True})
     assert await round_trip(client, adapter) == {"echo": "threads"}
-    assert client._pending == {}
+    assert len(client._pending) == 0
     assert not client.is_closed
 
 
@@ -239,7 +239,7 @@ async def test_eof_fails_every_waiter_and_later_requests(pair: tuple[DapClient, 
     for future in futures:
         with pytest.raises(AdapterGoneError, match="fake closed its connection"):
             await future
-    assert client._pending == {}
+    assert len(client._pending) == 0
     assert client.is_closed
     assert client.closed_reason == "fake closed its connection"
 

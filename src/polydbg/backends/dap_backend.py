@@ -46,7 +46,7 @@ from polydbg.backends.base import (
 )
 from polydbg.backends.kit.frames import FrameHandles
 from polydbg.backends.kit.handles import IdMap
-from polydbg.dap.client import DapClient, wait_response
+from polydbg.dap.client import DapClient
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
 from polydbg.transport.streams import FramedStream
 
@@ -136,7 +136,7 @@ class DapBackend(Backend):
             await configure()
             if body.get("supportsConfigurationDoneRequest", True):
                 await client.request("configurationDone", {}, timeout=timeout_s)
-            await wait_response(started, command, timeout_s, self.name)
+            await client.wait(started, command, timeout_s)
         except AdapterGoneError as exc:
             raise AdapterGoneError(f"{exc}{self._proc.stderr_hint()}") from exc
 

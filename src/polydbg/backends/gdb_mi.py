@@ -92,7 +92,7 @@ from polydbg.errors import (
     AdapterTimeoutError,
     EnvironmentProblem,
 )
-from polydbg.mi.client import MiClient, MiResult, gather_results, mi_quote
+from polydbg.mi.client import MiClient, MiResult, mi_quote
 
 log = logging.getLogger(__name__)
 
@@ -1015,14 +1015,14 @@ class GdbMiBackend(Backend):
             printed = []
             for name, future in paths:
                 with contextlib.suppress(AdapterError):
-                    [path] = await gather_results([(name, future)], INSPECT_TIMEOUT_S)
+                    [path] = await self.client.gather([(name, future)], INSPECT_TIMEOUT_S)
                     expression = str(path.payload.get("path_expr") or "")
                     if expression:
                         printed.append((name, self.client.send(
                             f"-data-evaluate-expression {where}{mi_quote(expression)}")))
             for name, future in printed:
                 with contextlib.suppress(AdapterError):
-                    [value] = await gather_results([(name, future)], INSPECT_TIMEOUT_S)
+                    [value] = await self.client.gather([(name, future)], INSPECT_TIMEOUT_S)
                     out[name] = str(value.payload.get("value", ""))
         rest = [k for k in compound if str(k["name"]) not in out]
         if rest:
@@ -1054,9 +1054,9 @@ class GdbMiBackend(Backend):
         sent = [(c, self.client.send(c)) for c in (
             f"-data-evaluate-expression {where}{mi_quote(expression)}",
             f"-interpreter-exec {where}console {mi_quote('whatis ' + expression)}")]
-        value = await gather_results(sent[:1], INSPECT_TIMEOUT_S)
+        value = await self.client.gather(sent[:1], INSPECT_TIMEOUT_S)
         try:
-            [whatis] = await gather_results(sent[1:], INSPECT_TIMEOUT_S)
+            [whatis] = await self.client.gather(sent[1:], INSPECT_TIMEOUT_S)
             kind = whatis.console.strip().removeprefix("type = ") or None
         except AdapterRequestError:
             kind = None

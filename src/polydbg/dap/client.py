@@ -1,7 +1,8 @@
 """DAP protocol client: sequence numbers, one table of pending request futures, event routing.
 
 Sits on a ``MessageStream`` and knows the DAP envelope (request/response/event) but nothing about
-any particular adapter. Responses are matched by ``request_seq``; events go to handlers registered
+any particular adapter; the pending table, event routing, deadlines and close are the shared
+``ProtocolClient`` core. Responses are matched by ``request_seq``; events go to handlers registered
 by name (unknown events are logged, never fatal); reverse requests (``runInTerminal``,
 ``startDebugging``) go to their own handler table and are refused when unhandled. When the stream
 ends, every waiter fails with ``AdapterGoneError``.
@@ -16,66 +17,34 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
+from polydbg.errors import AdapterGoneError, AdapterRequestError
+from polydbg.protocol.core import AnyEventHandler, EventHandler, ProtocolClient
 from polydbg.transport.streams import MessageStream
 
 log = logging.getLogger(__name__)
 
-EventHandler = Callable[[dict[str, Any]], None]
-AnyEventHandler = Callable[[str, dict[str, Any]], None]
+__all__ = ["AnyEventHandler", "DapClient", "EventHandler", "ReverseHandler"]
+
 ReverseHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 DEFAULT_TIMEOUT_S = 30.0
 
 
-class DapClient:
+class DapClient(ProtocolClient[int, dict[str, Any]]):
     """Talks DAP to one adapter over one stream."""
 
     def __init__(self, stream: MessageStream, name: str = "adapter") -> None:
+        super().__init__(name)
         self._stream = stream
-        self.name = name
         self._seq = 0
-        self._pending: dict[int, tuple[str, asyncio.Future[dict[str, Any]]]] = {}
-        self._event_handlers: dict[str, list[EventHandler]] = {}
-        self._any_event_handlers: list[AnyEventHandler] = []
         self._reverse_handlers: dict[str, ReverseHandler] = {}
-        self._reader: asyncio.Task[None] | None = None
         self._writes: set[asyncio.Task[None]] = set()  # in-flight writes, kept so they are not collected
         self._reverse: set[asyncio.Task[None]] = set()  # reverse requests being handled, cancelled on close
-        self._closed_reason: str | None = None
-        self.closed = asyncio.Event()
 
-    # -- lifecycle -------------------------------------------------------------------------------
-
-    def start(self) -> None:
-        if self._reader is None:
-            self._reader = asyncio.get_running_loop().create_task(self._read_loop(), name=f"dap-{self.name}")
-
-    async def close(self, reason: str = "closed by polydbg") -> None:
-        self._fail_all(reason)
+    async def _close_transport(self) -> None:
         await self._stream.close()
         for task in list(self._reverse):
             task.cancel()
-        if self._reader is not None and self._reader is not asyncio.current_task():
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._reader
-
-    @property
-    def is_closed(self) -> bool:
-        return self._closed_reason is not None
-
-    @property
-    def closed_reason(self) -> str | None:
-        return self._closed_reason
-
-    # -- handlers ---------------------------------------------------------------------------------
-
-    def on_event(self, event: str, handler: EventHandler) -> None:
-        self._event_handlers.setdefault(event, []).append(handler)
-
-    def on_any_event(self, handler: AnyEventHandler) -> None:
-        self._any_event_handlers.append(handler)
 
     def on_reverse_request(self, command: str, handler: ReverseHandler) -> None:
         self._reverse_handlers[command] = handler
@@ -86,30 +55,25 @@ class DapClient:
         """Send a request now; the returned future resolves to the response's body.
 
         Used where the answer must not be awaited before something else is sent (lldb-dap answers
-        ``launch`` only after ``configurationDone``). Prefer ``request``.
+        ``launch`` only after ``configurationDone``); await it with ``wait``. Prefer ``request``.
         """
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[dict[str, Any]] = loop.create_future()
-        if self._closed_reason is not None:
-            future.set_exception(AdapterGoneError(self._closed_reason))
-            return future
         self._seq += 1
         seq = self._seq
+        entry = self._open(seq, command)
+        if isinstance(entry, asyncio.Future):
+            return entry
         message: dict[str, Any] = {"seq": seq, "type": "request", "command": command}
         if arguments is not None:
             message["arguments"] = arguments
-        self._pending[seq] = (command, future)
-        future.add_done_callback(lambda _f: self._pending.pop(seq, None))
-        task = loop.create_task(self._write(message, future))
+        task = asyncio.get_running_loop().create_task(self._write(message, entry.future))
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
-        return future
+        return entry.future
 
     async def request(self, command: str, arguments: dict[str, Any] | None = None,
                       timeout: float = DEFAULT_TIMEOUT_S) -> dict[str, Any]:
         """Send a request and wait for its response body (``{}`` when the adapter sent none)."""
-        future = self.send_request(command, arguments)
-        return await wait_response(future, command, timeout, self.name)
+        return await self.wait(self.send_request(command, arguments), command, timeout)
 
     async def _write(self, message: dict[str, Any], future: asyncio.Future[dict[str, Any]]) -> None:
         try:
@@ -120,32 +84,16 @@ class DapClient:
 
     # -- reading ----------------------------------------------------------------------------------
 
-    async def _read_loop(self) -> None:
-        reason = f"{self.name} closed its connection"
-        try:
-            while True:
-                message = await self._stream.receive()
-                if message is None:
-                    break
-                try:
-                    self._dispatch(message)
-                except (TypeError, ValueError, KeyError, AttributeError):
-                    log.warning("%s: ignoring malformed message %.200r", self.name, message, exc_info=True)
-        except asyncio.CancelledError:
-            reason = f"{self.name} connection closed by polydbg"
-            raise
-        except Exception as exc:  # a bug in a handler must not leave waiters hanging
-            log.exception("%s: reader failed", self.name)
-            reason = f"{self.name} reader failed: {exc}"
-        finally:
-            self._fail_all(reason)
+    async def _receive(self) -> dict[str, Any] | None:
+        return await self._stream.receive()
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if kind == "response":
             self._on_response(message)
         elif kind == "event":
-            self._on_event(message)
+            body = message.get("body")
+            self._events.emit(str(message.get("event", "")), body if isinstance(body, dict) else {})
         elif kind == "request":
             task = asyncio.get_running_loop().create_task(self._on_reverse_request(message))
             self._reverse.add(task)
@@ -154,36 +102,16 @@ class DapClient:
             log.warning("%s: ignoring message of unknown type %r", self.name, kind)
 
     def _on_response(self, message: dict[str, Any]) -> None:
-        entry = self._pending.get(message.get("request_seq", -1))
-        if entry is None:
-            log.warning("%s: response to unknown request %s", self.name, message.get("request_seq"))
-            return
-        command, future = entry
-        if future.done():
-            return
+        seq = message.get("request_seq", -1)
         if message.get("success", False):
             body = message.get("body")
-            future.set_result(body if isinstance(body, dict) else {})
+            entry = self._resolve(seq, body if isinstance(body, dict) else {})
         else:
-            future.set_exception(AdapterRequestError(command, _error_text(message)))
-
-    def _on_event(self, message: dict[str, Any]) -> None:
-        name = message.get("event", "")
-        body = message.get("body")
-        body = body if isinstance(body, dict) else {}
-        handlers = self._event_handlers.get(name, [])
-        if not handlers and not self._any_event_handlers:
-            log.debug("%s: unhandled event %s", self.name, name)
-        for handler in handlers:
-            try:
-                handler(body)
-            except Exception:
-                log.exception("%s: handler for event %r failed", self.name, name)
-        for any_handler in self._any_event_handlers:
-            try:
-                any_handler(name, body)
-            except Exception:
-                log.exception("%s: handler for event %r failed", self.name, name)
+            waiting = self._pending.get(seq)
+            command = waiting.label if waiting is not None else str(message.get("command", ""))
+            entry = self._reject(seq, AdapterRequestError(command, _error_text(message)))
+        if entry is None:
+            log.warning("%s: response to unknown request %s", self.name, seq)
 
     async def _on_reverse_request(self, message: dict[str, Any]) -> None:
         command = message.get("command", "")
@@ -200,28 +128,6 @@ class DapClient:
         response["seq"] = self._seq
         with contextlib.suppress(ConnectionError, OSError, RuntimeError):
             await self._stream.send(response)
-
-    def _fail_all(self, reason: str) -> None:
-        if self._closed_reason is None:
-            self._closed_reason = reason
-        for command, future in list(self._pending.values()):
-            if not future.done():
-                future.set_exception(AdapterGoneError(f"{reason} (while waiting for {command!r})"))
-        self._pending.clear()
-        self.closed.set()
-
-
-async def wait_response(future: asyncio.Future[dict[str, Any]], command: str, timeout: float,
-                        name: str = "adapter") -> dict[str, Any]:
-    """Await a request future with a deadline; a timed-out request is abandoned, not retried."""
-    try:
-        return await asyncio.wait_for(asyncio.shield(future), timeout)
-    except asyncio.TimeoutError:
-        future.cancel()
-        raise AdapterTimeoutError(f"{name} did not answer {command!r} within {timeout:g} s") from None
-    except asyncio.CancelledError:
-        future.cancel()  # the caller gave up: drop the pending entry too
-        raise
 
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")

@@ -20,14 +20,14 @@ Routing of what gdb prints:
   as does console text the ``claim_console`` predicate claims (logpoint output);
 * target (``@``) text always goes to the stream handler.
 
-Every wait has a deadline; when gdb's output ends every pending command fails with
+The pending table, event routing, deadlines (shortened while gdb is stalled) and close are the
+shared ``ProtocolClient`` core: when gdb's output ends every pending command fails with
 ``AdapterGoneError``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
 from collections.abc import Callable, Iterable
@@ -36,6 +36,7 @@ from typing import Any, NamedTuple, Protocol
 from pygdbmi.gdbmiparser import parse_response
 
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
+from polydbg.protocol.core import ProtocolClient
 
 log = logging.getLogger(__name__)
 
@@ -66,16 +67,6 @@ class MiResult(NamedTuple):
     log: str = ""
 
 
-class _Pending:
-    __slots__ = ("command", "console", "future", "log")
-
-    def __init__(self, command: str, future: asyncio.Future[MiResult]) -> None:
-        self.command = command
-        self.future = future
-        self.console: list[str] = []
-        self.log: list[str] = []
-
-
 def mi_quote(text: str) -> str:
     """``text`` as an MI C-string argument (always quoted, so spaces and leading dashes are safe)."""
     out = ['"']
@@ -100,53 +91,28 @@ def command_name(command: str) -> str:
     return command.split(None, 1)[0] if command.strip() else command
 
 
-class MiClient:
+class MiClient(ProtocolClient[int, MiResult]):
     """Talks GDB/MI to one gdb over a line stream."""
+
+    EOF_TEXT = "closed its output"
 
     def __init__(self, reader: asyncio.StreamReader, writer: MiWriter, name: str = "gdb",
                  claim_console: Callable[[str], bool] | None = None) -> None:
+        super().__init__(name)
         self._reader = reader
         self._writer = writer
-        self.name = name
         self._claim_console = claim_console
         self._token = 0
-        self._pending: dict[int, _Pending] = {}
-        self._handlers: dict[str, list[AsyncHandler]] = {}
-        self._any_handlers: list[AnyAsyncHandler] = []
         self._stream_handlers: list[StreamHandler] = []
-        self._task: asyncio.Task[None] | None = None
-        self._closed_reason: str | None = None
-        self.closed = asyncio.Event()
-
-    # -- lifecycle --------------------------------------------------------------------------------
-
-    def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._read_loop(), name=f"mi-{self.name}")
-
-    async def close(self, reason: str = "closed by polydbg") -> None:
-        self._fail_all(reason)
-        if self._task is not None and self._task is not asyncio.current_task():
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-
-    @property
-    def is_closed(self) -> bool:
-        return self._closed_reason is not None
-
-    @property
-    def closed_reason(self) -> str | None:
-        return self._closed_reason
 
     # -- handlers ---------------------------------------------------------------------------------
 
     def on_async(self, name: str, handler: AsyncHandler) -> None:
         """Call ``handler(payload)`` for each ``*name`` / ``=name`` record (e.g. "stopped")."""
-        self._handlers.setdefault(name, []).append(handler)
+        self.on_event(name, handler)
 
     def on_any_async(self, handler: AnyAsyncHandler) -> None:
-        self._any_handlers.append(handler)
+        self.on_any_event(handler)
 
     def on_stream(self, handler: StreamHandler) -> None:
         """Stream text no command claims: console/log while nothing is pending, target output."""
@@ -161,67 +127,59 @@ class MiClient:
         """
         if "\n" in command or "\r" in command:
             raise ValueError(f"an MI command is one line: {command!r}")
-        future: asyncio.Future[MiResult] = asyncio.get_running_loop().create_future()
-        if self._closed_reason is not None:
-            future.set_exception(AdapterGoneError(f"{self._closed_reason} (cannot send {command_name(command)!r})"))
-            return future
         self._token += 1
         token = self._token
-        self._pending[token] = _Pending(command, future)
-        future.add_done_callback(lambda f: self._done(token, f))
+        entry = self._open(token, command_name(command))
+        if isinstance(entry, asyncio.Future):
+            return entry
+        entry.extra.update(command=[command], console=[], log=[])
         try:
             self._writer.write(f"{token}{command}\n".encode())
         except (ConnectionError, OSError, RuntimeError) as exc:
-            if not future.done():
-                future.set_exception(AdapterGoneError(f"{self.name}: cannot send {command_name(command)!r}: {exc}"))
+            if not entry.future.done():
+                entry.future.set_exception(AdapterGoneError(f"{self.name}: cannot send {entry.label!r}: {exc}"))
         log.debug("%s <- %d%s", self.name, token, command)
-        return future
-
-    def _done(self, token: int, future: asyncio.Future[MiResult]) -> None:
-        self._pending.pop(token, None)
-        if not future.cancelled():
-            future.exception()  # mark it retrieved: a pipelined command's failure may go unawaited
+        return entry.future
 
     async def command(self, command: str, timeout: float = DEFAULT_TIMEOUT_S) -> MiResult:
         """Send one command and wait for its result (``AdapterRequestError`` on ``^error``)."""
-        return await wait_result(self.send(command), command, timeout, self.name)
+        return await self.wait(self.send(command), command_name(command), timeout)
 
     async def commands(self, commands: Iterable[str], timeout: float = DEFAULT_TIMEOUT_S) -> list[MiResult]:
         """Pipeline several commands; their results in order, or the first failure (all are awaited)."""
         sent = [(c, self.send(c)) for c in commands]
-        return await gather_results(sent, timeout, self.name)
+        return await self.gather(sent, timeout)
+
+    async def gather(self, sent: list[tuple[str, asyncio.Future[MiResult]]], timeout: float) -> list[MiResult]:
+        """Wait for pipelined commands; every future is awaited (no unretrieved errors), the first error raised."""
+        results: list[MiResult] = []
+        first: BaseException | None = None
+        for command, future in sent:
+            try:
+                results.append(await self.wait(future, command_name(command), timeout))
+            except (AdapterRequestError, AdapterTimeoutError, AdapterGoneError) as exc:
+                if first is None:
+                    first = exc
+        if first is not None:
+            raise first
+        return results
 
     # -- reading ----------------------------------------------------------------------------------
 
-    async def _next_line(self) -> bytes | None:
+    async def _receive(self) -> str | None:
         parts: list[bytes] = []
         while True:
             try:
                 parts.append(await self._reader.readuntil(b"\n"))
-                return b"".join(parts)
+                break
             except asyncio.LimitOverrunError as exc:  # a line longer than the reader's buffer
                 parts.append(await self._reader.readexactly(exc.consumed))
             except asyncio.IncompleteReadError as exc:
                 parts.append(exc.partial)
-                line = b"".join(parts)
-                return line if line else None
-
-    async def _read_loop(self) -> None:
-        reason = f"{self.name} closed its output"
-        try:
-            while True:
-                raw = await self._next_line()
-                if raw is None:
-                    break
-                self._dispatch(raw.decode("utf-8", "replace").rstrip("\r\n"))
-        except asyncio.CancelledError:
-            reason = f"{self.name} connection closed by polydbg"
-            raise
-        except Exception as exc:  # a bug in a handler must not leave waiters hanging
-            log.exception("%s: MI reader failed", self.name)
-            reason = f"{self.name} reader failed: {exc}"
-        finally:
-            self._fail_all(reason)
+                if not b"".join(parts):
+                    return None
+                break
+        return b"".join(parts).decode("utf-8", "replace").rstrip("\r\n")
 
     def _dispatch(self, line: str) -> None:
         if not line or line.startswith("(gdb)"):
@@ -239,7 +197,8 @@ class MiClient:
         if kind == "result":
             self._on_result(record.get("token"), str(record.get("message")), record.get("payload"))
         elif kind == "notify":
-            self._on_async(str(record.get("message")), record.get("payload"))
+            payload = record.get("payload")
+            self._events.emit(str(record.get("message")), payload if isinstance(payload, dict) else {})
         elif kind in ("console", "log", "target"):
             self._on_stream(str(kind), str(record.get("payload") or ""))
         elif kind == "output":  # not MI at all (gdb printed something raw)
@@ -247,53 +206,31 @@ class MiClient:
 
     def _fail_unparsed(self, line: str) -> None:
         match = _RESULT_TOKEN.match(line)
-        entry = self._pending.get(int(match.group(1))) if match else None
-        if entry is not None and not entry.future.done():
-            entry.future.set_exception(AdapterRequestError(command_name(entry.command),
-                                                           f"unreadable answer from {self.name}: {line[:200]}"))
+        if match:
+            token = int(match.group(1))
+            entry = self._pending.get(token)
+            if entry is not None:
+                unreadable = f"unreadable answer from {self.name}: {line[:200]}"
+                self._reject(token, AdapterRequestError(entry.label, unreadable))
 
     def _on_result(self, token: int | None, cls: str, payload: Any) -> None:
         entry = self._pending.get(token) if token is not None else None
-        if entry is None:
+        if token is None or entry is None:
             log.debug("%s: result for unknown token %s: %s", self.name, token, cls)
-            return
-        if entry.future.done():
+            self._heard_answer()
             return
         body = payload if isinstance(payload, dict) else {}
         if cls == "error":
-            message = str(body.get("msg") or "command failed")
-            entry.future.set_exception(AdapterRequestError(command_name(entry.command), message))
+            self._reject(token, AdapterRequestError(entry.label, str(body.get("msg") or "command failed")))
         else:
-            entry.future.set_result(MiResult(cls, body, "".join(entry.console), "".join(entry.log)))
-
-    def _on_async(self, name: str, payload: Any) -> None:
-        body = payload if isinstance(payload, dict) else {}
-        handlers = self._handlers.get(name, [])
-        if not handlers and not self._any_handlers:
-            log.debug("%s: unhandled async record %s", self.name, name)
-        for handler in handlers:
-            try:
-                handler(body)
-            except Exception:
-                log.exception("%s: handler for %r failed", self.name, name)
-        for any_handler in self._any_handlers:
-            try:
-                any_handler(name, body)
-            except Exception:
-                log.exception("%s: handler for %r failed", self.name, name)
-
-    def _oldest_pending(self) -> _Pending | None:
-        for entry in self._pending.values():
-            if not entry.future.done():
-                return entry
-        return None
+            self._resolve(token, MiResult(cls, body, "".join(entry.extra["console"]), "".join(entry.extra["log"])))
 
     def _on_stream(self, kind: str, text: str) -> None:
         if kind != "target" and not (kind == "console" and self._claim_console is not None
                                      and self._claim_console(text)):
-            entry = self._oldest_pending()
+            entry = self._pending.oldest()
             if entry is not None:
-                (entry.console if kind == "console" else entry.log).append(text)
+                entry.extra["console" if kind == "console" else "log"].append(text)
                 return
         self._emit_stream(kind, text)
 
@@ -304,41 +241,4 @@ class MiClient:
             except Exception:
                 log.exception("%s: stream handler failed", self.name)
 
-    def _fail_all(self, reason: str) -> None:
-        if self._closed_reason is None:
-            self._closed_reason = reason
-        for entry in list(self._pending.values()):
-            if not entry.future.done():
-                entry.future.set_exception(
-                    AdapterGoneError(f"{reason} (while waiting for {command_name(entry.command)!r})"))
-        self._pending.clear()
-        self.closed.set()
 
-
-async def wait_result(future: asyncio.Future[MiResult], command: str, timeout: float,
-                      name: str = "gdb") -> MiResult:
-    """Await a command's future with a deadline; a timed-out command is abandoned, not retried."""
-    try:
-        return await asyncio.wait_for(asyncio.shield(future), timeout)
-    except asyncio.TimeoutError:
-        future.cancel()
-        raise AdapterTimeoutError(f"{name} did not answer {command_name(command)!r} within {timeout:g} s") from None
-    except asyncio.CancelledError:
-        future.cancel()
-        raise
-
-
-async def gather_results(sent: list[tuple[str, asyncio.Future[MiResult]]], timeout: float,
-                         name: str = "gdb") -> list[MiResult]:
-    """Wait for pipelined commands; every future is awaited (no unretrieved errors), the first error raised."""
-    results: list[MiResult] = []
-    first: BaseException | None = None
-    for command, future in sent:
-        try:
-            results.append(await wait_result(future, command, timeout, name))
-        except (AdapterRequestError, AdapterTimeoutError, AdapterGoneError) as exc:
-            if first is None:
-                first = exc
-    if first is not None:
-        raise first
-    return results

@@ -14,7 +14,8 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from polydbg.backends.base import AttachSpec, Backend, BackendFactory, LaunchSpec
-from polydbg.errors import AdapterGoneError, AdapterRequestError, SessionEndedError
+from polydbg.backends.registry import adapters_for
+from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, SessionEndedError
 from polydbg.session.breakpoints import BreakpointStore
 from polydbg.session.model import State
 from polydbg.session.output import OutputBuffer
@@ -79,6 +80,15 @@ class SessionCore:
             if not self.life.ended:
                 self.life.to(State.terminated, cause=f"the {self.adapter} adapter is gone: {exc}")
             raise SessionEndedError(self.life.ended_text()) from exc
+        except AdapterTimeoutError as exc:
+            raise AdapterTimeoutError(f"{exc}. {self.hung_hint()}") from exc
+
+    def hung_hint(self) -> str:
+        """What to do about a debugger that stopped answering."""
+        others = [a for a in adapters_for(self.language) if a != self.adapter]
+        instead = f"; debug_launch with adapter={others[0]!r} tries another debugger" if others else ""
+        return (f"If the {self.adapter} adapter stays unresponsive, debug_terminate ends this session "
+                f"and its program{instead}")
 
     async def read(self, scope: StopScope, awaitable: Awaitable[T]) -> T:
         """A backend call made for one stop: its answer only counts if that stop is still current.

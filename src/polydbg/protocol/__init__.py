@@ -1,0 +1,1 @@
+"""What every debugger-protocol client shares (see core)."""
