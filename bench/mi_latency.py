@@ -33,7 +33,7 @@ from pathlib import Path
 
 from _util import ROOT, become_subreaper, median, ms, report_leftovers, table
 from polydbg.backends.base import BreakpointResult, FrameRef, LaunchSpec, SourceBreakpoint, StopEvent
-from polydbg.backends.gdb_mi import GdbMiBackend
+from polydbg.backends.gdb import GdbMiBackend
 from polydbg.mi.client import MiClient
 from polydbg.session.manager import SessionManager
 from polydbg.session.session import Session

@@ -8,19 +8,16 @@ from typing import Any
 
 import pytest
 
-from polydbg.backends.gdb_mi import (
+from polydbg.backends.gdb.commands import breakpoint_result, flatten_disassembly, parse_hit_condition, shell_args
+from polydbg.backends.gdb.values import (
     SUMMARY_ITEMS,
-    _flatten_disassembly,
-    _pair_up,
-    _summary,
-    breakpoint_result,
     element_count,
     expandable,
-    parse_hit_condition,
-    shell_args,
+    pair_up,
     short_rust_type,
     short_rust_value,
     short_type,
+    summary_of,
 )
 
 STRING = "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"
@@ -282,7 +279,7 @@ def test_a_reference_to_a_struct_is_expandable() -> None:
     assert expandable("const point &", "@0x7fffffffe69c: {x = 3, y = 4}", None)
 
 
-# -- _pair_up and _summary -------------------------------------------------------------------------------------
+# -- pair_up and summary_of -------------------------------------------------------------------------------------
 
 
 def _kids(*pairs: tuple[str, str]) -> list[dict[str, Any]]:
@@ -293,43 +290,43 @@ MAP_KIDS = _kids(("[0]", '"ann"'), ("[1]", "31"), ("[2]", '"bob"'), ("[3]", "42"
 
 
 def test_pair_up_names_each_value_by_its_key() -> None:
-    assert _pair_up(MAP_KIDS) == [{"name": "var1.1", "exp": '["ann"]', "value": "31"},
+    assert pair_up(MAP_KIDS) == [{"name": "var1.1", "exp": '["ann"]', "value": "31"},
                                   {"name": "var1.3", "exp": '["bob"]', "value": "42"}]
 
 
 def test_pair_up_drops_a_key_without_its_value_and_leaves_its_input_alone() -> None:
-    assert [p["exp"] for p in _pair_up(MAP_KIDS[:3])] == ['["ann"]']
-    assert _pair_up([]) == []
+    assert [p["exp"] for p in pair_up(MAP_KIDS[:3])] == ['["ann"]']
+    assert pair_up([]) == []
     assert MAP_KIDS[1]["exp"] == "[1]"  # the children themselves are not renamed
 
 
 def test_summary_of_a_map_a_struct_and_an_array() -> None:
-    assert _summary(MAP_KIDS, "map") == '{["ann"] = 31, ["bob"] = 42}'
-    assert _summary(_kids(("x", "1"), ("y", "2")), "") == "{x = 1, y = 2}"
-    assert _summary(_kids(("0", "1"), ("1", "2")), "") == "{1, 2}"  # positional: values only
-    assert _summary(_kids(("[0]", "1"), ("[1]", "2")), "array") == "{1, 2}"
-    assert _summary(_kids(("0", "1"), ("name", "2")), "") == "{0 = 1, name = 2}"  # mixed: named
-    assert _summary([], "") == "{}"
+    assert summary_of(MAP_KIDS, "map") == '{["ann"] = 31, ["bob"] = 42}'
+    assert summary_of(_kids(("x", "1"), ("y", "2")), "") == "{x = 1, y = 2}"
+    assert summary_of(_kids(("0", "1"), ("1", "2")), "") == "{1, 2}"  # positional: values only
+    assert summary_of(_kids(("[0]", "1"), ("[1]", "2")), "array") == "{1, 2}"
+    assert summary_of(_kids(("0", "1"), ("name", "2")), "") == "{0 = 1, name = 2}"  # mixed: named
+    assert summary_of([], "") == "{}"
 
 
 def test_summary_shows_at_most_summary_items_then_an_ellipsis() -> None:
     exactly = _kids(*((str(i), str(i)) for i in range(SUMMARY_ITEMS)))
-    assert _summary(exactly, "") == "{" + ", ".join(str(i) for i in range(SUMMARY_ITEMS)) + "}"
+    assert summary_of(exactly, "") == "{" + ", ".join(str(i) for i in range(SUMMARY_ITEMS)) + "}"
     more = _kids(*((str(i), str(i)) for i in range(SUMMARY_ITEMS + 1)))
-    assert _summary(more, "") == "{" + ", ".join(str(i) for i in range(SUMMARY_ITEMS)) + ", …}"
+    assert summary_of(more, "") == "{" + ", ".join(str(i) for i in range(SUMMARY_ITEMS)) + ", …}"
     pairs = _kids(*(kv for i in range(SUMMARY_ITEMS + 1) for kv in ((f"[{2 * i}]", str(i)), (f"[{2 * i + 1}]", "v"))))
-    shown = _summary(pairs, "map")
+    shown = summary_of(pairs, "map")
     assert shown.endswith(", …}") and shown.count(" = v") == SUMMARY_ITEMS  # pairs count, not children
 
 
-# -- _flatten_disassembly ---------------------------------------------------------------------------------------
+# -- flatten_disassembly ---------------------------------------------------------------------------------------
 
 
 def test_flatten_plain_instructions() -> None:
     items = [{"address": "0x1001", "func-name": "main", "offset": "1", "inst": "mov %rsp,%rbp"},
              {"address": "0x1000", "func-name": "main", "offset": "0", "inst": "push %rbp"},
              {"address": "0x1004", "inst": "nop"}]
-    assert [(i.address, i.text, i.symbol, i.file, i.line) for i in _flatten_disassembly(items)] == [
+    assert [(i.address, i.text, i.symbol, i.file, i.line) for i in flatten_disassembly(items)] == [
         (0x1000, "push %rbp", "main+0", None, None),  # in address order
         (0x1001, "mov %rsp,%rbp", "main+1", None, None),
         (0x1004, "nop", None, None, None)]
@@ -345,12 +342,12 @@ def test_flatten_source_groups_keeps_each_instructions_line_and_file() -> None:
         {"line": "6", "file": "q.c", "line_asm_insn": [{"address": "0x1008", "inst": "ret"}, "junk"]},  # unwrapped
         {"address": "0x1004", "inst": "a duplicate of an address already seen"},
     ]
-    assert [(i.address, i.text, i.symbol, i.file, i.line) for i in _flatten_disassembly(items)] == [
+    assert [(i.address, i.text, i.symbol, i.file, i.line) for i in flatten_disassembly(items)] == [
         (0x1000, "push", None, "p.c", 4),
         (0x1004, "movl $0x0,-0x4(%rbp)", "main+4", "/src/p.c", 5),  # fullname over file; the first one kept
         (0x1008, "ret", None, "q.c", 6)]
 
 
 def test_flatten_nothing() -> None:
-    assert _flatten_disassembly([]) == []
-    assert _flatten_disassembly(["junk", 3, None]) == []
+    assert flatten_disassembly([]) == []
+    assert flatten_disassembly(["junk", 3, None]) == []

@@ -29,7 +29,7 @@ BACKENDS: dict[str, BackendInfo] = {info.name: info for info in (
         find=locate.find_lldb_dap, install="apt-get install lldb-22   (or any lldb ≥ 18 that ships lldb-dap)",
         break_on_exception={"raised": ("cpp_throw",)}),  # C++ only; other languages drop it
     BackendInfo(
-        name="gdb", target="polydbg.backends.gdb_mi:GdbMiBackend", languages=("c", "cpp", "rust"),
+        name="gdb", target="polydbg.backends.gdb:GdbMiBackend", languages=("c", "cpp", "rust"),
         find=lambda: locate.which("gdb"), install="apt-get install gdb gdbserver",
         break_on_exception={"raised": ("throw",)}),
     BackendInfo(

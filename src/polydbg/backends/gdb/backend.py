@@ -1,60 +1,16 @@
-"""C, C++ and Rust through gdb's machine interface (GDB/MI 3), for gdbs without DAP (Debian's 13.1).
-
-How the DAP vocabulary of the Backend protocol maps onto gdb:
-
-- Process: ``gdb --interpreter=mi3 -q -nx`` owned by a ``procs.DebuggerProcess``, commands
-  over stdin with numeric tokens (``polydbg.mi.client``), ``mi-async on`` so gdb takes commands while
-  the program runs (``-exec-interrupt``). The program gets a pty of its own (``-inferior-tty-set``):
-  its stdout and stderr (merged: a pty has one stream) never mix into the MI stream and arrive as
-  ``stdout`` output; at every stop and exit the pty is drained first, so a report has all the output
-  printed before it.
-- Frames: a ``FrameRef`` (thread, index) becomes ``--thread T --frame L`` with L the index plus the
-  machinery frames hidden at a throw/catch/SIGABRT stop; scopes are "Locals" (``-stack-list-variables``,
-  arguments first) and "Registers" (the "general" register group, hex).
-- Values are printed by gdb with pretty printers on (libstdc++'s auto-load on Debian; Rust's
-  ``gdb_load_rust_pretty_printers.py`` is sourced from the toolchain for Rust only), so a
-  ``std::vector<int>`` reads ``std::vector of length 3, capacity 3 = {1, 2, 3}``. Expandable values
-  get a ref; expanding creates a varobj (``-var-create``) and lists its children
-  (``-var-list-children``), C++ access groups (public/private) flattened, compound children shown
-  with a one-level summary ``{id = 1, label = "one"}``. Varobjs are deleted when the program moves.
-- Breakpoints: ``-break-insert -f`` (pending allowed) with ``-c`` for conditions; hit conditions:
-  ``N`` and ``>= N`` → ignore count N-1 (stop on the Nth hit and every one after), ``> N`` → ignore
-  count N, ``== N`` / ``< N`` / ``<= N`` / ``% N`` → a per-breakpoint counter in the condition
-  (``++$_polydbg_hK == N``), which counts only hits whose condition holds (an ignore count counts
-  every hit, gdb skips the condition while it runs down). Logpoints are ``-dprintf-insert`` whose
-  message is formatted by a small Python function loaded into gdb (each ``{expr}`` evaluated,
-  ``<error: …>`` when it fails, never stopping the program); each file's set is diffed
-  (``kit.bpdiff``), so unchanged breakpoints keep their numbers and counts, and gdb's numbers are
-  mapped to polydbg's breakpoint ids. Watchpoints are ``-break-watch`` [-r|-a].
-- Stops: breakpoint-hit → breakpoint (function breakpoint, entry for ``--start``),
-  end-stepping-range / function-finished / location-reached → step (a finish says what returned),
-  signal-received → exception with the signal name (SIGSEGV …), or pause after ``-exec-interrupt``,
-  watchpoint-trigger → data breakpoint, exited* → exited (exit code; 128+N for signal N) and
-  terminated. A core file is loaded with ``-target-select core`` after the program and reported as
-  one stop: exception (when the core records a fatal signal) or ``core``.
-- Attach: ``-target-attach PID``, or ``-target-select remote HOST:PORT`` for gdbserver (the
-  program given for symbols; path mappings become ``set substitute-path``); after configuration
-  the target is continued, like DAP adapters that attach to a running program.
-- End: terminate SIGKILLs a local inferior (``kill`` for a remote one), sends ``-gdb-exit`` and
-  kills gdb's process group; detach is ``-target-detach``. Nothing is left behind.
-"""
+"""GdbMiBackend: the Backend protocol over GDB/MI (how each part maps onto gdb: the package docstring)."""
 
 from __future__ import annotations
 
 import asyncio
-import codecs
 import contextlib
 import logging
 import os
 import re
-import shlex
 import shutil
 import signal
-import termios
-import tty
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from polydbg import procs
@@ -81,6 +37,45 @@ from polydbg.backends.base import (
     Thread,
     Variable,
 )
+from polydbg.backends.gdb.commands import (
+    CORE_SIGNAL,
+    GDB_PYTHON,
+    LOG_MARK,
+    REGISTER_LINE,
+    WATCH_FLAGS,
+    breakpoint_result,
+    flatten_disassembly,
+    function_key,
+    gdb_arg,
+    line_key,
+    logpoint_call,
+    parse_hit_condition,
+    python_exec,
+    rust_printer_dir,
+    shell_args,
+    watch_key,
+    watchpoint_of,
+)
+from polydbg.backends.gdb.terminal import InferiorTerminal
+from polydbg.backends.gdb.values import (
+    ARRAY_TYPE,
+    SUMMARY_ITEMS,
+    as_dict,
+    child_name,
+    children_of,
+    element_count,
+    expandable,
+    is_access_group,
+    is_placeholder,
+    is_pointer,
+    pair_up,
+    pointer_expandable,
+    short_rust_type,
+    short_rust_value,
+    short_type,
+    summary_of,
+    to_int,
+)
 from polydbg.backends.kit import bpdiff
 from polydbg.backends.kit.bpdiff import Placed
 from polydbg.backends.kit.frames import FrameHandles, leading
@@ -96,190 +91,11 @@ from polydbg.mi.client import MiClient, MiResult, mi_quote
 
 log = logging.getLogger(__name__)
 
+
 INSPECT_TIMEOUT_S = 10.0
 CHILD_CAP = 256  # children listed when no count is asked (the session pages the rest with child_slice)
 SUMMARY_CHILDREN = 32  # compound children per listing that get a one-level {…} summary
-SUMMARY_ITEMS = 12  # members shown in such a summary
-LOG_MARK = "<polydbg-log>"  # prefixes every logpoint line gdb prints (see _GDB_PYTHON)
 _STEP_COMMANDS: dict[StepKind, str] = {"over": "-exec-next", "into": "-exec-step", "out": "-exec-finish"}
-_ACCESS_GROUPS = frozenset({"public", "private", "protected"})
-_WATCH_FLAGS = {"write": "", "read": "-r ", "readWrite": "-a "}
-_HIT = re.compile(r"^\s*(==|=|>=|>|<=|<|%)?\s*(\d+)\s*$")
-_CORE_SIGNAL = re.compile(r"Program terminated with signal (SIG[A-Z0-9]+), ([^.\n]*)")
-_COUNT = re.compile(r"\b(?:of length|with) (\d+) elements?\b|\bof length (\d+)\b|\b(?:size|len)=(\d+)\b")
-_ARRAY_TYPE = re.compile(r"\[(\d+)\]$")
-_CHAR_POINTER = re.compile(r"\bchar(?:8_t|16_t|32_t)?\s*(?:const\s*)?\*$|\bwchar_t\s*(?:const\s*)?\*$")
-_FUNCTION_POINTER = re.compile(r"\(\*\)")
-_REGISTER_LINE = re.compile(r"^(\w+)\s+(\S+)")
-
-# Loaded into gdb's Python at start: ``$_polydbg_log(hex)`` formats a logpoint message (hex-encoded
-# UTF-8, so no quoting can break it): each {expression} is evaluated in the stopped frame (with the
-# pretty printers), a failure reads <error: …> instead of stopping the program, and every line is
-# written to gdb's console with LOG_MARK in front. It returns 0, printed by the dprintf as "%.0d"
-# (nothing): a dprintf ``%s`` of a string made by gdb would have to be copied into the inferior.
-_GDB_PYTHON = """
-import re as _re
-import gdb as _gdb
-
-class _PolydbgLog(_gdb.Function):
-    def __init__(self):
-        super().__init__("_polydbg_log")
-
-    def invoke(self, template):
-        text = bytes.fromhex(template.string()).decode("utf-8", "replace")
-
-        def value(match):
-            try:
-                return str(_gdb.parse_and_eval(match.group(1)))
-            except Exception as exc:
-                return "<error: %s>" % exc
-
-        out = _re.sub(r"\\{([^{}]+)\\}", value, text)
-        _gdb.write("".join("MARK" + line + "\\n" for line in out.split("\\n")))
-        return 0
-
-_PolydbgLog()
-""".replace("MARK", LOG_MARK)
-
-
-def _int(value: Any, default: int = 0, base: int = 10) -> int:
-    try:
-        return int(str(value), base)
-    except (TypeError, ValueError):
-        return default
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _children_of(payload: dict[str, Any]) -> list[dict[str, Any]]:
-    kids = payload.get("children") or []
-    out = []
-    for kid in kids if isinstance(kids, list) else [kids]:
-        if isinstance(kid, dict):
-            out.append(kid.get("child", kid) if isinstance(kid.get("child"), dict) else kid)
-    return out
-
-
-def _is_access_group(child: dict[str, Any]) -> bool:
-    return str(child.get("exp")) in _ACCESS_GROUPS and "type" not in child
-
-
-def _is_pointer(type_: str) -> bool:
-    t = type_.strip()
-    return t.endswith("*") or t.endswith("* const") or t.startswith(("*const ", "*mut "))
-
-
-def _pointer_expandable(type_: str, value: str) -> bool:
-    t = type_.strip()
-    if not (_is_pointer(t) or t.startswith("&")) or _FUNCTION_POINTER.search(t) or _CHAR_POINTER.search(t):
-        return False
-    if re.match(r"^(const\s+)?void\s*\*", t) or t.startswith(("&str", "&[u8]")):
-        return False
-    address = value.split(None, 1)[0] if value else ""
-    return address not in ("0x0", "", "<optimized") and not value.startswith("<")
-
-
-def expandable(type_: str | None, value: str, compound: bool | None) -> bool:
-    """Whether a value has children worth a ref: compound (struct/array/container) or a pointer to one."""
-    v = value.strip()
-    if v.startswith("<") and v.endswith(">"):  # <optimized out>, <error: …>, <synthetic pointer>
-        return False
-    if compound:
-        return not v.startswith(('"', "'")) and v not in ("{}", "")
-    if type_ and re.search(r"&&?$", type_.strip()):  # a C++ reference: what it refers to decides
-        compound = None
-    if compound is None and (v.startswith("{") or " = {" in v or re.search(r"\) = \[", v)):
-        return v not in ("{}",)
-    return bool(type_) and _pointer_expandable(type_ or "", v)
-
-
-_DEFAULT_ARGS = (", std::allocator<", ", std::less<", ", std::hash<", ", std::equal_to<", ", std::char_traits<",
-                 ", std::default_delete<")
-_STRING_TYPES = re.compile(r"std::(?:__cxx11::)?basic_string<char, std::char_traits<char>, std::allocator<char> ?>")
-
-
-_RUST_PATHS = re.compile(r"\b(?:alloc::(?:vec|string|boxed|rc|sync|collections::[a-z_]+)|core::(?:option|result|cell)"
-                         r"|std::collections::hash::(?:map|set))::")
-_RUST_ENUM = re.compile(r"\bcore::(?:option::Option|result::Result)<.*?>::(Some|None|Ok|Err)\b")
-
-
-def short_rust_type(type_: str) -> str:
-    """A Rust type without std's module paths and default allocator: ``Vec<i32>``, ``Option<String>``."""
-    return _RUST_PATHS.sub("", type_.replace(", alloc::alloc::Global", ""))
-
-
-def short_rust_value(value: str) -> str:
-    """``Some(7)`` for gdb's ``core::option::Option<i32>::Some(7)`` (and None, Ok, Err)."""
-    return _RUST_ENUM.sub(r"\1", value) if "core::" in value else value
-
-
-def short_type(type_: str) -> str:
-    """A C++ type without libstdc++'s default template arguments: ``std::map<std::string, int>``."""
-    if "std::" not in type_:
-        return type_
-    text = _STRING_TYPES.sub("std::string", type_)
-    for marker in _DEFAULT_ARGS:
-        while (at := text.find(marker)) >= 0:
-            depth, end = 0, at + len(marker) - 1
-            for end in range(at + len(marker) - 1, len(text)):
-                depth += {"<": 1, ">": -1}.get(text[end], 0)
-                if depth == 0:
-                    break
-            text = text[:at] + text[end + 1:]
-    return re.sub(r" +>", ">", text)
-
-
-def element_count(type_: str | None, value: str) -> int | None:
-    """The number of elements of an array type or of a pretty-printed container, when it says."""
-    if type_:
-        match = _ARRAY_TYPE.search(type_.strip())
-        if match:
-            return int(match.group(1))
-    head = value.split("=", 1)[0] if " = {" in value else value
-    match = _COUNT.search(head[:200])
-    if match:
-        return int(next(g for g in match.groups() if g is not None))
-    return None
-
-
-def parse_hit_condition(text: str) -> tuple[str, int]:
-    """(operator, N) of a hit condition; raises ValueError when it is not one."""
-    match = _HIT.match(text)
-    if not match or (int(match.group(2)) < 1 and (match.group(1) or "") not in (">", "<", "<=")):
-        raise ValueError(text)
-    return match.group(1) or ">=", int(match.group(2))
-
-
-def breakpoint_result(bkpt: dict[str, Any]) -> BreakpointResult:
-    """A BreakpointResult from a gdb ``bkpt`` tuple (pending, single or multiple locations)."""
-    line = bkpt.get("line")
-    locations = bkpt.get("locations")
-    if line is None and isinstance(locations, list):
-        line = next((loc.get("line") for loc in locations if isinstance(loc, dict) and loc.get("line")), None)
-    pending = bkpt.get("addr") == "<PENDING>" or "pending" in bkpt
-    message = None
-    if pending:
-        what = bkpt.get("pending") or bkpt.get("original-location") or "the location"
-        message = f"pending: {what} is not in the program's code (yet); it resolves if a library loads it"
-    return BreakpointResult(verified=not pending, line=_int(line) or None if line else None, message=message)
-
-
-def shell_args(args: tuple[str, ...]) -> tuple[str, bool]:
-    """The argument string for ``-exec-arguments`` and whether it needs gdb's startup shell.
-
-    Without the shell gdb splits arguments at whitespace and passes quotes literally, so plain
-    arguments go as they are (no shell: faster start); any argument with whitespace, quotes or shell
-    syntax is quoted for /bin/sh and the shell is used.
-    """
-    if all(a and not re.search(r"[\s'\"\\$`|&;<>(){}*?\[\]~#!]", a) for a in args):
-        return " ".join(args), False
-    return " ".join(shlex.quote(a) for a in args), True
-
-
-def _logpoint_call(message: str) -> str:
-    return f'$_polydbg_log("{message.encode().hex()}")'
 
 
 @dataclass
@@ -321,10 +137,7 @@ class GdbMiBackend(Backend):
         self._terminated_reported = False
         self._exited = False
         self.debuggee_pid: int | None = None
-        # pty of the inferior
-        self._pty_master: int | None = None
-        self._pty_slave: int | None = None
-        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._terminal = InferiorTerminal(lambda text: self._listener.on_output("stdout", text))
         self._console_line = ""
         # breakpoints
         self._line_bps: dict[str, list[Placed[int]]] = {}
@@ -354,12 +167,10 @@ class GdbMiBackend(Backend):
         self._mode = "core" if spec.core else "launch"
         self._core = spec.core
         client = await self._start_gdb(timeout_s)
-        commands = [f"-file-exec-and-symbols {_gdb_arg(spec.program)}"]
+        commands = [f"-file-exec-and-symbols {gdb_arg(spec.program)}"]
         commands += await self._language_commands()
         if not spec.core:
-            master, slave = self._open_pty()
-            commands.append(f"-inferior-tty-set {mi_quote(os.ttyname(slave))}")
-            self._watch_pty(master)
+            commands.append(f"-inferior-tty-set {mi_quote(self._terminal.open())}")
             arguments, shell = shell_args(spec.args)
             commands.append(f"-gdb-set startup-with-shell {'on' if shell else 'off'}")
             if arguments:
@@ -381,11 +192,11 @@ class GdbMiBackend(Backend):
         client = await self._start_gdb(timeout_s)
         commands = []
         if spec.program:
-            commands.append(f"-file-exec-and-symbols {_gdb_arg(spec.program)}")
+            commands.append(f"-file-exec-and-symbols {gdb_arg(spec.program)}")
         commands += await self._language_commands()
         for local, remote in spec.path_mappings:
             commands.append(f"-interpreter-exec console "
-                            f"{mi_quote('set substitute-path ' + _gdb_arg(remote) + ' ' + _gdb_arg(local))}")
+                            f"{mi_quote('set substitute-path ' + gdb_arg(remote) + ' ' + gdb_arg(local))}")
         await client.commands(commands, timeout_s)
         self._starting = True
         self._attach_stop = asyncio.Event()
@@ -417,7 +228,7 @@ class GdbMiBackend(Backend):
             raise EnvironmentProblem("gdb is not installed; install it (apt-get install gdb) or use adapter "
                                      "lldb-dap")
         argv = [gdb, "--interpreter=mi3", "-q", "-nx"]
-        self._rust_etc = await _rust_printer_dir() if self.language == "rust" else None
+        self._rust_etc = await rust_printer_dir() if self.language == "rust" else None
         if self._rust_etc:
             argv += ["-iex", f"add-auto-load-safe-path {self._rust_etc}"]
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
@@ -438,7 +249,7 @@ class GdbMiBackend(Backend):
                  "-gdb-set width 0", "-gdb-set height 0", "-gdb-set breakpoint pending on",
                  "-gdb-set print object on", "-gdb-set print entry-values no",
                  "-enable-pretty-printing"]
-        python = client.send(f"-interpreter-exec console {mi_quote(_python_exec(_GDB_PYTHON))}")
+        python = client.send(f"-interpreter-exec console {mi_quote(python_exec(GDB_PYTHON))}")
         try:
             await client.commands(setup, timeout_s)
         except AdapterGoneError as exc:
@@ -467,50 +278,6 @@ class GdbMiBackend(Backend):
             self._terminated_reported = True
             self._listener.on_terminated(cause)
 
-    # -- the inferior's terminal ---------------------------------------------------------------------
-
-    def _open_pty(self) -> tuple[int, int]:
-        master, slave = os.openpty()
-        tty.setraw(slave)  # no \n → \r\n, no echo, no line discipline
-        attrs = termios.tcgetattr(slave)
-        attrs[1] &= ~termios.OPOST
-        termios.tcsetattr(slave, termios.TCSANOW, attrs)
-        os.set_blocking(master, False)
-        self._pty_master, self._pty_slave = master, slave
-        return master, slave
-
-    def _watch_pty(self, master: int) -> None:
-        asyncio.get_running_loop().add_reader(master, self._read_pty, 16)
-
-    def _read_pty(self, chunks: int | None = None) -> None:
-        """Forward what the program wrote: up to ``chunks`` reads when the pty is readable (a program
-        printing without pause must not starve the event loop), everything when it stops or exits."""
-        master = self._pty_master
-        while master is not None and (chunks is None or chunks > 0):
-            try:
-                data = os.read(master, 65536)
-            except OSError:  # EAGAIN: drained; EIO: no process has the terminal open
-                return
-            if not data:
-                return
-            text = self._decoder.decode(data)
-            if text:
-                self._listener.on_output("stdout", text)
-            if chunks is not None:
-                chunks -= 1
-
-    def _close_pty(self) -> None:
-        master, slave = self._pty_master, self._pty_slave
-        self._pty_master = self._pty_slave = None
-        if master is not None:
-            with contextlib.suppress(Exception):
-                asyncio.get_running_loop().remove_reader(master)
-            with contextlib.suppress(OSError):
-                os.close(master)
-        if slave is not None:
-            with contextlib.suppress(OSError):
-                os.close(slave)
-
     # -- events ---------------------------------------------------------------------------------------
 
     def _on_stream(self, kind: str, text: str) -> None:
@@ -530,7 +297,7 @@ class GdbMiBackend(Backend):
             self._listener.on_output("console", "".join(line + "\n" for line in logged))
 
     def _on_group_started(self, payload: dict[str, Any]) -> None:
-        pid = _int(payload.get("pid"), 0)
+        pid = to_int(payload.get("pid"), 0)
         if not pid or self._mode == "remote":
             return
         self.debuggee_pid = pid
@@ -547,7 +314,7 @@ class GdbMiBackend(Backend):
     def _on_stopped(self, payload: dict[str, Any]) -> None:
         self._running = False
         self._stopped.set()
-        self._read_pty()
+        self._terminal.drain()
         reason = str(payload.get("reason") or "")
         if reason.startswith("exited"):
             self._on_exit(reason, payload)
@@ -562,13 +329,13 @@ class GdbMiBackend(Backend):
         self._listener.on_stopped(self._stop_event(reason, payload))
 
     def _stop_event(self, reason: str, payload: dict[str, Any]) -> StopEvent:
-        thread = _int(payload.get("thread-id"), 0) or None
+        thread = to_int(payload.get("thread-id"), 0) or None
         interrupting, self._interrupting = self._interrupting, False
         self._last_signal = None
         self._last_catch = None
         self._skip_thread = None
         if reason == "breakpoint-hit":
-            number = _int(payload.get("bkptno"), 0)
+            number = to_int(payload.get("bkptno"), 0)
             kind = self._kinds.get(number)
             if kind is None and payload.get("disp") == "del":
                 return StopEvent("entry", thread, "stopped at the program's entry (main)")
@@ -592,9 +359,9 @@ class GdbMiBackend(Backend):
                 self._skip_thread = thread  # abort()/assert(): report the frame that called them
             return StopEvent("exception", thread, name, f"{name} ({meaning})" if meaning else name)
         if reason in ("watchpoint-trigger", "read-watchpoint-trigger", "access-watchpoint-trigger"):
-            wpt = _watchpoint_of(payload)
-            number = _int(wpt.get("number"), 0)
-            value = _dict(payload.get("value"))
+            wpt = watchpoint_of(payload)
+            number = to_int(wpt.get("number"), 0)
+            value = as_dict(payload.get("value"))
             if "old" in value and "new" in value:
                 text = f"{wpt.get('exp')}: {value['old']} → {value['new']}"
             elif "new" in value or "value" in value:
@@ -604,13 +371,13 @@ class GdbMiBackend(Backend):
             return StopEvent("data breakpoint", thread, f"watchpoint {number}", text,
                              hit_breakpoint_ids=self._hit(number))
         if reason == "watchpoint-scope":
-            number = _int(payload.get("wpnum"), 0)
+            number = to_int(payload.get("wpnum"), 0)
             self._forget_watch(number, "the watched expression went out of scope (its frame returned)")
             return StopEvent("data breakpoint", thread, f"watchpoint {number} deleted",
                              "the watched expression went out of scope; its frame returned",
                              hit_breakpoint_ids=self._hit(number))
         if reason in ("exception-caught", "exception-thrown"):
-            return self._catch_event(thread, _int(payload.get("bkptno"), 0))
+            return self._catch_event(thread, to_int(payload.get("bkptno"), 0))
         if interrupting or not reason:
             return StopEvent("pause", thread, "paused")
         return StopEvent(reason.replace("-", " "), thread)
@@ -638,7 +405,7 @@ class GdbMiBackend(Backend):
             number = getattr(signal, name, None)
             code: int | None = 128 + int(number) if number is not None else None
         elif reason == "exited":
-            code = _int(payload.get("exit-code"), 0, 8)  # gdb prints the exit code in octal
+            code = to_int(payload.get("exit-code"), 0, 8)  # gdb prints the exit code in octal
         else:
             code = 0
         self._listener.on_exited(code)
@@ -648,7 +415,7 @@ class GdbMiBackend(Backend):
         bkpt = payload.get("bkpt")
         if not isinstance(bkpt, dict):
             return
-        number = _int(bkpt.get("number"), 0)
+        number = to_int(bkpt.get("number"), 0)
         bp_id = self._ids.id_of(number)
         if bp_id is None or self._kinds.get(number) not in ("line", "function"):
             return
@@ -661,7 +428,7 @@ class GdbMiBackend(Backend):
                 return
 
     def _on_breakpoint_deleted(self, payload: dict[str, Any]) -> None:
-        number = _int(payload.get("id"), 0)
+        number = to_int(payload.get("id"), 0)
         for entry in self._all_bps():
             if entry.handle == number:
                 entry.handle = None
@@ -721,16 +488,16 @@ class GdbMiBackend(Backend):
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
         def insert(bp: SourceBreakpoint) -> Awaitable[Placed[int]]:
             where = f"--source {mi_quote(file)} --line {bp.line}"
-            return self._insert("line", _line_key(bp), where, bp.condition, bp.hit_condition, bp.log_message)
-        entries = await self._replace(self._line_bps.get(file, []), breakpoints, _line_key, insert)
+            return self._insert("line", line_key(bp), where, bp.condition, bp.hit_condition, bp.log_message)
+        entries = await self._replace(self._line_bps.get(file, []), breakpoints, line_key, insert)
         self._line_bps[file] = entries
         return [e.result for e in entries]
 
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
         def insert(bp: FunctionBreakpoint) -> Awaitable[Placed[int]]:
-            return self._insert("function", _function_key(bp), f"--function {mi_quote(bp.name)}", bp.condition,
+            return self._insert("function", function_key(bp), f"--function {mi_quote(bp.name)}", bp.condition,
                                 bp.hit_condition, None)
-        self._function_bps = await self._replace(self._function_bps, breakpoints, _function_key, insert)
+        self._function_bps = await self._replace(self._function_bps, breakpoints, function_key, insert)
         return [e.result for e in self._function_bps]
 
     async def _replace(self, placed: list[Placed[int]], wanted: list[Any], key: Callable[[Any], tuple[Any, ...]],
@@ -779,15 +546,15 @@ class GdbMiBackend(Backend):
         if log_message is not None:
             if not self._python:
                 return Placed(key, None, BreakpointResult(False, message="logpoints need gdb with Python"))
-            command = f"-dprintf-insert {' '.join(options)} {where} \"%.0d\" {mi_quote(_logpoint_call(log_message))}"
+            command = f"-dprintf-insert {' '.join(options)} {where} \"%.0d\" {mi_quote(logpoint_call(log_message))}"
         else:
             command = f"-break-insert {' '.join(options)} {where}"
         try:
             result = await self._cmd(command)
         except AdapterRequestError as exc:
             return Placed(key, None, BreakpointResult(False, message=exc.message))
-        bkpt = _dict(result.payload.get("bkpt"))
-        number = _int(bkpt.get("number"), 0) or None
+        bkpt = as_dict(result.payload.get("bkpt"))
+        number = to_int(bkpt.get("number"), 0) or None
         if number is not None:
             self._kinds[number] = kind
         return Placed(key, number, breakpoint_result(bkpt))
@@ -803,8 +570,8 @@ class GdbMiBackend(Backend):
         for name in wanted:
             if name not in self._catch_bps:
                 result = await self._cmd(f"-catch-{name}")
-                bkpt = _dict(result.payload.get("bkpt"))
-                number = _int(bkpt.get("number"), 0)
+                bkpt = as_dict(result.payload.get("bkpt"))
+                number = to_int(bkpt.get("number"), 0)
                 if number:
                     self._catch_bps[name] = number
                     self._kinds[number] = "catch"
@@ -813,19 +580,19 @@ class GdbMiBackend(Backend):
                                    frame: FrameRef | None) -> list[BreakpointResult]:
         def insert(bp: DataBreakpoint) -> Awaitable[Placed[int]]:
             return self._watch(bp, frame)
-        self._watch_bps = await self._replace(self._watch_bps, breakpoints, _watch_key, insert,
+        self._watch_bps = await self._replace(self._watch_bps, breakpoints, watch_key, insert,
                                               reusable=lambda entry: entry.handle is not None)
         return [e.result for e in self._watch_bps]
 
     async def _watch(self, bp: DataBreakpoint, frame: FrameRef | None) -> Placed[int]:
-        key = _watch_key(bp)
+        key = watch_key(bp)
         try:
-            result = await self._cmd(f"-break-watch {await self._where(frame)}{_WATCH_FLAGS[bp.access]}"
+            result = await self._cmd(f"-break-watch {await self._where(frame)}{WATCH_FLAGS[bp.access]}"
                                      f"{mi_quote(bp.expression)}")
         except AdapterRequestError as exc:
             return Placed(key, None, BreakpointResult(False, message=exc.message))
-        wpt = _watchpoint_of(result.payload)
-        number = _int(wpt.get("number"), 0) or None
+        wpt = watchpoint_of(result.payload)
+        number = to_int(wpt.get("number"), 0) or None
         if number is not None:
             self._kinds[number] = "watch"
         return Placed(key, number, BreakpointResult(number is not None))
@@ -853,7 +620,7 @@ class GdbMiBackend(Backend):
         out = []
         for t in threads if isinstance(threads, list) else []:
             if isinstance(t, dict) and t.get("id"):
-                out.append(Thread(_int(t["id"]), str(t.get("name") or t.get("target-id") or f"thread {t['id']}")))
+                out.append(Thread(to_int(t["id"]), str(t.get("name") or t.get("target-id") or f"thread {t['id']}")))
         return out
 
     async def _hidden(self, thread_id: int) -> int:
@@ -888,11 +655,11 @@ class GdbMiBackend(Backend):
             fullname = f.get("fullname")
             path = fullname if isinstance(fullname, str) and os.path.isabs(fullname) else f.get("file")
             frames.append(Frame(name=str(f.get("func") or "??"), file=str(path) if path else None,
-                                line=_int(f.get("line")) or None, pc=_int(f.get("addr"), 0, 16) or None))
+                                line=to_int(f.get("line")) or None, pc=to_int(f.get("addr"), 0, 16) or None))
         if len(frames) <= levels:
             return frames, start + len(frames)
         depth = await self._cmd(f"-stack-info-depth {thread}".rstrip())
-        return frames[:levels], _int(depth.payload.get("depth")) or None
+        return frames[:levels], to_int(depth.payload.get("depth")) or None
 
     async def scopes(self, frame: FrameRef) -> list[Scope]:
         return [
@@ -963,12 +730,12 @@ class GdbMiBackend(Backend):
         """The children of several varobjs in one round trip, C++ access groups flattened."""
         results = await self._cmds([f"-var-list-children --all-values {mi_quote(v)} {start} {start + count}"
                                     for v in varobjs])
-        listed = [_children_of(r.payload) for r in results]
-        groups = [kid for kids in listed for kid in kids if _is_access_group(kid)]
+        listed = [children_of(r.payload) for r in results]
+        groups = [kid for kids in listed for kid in kids if is_access_group(kid)]
         if groups:
             nested = await self._list_children([str(g["name"]) for g in groups], 0, CHILD_CAP)
             inner = {str(g["name"]): kids for g, kids in zip(groups, nested, strict=True)}
-            listed = [[k for kid in kids for k in (inner.get(str(kid["name"]), []) if _is_access_group(kid)
+            listed = [[k for kid in kids for k in (inner.get(str(kid["name"]), []) if is_access_group(kid)
                                                   else [kid])] for kids in listed]
         return listed
 
@@ -976,26 +743,26 @@ class GdbMiBackend(Backend):
         info = await self._varobj(info)
         [kids] = await self._list_children([info.varobj], start, count)
         if info.hint == "map":
-            kids = _pair_up(kids)
-        compound = [k for k in kids if _is_placeholder(str(k.get("value", ""))) and k.get("name")][:SUMMARY_CHILDREN]
+            kids = pair_up(kids)
+        compound = [k for k in kids if is_placeholder(str(k.get("value", ""))) and k.get("name")][:SUMMARY_CHILDREN]
         summaries = await self._summaries(info, compound) if compound else {}
         out = []
         for kid in kids:
-            name = _child_name(kid)
+            name = child_name(kid)
             varobj = str(kid.get("name"))
             info.names[name] = varobj
             value = summaries.get(varobj, str(kid.get("value", "")))
             type_text = self._type(kid.get("type"))
             dynamic = kid.get("dynamic") == "1"
             hint = str(kid.get("displayhint") or "")
-            if type_text and _is_pointer(type_text):
-                has_children = _pointer_expandable(type_text, value)
+            if type_text and is_pointer(type_text):
+                has_children = pointer_expandable(type_text, value)
             else:
-                has_children = _int(kid.get("numchild")) > 0 or (dynamic and hint != "string")
+                has_children = to_int(kid.get("numchild")) > 0 or (dynamic and hint != "string")
             if has_children:
                 made = _Ref("varobj", info.frame, varobj=varobj, dynamic=dynamic, hint=hint)
                 child_ref = self._ref(("varobj", varobj), lambda made=made: made)  # type: ignore[misc]
-                count_of = _int(kid.get("numchild")) if not dynamic and type_text and _ARRAY_TYPE.search(type_text) \
+                count_of = to_int(kid.get("numchild")) if not dynamic and type_text and ARRAY_TYPE.search(type_text) \
                     else element_count(type_text, value)
             else:
                 child_ref, count_of = 0, None
@@ -1029,7 +796,7 @@ class GdbMiBackend(Backend):
             with contextlib.suppress(AdapterRequestError):
                 nested = await self._list_children([str(k["name"]) for k in rest], 0, SUMMARY_ITEMS + 1)
                 for kid, grandkids in zip(rest, nested, strict=True):
-                    out[str(kid["name"])] = _summary(grandkids, str(kid.get("displayhint") or ""))
+                    out[str(kid["name"])] = summary_of(grandkids, str(kid.get("displayhint") or ""))
         return out
 
     async def child_slice(self, parent: Variable, start: int, count: int,
@@ -1101,8 +868,8 @@ class GdbMiBackend(Backend):
         result = await self._cmd(f"-data-read-memory-bytes {address:#x} {count}")
         blocks = result.payload.get("memory") or []
         data = b""
-        for block in sorted((b for b in blocks if isinstance(b, dict)), key=lambda b: _int(b.get("begin"), 0, 16)):
-            begin = _int(block.get("begin"), 0, 16) + _int(block.get("offset"), 0, 16)
+        for block in sorted((b for b in blocks if isinstance(b, dict)), key=lambda b: to_int(b.get("begin"), 0, 16)):
+            begin = to_int(block.get("begin"), 0, 16) + to_int(block.get("offset"), 0, 16)
             if begin != address + len(data):
                 break
             data += bytes.fromhex(str(block.get("contents", "")))
@@ -1119,12 +886,12 @@ class GdbMiBackend(Backend):
             probe = await self._cmd(f"-data-disassemble -s {address:#x} -e {address + 1:#x} -- 0")
             insns = probe.payload.get("asm_insns") or []
             first = insns[0] if insns and isinstance(insns[0], dict) else {}
-            into = _int(first.get("offset"), -1)
+            into = to_int(first.get("offset"), -1)
             if first.get("func-name") and 0 <= into <= 1024:
                 start = address - into  # from the function's start: instruction boundaries are sure
         end = address + (count + max(0, offset)) * 16 + 16
         result = await self._cmd(f"-data-disassemble -s {start:#x} -e {end:#x} -- 4")
-        insns_out = _flatten_disassembly(result.payload.get("asm_insns") or [])
+        insns_out = flatten_disassembly(result.payload.get("asm_insns") or [])
         index = next((i for i, ins in enumerate(insns_out) if ins.address >= address), len(insns_out))
         lo = max(0, index + offset)
         return insns_out[lo:lo + count]
@@ -1135,7 +902,7 @@ class GdbMiBackend(Backend):
             names, general = await self._cmds(["-data-list-register-names",
                                                f"-interpreter-exec {where}console \"info registers\""])
             numbers = {str(n): i for i, n in enumerate(names.payload.get("register-names") or []) if n}
-            wanted = [m.group(1) for m in map(_REGISTER_LINE.match, general.console.splitlines())
+            wanted = [m.group(1) for m in map(REGISTER_LINE.match, general.console.splitlines())
                       if m and not re.fullmatch(r"k[0-7]", m.group(1))]  # AVX-512 masks are not general
             self._general_registers = [numbers[n] for n in wanted if n in numbers]
             self._register_names = {i: n for n, i in numbers.items()}
@@ -1144,7 +911,7 @@ class GdbMiBackend(Backend):
         out = []
         for item in result.payload.get("register-values") or []:
             if isinstance(item, dict):
-                name = self._register_names.get(_int(item.get("number"), -1), str(item.get("number")))
+                name = self._register_names.get(to_int(item.get("number"), -1), str(item.get("number")))
                 out.append(Variable(name=name, value=str(item.get("value", "")), type=None))
         return out
 
@@ -1155,9 +922,9 @@ class GdbMiBackend(Backend):
     # -- core files -----------------------------------------------------------------------------------
 
     async def _report_core(self, result: MiResult) -> None:
-        match = _CORE_SIGNAL.search(result.console)
+        match = CORE_SIGNAL.search(result.console)
         info = await self._cmd("-thread-info")
-        thread = _int(info.payload.get("current-thread-id"), 0) or None
+        thread = to_int(info.payload.get("current-thread-id"), 0) or None
         name = os.path.basename(self._core or "core")
         if match:
             self._last_signal = (match.group(1), match.group(2).strip())
@@ -1192,7 +959,7 @@ class GdbMiBackend(Backend):
                     await client.command("-gdb-exit", 1.0)
                 await client.close("session ended")
         finally:
-            self._close_pty()
+            self._terminal.close()
             await self._proc.end(kill_debuggee=kill)
             for task in list(self._tasks):
                 task.cancel()
@@ -1214,119 +981,3 @@ class GdbMiBackend(Backend):
             await client.command(f"-interpreter-exec console {mi_quote('kill')}", 2.0)
         else:
             await client.command("-target-detach", 2.0)
-
-
-def _watchpoint_of(payload: dict[str, Any]) -> dict[str, Any]:
-    return next((_dict(payload[k]) for k in ("wpt", "hw-rwpt", "hw-awpt") if isinstance(payload.get(k), dict)), {})
-
-
-def _gdb_arg(text: str) -> str:
-    """One argument for gdb commands that split with buildargv (quotes and backslashes honoured)."""
-    if text and not re.search(r"[\s'\"\\]", text):
-        return text
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _python_exec(source: str) -> str:
-    return f"python exec(bytes.fromhex('{source.encode().hex()}').decode())"
-
-
-def _is_placeholder(value: str) -> bool:
-    """A varobj's stand-in for a compound value: ``{...}`` (struct) or ``[N]`` (array)."""
-    return value == "{...}" or bool(re.fullmatch(r"\[\d+\]", value))
-
-
-def _child_name(kid: dict[str, Any]) -> str:
-    exp = str(kid.get("exp", kid.get("name", "?")))
-    return f"[{exp}]" if exp.isdigit() else exp
-
-
-def _pair_up(kids: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A map-hinted varobj lists key, value, key, value …: show ``[key] = value`` children."""
-    out = []
-    for i in range(0, len(kids) - 1, 2):
-        key, value = kids[i], dict(kids[i + 1])
-        value["exp"] = f"[{key.get('value', '?')}]"
-        out.append(value)
-    return out
-
-
-def _summary(kids: list[dict[str, Any]], hint: str) -> str:
-    if hint == "map":
-        pairs = _pair_up(kids)
-        items = [f"{p['exp']} = {p.get('value', '')}" for p in pairs[:SUMMARY_ITEMS]]
-        more = len(pairs) > SUMMARY_ITEMS
-    else:
-        positional = all(str(k.get("exp", "")).strip("[]").isdigit() for k in kids)
-        items = [str(k.get("value", "")) if positional else f"{k.get('exp')} = {k.get('value', '')}"
-                 for k in kids[:SUMMARY_ITEMS]]
-        more = len(kids) > SUMMARY_ITEMS
-    return "{" + ", ".join(items) + (", …" if more else "") + "}"
-
-
-def _flatten_disassembly(items: list[Any]) -> list[Instruction]:
-    out: dict[int, Instruction] = {}
-    for item in items:
-        if not isinstance(item, dict):
-            continue
-        group = item.get("src_and_asm_line") if isinstance(item.get("src_and_asm_line"), dict) else None
-        if group is None and "line_asm_insn" in item:
-            group = item
-        if group is not None:
-            path = group.get("fullname") or group.get("file")
-            line = _int(group.get("line")) or None
-            for insn in group.get("line_asm_insn") or []:
-                if isinstance(insn, dict):
-                    ins = _instruction(insn, str(path) if path else None, line)
-                    out.setdefault(ins.address, ins)
-        else:
-            ins = _instruction(item, None, None)
-            out.setdefault(ins.address, ins)
-    return [out[a] for a in sorted(out)]
-
-
-def _instruction(insn: dict[str, Any], path: str | None, line: int | None) -> Instruction:
-    func = insn.get("func-name")
-    symbol = f"{func}+{insn.get('offset', 0)}" if func else None
-    return Instruction(address=_int(insn.get("address"), 0, 16), text=str(insn.get("inst", "")),
-                       symbol=symbol, file=path, line=line)
-
-
-_rust_dir_cache: dict[str, str | None] = {}
-
-
-async def _rust_printer_dir() -> str | None:
-    """The toolchain's lib/rustlib/etc when it has gdb's Rust pretty printers (asked of rustc once)."""
-    rustc = shutil.which("rustc")
-    if rustc is None:
-        return None
-    if rustc in _rust_dir_cache:
-        return _rust_dir_cache[rustc]
-    found = None
-    try:
-        process = await procs.spawn([rustc, "--print", "sysroot"], stdin=asyncio.subprocess.DEVNULL,
-                                    stderr=asyncio.subprocess.DEVNULL)
-        try:
-            out, _ = await asyncio.wait_for(process.communicate(), 15.0)
-        finally:
-            await procs.reap(process, 1.0)
-        etc = Path(out.decode().strip()) / "lib" / "rustlib" / "etc"
-        if (etc / "gdb_load_rust_pretty_printers.py").is_file():
-            found = str(etc)
-    except (OSError, asyncio.TimeoutError):
-        log.debug("cannot ask rustc for its sysroot", exc_info=True)
-    _rust_dir_cache[rustc] = found
-    return found
-
-
-
-def _line_key(bp: SourceBreakpoint) -> tuple[Any, ...]:
-    return (bp.line, bp.condition, bp.hit_condition, bp.log_message)
-
-
-def _function_key(bp: FunctionBreakpoint) -> tuple[Any, ...]:
-    return (bp.name, bp.condition, bp.hit_condition)
-
-
-def _watch_key(bp: DataBreakpoint) -> tuple[Any, ...]:
-    return (bp.expression, bp.access)

@@ -1,0 +1,182 @@
+"""GDB/MI text both ways: the commands polydbg sends (arguments, logpoints, watchpoints, the Python it
+loads into gdb) and the records it reads back (breakpoints, disassembly). Pure functions but one:
+``rust_printer_dir`` asks rustc once where its gdb pretty printers are."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import shlex
+import shutil
+from pathlib import Path
+from typing import Any
+
+from polydbg import procs
+from polydbg.backends.base import (
+    BreakpointResult,
+    DataBreakpoint,
+    FunctionBreakpoint,
+    Instruction,
+    SourceBreakpoint,
+)
+from polydbg.backends.gdb.values import as_dict, to_int
+
+log = logging.getLogger(__name__)
+
+
+LOG_MARK = "<polydbg-log>"  # prefixes every logpoint line gdb prints (see GDB_PYTHON)
+WATCH_FLAGS = {"write": "", "read": "-r ", "readWrite": "-a "}
+_HIT = re.compile(r"^\s*(==|=|>=|>|<=|<|%)?\s*(\d+)\s*$")
+CORE_SIGNAL = re.compile(r"Program terminated with signal (SIG[A-Z0-9]+), ([^.\n]*)")
+REGISTER_LINE = re.compile(r"^(\w+)\s+(\S+)")
+
+
+# Loaded into gdb's Python at start: ``$_polydbg_log(hex)`` formats a logpoint message (hex-encoded
+# UTF-8, so no quoting can break it): each {expression} is evaluated in the stopped frame (with the
+# pretty printers), a failure reads <error: …> instead of stopping the program, and every line is
+# written to gdb's console with LOG_MARK in front. It returns 0, printed by the dprintf as "%.0d"
+# (nothing): a dprintf ``%s`` of a string made by gdb would have to be copied into the inferior.
+GDB_PYTHON = """
+import re as _re
+import gdb as _gdb
+
+class _PolydbgLog(_gdb.Function):
+    def __init__(self):
+        super().__init__("_polydbg_log")
+
+    def invoke(self, template):
+        text = bytes.fromhex(template.string()).decode("utf-8", "replace")
+
+        def value(match):
+            try:
+                return str(_gdb.parse_and_eval(match.group(1)))
+            except Exception as exc:
+                return "<error: %s>" % exc
+
+        out = _re.sub(r"\\{([^{}]+)\\}", value, text)
+        _gdb.write("".join("MARK" + line + "\\n" for line in out.split("\\n")))
+        return 0
+
+_PolydbgLog()
+""".replace("MARK", LOG_MARK)
+
+
+def parse_hit_condition(text: str) -> tuple[str, int]:
+    """(operator, N) of a hit condition; raises ValueError when it is not one."""
+    match = _HIT.match(text)
+    if not match or (int(match.group(2)) < 1 and (match.group(1) or "") not in (">", "<", "<=")):
+        raise ValueError(text)
+    return match.group(1) or ">=", int(match.group(2))
+
+
+def breakpoint_result(bkpt: dict[str, Any]) -> BreakpointResult:
+    """A BreakpointResult from a gdb ``bkpt`` tuple (pending, single or multiple locations)."""
+    line = bkpt.get("line")
+    locations = bkpt.get("locations")
+    if line is None and isinstance(locations, list):
+        line = next((loc.get("line") for loc in locations if isinstance(loc, dict) and loc.get("line")), None)
+    pending = bkpt.get("addr") == "<PENDING>" or "pending" in bkpt
+    message = None
+    if pending:
+        what = bkpt.get("pending") or bkpt.get("original-location") or "the location"
+        message = f"pending: {what} is not in the program's code (yet); it resolves if a library loads it"
+    return BreakpointResult(verified=not pending, line=to_int(line) or None if line else None, message=message)
+
+
+def shell_args(args: tuple[str, ...]) -> tuple[str, bool]:
+    """The argument string for ``-exec-arguments`` and whether it needs gdb's startup shell.
+
+    Without the shell gdb splits arguments at whitespace and passes quotes literally, so plain
+    arguments go as they are (no shell: faster start); any argument with whitespace, quotes or shell
+    syntax is quoted for /bin/sh and the shell is used.
+    """
+    if all(a and not re.search(r"[\s'\"\\$`|&;<>(){}*?\[\]~#!]", a) for a in args):
+        return " ".join(args), False
+    return " ".join(shlex.quote(a) for a in args), True
+
+
+def logpoint_call(message: str) -> str:
+    return f'$_polydbg_log("{message.encode().hex()}")'
+
+
+def watchpoint_of(payload: dict[str, Any]) -> dict[str, Any]:
+    return next((as_dict(payload[k]) for k in ("wpt", "hw-rwpt", "hw-awpt") if isinstance(payload.get(k), dict)), {})
+
+
+def gdb_arg(text: str) -> str:
+    """One argument for gdb commands that split with buildargv (quotes and backslashes honoured)."""
+    if text and not re.search(r"[\s'\"\\]", text):
+        return text
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def python_exec(source: str) -> str:
+    return f"python exec(bytes.fromhex('{source.encode().hex()}').decode())"
+
+
+def flatten_disassembly(items: list[Any]) -> list[Instruction]:
+    out: dict[int, Instruction] = {}
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        group = item.get("src_and_asm_line") if isinstance(item.get("src_and_asm_line"), dict) else None
+        if group is None and "line_asm_insn" in item:
+            group = item
+        if group is not None:
+            path = group.get("fullname") or group.get("file")
+            line = to_int(group.get("line")) or None
+            for insn in group.get("line_asm_insn") or []:
+                if isinstance(insn, dict):
+                    ins = _instruction(insn, str(path) if path else None, line)
+                    out.setdefault(ins.address, ins)
+        else:
+            ins = _instruction(item, None, None)
+            out.setdefault(ins.address, ins)
+    return [out[a] for a in sorted(out)]
+
+
+def _instruction(insn: dict[str, Any], path: str | None, line: int | None) -> Instruction:
+    func = insn.get("func-name")
+    symbol = f"{func}+{insn.get('offset', 0)}" if func else None
+    return Instruction(address=to_int(insn.get("address"), 0, 16), text=str(insn.get("inst", "")),
+                       symbol=symbol, file=path, line=line)
+
+
+_rust_dir_cache: dict[str, str | None] = {}
+
+
+async def rust_printer_dir() -> str | None:
+    """The toolchain's lib/rustlib/etc when it has gdb's Rust pretty printers (asked of rustc once)."""
+    rustc = shutil.which("rustc")
+    if rustc is None:
+        return None
+    if rustc in _rust_dir_cache:
+        return _rust_dir_cache[rustc]
+    found = None
+    try:
+        process = await procs.spawn([rustc, "--print", "sysroot"], stdin=asyncio.subprocess.DEVNULL,
+                                    stderr=asyncio.subprocess.DEVNULL)
+        try:
+            out, _ = await asyncio.wait_for(process.communicate(), 15.0)
+        finally:
+            await procs.reap(process, 1.0)
+        etc = Path(out.decode().strip()) / "lib" / "rustlib" / "etc"
+        if (etc / "gdb_load_rust_pretty_printers.py").is_file():
+            found = str(etc)
+    except (OSError, asyncio.TimeoutError):
+        log.debug("cannot ask rustc for its sysroot", exc_info=True)
+    _rust_dir_cache[rustc] = found
+    return found
+
+
+def line_key(bp: SourceBreakpoint) -> tuple[Any, ...]:
+    return (bp.line, bp.condition, bp.hit_condition, bp.log_message)
+
+
+def function_key(bp: FunctionBreakpoint) -> tuple[Any, ...]:
+    return (bp.name, bp.condition, bp.hit_condition)
+
+
+def watch_key(bp: DataBreakpoint) -> tuple[Any, ...]:
+    return (bp.expression, bp.access)
