@@ -14,6 +14,7 @@ from tests.conftest import Tools, line_of, program
 LOOP = program("loop.py")
 USES_LOOP = program("uses_loop.py")
 RAISES = program("raises.py")
+USES_LIBRARY = program("uses_library.py")
 
 LOOP_BODY = line_of("loop.py", "total += square(i)")
 LOOP_COMMENT = line_of("loop.py", "# a comment line in the loop")
@@ -275,4 +276,46 @@ async def test_break_on_exception_none_lets_the_program_die(tools: Tools) -> Non
     assert "Traceback (most recent call last)" in output["text"]
     assert "ValueError: bad value 2" in output["text"]
     assert output["state"] == "exited"
+    await tools("debug_terminate")
+
+
+def _json_dumps_line() -> tuple[str, int]:
+    """The library line json.dumps runs for a plain dict (the debuggee's interpreter shares this stdlib)."""
+    import json
+
+    lines = Path(json.__file__).read_text().splitlines()
+    return json.__file__, next(i for i, text in enumerate(lines, 1) if "return _default_encoder.encode(obj)" in text)
+
+
+async def test_a_breakpoint_in_library_code_is_honoured(tools: Tools) -> None:
+    library, line = _json_dumps_line()
+    report = await tools("debug_launch", program=USES_LIBRARY, breakpoints=[{"file": library, "line": line}])
+    assert report["state"] == "stopped", report
+    assert report["location"]["function"] == "dumps" and report["location"]["line"] == line
+    await tools("debug_terminate")
+
+
+async def test_a_library_breakpoint_added_later_says_why_it_is_not_hit_and_restart_honours_it(tools: Tools) -> None:
+    library, line = _json_dumps_line()
+    user_line = line_of("uses_library.py", "text = json.dumps(data)")
+    await tools("debug_launch", program=USES_LIBRARY, breakpoints=[{"file": USES_LIBRARY, "line": user_line}])
+    text = await tools.text("debug_break", file=library, line=line)
+    assert "library code" in text and "debug_restart" in text, text
+    first = await tools("debug_restart")
+    assert first["location"]["line"] == user_line
+    second = await tools("debug_continue")
+    assert second["location"]["function"] == "dumps", second
+    await tools("debug_terminate")
+
+
+async def test_a_python_condition_that_does_not_parse_is_refused_when_set(tools: Tools) -> None:
+    text = await tools.error("debug_launch", program=LOOP,
+                             breakpoints=[{"file": LOOP, "line": LOOP_BODY, "condition": "i = 3"}])
+    assert "not a Python expression" in text and "write ==" in text, text
+    report = await tools("debug_launch", program=LOOP, stop_on_entry=True)
+    assert report["state"] == "stopped"
+    text = await tools.error("debug_break", file=LOOP, line=LOOP_BODY, log_message="i is {i +* 2}")
+    assert "{i +* 2}" in text and "not a Python expression" in text, text
+    listed = await tools("debug_breakpoints")
+    assert listed["breakpoints"] == []
     await tools("debug_terminate")

@@ -9,7 +9,9 @@ import signal
 from pathlib import Path
 
 import anyio
+import pytest
 
+from polydbg.backends import dap_backend
 from tests.conftest import PROGRAMS, Tools, line_of, program
 
 BASIC = program("basic.py")
@@ -281,3 +283,17 @@ async def test_a_cancelled_launch_leaves_no_session_and_no_process(tools: Tools)
         for pidfd in adapters:
             os.close(pidfd)
     assert (await tools("debug_sessions"))["sessions"] == []
+
+
+async def test_an_endless_evaluate_says_it_is_still_running_and_costs_one_deadline(
+        tools: Tools, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dap_backend, "INSPECT_TIMEOUT_S", 2.0)
+    line = line_of("basic.py", "items.append(add(i, i))")
+    await tools("debug_launch", program=BASIC, breakpoints=[{"file": BASIC, "line": line}])
+    text = await tools.error("debug_evaluate", expression="exec('while True: pass')")
+    assert "still running" in text and "debug_terminate" in text, text
+    with anyio.fail_after(1.5):  # refused at once, not after another deadline
+        text = await tools.error("debug_evaluate", expression="len(items)")
+    assert "'exec('while True: pass')' is still running" in text or "still running in the program" in text, text
+    assert (await tools("debug_sessions"))["sessions"][0]["state"] == "stopped"
+    await tools("debug_terminate")

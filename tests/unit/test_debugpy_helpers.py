@@ -1,5 +1,6 @@
-"""debugpy's pure helper: which interpreter runs the debuggee (explicit, the active virtualenv, a
-``.venv``/``venv`` near the working directory or the program, else polydbg's own). Nothing runs."""
+"""debugpy's pure helpers: evaluate errors cut to the exception, library paths (justMyCode), and which
+interpreter runs the debuggee (explicit, the active virtualenv, a ``.venv``/``venv`` near the working
+directory or the program, else polydbg's own). Nothing runs."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from polydbg.backends.debugpy import find_python
+from polydbg.backends.debugpy import find_python, is_library, just_my_code, python_error
 from polydbg.errors import UsageError
 
 
@@ -108,3 +109,48 @@ def test_polydbgs_own_interpreter_when_nothing_else(tmp_path: Path) -> None:
     program.write_text("")
     assert find_python(None, str(tmp_path), str(program)) == sys.executable
     assert find_python(None, None, None) == sys.executable
+
+
+# -- python_error: pydevd's evaluate tracebacks cut to the exception ------------------------------------
+
+PYDEVD = "/venv/lib/python3.11/site-packages/debugpy/_vendored/pydevd/_pydevd_bundle/pydevd_vars.py"
+
+
+def test_a_syntax_error_keeps_the_exception_and_the_caret() -> None:
+    text = (f'Traceback (most recent call last):\n  File "{PYDEVD}", line 406, in new_func\n'
+            "    return _run_with_unblock_threads(original_func)\n"
+            '  File "<string>", line 1\n    items +* )\n             ^\nSyntaxError: unmatched \')\'\n')
+    assert python_error(text) == "SyntaxError: unmatched ')'\nitems +* )\n         ^"
+
+
+def test_an_error_in_the_expression_itself_is_one_line() -> None:
+    text = ('Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+            "NameError: name 'nope' is not defined\n")
+    assert python_error(text) == "NameError: name 'nope' is not defined"
+
+
+def test_an_error_raised_in_user_code_says_where() -> None:
+    text = (f'Traceback (most recent call last):\n  File "{PYDEVD}", line 1, in evaluate\n    x\n'
+            '  File "<string>", line 1, in <module>\n  File "/app/basic.py", line 5, in add\n'
+            "    total = a + b\nTypeError: unsupported operand type(s) for +: 'NoneType' and 'int'\n")
+    assert python_error(text) == ("TypeError: unsupported operand type(s) for +: 'NoneType' and 'int' "
+                                  "(raised at /app/basic.py:5 in add)")
+
+
+def test_a_message_without_a_traceback_is_kept() -> None:
+    assert python_error("Unable to find thread to evaluate variable reference.") == \
+        "Unable to find thread to evaluate variable reference."
+
+
+# -- justMyCode: off when a breakpoint is in library code ---------------------------------------------------
+
+@pytest.mark.parametrize(("path", "library"), [
+    ("/p/.venv/lib/python3.11/site-packages/flask/app.py", True),
+    ("/usr/lib/python3/dist-packages/yaml/__init__.py", True),
+    ("/root/.pyenv/versions/3.11.7/lib/python3.11/json/__init__.py", True),
+    ("/work/project/app.py", False),
+    ("/work/project/lib/python_helpers.py", False),
+])
+def test_library_code_is_told_by_its_path(path: str, library: bool) -> None:
+    assert is_library(path) is library
+    assert just_my_code((path, "/work/project/main.py")) is not library

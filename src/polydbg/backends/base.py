@@ -44,6 +44,7 @@ class LaunchSpec(NamedTuple):
     python: str | None = None
     stop_on_entry: bool = False
     core: str | None = None  # a core dump to open post-mortem with ``program``
+    breakpoint_files: tuple[str, ...] = ()  # files with breakpoints at the start (debugpy: library code?)
 
 
 class AttachSpec(NamedTuple):
@@ -52,6 +53,7 @@ class AttachSpec(NamedTuple):
     port: int | None = None  # a listening debug server (debugpy --listen, dlv --headless, gdbserver)
     path_mappings: tuple[tuple[str, str], ...] = ()  # (local, remote)
     program: str | None = None  # the executable, for targets that need its symbols (gdbserver)
+    breakpoint_files: tuple[str, ...] = ()
 
 
 class SourceBreakpoint(NamedTuple):

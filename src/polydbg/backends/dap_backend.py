@@ -17,6 +17,8 @@ import asyncio
 import base64
 import contextlib
 import logging
+import time
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from polydbg import procs
@@ -53,6 +55,14 @@ from polydbg.transport.streams import FramedStream
 log = logging.getLogger(__name__)
 
 INSPECT_TIMEOUT_S = 10.0
+BREAKPOINT_TIMEOUT_PER_S = 0.05  # extra deadline per breakpoint in one request (1,500 take debugpy > 10 s)
+
+
+@dataclass(frozen=True)
+class _Evaluation:
+    expression: str
+    future: asyncio.Future[dict[str, Any]]
+    since: float
 _STEP_COMMANDS: dict[StepKind, str] = {"over": "next", "into": "stepIn", "out": "stepOut"}
 
 
@@ -77,6 +87,7 @@ class DapBackend(Backend):
         self._bp_ids: IdMap[int] = IdMap()  # polydbg id ↔ the adapter's breakpoint id
         self._data_ids: IdMap[int] = IdMap()  # polydbg id ↔ the adapter's data breakpoint id
         self._frames: FrameHandles[int] = FrameHandles()  # the adapter's frame ids at this stop
+        self._evaluating: dict[int | None, _Evaluation] = {}  # expressions still running past their deadline
 
     # -- subclass hooks ---------------------------------------------------------------------------
 
@@ -247,12 +258,14 @@ class DapBackend(Backend):
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
         wire = [{"line": bp.line, **_options(bp.condition, bp.hit_condition, bp.log_message)} for bp in breakpoints]
         body = await self._request("setBreakpoints", {"source": {"path": file}, "breakpoints": wire,
-                                                      "lines": [b.line for b in breakpoints]})
+                                                      "lines": [b.line for b in breakpoints]},
+                                   _breakpoints_timeout(len(breakpoints)))
         return self._bind(self._bp_ids, breakpoints, body.get("breakpoints", []))
 
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
         wire = [{"name": bp.name, **_options(bp.condition, bp.hit_condition, None)} for bp in breakpoints]
-        body = await self._request("setFunctionBreakpoints", {"breakpoints": wire})
+        body = await self._request("setFunctionBreakpoints", {"breakpoints": wire},
+                                   _breakpoints_timeout(len(breakpoints)))
         return self._bind(self._bp_ids, breakpoints, body.get("breakpoints", []))
 
     async def set_exception_filters(self, filters: list[str]) -> None:
@@ -313,8 +326,25 @@ class DapBackend(Backend):
         return [_variable(v) for v in body.get("variables", [])]
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
-        body = await self._request("evaluate", {"expression": expression, "context": context,
-                                                **await self._frame_args(frame)})
+        thread = frame.thread_id if frame is not None else None
+        earlier = self._evaluating.get(thread)
+        if earlier is not None and not earlier.future.done():
+            raise AdapterTimeoutError(
+                f"{earlier.expression!r} is still running in the program (for "
+                f"{time.monotonic() - earlier.since:.0f} s) and {self.name} evaluates one expression at a time "
+                "on a thread, so this one would wait behind it. An endless expression cannot be interrupted: "
+                "debug_terminate ends the session")
+        arguments = {"expression": expression, "context": context, **await self._frame_args(frame)}
+        future = self.client.send_request("evaluate", arguments)
+        try:
+            body = await self.client.wait(future, "evaluate", INSPECT_TIMEOUT_S)
+        except AdapterTimeoutError as exc:
+            self._evaluating[thread] = _Evaluation(expression, future, time.monotonic() - INSPECT_TIMEOUT_S)
+            raise AdapterTimeoutError(
+                f"the expression is still running after {INSPECT_TIMEOUT_S:g} s (an endless loop or a call "
+                f"that waits?): the program stays stopped, but {self.name} cannot interrupt an evaluation "
+                "and evaluates nothing else on this thread until it ends. debug_terminate ends the "
+                "session") from exc
         return Variable(name=expression, value=str(body.get("result", "")), type=body.get("type"),
                         ref=int(body.get("variablesReference", 0)), evaluate_name=expression,
                         indexed_count=body.get("indexedVariables"), named_count=body.get("namedVariables"),
@@ -476,3 +506,7 @@ def _variable(v: dict[str, Any]) -> Variable:
                     ref=int(v.get("variablesReference", 0)), evaluate_name=v.get("evaluateName"),
                     indexed_count=v.get("indexedVariables"), named_count=v.get("namedVariables"),
                     memory_reference=v.get("memoryReference"))
+
+
+def _breakpoints_timeout(count: int) -> float:
+    return INSPECT_TIMEOUT_S + BREAKPOINT_TIMEOUT_PER_S * count

@@ -24,15 +24,17 @@ from typing import Any, ClassVar
 from polydbg.backends.base import (
     AttachSpec,
     BackendListener,
+    BreakpointResult,
     EvaluateContext,
     ExceptionDetail,
     Frame,
     FrameRef,
     LaunchSpec,
+    SourceBreakpoint,
     Variable,
 )
 from polydbg.backends.dap_backend import DapBackend
-from polydbg.errors import UsageError
+from polydbg.errors import AdapterRequestError, UsageError
 from polydbg.transport.streams import FramedStream
 
 # Runs the adapter in this (the server's) interpreter with TCP_NODELAY on every socket it opens.
@@ -109,6 +111,45 @@ _GROUPS = frozenset({"special variables", "function variables", "class variables
 _NOISE_TYPES = frozenset({"module", "function", "type", "builtin_function_or_method", "method", "ABCMeta"})
 _PYDEVD_NOTE = re.compile(r"\s*\(note: full exception trace is shown but execution is paused at: .*\)\s*$")
 _MAPPINGS = frozenset({"dict", "ordereddict", "defaultdict", "counter", "mappingproxy"})
+_LIBRARY_SKIPPED = ("not hit: this is library code, and the session started debugging only your code "
+                    "(justMyCode); debug_restart starts again with library code debugged, as this breakpoint asks")
+_LIBRARY = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]lib[/\\]python\d\.\d+[/\\]")
+_EXCLUDED = "excluded by filters"
+
+
+_FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>.+))?$')
+
+
+def python_error(text: str) -> str:
+    """A Python traceback from pydevd cut to what the agent needs: the exception, the caret of a
+    SyntaxError, and where the error was raised when that is not the expression itself (pydevd's own
+    frames, ~2 KB of them, are dropped)."""
+    if "Traceback (most recent call last):" not in text:
+        return text
+    lines = text.rstrip().splitlines()
+    last = max((i for i, line in enumerate(lines) if line and not line[0].isspace()), default=len(lines) - 1)
+    exception = lines[last]
+    frames = [(i, m) for i, line in enumerate(lines[:last]) if (m := _FRAME.match(line))]
+    if exception.startswith(("SyntaxError", "IndentationError", "TabError")):
+        start = frames[-1][0] + 1 if frames else last
+        caret = [line for line in lines[start:last] if line.strip()]
+        indent = min((len(line) - len(line.lstrip()) for line in caret), default=0)
+        return "\n".join([exception, *(line[indent:] for line in caret)])
+    user = [m for _, m in frames if "pydevd" not in m["file"] and "debugpy" not in m["file"]]
+    if user and user[-1]["file"] != "<string>":
+        where = user[-1]
+        return f"{exception} (raised at {where['file']}:{where['line']} in {where['function'] or '?'})"
+    return exception
+
+
+def is_library(path: str) -> bool:
+    """Installed or standard-library code, which debugpy skips while justMyCode is on."""
+    return _LIBRARY.search(path) is not None
+
+
+def just_my_code(breakpoint_files: tuple[str, ...]) -> bool:
+    """Debug only the user's code, unless a breakpoint asks to stop in a library (then honour it)."""
+    return not any(is_library(f) for f in breakpoint_files)
 
 
 class DebugpyBackend(DapBackend):
@@ -168,6 +209,17 @@ class DebugpyBackend(DapBackend):
             return "{" + expression + "}"
         return "{__import__('_polydbg').v('" + expression.encode().hex() + "')}"
 
+    async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
+        try:
+            return await super().evaluate(expression, frame, context)
+        except AdapterRequestError as exc:
+            raise AdapterRequestError(exc.command, python_error(exc.message)) from exc
+
+    async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
+        results = await super().set_breakpoints(file, breakpoints)
+        return [r._replace(message=_LIBRARY_SKIPPED) if r.message and _EXCLUDED in r.message else r
+                for r in results]
+
     def length_of(self, parent: Variable, children: list[Variable]) -> int | None:
         return self._lengths.get(parent.ref)
 
@@ -198,8 +250,8 @@ class DebugpyBackend(DapBackend):
             "type": "python", "request": "launch", "name": "polydbg",
             "python": [python, "-X", "frozen_modules=off", "-c", _DEBUGGEE_SHIM],
             "args": list(spec.args), "console": "internalConsole", "redirectOutput": True,
-            "justMyCode": True, "stopOnEntry": spec.stop_on_entry, "showReturnValue": True,
-            "subProcess": False,
+            "justMyCode": just_my_code(spec.breakpoint_files), "stopOnEntry": spec.stop_on_entry,
+            "showReturnValue": True, "subProcess": False,
         }
         if spec.module:
             args["module"] = spec.module
@@ -212,8 +264,8 @@ class DebugpyBackend(DapBackend):
         return args
 
     def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:
-        args: dict[str, Any] = {"type": "python", "request": "attach", "name": "polydbg", "justMyCode": True,
-                                "subProcess": False}
+        args: dict[str, Any] = {"type": "python", "request": "attach", "name": "polydbg",
+                                "justMyCode": just_my_code(spec.breakpoint_files), "subProcess": False}
         if spec.pid is not None:
             args["processId"] = spec.pid
         else:

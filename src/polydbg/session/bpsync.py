@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from polydbg.backends.base import BreakpointResult, FrameRef, StopEvent
 from polydbg.errors import UsageError, echo, refused
+from polydbg.session import conditions
 from polydbg.session import source as src
 from polydbg.session.breakpoints import Breakpoint, data_spec, function_spec, source_spec
 from polydbg.session.core import SessionCore
@@ -78,6 +79,7 @@ class BreakpointSync:
                        log_message: str | None = None, internal: bool = False) -> Breakpoint:
         path = self.core.resolve_path(file)
         self.validate_line(path, line)
+        conditions.check(self.core.language, condition, log_message)
         bp = self.core.breakpoints.add(file=path, line=line, condition=condition, hit_condition=hit_condition,
                                        log_message=log_message, internal=internal)
         if self.core.live_backend() is not None:
@@ -95,6 +97,7 @@ class BreakpointSync:
         if backend is not None and not backend.capabilities.function_breakpoints:
             raise UsageError(f"{self.core.adapter} does not support function breakpoints; "
                              "set a line breakpoint on the function's first line instead")
+        conditions.check(self.core.language, condition, None)
         bp = self.core.breakpoints.add(function=function, condition=condition, hit_condition=hit_condition)
         if backend is not None:
             await self.core.call(self.send_functions())

@@ -81,6 +81,8 @@ class SessionCore:
                 self.life.to(State.terminated, cause=f"the {self.adapter} adapter is gone: {exc}")
             raise SessionEndedError(self.life.ended_text()) from exc
         except AdapterTimeoutError as exc:
+            if "debug_terminate" in str(exc):  # it already says what to do
+                raise
             raise AdapterTimeoutError(f"{exc}. {self.hung_hint()}") from exc
 
     def hung_hint(self) -> str:

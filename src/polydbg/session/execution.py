@@ -145,11 +145,22 @@ class Execution:
                           note: str | None) -> StopReport:
         """The answer of a start: the first stop, the exit, or the program running (deadline or quiet)."""
         waited = await self.wait_change(since, timeout_s, progress, QUIET_S)
+        note = _joined(note, self._unbound_note())
         if waited == "quiet":
             note = _joined(note, f"the program is running and has printed nothing for {QUIET_S:g} s since the "
                                  "output below; no breakpoint was hit yet: debug_continue waits for the next stop, "
                                  "debug_pause interrupts")
         return await self.reporter.report(timed_out=waited == "timeout", note=note)
+
+    def _unbound_note(self) -> str | None:
+        """Breakpoints the debugger could not bind, and its reason: said at the start, not left to find."""
+        unbound = [bp for bp in self.core.breakpoints.visible() if not bp.verified and bp.message]
+        if not unbound:
+            return None
+        shown = "; ".join(f"#{bp.id} {os.path.basename(bp.file or bp.function or bp.watch or '')}"
+                          f"{':' + str(bp.line) if bp.line else ''}: {bp.message}" for bp in unbound[:3])
+        more = f" (and {len(unbound) - 3} more: debug_breakpoints)" if len(unbound) > 3 else ""
+        return f"not bound yet: {shown}{more}"
 
     async def _starting(self, spec: LaunchSpec | AttachSpec, timeout_s: float,
                         progress: Progress | None) -> tuple[int, str | None]:
@@ -207,6 +218,8 @@ class Execution:
     async def _begin(self, spec: LaunchSpec | AttachSpec, timeout_s: float) -> int:
         core, life = self.core, self.core.life
         core.spec = spec
+        files = tuple(sorted({bp.file for bp in core.breakpoints.visible() if bp.file}))
+        spec = spec._replace(breakpoint_files=files)  # decided again at every (re)start
         core.generation += 1
         life.to(State.starting)
         since = life.stops
@@ -340,8 +353,8 @@ class Execution:
         return await self.reporter.report(timed_out=timed_out)
 
 
-def _joined(first: str | None, second: str) -> str:
-    return f"{first}; {second}" if first else second
+def _joined(first: str | None, second: str | None) -> str | None:
+    return f"{first}; {second}" if first and second else first or second
 
 
 async def _uncancelled(work: Awaitable[object]) -> None:

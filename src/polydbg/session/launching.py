@@ -16,6 +16,7 @@ from polydbg import procs
 from polydbg.backends import registry
 from polydbg.backends.base import AttachSpec, LaunchSpec
 from polydbg.errors import PolydbgError, UsageError, echo
+from polydbg.session import conditions
 from polydbg.session import source as src
 from polydbg.session.breakpoints import BreakpointRequest
 from polydbg.session.core import Progress
@@ -96,6 +97,8 @@ def check_breakpoint(request: BreakpointRequest, cwd: str | None = None) -> Brea
     if not 1 <= request.line <= len(lines):
         raise UsageError(f"line {request.line} is outside {echo(path)} (it has {len(lines)} lines); "
                          f"pass a line between 1 and {len(lines)}")
+    if path.endswith((".py", ".pyw")):
+        conditions.check("python", request.condition, request.log_message)
     return BreakpointRequest(path, request.line, request.condition, request.hit_condition, request.log_message)
 
 
