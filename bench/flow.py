@@ -319,13 +319,13 @@ async def bench_flow(reps: int) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------------
 
 _issued: list[str] = []
-_original_request = DapClient.request
+_original_request = DapClient.send_request
 
 
-async def _counting_request(self: DapClient, command: str, arguments: dict[str, Any] | None = None,
-                            timeout: float = 30.0) -> dict[str, Any]:
+def _counting_request(self: DapClient, command: str,
+                      arguments: dict[str, Any] | None = None) -> asyncio.Future[dict[str, Any]]:
     _issued.append(command)
-    return await _original_request(self, command, arguments, timeout)
+    return _original_request(self, command, arguments)
 
 
 async def session_start() -> tuple[SessionManager, Session]:
@@ -426,7 +426,7 @@ LEAN = "MCP stdio, lean JSON-RPC client"
 
 
 async def bench_calls(iters: int, plain_iters: int) -> dict[str, Any]:
-    DapClient.request = _counting_request  # type: ignore[method-assign]
+    DapClient.send_request = _counting_request  # type: ignore[method-assign]
     raw_plain_sink, raw_sink = new_sink(), new_sink()
     paths = {label: Measured(label, counted=label in (SESSION, INPROC)) for label in (SESSION, INPROC, STDIO, LEAN)}
     manager: SessionManager | None = None
@@ -477,7 +477,7 @@ async def bench_calls(iters: int, plain_iters: int) -> dict[str, Any]:
                 await tool(client, "debug_terminate")
             await lean.call_tool("debug_terminate")
     finally:
-        DapClient.request = _original_request  # type: ignore[method-assign]
+        DapClient.send_request = _original_request  # type: ignore[method-assign]
         for raw in (dap, plain):
             if raw is not None:
                 await raw.close()
@@ -499,7 +499,7 @@ async def bench_calls(iters: int, plain_iters: int) -> dict[str, Any]:
           [[name, ms(median(raw_sink[name])), ms(min(raw_sink[name])), ms(p90(raw_sink[name])),
             ms(median(raw_plain_sink[name]))] for name in ("threads", "stackTrace", "scopes", "variables", "evaluate")])
 
-    # DAP requests per call are counted in-process (wrapping DapClient.request); the stdio servers run the same
+    # DAP requests per call are counted in-process (wrapping DapClient.send_request); the stdio servers run the same
     # code, so the same tool issues the same requests there.
     issued = {op: paths[INPROC].issued(op, WARMUP) for op in OPS}
     issued_session = {op: paths[SESSION].issued(op, WARMUP) for op in ("evaluate", "variables", "stack")}
@@ -528,7 +528,7 @@ async def bench_calls(iters: int, plain_iters: int) -> dict[str, Any]:
     table(f"Per-call latency and overhead over raw DAP + NODELAY while stopped ({iters} calls each, interleaved)",
           ["call", "median ms", "min ms", "p90 ms", "DAP requests per call", "raw cost ms", "overhead ms"], rows)
     print("  raw cost = Σ requests issued per call × the raw NODELAY median of that request (counted in-process by")
-    print("  wrapping DapClient.request). debug_output issues no DAP request: it is the MCP round-trip floor.")
+    print("  wrapping DapClient.send_request). debug_output issues no DAP request: it is the MCP round-trip floor.")
     print("  The SDK client validates each result (pydantic, and jsonschema against the advertised outputSchema);")
     print("  the lean client only parses JSON, like a host that does no validation.")
     return {"paths": paths, "overheads": overheads}

@@ -24,7 +24,7 @@ session-layer call vs the MCP tool through an in-process client, with the sessio
 cleared before every polydbg call (the stop scope's ``forget_reads``) so each one reaches the debugger (and
 re-reads threads / the frame, as the first call after a stop does), and with the frame cache kept (only
 the variables cache cleared, as later calls at the same stop).
-The requests each polydbg call issues are counted (wrapping ``DapClient.request`` / ``MiClient.send``).
+The requests each polydbg call issues are counted (wrapping ``DapClient.send_request`` / ``MiClient.send``).
 
 Targets: whole flow ≤ 1.2× raw per backend; MI inspection ≤ 5 ms median through polydbg; lldb-dap and
 delve per-call overhead ≤ 2 ms median.
@@ -535,15 +535,15 @@ async def bench_flow(targets: list[Target]) -> dict[str, dict[str, float]]:
 
 _issued: list[str] = []
 _created: list[Session] = []
-_dap_request = DapClient.request
+_dap_request = DapClient.send_request
 _mi_send = MiClient.send
 _create = SessionManager.create
 
 
-async def _counting_request(self: DapClient, command: str, arguments: dict[str, Any] | None = None,
-                            timeout: float = 30.0) -> dict[str, Any]:
+def _counting_request(self: DapClient, command: str,
+                      arguments: dict[str, Any] | None = None) -> asyncio.Future[dict[str, Any]]:
     _issued.append(command)
-    return await _dap_request(self, command, arguments, timeout)
+    return _dap_request(self, command, arguments)
 
 
 def mi_label(command: str) -> str:
@@ -607,7 +607,7 @@ async def bench_calls(target: Target, iters: int) -> CallResults:
     counts: dict[str, dict[str, list[collections.Counter[str]]]] = {
         path: collections.defaultdict(list) for path in PATHS}
     manager = SessionManager()
-    DapClient.request = _counting_request  # type: ignore[method-assign]
+    DapClient.send_request = _counting_request  # type: ignore[method-assign]
     MiClient.send = _counting_send  # type: ignore[method-assign]
     try:
         await raw.start()
@@ -692,7 +692,7 @@ async def bench_calls(target: Target, iters: int) -> CallResults:
             for client in clients.values():
                 await tool(client, "debug_terminate")
     finally:
-        DapClient.request = _dap_request  # type: ignore[method-assign]
+        DapClient.send_request = _dap_request  # type: ignore[method-assign]
         MiClient.send = _mi_send  # type: ignore[method-assign]
         await manager.close_all()
         await raw.close()
@@ -751,8 +751,9 @@ def report_calls(target: Target, res: CallResults, iters: int) -> dict[str, dict
     print("  caches cleared = the stop scope's forget_reads() before each call: it re-reads threads / the top frame,")
     print("  as the first call after a stop does; frame cache kept = only the variables cache is cleared, as later")
     print("  calls at the same stop. raw cost = Σ requests issued per call × their raw median (counted by wrapping")
-    print("  DapClient.request / MiClient.send)." + (" polydbg pipelines its MI pairs (see the 'pipelined' raw rows),"
-                                                " so the sum overstates their raw cost." if mi else ""))
+    print("  DapClient.send_request / MiClient.send)."
+          + (" polydbg pipelines its MI pairs (see the 'pipelined' raw rows), so the sum overstates their raw cost."
+             if mi else ""))
     return summary
 
 

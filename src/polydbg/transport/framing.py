@@ -77,8 +77,8 @@ class ContentLengthDecoder:
             if name.strip().lower() == b"content-length":
                 try:
                     length = int(value.strip())
-                except ValueError:
-                    raise FramingError(f"Content-Length is not a number: {value[:40]!r}") from None
+                except ValueError as exc:
+                    raise FramingError(f"Content-Length is not a number: {value[:40]!r}") from exc
         if length is None:
             raise FramingError(f"header without Content-Length: {header[:80]!r}")
         if length < 0 or length > self._max_body:
@@ -90,7 +90,7 @@ class ContentLengthDecoder:
         try:
             message = json.loads(body)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise FramingError(f"body is not JSON ({exc}): {body[:80]!r}") from None
+            raise FramingError(f"body is not JSON ({exc}): {body[:80]!r}") from exc
         if not isinstance(message, dict):
             raise FramingError(f"body is not a JSON object: {body[:80]!r}")
         return message

@@ -205,9 +205,9 @@ class GdbMiBackend(Backend):
             await client.command(f"-target-attach {int(spec.pid)}", timeout_s)
             try:
                 await asyncio.wait_for(self._attach_stop.wait(), timeout_s)
-            except asyncio.TimeoutError:
+            except asyncio.TimeoutError as exc:
                 raise AdapterTimeoutError(f"gdb attached to {spec.pid} but the process did not stop "
-                                          f"within {timeout_s:g} s") from None
+                                          f"within {timeout_s:g} s") from exc
         else:
             self._mode = "remote"
             target = f"{spec.host or '127.0.0.1'}:{int(spec.port or 0)}"
@@ -215,7 +215,7 @@ class GdbMiBackend(Backend):
                 await client.command(f"-target-select remote {target}", timeout_s)
             except AdapterRequestError as exc:
                 raise AdapterRequestError("attach", f"cannot connect to gdbserver at {target}: {exc}; start it "
-                                          f"with gdbserver {target} ./program") from None
+                                          f"with gdbserver {target} ./program") from exc
         await configure()
         self._starting = False
         self._running = True
