@@ -34,3 +34,16 @@ async def test_a_launched_server_that_went_quiet_is_reported_running_without_the
     assert "printed nothing" in report["note"] and "serving on port 0" in report["output"]["text"]
     assert time.monotonic() - started < 30
     await tools("debug_terminate")
+
+
+async def test_sys_exit_is_an_exit_not_an_exception_stop(tools: Tools) -> None:
+    exits_with = program("exits_with.py")
+    for mode in ("uncaught", "raised"):
+        report = await tools("debug_launch", program=exits_with, args=["3"], break_on_exception=mode)
+        assert report["state"] == "exited" and report["exit_code"] == 3, (mode, report)
+        assert not report.get("exception"), report
+        await tools("debug_terminate")
+    report = await tools("debug_launch", program=exits_with, args=["message"])
+    assert report["state"] == "exited" and report["exit_code"] == 1, report
+    assert "usage: exits_with.py CODE" in (await tools("debug_output"))["text"]
+    await tools("debug_terminate")

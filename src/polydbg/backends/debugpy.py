@@ -55,7 +55,9 @@ runpy.run_module('debugpy.adapter', run_name='__main__', alter_sys=True)
 # Prefixes the launcher and the debuggee command lines (debugpy puts its own arguments after ours):
 # drop the -X option debugpy appends, TCP_NODELAY the first TCP connect (to the adapter), restore
 # socket.connect, register the tracepoint guard ``_polydbg.v``, and run the real entry point as
-# ``python <path>`` would. ``v`` evaluates a hex-encoded expression in its caller's frame (the
+# ``python <path>`` would (a ``sys.exit("message")`` exits like Python's does, printing the message and
+# ending with 1: pydevd would stop on it as an exception, as it ignores only int codes with
+# ``breakOnSystemExit: []``). ``v`` evaluates a hex-encoded expression in its caller's frame (the
 # logpoint's) and never raises, so one failing expression cannot swallow a whole trace line.
 _DEBUGGEE_SHIM = """\
 import sys, socket, runpy, types
@@ -82,7 +84,11 @@ def connect(self, address):
 socket.socket.connect = connect
 sys.argv = a
 del connect
-runpy.run_path(a[0], run_name='__main__')
+try: runpy.run_path(a[0], run_name='__main__')
+except SystemExit as e:
+    if e.code is None or isinstance(e.code, int): raise
+    print(e.code, file=sys.stderr)
+    raise SystemExit(1) from None
 """
 
 def find_python(explicit: str | None, cwd: str | None, program: str | None) -> str:
@@ -252,6 +258,7 @@ class DebugpyBackend(DapBackend):
             "args": list(spec.args), "console": "internalConsole", "redirectOutput": True,
             "justMyCode": just_my_code(spec.breakpoint_files), "stopOnEntry": spec.stop_on_entry,
             "showReturnValue": True, "subProcess": False,
+            "breakOnSystemExit": [],  # an exit is an exit, whatever its code, not an exception stop
         }
         if spec.module:
             args["module"] = spec.module
@@ -265,7 +272,8 @@ class DebugpyBackend(DapBackend):
 
     def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:
         args: dict[str, Any] = {"type": "python", "request": "attach", "name": "polydbg",
-                                "justMyCode": just_my_code(spec.breakpoint_files), "subProcess": False}
+                                "justMyCode": just_my_code(spec.breakpoint_files), "subProcess": False,
+                                "breakOnSystemExit": []}
         if spec.pid is not None:
             args["processId"] = spec.pid
         else:
