@@ -297,3 +297,13 @@ async def test_an_endless_evaluate_says_it_is_still_running_and_costs_one_deadli
     assert "'exec('while True: pass')' is still running" in text or "still running in the program" in text, text
     assert (await tools("debug_sessions"))["sessions"][0]["state"] == "stopped"
     await tools("debug_terminate")
+
+
+async def test_a_pause_that_cannot_stop_python_says_why_and_returns(tools: Tools) -> None:
+    report = await tools("debug_launch", program=program("blocked.py"), timeout_s=1)
+    assert report["state"] == "running"
+    with anyio.fail_after(10):  # the pause's grace, not its whole timeout
+        paused = await tools("debug_pause", timeout_s=30)
+    assert paused["state"] == "running"
+    assert "no thread stopped" in paused["note"] and "blocked" in paused["note"] and "MainThread" in paused["note"]
+    assert (await tools("debug_terminate"))

@@ -240,6 +240,8 @@ class Backend(Protocol):
     capabilities: Capabilities
     # the evaluate context debug_evaluate uses ("repl" where it accepts statements)
     evaluate_context: ClassVar[EvaluateContext] = "watch"
+    # why a pause may stop no thread, for the answer when one did not
+    pause_limits: ClassVar[str] = "the debugger has not stopped any thread yet"
 
     # -- lifecycle ------------------------------------------------------------------------------------
 

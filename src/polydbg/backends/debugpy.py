@@ -162,6 +162,12 @@ class DebugpyBackend(DapBackend):
     name = "debugpy"
     adapter_id = "debugpy"
     evaluate_context: ClassVar[EvaluateContext] = "repl"  # statements too; pydevd prints their output
+    pause_limits: ClassVar[str] = (
+        "debugpy stops a thread only when it runs Python code it traces (your code: library code is "
+        "skipped), and no thread has: each is blocked (a lock, socket, sleep or C call) or running only "
+        "library code, like a server's accept loop. A thread stops as soon as it runs your code (a "
+        "request to the server, say). Set a breakpoint where you expect it and debug_continue, or "
+        "debug_terminate")
 
     def __init__(self, listener: BackendListener, language: str = "python") -> None:
         super().__init__(listener, language)

@@ -33,6 +33,7 @@ _OUTPUT_STREAMS = {"stdout": "stdout", "stderr": "stderr"}
 PROGRESS_EVERY_S = 1.0
 STARTUP_BUDGET_S = 120.0  # starting the debugger (a cold Go build takes ~15 s) is not the wait for a stop
 SLOW_START_S = 5.0  # a start slower than this is named in the answer
+PAUSE_GRACE_S = 5.0  # a pause that stops nothing within this is explained, not waited out
 QUIET_S = 3.0  # a started program that printed and then went quiet this long is reported running
 
 
@@ -349,8 +350,13 @@ class Execution:
             threads = await self.core.call(backend.threads()) if thread_id is None else []
             target = thread_id if thread_id is not None else (threads[0].id if threads else 0)
             await self.core.call(backend.pause(target))
-        timed_out = await self._timed_out(since, timeout_s, None)
-        return await self.reporter.report(timed_out=timed_out)
+        grace = min(timeout_s, PAUSE_GRACE_S)
+        if not await self._timed_out(since, grace, None):
+            return await self.reporter.report()
+        names = ", ".join(t.name for t in threads[:6]) + (f" (+{len(threads) - 6})" if len(threads) > 6 else "")
+        return await self.reporter.report(
+            note=f"no thread stopped within {grace:g} s of the pause: {backend.pause_limits}"
+                 + (f". Threads: {names}" if names else ""))
 
 
 def _joined(first: str | None, second: str | None) -> str | None:
