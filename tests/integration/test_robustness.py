@@ -6,6 +6,9 @@ from __future__ import annotations
 import os
 import select
 import signal
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -307,3 +310,28 @@ async def test_a_pause_that_cannot_stop_python_says_why_and_returns(tools: Tools
     assert paused["state"] == "running"
     assert "no thread stopped" in paused["note"] and "blocked" in paused["note"] and "MainThread" in paused["note"]
     assert (await tools("debug_terminate"))
+
+
+
+@pytest.fixture
+def gil_holder() -> Iterator[subprocess.Popen[bytes]]:
+    process = subprocess.Popen([sys.executable, program("holds_the_gil.py")], stdout=subprocess.PIPE,
+                               stdin=subprocess.DEVNULL)
+    try:
+        assert process.stdout is not None and process.stdout.readline() == b"up\n"
+        yield process
+    finally:
+        process.kill()
+        process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+async def test_a_pause_honours_its_timeout_when_the_debugger_cannot_answer(
+        tools: Tools, gil_holder: subprocess.Popen[bytes]) -> None:
+    attached = await tools("debug_attach", pid=gil_holder.pid, timeout_s=10)
+    assert attached["state"] == "running", attached
+    with anyio.fail_after(6):
+        text = await tools.error("debug_pause", timeout_s=2)
+    assert "did not list the program's threads within 2 s" in text, text
+    await tools("debug_terminate", detach=True)

@@ -18,8 +18,15 @@ from collections.abc import Awaitable, Callable
 
 import anyio
 
-from polydbg.backends.base import AttachSpec, BreakpointResult, LaunchSpec, StepKind, StopEvent
-from polydbg.errors import AdapterError, AdapterRequestError, SessionEndedError, SessionError, UsageError
+from polydbg.backends.base import AttachSpec, Backend, BreakpointResult, LaunchSpec, StepKind, StopEvent, Thread
+from polydbg.errors import (
+    AdapterError,
+    AdapterRequestError,
+    AdapterTimeoutError,
+    SessionEndedError,
+    SessionError,
+    UsageError,
+)
 from polydbg.session.bpsync import BreakpointSync
 from polydbg.session.breakpoints import Breakpoint
 from polydbg.session.core import Progress, SessionCore
@@ -340,6 +347,16 @@ class Execution:
                 break
         return await self.reporter.report(timed_out=timed_out, note=note)
 
+    async def _threads_within(self, backend: Backend, timeout_s: float) -> list[Thread]:
+        """The threads, asked within the caller's timeout (a debugger that cannot answer must not cost more)."""
+        try:
+            return await asyncio.wait_for(self.core.call(backend.threads()), timeout_s)
+        except asyncio.TimeoutError as exc:
+            raise AdapterTimeoutError(
+                f"{self.core.adapter} did not list the program's threads within {timeout_s:g} s, so nothing was "
+                "paused: it may be unable to act until the program returns from C code that holds the "
+                "interpreter's lock. Try again later, or debug_terminate") from exc
+
     async def pause(self, thread_id: int | None, timeout_s: float) -> StopReport:
         life = self.core.life
         async with self.lock:
@@ -347,7 +364,7 @@ class Execution:
                 return await self.reporter.report(note="already stopped")
             backend = self.core.backend
             since = life.stops
-            threads = await self.core.call(backend.threads()) if thread_id is None else []
+            threads = await self._threads_within(backend, timeout_s) if thread_id is None else []
             target = thread_id if thread_id is not None else (threads[0].id if threads else 0)
             await self.core.call(backend.pause(target))
         grace = min(timeout_s, PAUSE_GRACE_S)
