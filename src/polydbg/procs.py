@@ -27,6 +27,7 @@ from polydbg.errors import EnvironmentProblem
 log = logging.getLogger(__name__)
 
 _PR_SET_PDEATHSIG = 1
+DEBUGGEE_GONE_GRACE_S = 1.0  # time a debugger has to report its program's exit before polydbg says it died
 _SETPRIV = shutil.which("setpriv") if sys.platform.startswith("linux") else None
 _live_groups: set[int] = set()
 
@@ -201,6 +202,8 @@ class DebuggerProcess:
         self._drain: asyncio.Task[None] | None = None
         self._ended: asyncio.Future[None] | None = None
         self.on_stderr: Callable[[str], None] | None = None
+        self._pidfd: int | None = None
+        self._gone_report: asyncio.TimerHandle | None = None
 
     @property
     def pid(self) -> int | None:
@@ -263,6 +266,38 @@ class DebuggerProcess:
         track_group(pgid)
         return pgid
 
+    def watch_debuggee(self, pid: int, on_gone: Callable[[str], None]) -> None:
+        """Tell ``on_gone(cause)`` when the debuggee ends and the debugger has not said so itself.
+
+        A program killed from outside while stopped goes unnoticed by gdb and delve (they still say
+        "stopped"); a pidfd becomes readable when the process ends, whoever ended it — no polling.
+        The debugger gets ``DEBUGGEE_GONE_GRACE_S`` to report a normal exit first (``on_gone`` is
+        expected to ignore a report after one)."""
+        if pid <= 0 or self._pidfd is not None or not hasattr(os, "pidfd_open"):
+            return
+        try:
+            fd = os.pidfd_open(pid)
+        except OSError:
+            return
+        loop = asyncio.get_running_loop()
+        self._pidfd = fd
+
+        def ended() -> None:
+            self._stop_watching()
+            cause = (f"the program (pid {pid}) ended without the debugger reporting it: it was probably "
+                     "killed from outside")
+            self._gone_report = loop.call_later(DEBUGGEE_GONE_GRACE_S, on_gone, cause)
+
+        loop.add_reader(fd, ended)
+
+    def _stop_watching(self) -> None:
+        fd, self._pidfd = self._pidfd, None
+        if fd is not None:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(fd)
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
     async def end(self, kill_debuggee: bool = True, grace_s: float = 0.5) -> None:
         """Kill the debuggee's group (when asked) and the debugger's, and reap; idempotent."""
         if self._ended is None:
@@ -270,6 +305,9 @@ class DebuggerProcess:
         await asyncio.shield(self._ended)
 
     async def _end(self, kill_debuggee: bool, grace_s: float) -> None:
+        self._stop_watching()
+        if self._gone_report is not None:
+            self._gone_report.cancel()
         if kill_debuggee and self.debuggee_pgid is not None:
             await kill_group(self.debuggee_pgid, grace_s=grace_s)
         if self.process is not None:

@@ -13,14 +13,17 @@ types, and where "step into" first stops (delve stops on the function's own line
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import shutil
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from tests.conftest import PROGRAMS, Tools, line_of, process_table, require, text_of
@@ -46,7 +49,6 @@ class Flavour:
     add: str
     int_type: str  # the type debug_evaluate reports for an int expression
     into: str  # the marker of the line where "step into add" stops
-    exit_stops: bool  # a non-zero exit status is first an uncaught-exception stop (Python's SystemExit)
     needs: tuple[str, ...]  # the commands require() checks (skips locally, fails under CI)
 
     @property
@@ -59,23 +61,23 @@ class Flavour:
 
 FLAVOURS = [
     Flavour("python-debugpy", "debugpy", "python", "conformance/conformance.py", "main", "add", "int",
-            "# in add", True, ()),
+            "# in add", ()),
     Flavour("c-lldb-dap", "lldb-dap", "c", "conformance/conformance.c", "main", "add", "int",
-            "/* in add */", False, (LLDB, "gcc")),
+            "/* in add */", (LLDB, "gcc")),
     Flavour("c-gdb", "gdb", "c", "conformance/conformance.c", "main", "add", "int",
-            "/* in add */", False, ("gdb", "gcc")),
+            "/* in add */", ("gdb", "gcc")),
     # lldb-dap names a static (internal linkage) C++ function with a leading "::"; lldb's own bt says add(a=3, b=4)
     Flavour("cpp-lldb-dap", "lldb-dap", "cpp", "conformance/conformance.cpp", "main", "::add(int, int)", "int",
-            "// in add", False, (LLDB, "g++")),
+            "// in add", (LLDB, "g++")),
     Flavour("cpp-gdb", "gdb", "cpp", "conformance/conformance.cpp", "main", "add", "int",
-            "// in add", False, ("gdb", "g++")),
+            "// in add", ("gdb", "g++")),
     Flavour("rust-lldb-dap", "lldb-dap", "rust", "conformance/rust/src/main.rs", "conformance::main",
-            "conformance::add", "i32", "// in add", False, (LLDB, "cargo")),
+            "conformance::add", "i32", "// in add", (LLDB, "cargo")),
     # gdb types i32 + i32 as long in Rust mode (its own whatis says so too)
     Flavour("rust-gdb", "gdb", "rust", "conformance/rust/src/main.rs", "conformance::main",
-            "conformance::add", "long", "// in add", False, ("gdb", "cargo")),
+            "conformance::add", "long", "// in add", ("gdb", "cargo")),
     Flavour("go-delve", "delve", "go", "conformance/go/main.go", "main.main", "main.add", "int",
-            "// add starts", False, ("dlv", "go")),
+            "// add starts", ("dlv", "go")),
 ]
 
 
@@ -155,18 +157,11 @@ def printed(report: dict[str, Any]) -> str:
     return str((report.get("output") or {}).get("text", ""))
 
 
-async def run_to_exit(tools: Tools, flavour: Flavour, status: int = RESULT) -> tuple[dict[str, Any], str]:
-    """Continue until the program exits (with Python, past the stop on its ``sys.exit(status)``): the
-    exit report, and the output the reports on the way brought."""
+async def run_to_exit(tools: Tools, flavour: Flavour) -> tuple[dict[str, Any], str]:
+    """Continue until the program exits (Python's ``sys.exit(status)`` is an exit too, not an exception
+    stop): the exit report, and the output it brought."""
     done = await tools("debug_continue")
-    output = printed(done)
-    if flavour.exit_stops:
-        assert (done["state"], done["reason"]) == ("stopped", "exception")
-        assert done["exception"] == {"type": "SystemExit", "message": str(status)}
-        assert done["location"]["line"] == flavour.line("sys.exit(main())")
-        done = await tools("debug_continue")
-        output += printed(done)
-    return done, output
+    return done, printed(done)
 
 
 async def test_launch_stops_at_a_line_breakpoint(tools: Tools, target: Target) -> None:
@@ -236,7 +231,7 @@ async def test_set_variable_reaches_the_program(tools: Tools, target: Target) ->
     changed = await set_variable(tools, name="s", value="100")
     assert changed["value"] == "100"
     assert (await tools("debug_evaluate", expression="s"))["value"] == "100"
-    done, output = await run_to_exit(tools, target.flavour, 106)
+    done, output = await run_to_exit(tools, target.flavour)
     assert done["state"] == "exited"
     assert done["exit_code"] == 106  # 100 + 0 + 1 + 2 + 3
     assert output == "result 106\n"
@@ -339,3 +334,47 @@ async def test_terminate_while_stopped_ends_the_session(tools: Tools, target: Ta
     assert not still_running(set(started), 5.0), {pid: started[pid] for pid in still_running(set(started), 0)}
     assert (await tools("debug_sessions"))["sessions"] == []
     assert "session" in await tools.error("debug_step")
+
+
+def _debuggee_pids(target: Target) -> list[int]:
+    """Processes running the target program (a native executable, or an interpreter running the script)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        with contextlib.suppress(OSError):
+            exe = os.readlink(f"/proc/{entry}/exe")
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            if exe == target.program or target.program.encode() in argv:
+                found.append(int(entry))
+    parents = {int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) for pid in found}
+    return [pid for pid in found if pid not in parents]  # the program, not debugpy's launcher above it
+
+
+async def test_a_program_killed_while_stopped_ends_the_session(tools: Tools, target: Target) -> None:
+    report = await tools("debug_launch", **target.launch_arguments(breakpoints=[target.at("call add")]))
+    assert report["state"] == "stopped"
+    [pid] = _debuggee_pids(target)
+    os.kill(pid, signal.SIGKILL)
+    for _ in range(50):  # the session may learn it from the process itself (a pidfd), not from a tool call
+        if (await tools("debug_sessions"))["sessions"][0]["state"] in ("terminated", "exited"):
+            break
+        await anyio.sleep(0.1)
+    # a multi-threaded program stays a zombie until its tracer reaps it (delve): then resuming tells
+    result = await tools.client.call_tool("debug_continue", {})
+    said = text_of(result)
+    if not result.is_error:
+        assert result.structured_content is not None
+        said = str(result.structured_content["state"])
+    assert "terminated" in said or "exited" in said, said
+    await tools("debug_terminate")
+
+
+async def test_an_unknown_raw_command_is_an_error_on_every_native_debugger(tools: Tools, target: Target) -> None:
+    if target.flavour.adapter not in ("lldb-dap", "gdb"):
+        pytest.skip("debug_command runs lldb and gdb commands")
+    await tools("debug_launch", **target.launch_arguments(breakpoints=[target.at("call add")]))
+    text = await tools.error("debug_command", command="no-such-command")
+    assert "refused 'no-such-command'" in text and "no-such-command" in text.split(":", 1)[1], text
+    assert "x" in {v["name"] for v in (await tools("debug_variables"))["variables"]}  # the session is fine
+    await tools("debug_terminate")

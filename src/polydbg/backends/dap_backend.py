@@ -228,6 +228,8 @@ class DapBackend(Backend):
         pid = body.get("systemProcessId")
         if isinstance(pid, int) and body.get("startMethod", "launch") == "launch":
             self._proc.track_debuggee(pid)
+        if isinstance(pid, int):
+            self._proc.watch_debuggee(pid, self._report_terminated)
 
     async def _spawn_stdio_adapter(self, argv: list[str], env: dict[str, str] | None = None) -> FramedStream:
         process = await self._proc.start(argv, env=env)

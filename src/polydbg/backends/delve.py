@@ -96,6 +96,7 @@ from polydbg.transport.streams import FramedStream
 log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 10.0
+PROGRAM_VANISHED = "the program ended without delve reporting it: it was probably killed from outside"
 _LISTENING = re.compile(r"(?:DAP|API) server listening at: *(\S+):(\d+)")
 # Lines delve itself writes on the stdout/stderr it shares with the debuggee.
 _OWN_LINE = re.compile(
@@ -341,6 +342,7 @@ class DelveBackend(DapBackend):
         for child in procs.live_processes():
             if child.ppid == self._proc.pid:
                 self._proc.track_debuggee(child.pid)
+                self._proc.watch_debuggee(child.pid, self._report_terminated)
 
     def _tune_capabilities(self) -> None:
         caps = self.capabilities
@@ -363,6 +365,9 @@ class DelveBackend(DapBackend):
             body["text"] = _unquote(body["text"])
         if self._pause_waiter is not None and not self._pause_waiter.done():
             self._pause_waiter.set_result(body)  # a pause being refined by _report_pause
+            return
+        if body.get("reason") == "exception" and "no such process" in (body.get("text"), body.get("description")):
+            self._report_terminated(PROGRAM_VANISHED)  # delve tried to resume a program killed from outside
             return
         if body.get("reason") == "exception" and body.get("description") != "panic":
             self._ordered.refine(self._report_fatal(body))

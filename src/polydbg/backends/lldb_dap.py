@@ -52,7 +52,7 @@ from polydbg.backends.kit.frames import leading
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.locate import find_lldb_dap
 from polydbg.dap.client import DapClient
-from polydbg.errors import AdapterError, EnvironmentProblem, UsageError
+from polydbg.errors import AdapterError, AdapterRequestError, EnvironmentProblem, UsageError
 from polydbg.transport.streams import FramedStream
 
 log = logging.getLogger(__name__)
@@ -638,8 +638,12 @@ class LldbDapBackend(DapBackend):
         return detail
 
     async def command(self, text: str, frame: FrameRef | None) -> str:
-        """An lldb command (``frame variable``, ``register read``, ``memory read`` …) and its output."""
-        return await super().command(text if text.startswith(COMMAND_PREFIX) else COMMAND_PREFIX + text, frame)
+        """An lldb command (``frame variable``, ``register read``, ``memory read`` …) and its output; a
+        command lldb rejects is an error, as gdb's are (lldb-dap answers it as a normal result)."""
+        output = await super().command(text if text.startswith(COMMAND_PREFIX) else COMMAND_PREFIX + text, frame)
+        if output.lstrip().startswith("error:"):
+            raise AdapterRequestError("evaluate", output.strip().removeprefix("error:").strip())
+        return output
 
     # -- ending -------------------------------------------------------------------------------------
 

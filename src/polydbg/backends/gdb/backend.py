@@ -303,6 +303,7 @@ class GdbMiBackend(Backend):
         self.debuggee_pid = pid
         if self._mode == "launch":  # an attached program's process group is not ours to kill
             self._proc.track_debuggee(pid)
+        self._proc.watch_debuggee(pid, self._report_terminated)
 
     def _on_running(self, payload: dict[str, Any]) -> None:
         self._running = True
