@@ -19,6 +19,7 @@ from polydbg.backends.gdb.values import (
     short_type,
     summary_of,
 )
+from polydbg.backends.kit.cxx import demangle_type, printed_string
 
 STRING = "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"
 
@@ -351,3 +352,24 @@ def test_flatten_source_groups_keeps_each_instructions_line_and_file() -> None:
 def test_flatten_nothing() -> None:
     assert flatten_disassembly([]) == []
     assert flatten_disassembly(["junk", 3, None]) == []
+
+
+# -- kit.cxx: the thrown C++ exception, from memory -------------------------------------------------------
+
+@pytest.mark.parametrize(("mangled", "name"), [
+    ("St13runtime_error", "std::runtime_error"),
+    ("St12out_of_range", "std::out_of_range"),
+    ("NSt8ios_base7failureE", "std::ios_base::failure"),
+    ("N3app6detail5ErrorE", "app::detail::Error"),
+    ("4Oops", "Oops"),
+    ("i", "i"),  # a builtin type code stays as it is
+    ("N3app5Err", "N3app5Err"),  # malformed: unchanged
+])
+def test_thrown_type_names_are_demangled(mangled: str, name: str) -> None:
+    assert demangle_type(mangled) == name
+
+
+def test_a_printed_char_pointer_gives_its_string() -> None:
+    assert printed_string('0x55d4 <typeinfo name for std::runtime_error> "St13runtime_error"') == "St13runtime_error"
+    assert printed_string('0x4a2b "say \\"hi\\"\\n"') == 'say "hi"\n'
+    assert printed_string("0x0") is None

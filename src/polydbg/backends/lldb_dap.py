@@ -48,6 +48,7 @@ from polydbg.backends.base import (
     Variable,
 )
 from polydbg.backends.dap_backend import DapBackend
+from polydbg.backends.kit import cxx
 from polydbg.backends.kit.frames import leading
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.locate import find_lldb_dap
@@ -395,6 +396,8 @@ class LldbDapBackend(DapBackend):
         if "SIGABRT" in str(body.get("description") or "") and (
                 reason == "exception" or (self._core is not None and self._first_stop)):
             return True
+        if reason == "exception" and "C++ Throw" in str(body.get("description") or ""):
+            return True
         if reason == "breakpoint" and self.language == "rust" and self._core is None:
             hits = [i for i in body.get("hitBreakpointIds") or () if isinstance(i, int)]
             return all(self._bp_ids.id_of(i) is None for i in hits)  # not ours: maybe the rust_panic one
@@ -449,6 +452,14 @@ class LldbDapBackend(DapBackend):
                                        f"{frames[hidden - 1].name} ({hidden} library frames above "
                                        f"{frames[hidden].name} hidden)")
             return body
+        if "C++ Throw" in str(body.get("description") or ""):  # stopped in __cxa_throw: report the thrower
+            hidden = leading(frames, _library_frame)
+            if hidden and hidden < len(frames):
+                self._frames.hide(thread, hidden)
+            thrown = await self._thrown(thread)
+            if thrown is not None:
+                self._aborts[thread] = thrown
+            return {**self._rewrite(body), "description": "C++ exception thrown", "text": None}
         if not frames or "rust_panic" not in frames[0].name:
             return self._rewrite(body)
         self._frames.hide(thread, leading(frames, _library_frame))  # std/core frames above the panicking code
@@ -456,6 +467,32 @@ class LldbDapBackend(DapBackend):
         self._panics[thread] = message
         self._pause_requested = False
         return {**body, "reason": "exception", "description": message, "text": None, "hitBreakpointIds": []}
+
+    async def _thrown(self, thread: int) -> ExceptionDetail | None:
+        """The exception in __cxa_throw's argument registers (see kit.cxx), read as memory only:
+        an lldb expression here can hang lldb-dap for good."""
+        with contextlib.suppress(AdapterError, LookupError, ValueError, TypeError):
+            top = (await self._request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": 1}))["stackFrames"]
+            scopes = (await self._request("scopes", {"frameId": top[0]["id"]}))["scopes"]
+            registers = next(s for s in scopes if str(s.get("name", "")).lower().startswith("register"))
+            values: dict[str, int] = {}
+            for group in (await self._request("variables", {"variablesReference": registers["variablesReference"]}))[
+                    "variables"][:1]:  # the general purpose registers come first
+                for register in (await self._request("variables", {
+                        "variablesReference": group["variablesReference"]}))["variables"]:
+                    if register.get("name") in cxx.ARGUMENT_REGISTERS:
+                        values[register["name"]] = int(str(register["value"]).split()[0], 0)
+            first, second = (values[r] for r in cxx.ARGUMENT_REGISTERS)
+            type_ = cxx.demangle_type(await self._c_string_at(second + 8))
+            message = await self._c_string_at(first + 8) if type_ in cxx.STRING_MESSAGE_TYPES else ""
+            return ExceptionDetail(type=type_, message=message)
+        return None
+
+    async def _c_string_at(self, pointer_address: int, limit: int = 512) -> str:
+        """The NUL-terminated string a pointer stored at ``pointer_address`` points to."""
+        pointer = int.from_bytes((await self.read_memory(pointer_address, 8)).data, "little")
+        data = (await self.read_memory(pointer, limit)).data
+        return data.split(b"\0", 1)[0].decode("utf-8", "replace")
 
     async def _panic_message(self) -> str:
         """The message the panic hook printed just before ``rust_panic`` (it is already in the output)."""

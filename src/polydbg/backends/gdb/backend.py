@@ -76,7 +76,7 @@ from polydbg.backends.gdb.values import (
     summary_of,
     to_int,
 )
-from polydbg.backends.kit import bpdiff
+from polydbg.backends.kit import bpdiff, cxx
 from polydbg.backends.kit.bpdiff import Placed
 from polydbg.backends.kit.frames import FrameHandles, leading
 from polydbg.backends.kit.handles import HandleTable, IdMap
@@ -860,8 +860,31 @@ class GdbMiBackend(Backend):
             with contextlib.suppress(AdapterError):
                 result = await self._cmd(f"-data-evaluate-expression --thread {thread_id} --frame 0 $_exception")
                 return ExceptionDetail(type="C++ exception", message=str(result.payload.get("value", "")))
+            if self._last_catch == "throw":
+                thrown = await self._thrown(thread_id)
+                if thrown is not None:
+                    return thrown
             return ExceptionDetail(type="C++ exception", message=f"exception {self._last_catch}")
         return None
+
+    async def _thrown(self, thread_id: int) -> ExceptionDetail | None:
+        """Type and message of the exception in __cxa_throw's arguments (see kit.cxx); None off x86-64."""
+        first, second = (f"${r}" for r in cxx.ARGUMENT_REGISTERS)
+        where = f"--thread {thread_id} --frame 0 "
+        try:
+            name = await self._cmd(f"-data-evaluate-expression {where}{mi_quote(f'*(char **)({second} + 8)')}")
+        except AdapterError:
+            return None
+        mangled = cxx.printed_string(str(name.payload.get("value", "")))
+        if not mangled:
+            return None
+        type_ = cxx.demangle_type(mangled)
+        message = ""
+        if type_ in cxx.STRING_MESSAGE_TYPES:
+            with contextlib.suppress(AdapterError):
+                text = await self._cmd(f"-data-evaluate-expression {where}{mi_quote(f'*(char **)({first} + 8)')}")
+                message = cxx.printed_string(str(text.payload.get("value", ""))) or ""
+        return ExceptionDetail(type=type_, message=message)
 
     # -- native operations ----------------------------------------------------------------------------
 
