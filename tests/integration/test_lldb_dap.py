@@ -386,9 +386,13 @@ async def test_rust_values_read_as_rust(tools: Tools, rust_binary: str) -> None:
     await tools("debug_terminate")
 
 
-async def test_rust_panic_stops_where_it_panicked(tools: Tools, rust_binary: str) -> None:
-    report = await tools("debug_launch", program=rust_binary, args=["divide-by-zero"])
-    assert report["state"] == "stopped"
+@pytest.mark.parametrize("adapter", ["lldb-dap", "gdb"])
+async def test_rust_panic_stops_where_it_panicked(tools: Tools, rust_binary: str, adapter: str,
+                                                  anyio_backend: str) -> None:
+    if adapter == "gdb":
+        require("gdb")
+    report = await tools("debug_launch", program=rust_binary, args=["divide-by-zero"], adapter=adapter)
+    assert report["state"] == "stopped", report
     assert report["reason"] == "exception"
     assert "panicked at src/main.rs" in report["description"]
     assert "division by zero: 10 / 0" in report["description"]

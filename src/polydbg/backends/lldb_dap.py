@@ -51,6 +51,7 @@ from polydbg.backends.dap_backend import DapBackend
 from polydbg.backends.kit import cxx
 from polydbg.backends.kit.frames import leading
 from polydbg.backends.kit.ordering import OrderedEvents
+from polydbg.backends.kit.panics import panic_message
 from polydbg.backends.locate import find_lldb_dap
 from polydbg.dap.client import DapClient
 from polydbg.errors import AdapterError, AdapterRequestError, EnvironmentProblem, UsageError
@@ -71,11 +72,8 @@ _HEX = re.compile(r"0x[0-9a-fA-F]+")
 _RUST_HASH = re.compile(r"::h[0-9a-f]{16}$")
 _SIGNAL = re.compile(r"^signal (SIG[A-Z0-9]+)(?::\s*(.*))?$", re.DOTALL)
 _FATAL_SIGNAL = re.compile(r"\bSIG(SEGV|ABRT|BUS|FPE|ILL|TRAP|SYS|XCPU|XFSZ)\b")
-_PANIC = re.compile(r"thread '([^']*)'(?: \(\d+\))? panicked at ([^\n]*?):?\n(.*?)(?:\nnote: |\nstack backtrace:|\Z)",
-                    re.DOTALL)
 _CXX_TERMINATE = re.compile(r"terminate called after throwing an instance of '([^'\n]+)'\n\s*what\(\):\s*([^\n]*)")
 _ASSERT_FAILED = re.compile(r"(Assertion `.*' failed\.)")
-_OLD_PANIC = re.compile(r"thread '([^']*)' panicked at '(.*?)', ([^\s]+:\d+:\d+)", re.DOTALL)
 _MAP_TYPE = re.compile(r"(^|::)(multi)?(unordered_)?(multi)?map<|(^|::)(HashMap|BTreeMap)<")
 _SET_TYPE = re.compile(r"(^|::)(unordered_)?(multi)?set<|(^|::)(HashSet|BTreeSet)<")
 _SIGNAL_TEXT = {
@@ -499,13 +497,10 @@ class LldbDapBackend(DapBackend):
         loop = asyncio.get_running_loop()
         deadline = loop.time() + PANIC_MESSAGE_WAIT_S
         while True:
-            found = list(_PANIC.finditer(self._output_tail))
-            old = list(_OLD_PANIC.finditer(self._output_tail))  # before Rust 1.73: at 'message', file:line:col
-            if found or old:
-                thread, where, message = found[-1].groups() if found else old[-1].group(1, 3, 2)
+            message = panic_message(self._output_tail)
+            if message is not None:
                 self._output_tail = ""
-                text = " ".join(message.split())
-                return f"panicked at {where}: {text}"[:400] + ("" if thread == "main" else f" (thread '{thread}')")
+                return message
             remaining = deadline - loop.time()
             if remaining <= 0:
                 return "Rust panic"

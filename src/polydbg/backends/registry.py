@@ -31,7 +31,7 @@ BACKENDS: dict[str, BackendInfo] = {info.name: info for info in (
     BackendInfo(
         name="gdb", target="polydbg.backends.gdb:GdbMiBackend", languages=("c", "cpp", "rust"),
         find=lambda: locate.which("gdb"), install="apt-get install gdb gdbserver",
-        break_on_exception={"raised": ("throw",)}),
+        break_on_exception={"raised": ("throw", "panic"), "uncaught": ("panic",)}),  # panic: Rust only
     BackendInfo(
         name="delve", target="polydbg.backends.delve:DelveBackend", languages=("go",),
         find=lambda: locate.which("dlv"), version_args=("version",),

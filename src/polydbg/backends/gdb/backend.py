@@ -80,6 +80,7 @@ from polydbg.backends.kit import bpdiff, cxx
 from polydbg.backends.kit.bpdiff import Placed
 from polydbg.backends.kit.frames import FrameHandles, leading
 from polydbg.backends.kit.handles import HandleTable, IdMap
+from polydbg.backends.kit.panics import panic_message
 from polydbg.errors import (
     AdapterError,
     AdapterGoneError,
@@ -94,6 +95,7 @@ log = logging.getLogger(__name__)
 
 INSPECT_TIMEOUT_S = 10.0
 CHILD_CAP = 256  # children listed when no count is asked (the session pages the rest with child_slice)
+OUTPUT_TAIL_CHARS = 4096
 SUMMARY_CHILDREN = 32  # compound children per listing that get a one-level {…} summary
 _STEP_COMMANDS: dict[StepKind, str] = {"over": "-exec-next", "into": "-exec-step", "out": "-exec-finish"}
 
@@ -120,7 +122,8 @@ class GdbMiBackend(Backend):
         self.capabilities = Capabilities(
             conditional_breakpoints=True, hit_conditional_breakpoints=True, log_points=True,
             function_breakpoints=True, set_variable=True, exception_info=True, terminate_request=True,
-            child_paging=True, exception_filters=("throw", "catch") if language == "cpp" else (),
+            child_paging=True,
+            exception_filters=("throw", "catch") if language == "cpp" else ("panic",) if language == "rust" else (),
             memory=True, disassemble=True, registers=True, data_breakpoints=True, raw_command=True)
         self._client: MiClient | None = None
         self._proc = procs.DebuggerProcess("gdb")
@@ -137,7 +140,8 @@ class GdbMiBackend(Backend):
         self._terminated_reported = False
         self._exited = False
         self.debuggee_pid: int | None = None
-        self._terminal = InferiorTerminal(lambda text: self._listener.on_output("stdout", text))
+        self._terminal = InferiorTerminal(self._on_program_output)
+        self._output_tail = ""  # the program's latest output (a panic's message is read from it)
         self._console_line = ""
         # breakpoints
         self._line_bps: dict[str, list[Placed[int]]] = {}
@@ -273,6 +277,10 @@ class GdbMiBackend(Backend):
         if not self._ending:
             self._report_terminated(await self._proc.exit_cause())
 
+    def _on_program_output(self, text: str) -> None:
+        self._output_tail = (self._output_tail + text)[-OUTPUT_TAIL_CHARS:]
+        self._listener.on_output("stdout", text)
+
     def _report_terminated(self, cause: str | None) -> None:
         if not self._terminated_reported:
             self._terminated_reported = True
@@ -387,6 +395,9 @@ class GdbMiBackend(Backend):
         what = next((f for f, n in self._catch_bps.items() if n == number), "throw")
         self._last_catch = what
         self._skip_thread = thread  # __cxa_throw / __cxa_begin_catch: report the frame that threw
+        if what == "panic":  # the hook printed the message before calling rust_panic (the pty is drained)
+            message = panic_message(self._output_tail) or "Rust panic"
+            return StopEvent("exception", thread, message, message)
         text = "C++ exception thrown" if what == "throw" else "C++ exception caught"
         return StopEvent("exception", thread, text, text)
 
@@ -570,7 +581,9 @@ class GdbMiBackend(Backend):
                     await self._cmd(f"-break-delete {number}")
         for name in wanted:
             if name not in self._catch_bps:
-                result = await self._cmd(f"-catch-{name}")
+                # a Rust panic unwinds without __cxa_throw: "catching" one is stopping at rust_panic
+                command = "-break-insert -f rust_panic" if name == "panic" else f"-catch-{name}"
+                result = await self._cmd(command)
                 bkpt = as_dict(result.payload.get("bkpt"))
                 number = to_int(bkpt.get("number"), 0)
                 if number:
@@ -636,7 +649,7 @@ class GdbMiBackend(Backend):
             with contextlib.suppress(AdapterRequestError):
                 top = await self._cmd(f"-stack-list-frames --thread {thread_id} 0 15")
                 listed = [f for f in top.payload.get("stack") or [] if isinstance(f, dict)]
-                hidden = leading(listed, lambda f: not (f.get("line") and os.path.isfile(str(f.get("fullname") or ""))))
+                hidden = leading(listed, _machinery)
             self._frames.hide(thread_id, hidden)
         return hidden
 
@@ -860,6 +873,9 @@ class GdbMiBackend(Backend):
             with contextlib.suppress(AdapterError):
                 result = await self._cmd(f"-data-evaluate-expression --thread {thread_id} --frame 0 $_exception")
                 return ExceptionDetail(type="C++ exception", message=str(result.payload.get("value", "")))
+            if self._last_catch == "panic":
+                message = panic_message(self._output_tail)
+                return ExceptionDetail(type="panic", message=(message or "Rust panic").removeprefix("panicked at "))
             if self._last_catch == "throw":
                 thrown = await self._thrown(thread_id)
                 if thrown is not None:
@@ -1005,3 +1021,10 @@ class GdbMiBackend(Backend):
             await client.command(f"-interpreter-exec console {mi_quote('kill')}", 2.0)
         else:
             await client.command("-target-detach", 2.0)
+
+
+def _machinery(frame: dict[str, Any]) -> bool:
+    """A runtime frame above the user's at a throw, panic or abort: no source here, or Rust's std."""
+    fullname = str(frame.get("fullname") or "")
+    return not (frame.get("line") and os.path.isfile(fullname)) or fullname.startswith("/rustc/") \
+        or "/lib/rustlib/src/rust/library/" in fullname
