@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-PANIC = re.compile(r"thread '([^']*)'(?: \(\d+\))? panicked at ([^\n]*?):?\n(.*?)(?:\nnote: |\nstack backtrace:|\Z)",
-                   re.DOTALL)
+PANIC = re.compile(r"thread '([^']*)'(?: \(\d+\))? panicked at ([^\n']+?:\d+:\d+):?\n(.*?)"
+                   r"(?:\nnote: |\nstack backtrace:|\Z)", re.DOTALL)
 OLD_PANIC = re.compile(r"thread '([^']*)' panicked at '(.*?)', ([^\s]+:\d+:\d+)", re.DOTALL)  # before Rust 1.73
 
 
