@@ -36,6 +36,8 @@ CRASH = line_of("native/gdb/points.c", "marker: crash")
 WAITS = line_of("native/gdb/points.c", "marker: wait")
 PRINT = line_of("native/gdb/containers.cpp", "marker: print")
 THROWS = line_of("native/gdb/containers.cpp", "marker: throws")
+OUT_OF_RANGE_CPP = str(SOURCES / "out_of_range.cpp")
+BAD_INDEX = line_of("native/gdb/out_of_range.cpp", "marker: bad index")
 VALUES_RS = str(SOURCES / "values.rs")
 VALUES_READY = line_of("native/gdb/values.rs", "marker: values ready")
 
@@ -45,7 +47,8 @@ def built(build_dir: Path) -> dict[str, str]:
     require("gdb", "gcc", "g++")
     out = build_dir / "gdb"
     out.mkdir(exist_ok=True)
-    programs = {"points": ("gcc", POINTS_C), "containers": ("g++", CONTAINERS_CPP)}
+    programs = {"points": ("gcc", POINTS_C), "containers": ("g++", CONTAINERS_CPP),
+                "out_of_range": ("g++", OUT_OF_RANGE_CPP)}
     for name, (compiler, source) in programs.items():
         subprocess.run([compiler, "-g", "-O0", "-o", str(out / name), source], check=True, capture_output=True,
                        timeout=120)
@@ -211,6 +214,22 @@ async def test_cpp_exception_stops_at_the_throw_with_its_type_and_message(
     assert _locals(thrown)["n"] == "6"
     stack = await tools("debug_stack")
     assert stack["threads"][0]["frames"][0]["function"].startswith("check")  # not __cxa_throw
+    await tools("debug_terminate")
+
+
+@pytest.mark.parametrize("adapter", ["gdb", "lldb-dap"])
+async def test_a_throw_inside_libstdcxx_stops_at_the_users_call_with_a_short_name(
+        tools: Tools, built: dict[str, str], adapter: str, anyio_backend: str) -> None:
+    if adapter == "lldb-dap":
+        require("lldb-dap-22|lldb-dap|lldb-vscode")
+    thrown = await tools("debug_launch", program=built["out_of_range"], adapter=adapter,
+                         break_on_exception="raised")
+    assert thrown["location"]["file"] == OUT_OF_RANGE_CPP and thrown["location"]["line"] == BAD_INDEX, thrown
+    assert thrown["exception"]["type"] == "std::out_of_range"
+    assert "(which is 5)" in thrown["exception"]["message"]
+    assert len(thrown["location"]["function"]) < 80, thrown["location"]["function"]  # no allocator<…> soup
+    text = await tools.text("debug_stack")
+    assert "stl_vector.h" not in text and "basic_string<char" not in text, text
     await tools("debug_terminate")
 
 

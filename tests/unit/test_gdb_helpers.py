@@ -16,10 +16,10 @@ from polydbg.backends.gdb.values import (
     pair_up,
     short_rust_type,
     short_rust_value,
-    short_type,
     summary_of,
 )
 from polydbg.backends.kit.cxx import demangle_type, printed_string
+from polydbg.backends.kit.typenames import short_type
 
 STRING = "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"
 

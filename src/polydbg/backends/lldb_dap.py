@@ -49,9 +49,10 @@ from polydbg.backends.base import (
 )
 from polydbg.backends.dap_backend import DapBackend
 from polydbg.backends.kit import cxx
-from polydbg.backends.kit.frames import leading
+from polydbg.backends.kit.frames import is_runtime_source, leading
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.kit.panics import panic_message
+from polydbg.backends.kit.typenames import short_type
 from polydbg.backends.locate import find_lldb_dap
 from polydbg.dap.client import DapClient
 from polydbg.errors import AdapterError, AdapterRequestError, EnvironmentProblem, UsageError
@@ -549,6 +550,8 @@ class LldbDapBackend(DapBackend):
         name = str(raw.get("name", "?"))
         if self.language == "rust":
             name = rust_function(name)
+        elif self.language == "cpp":
+            name = short_type(name)  # a signature spelled with every default template argument is KBs long
         return Frame(name=name, file=path, line=line, column=raw.get("column"),
                      pc=_address(raw.get("instructionPointerReference")))
 
@@ -692,7 +695,7 @@ def _library_frame(frame: Frame) -> bool:
     """A frame of libc, the C++ runtime or Rust's std, not of the program: no source, a source path
     relative to some build directory (Debian's libc), or Rust's ``/rustc/<commit>/library``."""
     file = frame.file
-    return frame.name in _ABORT_FRAMES or not file or not os.path.isabs(file) or file.startswith("/rustc/")
+    return frame.name in _ABORT_FRAMES or not file or not os.path.isabs(file) or is_runtime_source(file)
 
 
 def _address(value: object) -> int | None:

@@ -72,15 +72,15 @@ from polydbg.backends.gdb.values import (
     pointer_expandable,
     short_rust_type,
     short_rust_value,
-    short_type,
     summary_of,
     to_int,
 )
 from polydbg.backends.kit import bpdiff, cxx
 from polydbg.backends.kit.bpdiff import Placed
-from polydbg.backends.kit.frames import FrameHandles, leading
+from polydbg.backends.kit.frames import FrameHandles, is_runtime_source, leading
 from polydbg.backends.kit.handles import HandleTable, IdMap
 from polydbg.backends.kit.panics import panic_message
+from polydbg.backends.kit.typenames import short_type
 from polydbg.errors import (
     AdapterError,
     AdapterGoneError,
@@ -1026,5 +1026,4 @@ class GdbMiBackend(Backend):
 def _machinery(frame: dict[str, Any]) -> bool:
     """A runtime frame above the user's at a throw, panic or abort: no source here, or Rust's std."""
     fullname = str(frame.get("fullname") or "")
-    return not (frame.get("line") and os.path.isfile(fullname)) or fullname.startswith("/rustc/") \
-        or "/lib/rustlib/src/rust/library/" in fullname
+    return not (frame.get("line") and os.path.isfile(fullname)) or is_runtime_source(fullname)

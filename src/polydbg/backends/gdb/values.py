@@ -67,13 +67,6 @@ def expandable(type_: str | None, value: str, compound: bool | None) -> bool:
     return bool(type_) and pointer_expandable(type_ or "", v)
 
 
-_DEFAULT_ARGS = (", std::allocator<", ", std::less<", ", std::hash<", ", std::equal_to<", ", std::char_traits<",
-                 ", std::default_delete<")
-
-
-_STRING_TYPES = re.compile(r"std::(?:__cxx11::)?basic_string<char, std::char_traits<char>, std::allocator<char> ?>")
-
-
 _RUST_PATHS = re.compile(r"\b(?:alloc::(?:vec|string|boxed|rc|sync|collections::[a-z_]+)|core::(?:option|result|cell)"
                          r"|std::collections::hash::(?:map|set))::")
 
@@ -89,22 +82,6 @@ def short_rust_type(type_: str) -> str:
 def short_rust_value(value: str) -> str:
     """``Some(7)`` for gdb's ``core::option::Option<i32>::Some(7)`` (and None, Ok, Err)."""
     return _RUST_ENUM.sub(r"\1", value) if "core::" in value else value
-
-
-def short_type(type_: str) -> str:
-    """A C++ type without libstdc++'s default template arguments: ``std::map<std::string, int>``."""
-    if "std::" not in type_:
-        return type_
-    text = _STRING_TYPES.sub("std::string", type_)
-    for marker in _DEFAULT_ARGS:
-        while (at := text.find(marker)) >= 0:
-            depth, end = 0, at + len(marker) - 1
-            for end in range(at + len(marker) - 1, len(text)):
-                depth += {"<": 1, ">": -1}.get(text[end], 0)
-                if depth == 0:
-                    break
-            text = text[:at] + text[end + 1:]
-    return re.sub(r" +>", ">", text)
 
 
 def element_count(type_: str | None, value: str) -> int | None:

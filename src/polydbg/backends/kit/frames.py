@@ -48,3 +48,13 @@ def leading(frames: Sequence[F], hidden: Callable[[F], bool]) -> int:
     while count < len(frames) and hidden(frames[count]):
         count += 1
     return count if count < len(frames) else 0
+
+
+_RUNTIME_SOURCES = ("/usr/include/", "/usr/lib/gcc/", "/rustc/", "/lib/rustlib/src/rust/library/")
+
+
+def is_runtime_source(path: str) -> bool:
+    """A source file of the language runtime (libstdc++'s headers, Rust's std), not the program's: at a
+    throw, panic or abort the frames there are hidden, so the stop is reported where the user's code
+    called into it (a std::out_of_range from vector::at stops at the .at() call, not in stl_vector.h)."""
+    return path.startswith(_RUNTIME_SOURCES) or "/lib/rustlib/src/rust/library/" in path
