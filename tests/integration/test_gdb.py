@@ -233,6 +233,23 @@ async def test_a_throw_inside_libstdcxx_stops_at_the_users_call_with_a_short_nam
     await tools("debug_terminate")
 
 
+@pytest.mark.parametrize("adapter", ["gdb", "lldb-dap"])
+async def test_a_watchpoint_survives_restart(tools: Tools, built: dict[str, str], adapter: str,
+                                             anyio_backend: str) -> None:
+    if adapter == "lldb-dap":
+        require("lldb-dap-22|lldb-dap|lldb-vscode")
+    await tools("debug_launch", program=built["points"], adapter=adapter, stop_on_entry=True)
+    await tools("debug_watch", expression="counter")
+    first = await tools("debug_continue")
+    assert first["reason"] == "data breakpoint" and first["location"]["line"] == COUNTER_WRITE + 1, first
+    await tools("debug_restart")
+    [watch] = (await tools("debug_breakpoints"))["breakpoints"]
+    assert watch["verified"], watch  # lldb could only resolve it once the new process existed
+    again = await tools("debug_continue")
+    assert again["reason"] == "data breakpoint" and again["location"]["line"] == COUNTER_WRITE + 1, again
+    await tools("debug_terminate")
+
+
 async def test_segfault_then_post_mortem_core(tools: Tools, built: dict[str, str], tmp_path: Path) -> None:
     crashed = await tools("debug_launch", program=built["points"], adapter="gdb", args=["crash"])
     assert crashed["reason"] == "exception"

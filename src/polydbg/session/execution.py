@@ -153,12 +153,24 @@ class Execution:
                           note: str | None) -> StopReport:
         """The answer of a start: the first stop, the exit, or the program running (deadline or quiet)."""
         waited = await self.wait_change(since, timeout_s, progress, QUIET_S)
+        await self._bind_watches_now()
         note = _joined(note, self._unbound_note())
         if waited == "quiet":
             note = _joined(note, f"the program is running and has printed nothing for {QUIET_S:g} s since the "
                                  "output below; no breakpoint was hit yet: debug_continue waits for the next stop, "
                                  "debug_pause interrupts")
         return await self.reporter.report(timed_out=waited == "timeout", note=note)
+
+    async def _bind_watches_now(self) -> None:
+        """Watchpoints that could not bind before the program existed (lldb resolves a watched
+        expression only in a live process: after a restart it stayed pending) bind at the first stop."""
+        backend = self.core.backend_slot
+        if (self.core.life.state != State.stopped or backend is None or not backend.capabilities.data_breakpoints
+                or all(bp.verified for bp in self.core.breakpoints.watches())):
+            return
+        async with self.lock:
+            with contextlib.suppress(AdapterError, SessionError):
+                await self.core.call(self.bpsync.send_watches(self.bpsync.stopped_frame()))
 
     def _unbound_note(self) -> str | None:
         """Breakpoints the debugger could not bind, and its reason: said at the start, not left to find."""
