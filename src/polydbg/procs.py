@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 from polydbg.errors import EnvironmentProblem
+from polydbg.guard import GUARD
 
 log = logging.getLogger(__name__)
 
@@ -40,15 +41,21 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
 
 async def spawn(argv: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None,
                 stdin: int | None = asyncio.subprocess.PIPE, stdout: int | None = asyncio.subprocess.PIPE,
-                stderr: int | None = asyncio.subprocess.PIPE) -> asyncio.subprocess.Process:
+                stderr: int | None = asyncio.subprocess.PIPE, guarded: bool = False) -> asyncio.subprocess.Process:
     """Start a process in a new process group that dies with polydbg.
 
     The parent-death signal is set by ``setpriv --pdeathsig`` where util-linux has it: a ``preexec_fn``
     forces Python to fork instead of vfork, which costs ~4 ms per spawn (a launch spawns one to three).
+    ``guarded`` runs it under ``polydbg.guard`` (a debugger: what it starts must not outlive polydbg
+    either); the returned process is then the guard's, whose exit status is the debugger's.
     """
     command = list(argv)
     preexec = None
-    if _SETPRIV is not None:
+    if guarded:
+        if shutil.which(command[0]) is None:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command[0])
+        command = [sys.executable, "-S", "-c", GUARD, *command]
+    elif _SETPRIV is not None:
         if shutil.which(command[0]) is None:  # else setpriv would report it as an exit, not an OSError
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command[0])
         command = [_SETPRIV, "--pdeathsig", "KILL", "--", *command]
@@ -215,7 +222,7 @@ class DebuggerProcess:
         """Spawn the debugger; a missing or unrunnable executable is an ``EnvironmentProblem``."""
         try:
             process = await spawn(argv, env=env, cwd=cwd, stdin=stdin, stdout=stdout,
-                                  stderr=asyncio.subprocess.PIPE)
+                                  stderr=asyncio.subprocess.PIPE, guarded=True)
         except OSError as exc:
             raise EnvironmentProblem(f"cannot start {self.name} ({argv[0]}): {exc}") from exc
         self.process = process
@@ -306,6 +313,9 @@ class DebuggerProcess:
 
     async def _end(self, kill_debuggee: bool, grace_s: float) -> None:
         self._stop_watching()
+        if not kill_debuggee and self.process is not None and self.process.returncode is None:
+            with contextlib.suppress(OSError):
+                os.kill(self.process.pid, signal.SIGUSR2)  # the guard leaves the detached program running
         if self._gone_report is not None:
             self._gone_report.cancel()
         if kill_debuggee and self.debuggee_pgid is not None:

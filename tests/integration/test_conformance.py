@@ -378,3 +378,22 @@ async def test_an_unknown_raw_command_is_an_error_on_every_native_debugger(tools
     assert "refused 'no-such-command'" in text and "no-such-command" in text.split(":", 1)[1], text
     assert "x" in {v["name"] for v in (await tools("debug_variables"))["variables"]}  # the session is fine
     await tools("debug_terminate")
+
+
+async def test_a_broken_condition_is_said_not_taken_for_a_match(tools: Tools, target: Target) -> None:
+    flavour = target.flavour
+    if flavour.adapter not in ("lldb-dap", "gdb", "debugpy"):
+        pytest.skip("delve checks conditions its own way")
+    broken = {"python": "i = = 2"}.get(flavour.language, "i = = 2")
+    result = await tools.client.call_tool("debug_launch", target.launch_arguments(
+        breakpoints=[target.at("loop body", condition=broken)]))
+    said = text_of(result)
+    if flavour.adapter == "debugpy":  # refused when set: Python's syntax is checked by polydbg
+        assert result.is_error and "not a Python expression" in said, said
+        return
+    assert not result.is_error, said
+    if flavour.adapter == "lldb-dap":  # lldb stops anyway: the stop says why
+        assert "could not be evaluated" in said, said
+    else:  # gdb refuses the breakpoint: the first report says so
+        assert "not bound yet" in said and ("syntax error" in said.lower() or "unexpected token" in said), said
+    await tools("debug_terminate")

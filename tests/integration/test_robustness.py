@@ -335,3 +335,18 @@ async def test_a_pause_honours_its_timeout_when_the_debugger_cannot_answer(
         text = await tools.error("debug_pause", timeout_s=2)
     assert "did not list the program's threads within 2 s" in text, text
     await tools("debug_terminate", detach=True)
+
+
+async def test_a_daemon_the_program_started_ends_with_the_session(tools: Tools, tmp_path: Path) -> None:
+    daemonizes = program("daemonizes.py")
+    pid_file = tmp_path / "daemon.pid"
+    report = await tools("debug_launch", program=daemonizes, args=[str(pid_file)],
+                         breakpoints=[{"file": daemonizes, "line": line_of("daemonizes.py", "# parked")}])
+    assert report["state"] == "stopped", report
+    daemon = int(pid_file.read_text())
+    watch = os.pidfd_open(daemon)
+    try:
+        await tools("debug_terminate")
+        assert select.select([watch], [], [], 5.0)[0], f"the daemon {daemon} outlived debug_terminate"
+    finally:
+        os.close(watch)

@@ -11,16 +11,18 @@ from __future__ import annotations
 import os
 import select
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from tests.conftest import Tools, line_of, process_table, program
+from tests.conftest import PROGRAMS, Tools, line_of, process_table, program, require
 
 BASIC = program("basic.py")
 SPIN = program("spin.py")
@@ -55,6 +57,8 @@ def _descendants(root: int) -> dict[int, str]:
 
 
 def _role(cmdline: str) -> str:
+    if "polydbg-guard" in cmdline:  # the guard every debugger runs under (polydbg.guard)
+        return "guard"
     if "debugpy.adapter" in cmdline:
         return "adapter"
     if " --connect " in cmdline:  # debugpy's launcher runs the debuggee under debugpy --connect <adapter>
@@ -104,7 +108,7 @@ async def _stopped_session(prog: str, marker: str, env: dict[str, str] | None = 
         server = _server_pid()
         below = _descendants(server)
         roles = sorted(_role(cmd) for cmd in below.values())
-        assert roles == ["adapter", "debuggee", "launcher"], below
+        assert roles == ["adapter", "debuggee", "guard", "launcher"], below
         yield client, server, below
 
 
@@ -176,3 +180,38 @@ async def test_stdout_carries_only_json_rpc_with_debug_logging(tmp_path: Path) -
     log = stderr_file.read_text()
     assert "DEBUG polydbg" in log
     assert "'command': 'launch'" in log
+
+
+@pytest.fixture(scope="module")
+def runners(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, list[str]]]:
+    """Programs that run until killed, per adapter: (program, args)."""
+    out = tmp_path_factory.mktemp("runners")
+    require("lldb-dap-22|lldb-dap|lldb-vscode", "gcc", "dlv", "go")
+    looper = out / "looper"
+    subprocess.run(["gcc", "-g", "-O0", "-o", str(looper), str(PROGRAMS / "native" / "c" / "looper.c")], check=True,
+                   capture_output=True, timeout=120)
+    goprog = out / "goprog"
+    subprocess.run(["go", "build", "-gcflags=all=-N -l", "-o", str(goprog), "."], cwd=PROGRAMS / "go", check=True,
+                   capture_output=True, timeout=300)
+    return {"lldb-dap": (str(looper), []), "delve": (str(goprog), ["spin"])}
+
+
+@pytest.mark.parametrize("adapter", ["lldb-dap", "delve"])
+async def test_sigkill_of_the_server_takes_a_running_native_program_along(
+        runners: dict[str, tuple[str, list[str]]], adapter: str, anyio_backend: str) -> None:
+    # a running program is only detached when its tracer dies (lldb-server and delve's target are in
+    # groups of their own): the guard polydbg runs each debugger under must kill it
+    prog, args = runners[adapter]
+    async with Client(_server()) as client:
+        report = await Tools(client)("debug_launch", program=prog, args=args, adapter=adapter, timeout_s=2)
+        assert report["state"] == "running", report
+        server = _server_pid()
+        below = _descendants(server)
+        assert any(cmd.startswith(prog) for cmd in below.values()), below
+        watch = _Watch(below)
+        try:
+            os.kill(server, signal.SIGKILL)
+            survivors = watch.survivors(5.0)
+        finally:
+            watch.close()
+        assert not survivors, f"alive 5 s after the server was SIGKILLed: {survivors}"

@@ -339,8 +339,9 @@ class DelveBackend(DapBackend):
     def _track_debuggee(self) -> None:
         """The launched program is dlv's child (in its own process group): remember it so it is killed with us."""
         self._program_started = True
+        dlv = {stat.pid for stat in procs.descendants(self._proc.pid or 0) if stat.name == "dlv"}
         for child in procs.live_processes():
-            if child.ppid == self._proc.pid:
+            if child.ppid in dlv:
                 self._proc.track_debuggee(child.pid)
                 self._proc.watch_debuggee(child.pid, self._report_terminated)
 

@@ -38,6 +38,7 @@ from polydbg import procs
 from polydbg.backends.base import (
     AttachSpec,
     BackendListener,
+    BreakpointResult,
     Configure,
     EvaluateContext,
     ExceptionDetail,
@@ -45,6 +46,7 @@ from polydbg.backends.base import (
     FrameRef,
     LaunchSpec,
     Scope,
+    SourceBreakpoint,
     Variable,
 )
 from polydbg.backends.dap_backend import DapBackend
@@ -74,6 +76,8 @@ _RUST_HASH = re.compile(r"::h[0-9a-f]{16}$")
 _SIGNAL = re.compile(r"^signal (SIG[A-Z0-9]+)(?::\s*(.*))?$", re.DOTALL)
 _FATAL_SIGNAL = re.compile(r"\bSIG(SEGV|ABRT|BUS|FPE|ILL|TRAP|SYS|XCPU|XFSZ)\b")
 _CXX_TERMINATE = re.compile(r"terminate called after throwing an instance of '([^'\n]+)'\n\s*what\(\):\s*([^\n]*)")
+CONDITION_ERROR_WAIT_S = 0.1  # lldb prints a failed condition's error just after the stop
+_CONDITION_FAILED = re.compile(r'stopped due to an error evaluating condition of breakpoint ([\d.]+): "(.*?)"\n')
 _ASSERT_FAILED = re.compile(r"(Assertion `.*' failed\.)")
 _MAP_TYPE = re.compile(r"(^|::)(multi)?(unordered_)?(multi)?map<|(^|::)(HashMap|BTreeMap)<")
 _SET_TYPE = re.compile(r"(^|::)(unordered_)?(multi)?set<|(^|::)(HashSet|BTreeSet)<")
@@ -241,6 +245,9 @@ class LldbDapBackend(DapBackend):
         self._panics: dict[int, str] = {}  # thread id → panic message at this stop
         self._aborts: dict[int, ExceptionDetail] = {}  # thread id → why it aborted (uncaught C++ exception …)
         self._output_tail = ""  # recent program output, where panic messages are found
+        self._condition_failure: str | None = None  # lldb's complaint about the condition of the next stop
+        self._console_seen = asyncio.Event()
+        self._conditional: set[int] = set()  # lldb's ids of breakpoints with a condition
         self._output_seen = asyncio.Event()
 
     # -- adapter and launch -------------------------------------------------------------------------
@@ -360,6 +367,13 @@ class LldbDapBackend(DapBackend):
         if category == "console" and (_PROCESS_EXITED.match(text) or (
                 not self._started and "error" not in text.lower() and "warning" not in text.lower())):
             return  # start-up chatter (banner, "Executable binary set to …", "Attached to process …")
+        if category == "important":
+            self._console_seen.set()
+        failed = _CONDITION_FAILED.search(text)
+        if failed:  # lldb stops at a breakpoint whose condition it cannot evaluate: the stop must say so
+            self._condition_failure = (f"the condition {failed.group(2)!r} of this breakpoint could not be "
+                                       "evaluated, so lldb stopped here (its error is in the output); fix it: "
+                                       "debug_clear this breakpoint, then debug_break with a valid condition")
         if category in ("stdout", "stderr"):  # lldb gives the debuggee a pty: stderr arrives as stdout
             self._output_tail = (self._output_tail + text)[-8192:]
             self._output_seen.set()
@@ -382,6 +396,18 @@ class LldbDapBackend(DapBackend):
         if self._needs_stack(body):
             self._ordered.refine(self._classify(body))
             return
+        if body.get("reason") == "breakpoint" and any(
+                i in self._conditional for i in body.get("hitBreakpointIds") or ()):
+            self._ordered.refine(self._conditional_stop(body))
+            return
+        self._report_stop(self._rewrite(body))
+
+    async def _conditional_stop(self, body: dict[str, Any]) -> None:
+        """A stop at a conditional breakpoint: lldb also stops when the condition fails to evaluate, and
+        says so only in console output sent just after the stop — wait a moment for it."""
+        self._console_seen.clear()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._console_seen.wait(), CONDITION_ERROR_WAIT_S)
         self._report_stop(self._rewrite(body))
 
     def _report_stop(self, body: dict[str, Any]) -> None:
@@ -419,6 +445,9 @@ class LldbDapBackend(DapBackend):
                         description=f"post-mortem: core file {name}" + (f" ({description})" if description else ""))
         elif reason == "exception" and description.startswith("signal "):
             body["text"] = None
+        elif reason == "breakpoint" and self._condition_failure is not None:
+            body.update(description=self._condition_failure, text=None)
+        self._condition_failure = None
         self._pause_requested = False
         return body
 
@@ -554,6 +583,14 @@ class LldbDapBackend(DapBackend):
             name = short_type(name)  # a signature spelled with every default template argument is KBs long
         return Frame(name=name, file=path, line=line, column=raw.get("column"),
                      pc=_address(raw.get("instructionPointerReference")))
+
+    async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
+        results = await super().set_breakpoints(file, breakpoints)
+        for bp in breakpoints:
+            native = self._bp_ids.native_of(bp.id)
+            if native is not None:
+                (self._conditional.add if bp.condition else self._conditional.discard)(native)
+        return results
 
     async def _hidden_frames(self, thread_id: int) -> int:
         return self._frames.hidden(thread_id) or 0
