@@ -291,8 +291,9 @@ class DebuggerProcess:
 
         def ended() -> None:
             self._stop_watching()
-            cause = (f"the program (pid {pid}) ended without the debugger reporting it: it was probably "
-                     "killed from outside")
+            cause = (f"the program (pid {pid}) has ended but {self.name} did not report it: it was killed "
+                     "from outside, or a process it started still holds its output open (that process "
+                     "ends with this session)")
             self._gone_report = loop.call_later(DEBUGGEE_GONE_GRACE_S, on_gone, cause)
 
         loop.add_reader(fd, ended)

@@ -350,3 +350,11 @@ async def test_a_daemon_the_program_started_ends_with_the_session(tools: Tools, 
         assert select.select([watch], [], [], 5.0)[0], f"the daemon {daemon} outlived debug_terminate"
     finally:
         os.close(watch)
+
+
+async def test_a_program_that_exits_leaving_a_child_is_not_reported_running(tools: Tools) -> None:
+    # debugpy's launcher waits for the program's output pipes, which the child still holds
+    report = await tools("debug_launch", program=program("leaves_a_child.py"), timeout_s=15)
+    assert report["state"] in ("exited", "terminated"), report
+    assert "parent leaving" in report["output"]["text"]
+    await tools("debug_terminate")
