@@ -428,3 +428,13 @@ async def test_maps_of_unique_ptr_read_without_killing_lldb(tools: Tools, native
     assert sessions["sessions"][0]["state"] == "stopped"
     assert "unable to be parsed" not in (await tools.text("debug_output"))
     await tools("debug_terminate")
+
+
+async def test_rust_references_to_enums_and_strs_read_as_rust(tools: Tools, rust_binary: str) -> None:
+    report = await tools("debug_launch", program=rust_binary,
+                         breakpoints=[{"file": MAIN_RS, "line": line_of("rust/src/main.rs", "// in walk")}])
+    local = by_name(report["locals"])
+    for name in ("head", "cur"):  # no enum layout internals, whichever way the formatters read it
+        assert "$variants$" not in local[name]["value"] and "$discr$" not in local[name]["value"], local[name]
+    assert local["label"]["value"].endswith('"list"'), local["label"]  # a &&str, not a list of chars
+    await tools("debug_terminate")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from polydbg.backends.lldb_dap import find_lldb_dap, pair_of, rust_function, rust_type, split_top
+from polydbg.backends.lldb_dap import find_lldb_dap, pair_of, rust_function, rust_type, rust_value, split_top
 
 # -- find_lldb_dap -------------------------------------------------------------------------------------
 
@@ -201,3 +201,17 @@ def test_pair_of_reads_map_entries(value: str, pair: tuple[str, str]) -> None:
 ])
 def test_pair_of_refuses_everything_else(value: str) -> None:
     assert pair_of(value) is None
+
+
+# -- rust_value: lldb's raw enum layout and char lists through a reference --------------------------------
+
+@pytest.mark.parametrize(("raw", "shown"), [
+    ("0x00007fffffffe4b0 Some{$variants$:{$variant$0:{$discr$:93824992595328, value:()}, "
+     "$variant$:{value:{0:0x00005555555acd80}}}}", "0x00007fffffffe4b0 Some(0x00005555555acd80)"),
+    ("None{$variants$:{$variant$0:{$discr$:0, value:()}}}", "None"),
+    ("Ok{$variants$:{$variant$:{value:{0:{x:1, y:2}}}}}", "Ok({x:1, y:2})"),
+    ("0x00007fffffffe4b8 {'h', 'e', 'l', 'l', 'o'}", '0x00007fffffffe4b8 "hello"'),
+    ("{value:1, next:Some(0x00005555555acd60)}", "{value:1, next:Some(0x00005555555acd60)}"),  # already fine
+])
+def test_rust_values_read_as_rust_prints_them(raw: str, shown: str) -> None:
+    assert rust_value(raw) == shown

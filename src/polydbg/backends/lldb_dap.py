@@ -167,6 +167,43 @@ def rust_type(name: str | None) -> str | None:
     return _C_TO_RUST.sub(lambda m: _C_TO_RUST_NAMES[m.group(1)], name)
 
 
+_ENUM_LAYOUT = re.compile(r"(\w+)\{\$variants\$:")
+_PAYLOAD = "$variant$:{value:{0:"
+_CHARS = re.compile(r"\{((?:'(?:\\.|[^'\\])*'(?:, )?)+)\}")
+
+
+def _closing(text: str, start: int) -> int:
+    """The index of the brace closing the one at ``start`` (or the end of the text)."""
+    depth = 0
+    for index in range(start, len(text)):
+        if text[index] == "{":
+            depth += 1
+        elif text[index] == "}":
+            depth -= 1
+            if depth == 0:
+                return index
+    return len(text) - 1
+
+
+def rust_value(value: str) -> str:
+    """lldb's raw layout of a Rust enum read through a reference (``Some{$variants$:{… $variant$:{value:
+    {0:0x55…}}}}``) as Rust prints it (``Some(0x55…)``), and a ``&&str``'s list of chars as a string."""
+    while (match := _ENUM_LAYOUT.search(value)) is not None:
+        brace = match.start(1) + len(match.group(1))
+        end = _closing(value, brace)
+        inner = value[match.end():end]
+        payload = ""
+        if _PAYLOAD in inner:
+            start = inner.index(_PAYLOAD) + len(_PAYLOAD)
+            payload = "(" + inner[start:_closing(inner, start - 3)] + ")"  # the brace of "{0:"
+        value = value[:match.start()] + match.group(1) + payload + value[end + 1:]
+    chars = _CHARS.search(value)
+    if chars and value[chars.end():].strip() == "":
+        text = "".join(c[1:-1] for c in re.findall(r"'(?:\\.|[^'\\])*'", chars.group(1)))
+        value = value[:chars.start()] + '"' + text.replace('"', '\\"') + '"'
+    return value
+
+
 def rust_function(name: str) -> str:
     """A Rust frame name without its symbol hash and with legacy escapes decoded."""
     name = _RUST_HASH.sub("", name)
@@ -630,15 +667,18 @@ class LldbDapBackend(DapBackend):
             pointee = _HEX.match(var.value)
             if pointee:
                 var = var._replace(memory_reference=pointee.group(0))
-        return var._replace(type=rust_type(var.type)) if self.language == "rust" else var
+        if self.language != "rust":
+            return var
+        return var._replace(type=rust_type(var.type), value=rust_value(var.value) if "$variants$" in var.value
+                            or "{'" in var.value else var.value)
 
     async def _shaped(self, var: Variable, depth: int = 1) -> Variable:
         """A value as the language would print it: container previews, Rust type names."""
-        value = var.value
-        if var.ref and _SIZE.fullmatch(value):
+        renamed = self._renamed(var)
+        if var.ref and _SIZE.fullmatch(var.value):
             with contextlib.suppress(AdapterError):
-                value = await self._preview(var, depth)
-        return self._renamed(var)._replace(value=value)
+                return renamed._replace(value=await self._preview(var, depth))
+        return renamed
 
     async def _preview(self, var: Variable, depth: int) -> str:
         match = _SIZE.fullmatch(var.value)
