@@ -19,6 +19,7 @@ import os
 import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
@@ -210,6 +211,7 @@ class DebuggerProcess:
         self._ended: asyncio.Future[None] | None = None
         self.on_stderr: Callable[[str], None] | None = None
         self._pidfd: int | None = None
+        self._files: list[str] = []
         self._gone_report: asyncio.TimerHandle | None = None
 
     @property
@@ -273,6 +275,14 @@ class DebuggerProcess:
         track_group(pgid)
         return pgid
 
+    def input_file(self, text: str) -> str:
+        """A private (0600) file holding ``text``, for the program's stdin; deleted when this ends."""
+        fd, path = tempfile.mkstemp(prefix="polydbg-stdin-")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        self._files.append(path)
+        return path
+
     def watch_debuggee(self, pid: int, on_gone: Callable[[str], None]) -> None:
         """Tell ``on_gone(cause)`` when the debuggee ends and the debugger has not said so itself.
 
@@ -314,6 +324,9 @@ class DebuggerProcess:
 
     async def _end(self, kill_debuggee: bool, grace_s: float) -> None:
         self._stop_watching()
+        for path in self._files:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
         if not kill_debuggee and self.process is not None and self.process.returncode is None:
             with contextlib.suppress(OSError):
                 os.kill(self.process.pid, signal.SIGUSR2)  # the guard leaves the detached program running

@@ -47,3 +47,10 @@ async def test_sys_exit_is_an_exit_not_an_exception_stop(tools: Tools) -> None:
     assert report["state"] == "exited" and report["exit_code"] == 1, report
     assert "usage: exits_with.py CODE" in (await tools("debug_output"))["text"]
     await tools("debug_terminate")
+
+
+async def test_stdin_feeds_input_to_a_python_program(tools: Tools) -> None:
+    done = await tools("debug_launch", program=program("reads_input.py"), stdin="Ada\nx\ny\n")
+    assert done["state"] == "exited" and done["exit_code"] == 0, done
+    assert "hello Ada and 2 more lines" in (await tools("debug_output"))["text"]
+    await tools("debug_terminate")

@@ -438,3 +438,15 @@ async def test_rust_references_to_enums_and_strs_read_as_rust(tools: Tools, rust
         assert "$variants$" not in local[name]["value"] and "$discr$" not in local[name]["value"], local[name]
     assert local["label"]["value"].endswith('"list"'), local["label"]  # a &&str, not a list of chars
     await tools("debug_terminate")
+
+
+@pytest.mark.parametrize("adapter", ["lldb-dap", "gdb"])
+async def test_stdin_feeds_a_native_program(tools: Tools, native: dict[str, str], adapter: str,
+                                            anyio_backend: str) -> None:
+    if adapter == "gdb":
+        require("gdb")
+    done = await tools("debug_launch", program=native["echo_input"], adapter=adapter, stdin="one\ntwo words\n")
+    assert done["state"] == "exited", done
+    text = (await tools("debug_output"))["text"]
+    assert "got: one" in text and "got: two words" in text and "lines: 2" in text, text
+    await tools("debug_terminate")

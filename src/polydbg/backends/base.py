@@ -45,6 +45,7 @@ class LaunchSpec(NamedTuple):
     stop_on_entry: bool = False
     core: str | None = None  # a core dump to open post-mortem with ``program``
     breakpoint_files: tuple[str, ...] = ()  # files with breakpoints at the start (debugpy: library code?)
+    stdin: str | None = None  # what the program reads on its standard input (then end of input)
 
 
 class AttachSpec(NamedTuple):

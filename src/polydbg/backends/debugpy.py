@@ -84,6 +84,11 @@ def connect(self, address):
 socket.socket.connect = connect
 sys.argv = a
 del connect
+import os
+_i = os.environ.pop('POLYDBG_STDIN', None) if '--connect' in a else None
+if _i:
+    _f = os.open(_i, os.O_RDONLY); os.dup2(_f, 0); os.close(_f)
+del _i
 try: runpy.run_path(a[0], run_name='__main__')
 except SystemExit as e:
     if e.code is None or isinstance(e.code, int): raise
@@ -274,6 +279,8 @@ class DebugpyBackend(DapBackend):
             args["cwd"] = spec.cwd
         if spec.env:
             args["env"] = dict(spec.env)
+        if spec.stdin is not None:  # the shim puts it on fd 0 before the program runs
+            args["env"] = {**args.get("env", {}), "POLYDBG_STDIN": self._proc.input_file(spec.stdin)}
         return args
 
     def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:

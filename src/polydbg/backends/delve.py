@@ -191,6 +191,9 @@ class DelveBackend(DapBackend):
     # -- starting ---------------------------------------------------------------------------------
 
     def _launch_arguments(self, spec: LaunchSpec) -> dict[str, Any]:
+        if spec.stdin is not None:
+            raise UsageError("stdin is not supported with delve: dlv dap cannot redirect a program's input; "
+                             "have the program read a file instead (or pass the input as args)")
         if not spec.program:
             raise UsageError("pass program: a Go package directory, a .go file, or a built Go executable")
         program = os.path.abspath(spec.program)

@@ -354,6 +354,8 @@ class LldbDapBackend(DapBackend):
             args["cwd"] = spec.cwd
         if spec.env:
             args["env"] = dict(spec.env)
+        if spec.stdin is not None:
+            args["stdio"] = [self._proc.input_file(spec.stdin), None, None]
         return args
 
     def _core_arguments(self, spec: LaunchSpec) -> dict[str, Any]:

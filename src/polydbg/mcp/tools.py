@@ -188,13 +188,15 @@ def register(server: MCPServer[SessionManager]) -> None:
         break_on_exception: BreakOn = "uncaught",
         core: str | None = None,
         build: Annotated[str | None, Field(description="shell command run first")] = None,
+        stdin: Annotated[str | None, Field(description="the program's input")] = None,
         timeout_s: Timeout = 30,
     ) -> Annotated[CallToolResult, StopReport]:
         """Start a program with breakpoints; run to the first stop."""
         request = launching.LaunchRequest(
             program=program, module=module, args=tuple(args or ()), cwd=cwd, env=env, language=language,
             adapter=adapter, python=python, breakpoints=[b.request() for b in breakpoints or ()],
-            stop_on_entry=stop_on_entry, break_on_exception=break_on_exception, core=core, build=build)
+            stop_on_entry=stop_on_entry, break_on_exception=break_on_exception, core=core, build=build,
+            stdin=stdin)
         return await on_manager(ctx, "debug_launch",
                                 lambda m: launching.launch(m, request, timeout_s, progress_of(ctx)))
 

@@ -42,6 +42,7 @@ class LaunchRequest:
     break_on_exception: str = "uncaught"
     core: str | None = None
     build: str | None = None
+    stdin: str | None = None
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,7 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
         raise
     spec = LaunchSpec(program=path, module=request.module, args=tuple(request.args), cwd=work_dir or home,
                       env=tuple(sorted((request.env or {}).items())), python=request.python,
-                      stop_on_entry=request.stop_on_entry, core=core_path)
+                      stop_on_entry=request.stop_on_entry, core=core_path, stdin=request.stdin)
     return await manager.start(session, spec, timeout_s, progress)
 
 

@@ -7,6 +7,7 @@ import contextlib
 import logging
 import os
 import re
+import shlex
 import shutil
 import signal
 from collections.abc import Awaitable, Callable
@@ -176,6 +177,9 @@ class GdbMiBackend(Backend):
         if not spec.core:
             commands.append(f"-inferior-tty-set {mi_quote(self._terminal.open())}")
             arguments, shell = shell_args(spec.args)
+            if spec.stdin is not None:  # the shell gdb starts the program with redirects its input
+                arguments = f"{arguments} < {shlex.quote(self._proc.input_file(spec.stdin))}".strip()
+                shell = True
             commands.append(f"-gdb-set startup-with-shell {'on' if shell else 'off'}")
             if arguments:
                 commands.append(f"-interpreter-exec console {mi_quote('set args ' + arguments)}")
