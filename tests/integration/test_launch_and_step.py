@@ -54,3 +54,23 @@ async def test_stdin_feeds_input_to_a_python_program(tools: Tools) -> None:
     assert done["state"] == "exited" and done["exit_code"] == 0, done
     assert "hello Ada and 2 more lines" in (await tools("debug_output"))["text"]
     await tools("debug_terminate")
+
+
+async def test_a_breakpoint_in_a_pool_worker_stops_there_and_the_pool_finishes(tools: Tools) -> None:
+    workers = program("pool_workers.py")
+    report = await tools("debug_launch", program=workers,
+                         breakpoints=[{"file": workers, "line": line_of("pool_workers.py", "# in worker")}])
+    assert report["state"] == "stopped" and report["location"]["function"] == "work", report
+    stack = await tools.text("debug_stack")
+    assert "(pid " in stack, stack  # a worker's thread, named with its process
+    n = int({v["name"]: v["value"] for v in report["locals"]}["n"])
+    assert (await tools("debug_evaluate", expression="n * n"))["value"] == str(n * n)
+    await tools("debug_clear", all=True)
+    done = report
+    for _ in range(6):  # stops already made by the other worker are shown first, then it ends
+        done = await tools("debug_continue", timeout_s=20)
+        if done["state"] != "stopped":
+            break
+    assert done["state"] == "exited" and done["exit_code"] == 0, done
+    assert "squares [0, 1, 4, 9]" in (await tools("debug_output"))["text"]
+    await tools("debug_terminate")

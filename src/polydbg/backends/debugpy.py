@@ -15,12 +15,15 @@ Quirks handled here, not in the session:
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import os
 import re
 import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
+from polydbg.backends import debugpy_children as children
 from polydbg.backends.base import (
     AttachSpec,
     BackendListener,
@@ -29,13 +32,21 @@ from polydbg.backends.base import (
     ExceptionDetail,
     Frame,
     FrameRef,
+    FunctionBreakpoint,
     LaunchSpec,
+    Scope,
     SourceBreakpoint,
+    StepKind,
+    StopEvent,
+    Thread,
     Variable,
 )
 from polydbg.backends.dap_backend import DapBackend
-from polydbg.errors import AdapterRequestError, UsageError
+from polydbg.dap.client import DapClient
+from polydbg.errors import AdapterError, AdapterRequestError, UsageError
 from polydbg.transport.streams import FramedStream
+
+log = logging.getLogger(__name__)
 
 # Runs the adapter in this (the server's) interpreter with TCP_NODELAY on every socket it opens.
 _ADAPTER_SHIM = """\
@@ -163,7 +174,9 @@ def just_my_code(breakpoint_files: tuple[str, ...]) -> bool:
     return not any(is_library(f) for f in breakpoint_files)
 
 
-class DebugpyBackend(DapBackend):
+class DebugpyProcess(DapBackend):
+    """One Python process through debugpy (the program, or one of its children)."""
+
     name = "debugpy"
     adapter_id = "debugpy"
     evaluate_context: ClassVar[EvaluateContext] = "repl"  # statements too; pydevd prints their output
@@ -268,7 +281,7 @@ class DebugpyBackend(DapBackend):
             "python": [python, "-X", "frozen_modules=off", "-c", _DEBUGGEE_SHIM],
             "args": list(spec.args), "console": "internalConsole", "redirectOutput": True,
             "justMyCode": just_my_code(spec.breakpoint_files), "stopOnEntry": spec.stop_on_entry,
-            "showReturnValue": True, "subProcess": False,
+            "showReturnValue": True, "subProcess": True,
             "breakOnSystemExit": [],  # an exit is an exit, whatever its code, not an exception stop
         }
         if spec.module:
@@ -285,7 +298,7 @@ class DebugpyBackend(DapBackend):
 
     def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:
         args: dict[str, Any] = {"type": "python", "request": "attach", "name": "polydbg",
-                                "justMyCode": just_my_code(spec.breakpoint_files), "subProcess": False,
+                                "justMyCode": just_my_code(spec.breakpoint_files), "subProcess": True,
                                 "breakOnSystemExit": []}
         if spec.pid is not None:
             args["processId"] = spec.pid
@@ -327,3 +340,231 @@ class DebugpyBackend(DapBackend):
             out.append(Variable(name=name, value=child.value, type=child.type, ref=child.ref,
                                 evaluate_name=evaluate_name))
         return out
+
+
+class ChildBackend(DebugpyProcess):
+    """A child process of the program: a second connection to the same adapter (debugpy_children)."""
+
+    def __init__(self, listener: BackendListener, config: dict[str, Any], pid: int) -> None:
+        super().__init__(listener)
+        self._config = config
+        self.pid = pid
+
+    async def _start_adapter(self) -> FramedStream:
+        return await children.connect(self._config, self.name)
+
+    def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:
+        return {**self._config, "request": "attach"}
+
+
+class DebugpyBackend(DebugpyProcess):
+    """The program and its child Python processes as one backend: requests are routed by id."""
+
+    def __init__(self, listener: BackendListener, language: str = "python") -> None:
+        self._gate = children.StopGate(listener)
+        super().__init__(_GatedListener(self._gate), language)
+        self._children: dict[int, ChildBackend] = {}
+        self._next_child = 1
+        self._sent_files: dict[str, list[SourceBreakpoint]] = {}
+        self._sent_functions: list[FunctionBreakpoint] = []
+        self._sent_filters: list[str] = []
+
+    # -- children -------------------------------------------------------------------------------------
+
+    def _wire_events(self, client: DapClient) -> None:
+        super()._wire_events(client)
+        client.on_event("debugpyAttach", self._on_child)
+
+    def _on_child(self, body: dict[str, Any]) -> None:
+        index, self._next_child = self._next_child, self._next_child + 1
+        pid = int(body.get("subProcessId") or 0)
+        listener = children.ChildListener(self._gate, index, pid, self._child_ended)
+        child = self._children[index] = ChildBackend(listener, dict(body), pid)
+        self._in_background(self._attach_child(index, child))
+
+    async def _attach_child(self, index: int, child: ChildBackend) -> None:
+        async def configure() -> None:
+            for file, specs in self._sent_files.items():
+                await child.set_breakpoints(file, specs)
+            if self._sent_functions:
+                await child.set_function_breakpoints(self._sent_functions)
+            await child.set_exception_filters(self._sent_filters)
+
+        try:
+            await child.attach(AttachSpec(), configure, children.CONNECT_TIMEOUT_S)
+            self._listener.on_output("console", f"[child process {child.pid} started: debugged in this session]\n")
+        except Exception as exc:  # a child that cannot be attached must not take the session down
+            log.warning("debugpy: cannot attach child process %s: %s", child.pid, exc)
+            self._listener.on_output("console", f"[child process {child.pid} could not be debugged: {exc}]\n")
+            self._child_ended(index)
+
+    def _child_ended(self, index: int) -> None:
+        self._gate.ended(index)
+        child = self._children.pop(index, None)
+        if child is not None:
+            self._in_background(child.terminate())
+
+    def _child(self, index: int) -> ChildBackend:
+        child = self._children.get(index)
+        if child is None:
+            raise children.refused_child(index)
+        return child
+
+    # -- breakpoints reach every process --------------------------------------------------------------
+
+    async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
+        self._sent_files[file] = list(breakpoints)
+        results = await super().set_breakpoints(file, breakpoints)
+        for child in list(self._children.values()):
+            with contextlib.suppress(AdapterError):
+                await child.set_breakpoints(file, breakpoints)
+        return results
+
+    async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
+        self._sent_functions = list(breakpoints)
+        results = await super().set_function_breakpoints(breakpoints)
+        for child in list(self._children.values()):
+            with contextlib.suppress(AdapterError):
+                await child.set_function_breakpoints(breakpoints)
+        return results
+
+    async def set_exception_filters(self, filters: list[str]) -> None:
+        self._sent_filters = list(filters)
+        await super().set_exception_filters(filters)
+        for child in list(self._children.values()):
+            with contextlib.suppress(AdapterError):
+                await child.set_exception_filters(filters)
+
+    # -- requests routed by id ------------------------------------------------------------------------
+
+    async def threads(self) -> list[Thread]:
+        found = await super().threads()
+        for index, child in list(self._children.items()):
+            with contextlib.suppress(AdapterError):
+                found += [Thread(children.child_thread(index, t.id), f"{t.name} (pid {child.pid})")
+                          for t in await child.threads()]
+        return found
+
+    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
+        index, native = children.split_thread(thread_id)
+        if index == 0:
+            return await super().stack_trace(thread_id, start, levels)
+        return await self._child(index).stack_trace(native, start, levels)
+
+    async def scopes(self, frame: FrameRef) -> list[Scope]:
+        index, native = children.split_thread(frame.thread_id)
+        if index == 0:
+            return await super().scopes(frame)
+        found = await self._child(index).scopes(FrameRef(native, frame.index))
+        return [s._replace(ref=children.child_ref(index, s.ref)) for s in found]
+
+    async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:
+        index, native = children.split_ref(ref)
+        if index == 0:
+            return await super().variables(ref, start, count)
+        return [_in_child(index, v) for v in await self._child(index).variables(native, start, count)]
+
+    async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
+        index, native = children.split_thread(frame.thread_id) if frame is not None else (0, 0)
+        if index == 0:
+            return await super().evaluate(expression, frame, context)
+        return _in_child(index, await self._child(index).evaluate(expression, FrameRef(native, frame.index)
+                                                                  if frame is not None else None, context))
+
+    async def set_variable(self, ref: int, name: str, value: str) -> Variable:
+        index, native = children.split_ref(ref)
+        if index == 0:
+            return await super().set_variable(ref, name, value)
+        return _in_child(index, await self._child(index).set_variable(native, name, value))
+
+    async def child_slice(self, parent: Variable, start: int, count: int,
+                          frame: FrameRef | None = None) -> list[Variable] | None:
+        index, native = children.split_thread(frame.thread_id) if frame is not None else (0, 0)
+        if index == 0:
+            return await super().child_slice(parent, start, count, frame)
+        found = await self._child(index).child_slice(parent._replace(ref=children.split_ref(parent.ref)[1]), start,
+                                                     count, FrameRef(native, frame.index) if frame else None)
+        return [_in_child(index, v) for v in found] if found is not None else None
+
+    def length_of(self, parent: Variable, children_: list[Variable]) -> int | None:
+        index, native = children.split_ref(parent.ref)
+        if index == 0:
+            return super().length_of(parent, children_)
+        child = self._children.get(index)
+        return child.length_of(parent._replace(ref=native), children_) if child is not None else None
+
+    async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
+        index, native = children.split_thread(thread_id)
+        if index == 0:
+            return await super().exception_info(thread_id)
+        return await self._child(index).exception_info(native)
+
+    async def resume(self, thread_id: int | None) -> None:
+        index, native = children.split_thread(thread_id) if thread_id is not None else (0, 0)
+        if thread_id is None:
+            for child in list(self._children.values()):
+                with contextlib.suppress(AdapterError):
+                    await child.resume(None)
+        if index == 0:
+            await super().resume(thread_id)
+        else:
+            await self._child(index).resume(native)
+        self._gate.resumed(None if thread_id is None else index)
+
+    async def step(self, thread_id: int, kind: StepKind) -> None:
+        index, native = children.split_thread(thread_id)
+        if index == 0:
+            await super().step(thread_id, kind)
+        else:
+            await self._child(index).step(native, kind)
+        self._gate.resumed(index)
+
+    async def pause(self, thread_id: int | None) -> None:
+        index, native = children.split_thread(thread_id) if thread_id is not None else (0, 0)
+        if index == 0:
+            await super().pause(thread_id)
+        else:
+            await self._child(index).pause(native)
+
+    async def terminate(self) -> None:
+        for child in list(self._children.values()):
+            with contextlib.suppress(Exception):
+                await child.terminate()
+        self._children.clear()
+        await super().terminate()
+
+    async def detach(self) -> None:
+        for child in list(self._children.values()):
+            with contextlib.suppress(Exception):
+                await child.detach()
+        self._children.clear()
+        await super().detach()
+
+
+class _GatedListener:
+    """The program's own events, its stops through the gate shared with its children."""
+
+    def __init__(self, gate: children.StopGate) -> None:
+        self._gate = gate
+
+    def on_stopped(self, event: StopEvent) -> None:
+        self._gate.stopped(event)
+
+    def on_continued(self, thread_id: int | None, all_threads: bool) -> None:
+        self._gate.continued(thread_id, all_threads)
+
+    def on_output(self, category: str, text: str) -> None:
+        self._gate.listener.on_output(category, text)
+
+    def on_exited(self, exit_code: int | None) -> None:
+        self._gate.listener.on_exited(exit_code)
+
+    def on_terminated(self, cause: str | None) -> None:
+        self._gate.listener.on_terminated(cause)
+
+    def on_breakpoint_changed(self, bp_id: int, result: BreakpointResult) -> None:
+        self._gate.listener.on_breakpoint_changed(bp_id, result)
+
+
+def _in_child(index: int, variable: Variable) -> Variable:
+    return variable._replace(ref=children.child_ref(index, variable.ref))
