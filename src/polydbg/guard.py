@@ -33,7 +33,8 @@ def below():
             try:
                 with open('/proc/%s/stat' % entry, 'rb') as handle:
                     fields = handle.read().rpartition(b')')[2].split()
-                table[int(entry)] = int(fields[1])
+                if fields[0] != b'Z':  # a zombie is dead already: killing it again would spin here
+                    table[int(entry)] = int(fields[1])
             except (OSError, IndexError, ValueError):
                 pass
     found, frontier = set(), [me]

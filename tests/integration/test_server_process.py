@@ -96,6 +96,16 @@ class _Watch:
             os.close(fd)
 
 
+def _survivors_of_sigkill(server: int, below: dict[int, str]) -> dict[int, str]:
+    """SIGKILL the server; the processes that were below it and are still alive 5 s later."""
+    watch = _Watch(below)
+    try:
+        os.kill(server, signal.SIGKILL)
+        return watch.survivors(5.0)
+    finally:
+        watch.close()
+
+
 @asynccontextmanager
 async def _stopped_session(prog: str, marker: str, env: dict[str, str] | None = None
                            ) -> AsyncIterator[tuple[Client, int, dict[int, str]]]:
@@ -143,12 +153,7 @@ async def test_sigterm_ends_the_server_and_every_debug_process() -> None:
 async def test_sigkill_of_the_server_takes_the_debug_processes_along() -> None:
     # spin.py never ends by itself, so a debuggee that outlives the server stays visible
     async with _stopped_session(SPIN, "# spin here") as (_client, server, below):
-        watch = _Watch(below)
-        try:
-            os.kill(server, signal.SIGKILL)
-            survivors = watch.survivors(5.0)
-        finally:
-            watch.close()
+        survivors = _survivors_of_sigkill(server, below)
         assert not survivors, f"alive 5 s after the server was SIGKILLed: {survivors}"
 
 
@@ -208,10 +213,5 @@ async def test_sigkill_of_the_server_takes_a_running_native_program_along(
         server = _server_pid()
         below = _descendants(server)
         assert any(cmd.startswith(prog) for cmd in below.values()), below
-        watch = _Watch(below)
-        try:
-            os.kill(server, signal.SIGKILL)
-            survivors = watch.survivors(5.0)
-        finally:
-            watch.close()
+        survivors = _survivors_of_sigkill(server, below)
         assert not survivors, f"alive 5 s after the server was SIGKILLed: {survivors}"

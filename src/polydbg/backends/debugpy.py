@@ -20,6 +20,7 @@ import logging
 import os
 import re
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -452,10 +453,10 @@ class DebugpyBackend(DebugpyProcess):
         return await self._child(index).stack_trace(native, start, levels)
 
     async def scopes(self, frame: FrameRef) -> list[Scope]:
-        index, native = children.split_thread(frame.thread_id)
-        if index == 0:
+        index, native = _frame_route(frame)
+        if native is None:
             return await super().scopes(frame)
-        found = await self._child(index).scopes(FrameRef(native, frame.index))
+        found = await self._child(index).scopes(native)
         return [s._replace(ref=children.child_ref(index, s.ref)) for s in found]
 
     async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:
@@ -465,11 +466,10 @@ class DebugpyBackend(DebugpyProcess):
         return [_in_child(index, v) for v in await self._child(index).variables(native, start, count)]
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
-        index, native = children.split_thread(frame.thread_id) if frame is not None else (0, 0)
-        if index == 0:
+        index, native = _frame_route(frame)
+        if native is None:
             return await super().evaluate(expression, frame, context)
-        return _in_child(index, await self._child(index).evaluate(expression, FrameRef(native, frame.index)
-                                                                  if frame is not None else None, context))
+        return _in_child(index, await self._child(index).evaluate(expression, native, context))
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         index, native = children.split_ref(ref)
@@ -479,11 +479,11 @@ class DebugpyBackend(DebugpyProcess):
 
     async def child_slice(self, parent: Variable, start: int, count: int,
                           frame: FrameRef | None = None) -> list[Variable] | None:
-        index, native = children.split_thread(frame.thread_id) if frame is not None else (0, 0)
-        if index == 0:
+        index, native = _frame_route(frame)
+        if native is None:
             return await super().child_slice(parent, start, count, frame)
         found = await self._child(index).child_slice(parent._replace(ref=children.split_ref(parent.ref)[1]), start,
-                                                     count, FrameRef(native, frame.index) if frame else None)
+                                                     count, native)
         return [_in_child(index, v) for v in found] if found is not None else None
 
     def length_of(self, parent: Variable, children_: list[Variable]) -> int | None:
@@ -527,18 +527,18 @@ class DebugpyBackend(DebugpyProcess):
             await self._child(index).pause(native)
 
     async def terminate(self) -> None:
-        for child in list(self._children.values()):
-            with contextlib.suppress(Exception):
-                await child.terminate()
-        self._children.clear()
+        await self._end_children(ChildBackend.terminate)
         await super().terminate()
 
     async def detach(self) -> None:
+        await self._end_children(ChildBackend.detach)
+        await super().detach()
+
+    async def _end_children(self, end: Callable[[ChildBackend], Awaitable[None]]) -> None:
         for child in list(self._children.values()):
             with contextlib.suppress(Exception):
-                await child.detach()
+                await end(child)
         self._children.clear()
-        await super().detach()
 
 
 class _GatedListener:
@@ -564,6 +564,14 @@ class _GatedListener:
 
     def on_breakpoint_changed(self, bp_id: int, result: BreakpointResult) -> None:
         self._gate.listener.on_breakpoint_changed(bp_id, result)
+
+
+def _frame_route(frame: FrameRef | None) -> tuple[int, FrameRef | None]:
+    """The child a frame belongs to, and the frame in that child's numbering (None: the program's own)."""
+    if frame is None:
+        return 0, None
+    index, native = children.split_thread(frame.thread_id)
+    return index, FrameRef(native, frame.index) if index else None
 
 
 def _in_child(index: int, variable: Variable) -> Variable:

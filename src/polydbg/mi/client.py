@@ -132,7 +132,7 @@ class MiClient(ProtocolClient[int, MiResult]):
         entry = self._open(token, command_name(command))
         if isinstance(entry, asyncio.Future):
             return entry
-        entry.extra.update(command=[command], console=[], log=[])
+        entry.extra.update(console=[], log=[])
         try:
             self._writer.write(f"{token}{command}\n".encode())
         except (ConnectionError, OSError, RuntimeError) as exc:

@@ -200,16 +200,15 @@ class ProtocolClient(Generic[K, R]):
 
     def _resolve(self, key: K, result: R) -> Pending[R] | None:
         """Answer the request ``key``; ``None`` when no request waits under it (late, unknown)."""
-        entry = self._pending.get(key)
-        if entry is not None and not entry.future.done():
-            entry.future.set_result(result)
-        self._heard_answer()
-        return entry
+        return self._settle(key, lambda future: future.set_result(result))
 
     def _reject(self, key: K, error: BaseException) -> Pending[R] | None:
+        return self._settle(key, lambda future: future.set_exception(error))
+
+    def _settle(self, key: K, settle: Callable[[asyncio.Future[R]], None]) -> Pending[R] | None:
         entry = self._pending.get(key)
         if entry is not None and not entry.future.done():
-            entry.future.set_exception(error)
+            settle(entry.future)
         self._heard_answer()
         return entry
 

@@ -50,7 +50,7 @@ def leading(frames: Sequence[F], hidden: Callable[[F], bool]) -> int:
     return count if count < len(frames) else 0
 
 
-_RUNTIME_SOURCES = ("/usr/include/", "/usr/lib/gcc/", "/rustc/", "/lib/rustlib/src/rust/library/")
+_RUNTIME_SOURCES = ("/usr/include/", "/usr/lib/gcc/", "/rustc/")
 
 
 def is_runtime_source(path: str) -> bool:
