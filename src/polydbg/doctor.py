@@ -6,6 +6,8 @@ reports is what ``debug_launch`` will pick.
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -54,7 +56,26 @@ def report() -> tuple[str, bool]:
         else:
             missing += 1
             lines.append(f"MISSING  {check.adapter:<9} {check.languages:<16} install: {check.install}")
+        if check.adapter == "node" and check.path:
+            lines.append(f"         TypeScript here: {typescript_runners(os.getcwd())}")
     lines.append("")
     lines.append("all debuggers found" if not missing else
                  f"{missing} missing: those languages will fail to launch until they are installed")
     return "\n".join(lines), missing == 0
+
+
+def typescript_runners(start: str) -> str:
+    """What runs TypeScript in the project at ``start``: tsx, ts-node, typescript, with versions."""
+    from polydbg.backends.node.launcher import find_package
+
+    found = []
+    for name in ("tsx", "ts-node", "typescript"):
+        home = find_package(name, start)
+        if home is not None:
+            try:
+                with open(os.path.join(home, "package.json"), encoding="utf-8") as handle:
+                    version = str(json.load(handle).get("version", "?"))
+            except (OSError, ValueError):
+                version = "?"
+            found.append(f"{name} {version}")
+    return ", ".join(found) if found else "no tsx or ts-node (npm install --save-dev tsx runs .ts files)"

@@ -1,14 +1,15 @@
 """One set of scenarios, run through the MCP tools against every backend: the basic debugging flow
 must read the same whatever the debugger underneath.
 
-Each backend debugs the same little program (tests/programs/conformance/: Python, C, C++, Rust, Go),
+Each backend debugs the same little program (tests/programs/conformance/: Python, C, C++, Rust, Go,
+JavaScript),
 which computes ``s = add(3, 4)``, adds 0..3 to it in a loop, prints ``result 13`` and exits with
 status 13. Lines are found by their marker comments. Native programs and the Go program are built
 once per run into the run's build directory (gcc/g++ -g -O0, cargo with its target dir there,
 ``go build -gcflags=all=-N -l``).
 
 What is allowed to differ between backends is in ``Flavour``: how the language names functions and
-types, and where "step into" first stops (delve stops on the function's own line).
+types, and where "step into" first stops (delve stops on the function's own line) and "step out" lands.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class Flavour:
     int_type: str  # the type debug_evaluate reports for an int expression
     into: str  # the marker of the line where "step into add" stops
     needs: tuple[str, ...]  # the commands require() checks (skips locally, fails under CI)
+    out: str = "call add"  # the marker of the line where "step out of add" stops
 
     @property
     def path(self) -> str:
@@ -77,6 +79,9 @@ FLAVOURS = [
             "conformance::add", "long", "// in add", ("gdb", "cargo")),
     Flavour("go-delve", "delve", "go", "conformance/go/main.go", "main.main", "main.add", "int",
             "// add starts", ("dlv", "go")),
+    # V8 steps out to the caller's next statement: the assignment of add's result has no stop of its own
+    Flavour("js-node", "node", "javascript", "conformance/conformance.js", "main", "add", "number",
+            "// in add", ("node",), out="// loop"),
 ]
 
 
@@ -87,7 +92,7 @@ def _cargo() -> str | None:
 
 def _build(flavour: Flavour, out: Path) -> str:
     """Build the program ``flavour`` debugs into ``out``; returns what debug_launch takes as ``program``."""
-    if flavour.language == "python":
+    if flavour.language in ("python", "javascript"):
         return flavour.path
     if flavour.language in ("c", "cpp"):
         compiler = "gcc" if flavour.language == "c" else "g++"
@@ -204,7 +209,7 @@ async def test_step_into_a_call_and_out_again(tools: Tools, target: Target) -> N
     assert [f["function"] for f in frames[:2]] == [flavour.add, flavour.main]
     back = await tools("debug_step", kind="out")
     assert back["reason"] == "step"
-    assert back["location"] == {"file": flavour.path, "line": flavour.line("call add"), "function": flavour.main}
+    assert back["location"] == {"file": flavour.path, "line": flavour.line(flavour.out), "function": flavour.main}
     await tools("debug_terminate")
 
 
@@ -379,6 +384,8 @@ async def test_an_unknown_raw_command_is_an_error_on_every_debugger(tools: Tools
         assert "debugpy" in text, text
     elif target.flavour.adapter == "delve":  # dlv dap's few commands: it names the unknown one and lists them
         assert "no-such-command" in text and "offers" in text, text
+    elif target.flavour.adapter == "node":  # raw CDP: it says what a command looks like
+        assert "no-such-command" in text and "not a CDP method" in text, text
     else:  # lldb and gdb: the debugger's own refusal, naming the command
         assert "refused 'no-such-command'" in text and "no-such-command" in text.split(":", 1)[1], text
     assert "x" in {v["name"] for v in (await tools("debug_variables"))["variables"]}  # the session is fine

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from polydbg.backends.gdb.commands import breakpoint_result, flatten_disassembly, parse_hit_condition, shell_args
+from polydbg.backends.gdb.commands import breakpoint_result, flatten_disassembly, shell_args
 from polydbg.backends.gdb.values import (
     SUMMARY_ITEMS,
     element_count,
@@ -19,6 +19,7 @@ from polydbg.backends.gdb.values import (
     summary_of,
 )
 from polydbg.backends.kit.cxx import demangle_type, printed_string
+from polydbg.backends.kit.hits import parse_hit_condition
 from polydbg.backends.kit.typenames import short_type
 
 STRING = "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"

@@ -38,12 +38,13 @@ def crafted(path: Path, *markers: bytes) -> str:
     ("python", "python"), ("Python", "python"), ("py", "python"), ("PY", "python"),
     ("c", "c"), ("C", "c"), ("cpp", "cpp"), ("c++", "cpp"), ("C++", "cpp"),
     ("rust", "rust"), ("rs", "rust"), ("go", "go"), ("golang", "go"), ("GoLang", "go"),
+    ("js", "javascript"), ("JavaScript", "javascript"), ("node", "javascript"), ("ts", "typescript"),
 ])
 def test_normalize_language_accepts_names_and_aliases_in_any_case(given: str, language: str) -> None:
     assert normalize_language(given) == language
 
 
-@pytest.mark.parametrize("given", ["cobol", "", "c#", "python3", "js"])
+@pytest.mark.parametrize("given", ["cobol", "", "c#", "python3", "jscript"])
 def test_normalize_language_refuses_others_and_lists_the_supported(given: str) -> None:
     with pytest.raises(UsageError) as refused:
         normalize_language(given)
@@ -201,8 +202,7 @@ def _file(path: Path, data: bytes, executable: bool = True) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize(("name", "language"), [("app.js", "JavaScript"), ("Main.java", "Java"),
-                                                ("tool.rb", "Ruby"), ("index.ts", "TypeScript")])
+@pytest.mark.parametrize(("name", "language"), [("Main.java", "Java"), ("tool.rb", "Ruby"), ("app.kt", "Kotlin")])
 def test_a_script_of_a_language_without_a_backend_is_named(tmp_path: Path, name: str, language: str) -> None:
     path = _file(tmp_path / name, b"print('x')\n")
     with pytest.raises(UsageError, match=f"is a {language} program, and polydbg has no {language} debugger yet"):
@@ -243,3 +243,11 @@ def test_a_native_executable_without_the_execute_bit_is_refused(tmp_path: Path) 
         check_launchable(str(binary))
     os.chmod(binary, 0o755)
     check_launchable(str(binary))
+
+
+@pytest.mark.parametrize(("name", "language"), [("app.js", "javascript"), ("app.mjs", "javascript"),
+                                                ("app.cjs", "javascript"), ("index.ts", "typescript"),
+                                                ("index.mts", "typescript")])
+def test_javascript_and_typescript_go_to_node(tmp_path: Path, name: str, language: str) -> None:
+    assert infer_language(_file(tmp_path / name, b"console.log(1)\n"), None, None) == language
+    assert choose_adapter(language, None) == "node"

@@ -46,6 +46,8 @@ class LaunchSpec(NamedTuple):
     core: str | None = None  # a core dump to open post-mortem with ``program``
     breakpoint_files: tuple[str, ...] = ()  # files with breakpoints at the start (debugpy: library code?)
     stdin: str | None = None  # what the program reads on its standard input (then end of input)
+    runtime: str | None = None  # the runtime executable (node), when not the one on PATH
+    runtime_args: tuple[str, ...] = ()  # flags for the runtime itself (node --max-old-space-size=…)
 
 
 class AttachSpec(NamedTuple):

@@ -41,3 +41,8 @@ def find_lldb_dap() -> str | None:
     if "lldb-dap" in best:
         return best["lldb-dap"][1]
     return shutil.which("lldb-vscode") or (best["lldb-vscode"][1] if "lldb-vscode" in best else None)
+
+
+def find_node() -> str | None:
+    """``node`` on PATH (Debian's older packages call it ``nodejs``)."""
+    return shutil.which("node") or shutil.which("nodejs")

@@ -36,18 +36,25 @@ BACKENDS: dict[str, BackendInfo] = {info.name: info for info in (
         name="delve", target="polydbg.backends.delve:DelveBackend", languages=("go",),
         find=lambda: locate.which("dlv"), version_args=("version",),
         install="apt-get install delve golang-go   (or: go install github.com/go-delve/delve/cmd/dlv@latest)"),
+    BackendInfo(
+        name="node", target="polydbg.backends.node.backend:NodeBackend", languages=("javascript", "typescript"),
+        find=locate.find_node, install="apt-get install nodejs   (Node ≥ 18; TypeScript also needs tsx in the project: "
+                                       "npm install --save-dev tsx)",
+        break_on_exception={"uncaught": ("uncaught",), "raised": ("raised", "uncaught")}),
 )}
 
-_ALIASES = {"c++": "cpp", "py": "python", "golang": "go", "rs": "rust"}
+_ALIASES = {"c++": "cpp", "py": "python", "golang": "go", "rs": "rust", "js": "javascript", "node": "javascript",
+            "ts": "typescript"}
 _SOURCE_EXTENSIONS = {".py": "python", ".pyw": "python", ".go": "go", ".c": "c", ".h": "c", ".cc": "cpp",
-                      ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".rs": "rust"}
+                      ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".rs": "rust", ".js": "javascript",
+                      ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript", ".ts": "typescript",
+                      ".mts": "typescript", ".cts": "typescript", ".tsx": "typescript"}
 _COMPILED = frozenset({"c", "cpp", "rust"})
 _NATIVE = frozenset({"c", "cpp", "rust", "go"})
-_NAMES = {"c": "C", "cpp": "C++", "rust": "Rust", "go": "Go", "python": "Python"}
+_NAMES = {"c": "C", "cpp": "C++", "rust": "Rust", "go": "Go", "python": "Python", "javascript": "JavaScript",
+          "typescript": "TypeScript"}
 # Programs of languages without a backend here: named in the refusal.
-_OTHER_LANGUAGES = {".js": "JavaScript", ".mjs": "JavaScript", ".cjs": "JavaScript", ".jsx": "JavaScript",
-                    ".ts": "TypeScript", ".tsx": "TypeScript", ".mts": "TypeScript", ".cts": "TypeScript",
-                    ".java": "Java", ".jar": "Java", ".class": "Java", ".kt": "Kotlin", ".kts": "Kotlin",
+_OTHER_LANGUAGES = {".java": "Java", ".jar": "Java", ".class": "Java", ".kt": "Kotlin", ".kts": "Kotlin",
                     ".rb": "Ruby", ".lua": "Lua", ".pl": "Perl", ".php": "PHP", ".sh": "shell", ".bash": "shell",
                     ".cs": "C#", ".swift": "Swift", ".zig": "Zig", ".scala": "Scala", ".ex": "Elixir",
                     ".exs": "Elixir", ".erl": "Erlang", ".hs": "Haskell", ".r": "R", ".jl": "Julia", ".dart": "Dart"}

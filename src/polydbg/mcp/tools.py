@@ -189,6 +189,8 @@ def register(server: MCPServer[SessionManager]) -> None:
         core: str | None = None,
         build: Annotated[str | None, Field(description="shell command run first")] = None,
         stdin: Annotated[str | None, Field(description="the program's input")] = None,
+        node: str | None = None,
+        runtime_args: Annotated[list[str] | None, Field(description="node flags")] = None,
         timeout_s: Timeout = 30,
     ) -> Annotated[CallToolResult, StopReport]:
         """Start a program with breakpoints; run to the first stop."""
@@ -196,7 +198,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             program=program, module=module, args=tuple(args or ()), cwd=cwd, env=env, language=language,
             adapter=adapter, python=python, breakpoints=[b.request() for b in breakpoints or ()],
             stop_on_entry=stop_on_entry, break_on_exception=break_on_exception, core=core, build=build,
-            stdin=stdin)
+            stdin=stdin, node=node, runtime_args=tuple(runtime_args or ()))
         return await on_manager(ctx, "debug_launch",
                                 lambda m: launching.launch(m, request, timeout_s, progress_of(ctx)))
 

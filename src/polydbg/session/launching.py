@@ -43,6 +43,8 @@ class LaunchRequest:
     core: str | None = None
     build: str | None = None
     stdin: str | None = None
+    node: str | None = None
+    runtime_args: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,8 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
         raise
     spec = LaunchSpec(program=path, module=request.module, args=tuple(request.args), cwd=work_dir or home,
                       env=tuple(sorted((request.env or {}).items())), python=request.python,
-                      stop_on_entry=request.stop_on_entry, core=core_path, stdin=request.stdin)
+                      stop_on_entry=request.stop_on_entry, core=core_path, stdin=request.stdin,
+                      runtime=request.node, runtime_args=tuple(request.runtime_args))
     return await manager.start(session, spec, timeout_s, progress)
 
 
@@ -162,6 +165,8 @@ def attach_language(pid: int | None, language: str | None, adapter: str | None, 
             exe = ""
         if os.path.basename(exe).startswith("python"):
             return "python"
+        if os.path.basename(exe) in ("node", "nodejs"):
+            return "javascript"
         return registry.sniff_binary(exe) or "c"
     if program:
         return registry.infer_language(program, None, None)

@@ -50,7 +50,6 @@ from polydbg.backends.gdb.commands import (
     gdb_arg,
     line_key,
     logpoint_call,
-    parse_hit_condition,
     python_exec,
     rust_printer_dir,
     shell_args,
@@ -80,6 +79,7 @@ from polydbg.backends.kit import bpdiff, cxx
 from polydbg.backends.kit.bpdiff import Placed
 from polydbg.backends.kit.frames import FrameHandles, is_runtime_source, leading
 from polydbg.backends.kit.handles import HandleTable, IdMap
+from polydbg.backends.kit.hits import HIT_SYNTAX, parse_hit_condition
 from polydbg.backends.kit.panics import panic_message
 from polydbg.backends.kit.typenames import short_type
 from polydbg.errors import (
@@ -544,8 +544,7 @@ class GdbMiBackend(Backend):
                 op, count = parse_hit_condition(hit_condition)
             except ValueError:
                 return Placed(key, None, BreakpointResult(False, message=(
-                    f"hit_condition {hit_condition!r} is not understood; use N, >= N, > N, == N, < N, <= N "
-                    "or % N")))
+                    f"hit_condition {hit_condition!r} is not understood; {HIT_SYNTAX}")))
             if op == ">=":
                 if count > 1:
                     options.append(f"-i {count - 1}")

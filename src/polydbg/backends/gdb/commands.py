@@ -27,7 +27,6 @@ log = logging.getLogger(__name__)
 
 LOG_MARK = "<polydbg-log>"  # prefixes every logpoint line gdb prints (see GDB_PYTHON)
 WATCH_FLAGS = {"write": "", "read": "-r ", "readWrite": "-a "}
-_HIT = re.compile(r"^\s*(==|=|>=|>|<=|<|%)?\s*(\d+)\s*$")
 CORE_SIGNAL = re.compile(r"Program terminated with signal (SIG[A-Z0-9]+), ([^.\n]*)")
 REGISTER_LINE = re.compile(r"^(\w+)\s+(\S+)")
 
@@ -60,14 +59,6 @@ class _PolydbgLog(_gdb.Function):
 
 _PolydbgLog()
 """.replace("MARK", LOG_MARK)
-
-
-def parse_hit_condition(text: str) -> tuple[str, int]:
-    """(operator, N) of a hit condition; raises ValueError when it is not one."""
-    match = _HIT.match(text)
-    if not match or (int(match.group(2)) < 1 and (match.group(1) or "") not in (">", "<", "<=")):
-        raise ValueError(text)
-    return match.group(1) or ">=", int(match.group(2))
 
 
 def breakpoint_result(bkpt: dict[str, Any]) -> BreakpointResult:

@@ -1,0 +1,1 @@
+"""The node backend: JavaScript and TypeScript over the V8 inspector (CDP)."""

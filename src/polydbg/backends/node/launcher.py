@@ -1,0 +1,140 @@
+"""How a JavaScript or TypeScript program is started under Node's inspector, and how a running one is
+reached.
+
+TypeScript runs through what the project has, in this order: compiled JavaScript with ``.map`` files
+(the program is the ``.js``), ``tsx`` as a loader in the same Node (``--import`` for ES modules,
+``--require …/cjs`` for CommonJS — never the ``tsx`` CLI, which starts a second Node), ``ts-node``'s
+register hook. Loaders are passed by absolute path, so ``cwd`` may be anywhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from polydbg.errors import AdapterGoneError, EnvironmentProblem, UsageError, echo
+
+TS_EXTENSIONS = (".ts", ".mts", ".cts", ".tsx")
+JS_EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx")
+# Node's own inspector lines on stderr: not the program's output.
+INSPECTOR_LINES = re.compile(
+    r"^(Debugger listening on ws://\S+|For help, see: https://nodejs\.org/en/docs/inspector|Debugger attached\."
+    r"|Waiting for the debugger to disconnect\.\.\.|Debugger ending on ws://\S+)\s*$")
+_URL = re.compile(r"ws://\S+")
+
+
+@dataclass(frozen=True)
+class NodeCommand:
+    argv: list[str]
+    loader: str | None  # "tsx" | "ts-node" | None: what runs the TypeScript
+
+
+def find_node(explicit: str | None = None) -> str:
+    node = explicit or shutil.which("node") or shutil.which("nodejs")
+    if node is None or shutil.which(node) is None:
+        raise EnvironmentProblem("node is not installed (or not on PATH); install it (apt-get install nodejs, or "
+                                 "from nodejs.org) or pass node= with its path")
+    return node
+
+
+def project_package(start: str) -> tuple[str | None, dict[str, object]]:
+    """The nearest ``package.json`` at or above ``start``: its directory and contents."""
+    directory = os.path.abspath(start)
+    while True:
+        candidate = os.path.join(directory, "package.json")
+        if os.path.isfile(candidate):
+            try:
+                with open(candidate, encoding="utf-8") as handle:
+                    data = json.load(handle)
+                return directory, data if isinstance(data, dict) else {}
+            except (OSError, ValueError):
+                return directory, {}
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None, {}
+        directory = parent
+
+
+def find_package(name: str, start: str) -> str | None:
+    """The directory of ``node_modules/<name>`` nearest to ``start`` (Node's own lookup order)."""
+    directory = os.path.abspath(start)
+    while True:
+        candidate = os.path.join(directory, "node_modules", name)
+        if os.path.isfile(os.path.join(candidate, "package.json")):
+            return candidate
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def is_esm(program: str) -> bool:
+    if program.endswith((".mjs", ".mts")):
+        return True
+    if program.endswith((".cjs", ".cts")):
+        return False
+    _, package = project_package(os.path.dirname(program))
+    return package.get("type") == "module"
+
+
+def typescript_loader(program: str) -> tuple[list[str], str]:
+    """The Node flags that run ``program`` (a .ts file) and the loader's name, or a UsageError naming
+    the install line."""
+    home = os.path.dirname(program)
+    tsx = find_package("tsx", home)
+    if tsx is not None:
+        if is_esm(program):
+            return ["--import", _url(os.path.join(tsx, "dist", "loader.mjs"))], "tsx"
+        return ["--require", os.path.join(tsx, "dist", "cjs", "index.cjs")], "tsx"
+    ts_node = find_package("ts-node", home)
+    if ts_node is not None:
+        if is_esm(program):
+            return ["--loader", _url(os.path.join(ts_node, "esm.mjs"))], "ts-node"
+        return ["--require", os.path.join(ts_node, "register", "index.js")], "ts-node"
+    raise UsageError(f"{echo(program)} is TypeScript and its project has no way to run it: install tsx "
+                     "(npm install --save-dev tsx) in the project, or compile it (tsc --sourceMap) and pass the "
+                     ".js file as program (breakpoints may stay on the .ts files)")
+
+
+def command(node: str, program: str, args: tuple[str, ...], runtime_args: tuple[str, ...],
+            inspect: str = "--inspect-brk=127.0.0.1:0") -> NodeCommand:
+    loader_flags: list[str] = []
+    loader = None
+    if program.lower().endswith(TS_EXTENSIONS):
+        loader_flags, loader = typescript_loader(program)
+    return NodeCommand([node, inspect, *runtime_args, *loader_flags, program, *args], loader)
+
+
+def inspector_url(line: str) -> str | None:
+    match = _URL.search(line)
+    return match.group(0) if match else None
+
+
+async def discover(host: str, port: int, timeout_s: float) -> str:
+    """The ``ws://`` URL of the first target an inspector at host:port lists (``/json/list``)."""
+    url = f"http://{host}:{port}/json/list"
+
+    def fetch() -> str:
+        with urllib.request.urlopen(url, timeout=timeout_s) as response:
+            targets = json.loads(response.read())
+        for target in targets if isinstance(targets, list) else []:
+            ws = target.get("webSocketDebuggerUrl") if isinstance(target, dict) else None
+            if isinstance(ws, str):
+                return ws
+        raise AdapterGoneError(f"the inspector at {host}:{port} lists no debuggable target")
+
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(fetch), timeout_s + 1)
+    except (OSError, ValueError, asyncio.TimeoutError) as exc:
+        raise AdapterGoneError(f"no Node inspector answers at {host}:{port} ({exc}); start the program with "
+                               f"node --inspect={host}:{port} app.js, or attach by pid") from exc
+
+
+def _url(path: str) -> str:
+    return Path(path).as_uri()

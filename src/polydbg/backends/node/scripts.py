@@ -1,0 +1,105 @@
+"""The scripts V8 has parsed, their source maps, and positions translated between the two.
+
+Every location the agent sees is in the file it wrote: a frame in a mapped script reports the
+original (``.ts``) file and line; a position the map does not cover (a loader's helper code) has no
+line. Node's own modules (``node:…``) and dependencies (``/node_modules/``) are not the user's code:
+stepping does not stop there.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from polydbg.backends.node import sourcemap
+from polydbg.backends.node.sourcemap import SourceMap, SourceMapError
+
+log = logging.getLogger(__name__)
+
+
+class Place(NamedTuple):
+    file: str | None  # a path for the user's files, the URL for Node's own (node:internal/…)
+    line: int | None  # 1-based, in the file's own terms; None where a map does not cover the position
+    column: int | None
+
+
+@dataclass
+class Script:
+    id: str
+    url: str
+    path: str | None  # for file:// scripts
+    map: SourceMap | None = None
+    map_problem: str | None = None
+
+    @property
+    def internal(self) -> bool:
+        return not self.url.startswith("file://") or "/node_modules/" in self.url
+
+
+def path_of(url: str) -> str | None:
+    if not url.startswith("file://"):
+        return None
+    return os.path.normpath(urllib.parse.unquote(urllib.parse.urlparse(url).path))
+
+
+def url_of(path: str) -> str:
+    return Path(path).as_uri()
+
+
+class Scripts:
+    def __init__(self) -> None:
+        self._by_id: dict[str, Script] = {}
+        self._by_path: dict[str, list[Script]] = {}
+
+    def parsed(self, params: dict[str, Any]) -> Script:
+        """Record a ``Debugger.scriptParsed``; a user script's source map is read now, before it runs."""
+        url = str(params.get("url") or "")
+        script = Script(str(params.get("scriptId")), url, path_of(url))
+        self._by_id[script.id] = script
+        map_url = str(params.get("sourceMapURL") or "")
+        if map_url and script.path is not None and not script.internal:
+            try:
+                script.map = sourcemap.load(map_url, script.path)
+            except SourceMapError as exc:
+                script.map_problem = str(exc)
+                log.info("source map of %s: %s", url, exc)
+        if script.path is not None:
+            self._by_path.setdefault(script.path, []).append(script)
+        return script
+
+    def get(self, script_id: str) -> Script | None:
+        return self._by_id.get(script_id)
+
+    def mapping(self, path: str) -> list[Script]:
+        """Loaded scripts whose source maps cover ``path``."""
+        return [s for s in self._by_id.values() if s.map is not None and s.map.knows(path)]
+
+    def plain(self, path: str) -> list[Script]:
+        """Loaded scripts that are ``path`` itself, unmapped."""
+        return [s for s in self._by_path.get(os.path.normpath(path), []) if s.map is None]
+
+    def place(self, script_id: str, line: int, column: int) -> Place:
+        """A 0-based generated position as the user's file, 1-based line and column."""
+        script = self._by_id.get(script_id)
+        if script is None:
+            return Place(None, line + 1, column + 1)
+        if script.map is not None:
+            original = script.map.original(line, column)
+            if original is None:
+                return Place(script.path, None, None)
+            return Place(original.path, original.line + 1, original.column + 1)
+        return Place(script.path or script.url, line + 1, column + 1)
+
+    def is_user_code(self, script_id: str, line: int, column: int) -> bool:
+        script = self._by_id.get(script_id)
+        if script is None or script.internal:
+            return False
+        return script.map is None or script.map.original(line, column) is not None
+
+    def clear(self) -> None:
+        self._by_id.clear()
+        self._by_path.clear()

@@ -1,0 +1,1 @@
+"""The V8 inspector protocol (CDP) client."""

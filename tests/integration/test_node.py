@@ -1,0 +1,282 @@
+"""The node backend through the MCP tools, on real Node: JavaScript (CommonJS and ES modules),
+TypeScript (tsc's source maps and tsx), values, exceptions, pausing, attaching.
+
+The basic flow (breakpoints, stepping, evaluate, set, conditions, hit counts, exit, kill, terminate)
+is in test_conformance.py's js-node flavour. TypeScript needs the dev dependencies of
+tests/programs/node (``npm ci`` there; .ci/run does it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import PROGRAMS, Tools, line_of, require, text_of
+
+NODE = PROGRAMS / "node"
+TS = NODE / "ts"
+
+
+@pytest.fixture(autouse=True)
+def _node() -> None:
+    require("node")
+
+
+def node_modules() -> Path:
+    """The TypeScript toolchain of tests/programs/node (installed by npm ci; a must under CI)."""
+    modules = NODE / "node_modules"
+    if not (modules / "typescript").is_dir() or not (modules / "tsx").is_dir():
+        reason = "tests/programs/node has no node_modules: run npm ci there (.ci/run does)"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return modules
+
+
+def at(name: str, marker: str, **options: Any) -> dict[str, Any]:
+    return {"file": str(NODE / name), "line": line_of(f"node/{name}", marker), **options}
+
+
+def values(report: dict[str, Any]) -> dict[str, str]:
+    return {v["name"]: v["value"] for v in report.get("locals") or []}
+
+
+async def set_variable(tools: Tools, **arguments: Any) -> dict[str, Any]:
+    result = await tools.client.call_tool("debug_set_variable", arguments)
+    assert not result.is_error, text_of(result)
+    assert result.structured_content is not None
+    return dict(result.structured_content)
+
+
+# -- TypeScript --------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tsc's output of tests/programs/node/ts, with .map files pointing back at src/."""
+    modules = node_modules()
+    out = tmp_path_factory.mktemp("tsc") / "dist"
+    subprocess.run([str(modules / ".bin" / "tsc"), "-p", str(TS), "--outDir", str(out)], check=True,
+                   capture_output=True, timeout=120)
+    return out
+
+
+async def _typescript_flow(tools: Tools, program: str) -> None:
+    main, shapes = TS / "src" / "main.ts", TS / "src" / "shapes.ts"
+    blank = line_of("node/ts/src/main.ts", "let sum = 0;") + 1  # a blank line: the loop below binds it
+    report = await tools("debug_launch", program=program, breakpoints=[
+        {"file": str(shapes), "line": line_of("node/ts/src/shapes.ts", "return Math.PI")},
+        {"file": str(main), "line": blank}])
+    assert report["reason"] == "breakpoint", report
+    assert report["location"] == {"file": str(main), "line": blank + 1, "function": "total"}
+    listed = (await tools("debug_breakpoints"))["breakpoints"]
+    assert [(b["line"], b.get("actual_line"), b["verified"]) for b in listed] == [
+        (line_of("node/ts/src/shapes.ts", "return Math.PI"),) * 2 + (True,), (blank, blank + 1, True)], listed
+    inside = await tools("debug_continue")
+    assert inside["location"] == {"file": str(shapes), "line": line_of("node/ts/src/shapes.ts", "return Math.PI"),
+                                  "function": "area"}
+    assert values(inside)["r2"] == "1"
+    frames = (await tools("debug_stack"))["threads"][0]["frames"]
+    assert [(f["function"], f["file"]) for f in frames[:2]] == [("area", str(shapes)), ("total", str(main))]
+    assert frames[1]["line"] == line_of("node/ts/src/main.ts", "add area")
+    await tools("debug_clear", all=True)
+    done = await tools("debug_continue")
+    assert (done["state"], done["exit_code"]) == ("exited", 0)
+    assert "total 15.71" in done["output"]["text"]
+    await tools("debug_terminate")
+
+
+async def test_typescript_compiled_by_tsc_is_debugged_in_its_ts_lines(tools: Tools, compiled: Path) -> None:
+    await _typescript_flow(tools, str(compiled / "main.js"))
+
+
+async def test_typescript_run_through_tsx_is_debugged_in_its_ts_lines(tools: Tools) -> None:
+    node_modules()
+    await _typescript_flow(tools, str(TS / "src" / "main.ts"))
+
+
+async def test_typescript_without_a_runner_names_the_install_line(tools: Tools, tmp_path: Path) -> None:
+    lone = tmp_path / "lone.ts"
+    lone.write_text("const x: number = 1;\nconsole.log(x);\n")
+    text = await tools.error("debug_launch", program=str(lone))
+    assert "npm install --save-dev tsx" in text, text
+
+
+# -- JavaScript ----------------------------------------------------------------------------------
+
+async def test_es_modules_with_top_level_await_in_a_path_with_spaces(tools: Tools) -> None:
+    report = await tools("debug_launch", program=str(NODE / "esm app" / "main.mjs"),
+                         breakpoints=[at("esm app/lib.mjs", "scale body")])
+    assert report["location"]["file"] == str(NODE / "esm app" / "lib.mjs")
+    assert (values(report)["value"], values(report)["factor"]) == ("1", "3")
+    out = await tools("debug_step", kind="out")
+    assert out["location"]["file"] == str(NODE / "esm app" / "main.mjs")
+    await tools("debug_clear", all=True)
+    done = await tools("debug_continue")
+    assert (done["state"], done["exit_code"], done["output"]["text"]) == ("exited", 0, "values 3,6,9\n")
+    await tools("debug_terminate")
+
+
+async def test_values_of_every_kind_without_running_getters(tools: Tools) -> None:
+    report = await tools("debug_launch", program=str(NODE / "values.js"),
+                         breakpoints=[at("values.js", "inspect here")])
+    listed = {v["name"]: v for v in (await tools("debug_variables", count=50))["variables"]}
+    shown = {name: v["value"] for name, v in listed.items()}
+    assert shown["point"] == "Point {x: 1, y: 2}" and listed["point"]["type"] == "Point"
+    assert shown["map"] == 'Map(2) {"a" => 1, "b" => {…}}'
+    assert shown["set"] == 'Set(2) {"x", "y"}'
+    assert shown["error"] == "TypeError: bad thing"
+    assert (shown["pending"], shown["done"]) == ("Promise {<pending>}", "Promise {<fulfilled>: 42}")
+    assert shown["bytes"] == "Uint8Array(3) [1, 2, 3]"
+    assert shown["text"] == '"héllo \\"quoted\\""'
+    assert (shown["nothing"], shown["missing"], shown["fn"]) == ("null", "undefined", "ƒ (a, b)")
+    assert shown["big"].startswith("Array(100000) [0, 2, 4")
+    assert "inspect here" in report["source"]
+    # an array of 100,000 is paged, not listed
+    page = await tools("debug_variables", ref=listed["big"]["ref"], start=99_990, count=5)
+    assert [(v["name"], v["value"]) for v in page["variables"]] == [(str(i), str(i * 2)) for i in range(99_990,
+                                                                                                        99_995)]
+    assert page["total"] == 100_000
+    entries = (await tools("debug_variables", ref=listed["map"]["ref"]))["variables"]
+    assert [(v["name"], v["value"]) for v in entries] == [('"a"', "1"), ('"b"', "{nested: true}")]
+    lazy = {v["name"]: v["value"] for v in (await tools("debug_variables", ref=listed["lazy"]["ref"]))["variables"]}
+    assert lazy == {"boom": "(getter)", "plain": "1"}  # listed, never run (it throws)
+    error = (await tools("debug_variables", ref=listed["error"]["ref"]))["variables"]
+    assert {v["name"] for v in error} >= {"message", "stack"}
+    # evaluate, and set a local and a property
+    assert "getter ran" in await tools.error("debug_evaluate", expression="lazy.boom")
+    assert "not defined" in await tools.error("debug_evaluate", expression="nosuch + 1")
+    assert (await set_variable(tools, name="text", value="'changed'"))["value"] == '"changed"'
+    assert (await set_variable(tools, name="x", value="99", ref=listed["point"]["ref"]))["value"] == "99"
+    assert (await tools("debug_evaluate", expression="`${text} ${point.x}`"))["value"] == '"changed 99"'
+    await tools("debug_terminate")
+
+
+async def test_exceptions_stop_where_thrown(tools: Tools) -> None:
+    uncaught = await tools("debug_launch", program=str(NODE / "exceptions.js"))
+    assert uncaught["reason"] == "exception"
+    assert uncaught["exception"] == {"type": "Error", "message": "limit 3 exceeded"}
+    assert uncaught["location"]["line"] == line_of("node/exceptions.js", "uncaught throw")
+    assert values(uncaught)["limit"] == "3"
+    done = await tools("debug_continue")
+    assert (done["state"], done["exit_code"]) == ("exited", 1)
+    await tools("debug_terminate")
+
+    caught = await tools("debug_launch", program=str(NODE / "exceptions.js"), args=["caught"],
+                         break_on_exception="raised")
+    assert caught["exception"]["type"] == "SyntaxError"
+    assert caught["location"]["line"] == line_of("node/exceptions.js", "parse may throw")
+    assert (await tools("debug_continue"))["exit_code"] == 0
+    await tools("debug_terminate")
+
+    rejected = await tools("debug_launch", program=str(NODE / "exceptions.js"), args=["rejection"])
+    assert rejected["exception"] == {"type": "RangeError", "message": "rejected on purpose"}
+    await tools("debug_terminate")
+
+
+async def test_logpoints_print_without_stopping(tools: Tools) -> None:
+    done = await tools("debug_launch", program=str(NODE / "loop.js"),
+                       breakpoints=[at("loop.js", "loop body", log_message="i={i} total={total} bad={nope}")])
+    assert (done["state"], done["exit_code"]) == ("exited", 3)
+    lines = (await tools("debug_output"))["text"].splitlines()
+    assert lines[0] == "i=0 total=0 bad=<error: nope is not defined>"
+    assert lines[9].startswith("i=9 total=36") and lines[10] == "total 45"
+    await tools("debug_terminate")
+
+
+async def test_stop_on_entry_then_a_function_breakpoint(tools: Tools) -> None:
+    program = PROGRAMS / "conformance" / "conformance.js"
+    entry = await tools("debug_launch", program=str(program), stop_on_entry=True)
+    assert entry["reason"] == "entry"
+    assert entry["location"]["file"] == str(program)
+    placed = (await tools("debug_break", function="add"))["breakpoints"][0]
+    assert placed["verified"], placed
+    hit = await tools("debug_continue")
+    assert hit["location"]["function"] == "add"
+    assert (values(hit)["a"], values(hit)["b"]) == ("3", "4")
+    await tools("debug_terminate")
+
+
+async def test_step_over_await_stays_in_the_async_function(tools: Tools) -> None:
+    report = await tools("debug_launch", program=str(NODE / "asyncflow.js"),
+                         breakpoints=[at("asyncflow.js", "first await")])
+    assert values(report)["first"] == "undefined"
+    over = await tools("debug_step", kind="over")
+    assert over["location"]["function"] == "work"
+    assert over["location"]["line"] == line_of("node/asyncflow.js", "first await") + 1
+    assert values(over)["first"] == "1"
+    again = await tools("debug_step", kind="over")
+    assert values(again)["second"] == "2"
+    done = await tools("debug_continue")
+    assert (done["exit_code"], done["output"]["text"]) == (7, "sum 3\n")
+    await tools("debug_terminate")
+
+
+async def test_pause_stops_a_busy_program_and_explains_an_idle_one(tools: Tools) -> None:
+    running = await tools("debug_launch", program=str(NODE / "busy.js"), timeout_s=0.5)
+    assert running["state"] == "running"
+    paused = await tools("debug_pause")
+    assert paused["reason"] == "pause"
+    assert paused["location"]["line"] in (line_of("node/busy.js", "while (Date.now()"),
+                                          line_of("node/busy.js", "busy loop"))
+    await tools("debug_terminate")
+    await tools("debug_launch", program=str(NODE / "busy.js"), args=["idle"], timeout_s=0.5)
+    said = await tools.error("debug_pause")
+    assert "idle" in said, said
+    assert (await tools("debug_sessions"))["sessions"][0]["state"] == "running"  # and nothing was disturbed
+    await tools("debug_terminate")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_attach_by_port_then_detach_leaves_it_running(tools: Tools) -> None:
+    port = _free_port()
+    program = await asyncio.create_subprocess_exec("node", f"--inspect=127.0.0.1:{port}", str(NODE / "busy.js"),
+                                                   stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL)
+    try:
+        assert program.stderr is not None
+        assert b"Debugger listening" in await program.stderr.readline()
+        report = await tools("debug_attach", port=port, language="javascript",
+                             breakpoints=[at("busy.js", "busy loop")])
+        assert report["reason"] == "breakpoint"
+        assert int(values(report)["counter"]) >= 0
+        await tools("debug_clear", all=True)
+        await tools("debug_terminate", detach=True)
+        assert program.returncode is None  # still running, no longer stopped
+    finally:
+        program.kill()
+        await program.communicate()
+
+
+async def test_a_session_stopped_for_over_30_seconds_still_answers(tools: Tools) -> None:
+    report = await tools("debug_launch", program=str(NODE / "loop.js"), breakpoints=[at("loop.js", "loop body")])
+    assert values(report)["i"] == "0"
+    await asyncio.sleep(32)  # the scenario itself: a WebSocket keepalive ping would have closed it by now
+    step = await tools("debug_continue")
+    assert values(step)["i"] == "1"
+    await tools("debug_terminate")
+
+
+async def test_raw_cdp_command(tools: Tools) -> None:
+    await tools("debug_launch", program=str(NODE / "loop.js"), breakpoints=[at("loop.js", "loop body")])
+    answer = await tools("debug_command", command='Runtime.evaluate {"expression": "6 * 7"}')
+    assert '"value": 42' in answer["output"], answer
+    await tools("debug_terminate")
+
+
+async def test_an_es_module_top_level_throw_is_explained_not_silent(tools: Tools) -> None:
+    done = await tools("debug_launch", program=str(NODE / "esm app" / "throws.mjs"))
+    assert (done["state"], done["exit_code"]) == ("exited", 1)
+    said = done["output"]["text"]
+    where = f"{NODE / 'esm app' / 'throws.mjs'}:{line_of('node/esm app/throws.mjs', 'top-level throw')}"
+    assert f"uncaught Error: top 3 at {where}" in said and "nodejs/node#50430" in said, said
+    await tools("debug_terminate")
