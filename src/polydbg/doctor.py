@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass
 from importlib import metadata
 
+from polydbg.backends.node.launcher import find_package
 from polydbg.backends.registry import BACKENDS
 
 
@@ -66,8 +67,6 @@ def report() -> tuple[str, bool]:
 
 def typescript_runners(start: str) -> str:
     """What runs TypeScript in the project at ``start``: tsx, ts-node, typescript, with versions."""
-    from polydbg.backends.node.launcher import find_package
-
     found = []
     for name in ("tsx", "ts-node", "typescript"):
         home = find_package(name, start)

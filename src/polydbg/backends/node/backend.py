@@ -61,7 +61,7 @@ from polydbg.backends.kit.hits import HIT_SYNTAX, parse_hit_condition, satisfied
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.node import launcher
 from polydbg.backends.node import values as jsv
-from polydbg.backends.node.scripts import Scripts, path_of, url_of
+from polydbg.backends.node.scripts import Scripts, path_of, position, url_of
 from polydbg.cdp.client import CdpClient
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, EnvironmentProblem, echo
 
@@ -158,7 +158,6 @@ class NodeBackend(Backend):
         # the end
         self._ending = False
         self._terminated = False
-        self._exit_code: int | None = None
         self._unstopped_throw: str | None = None  # an exception that ended the program without a stop
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -166,17 +165,15 @@ class NodeBackend(Backend):
     async def launch(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
         if not spec.program:
             raise AdapterRequestError("launch", "pass program: the .js, .mjs, .cjs or .ts file to run")
-        node = launcher.find_node(spec.runtime)
-        command = launcher.command(node, spec.program, spec.args, spec.runtime_args)
+        argv = launcher.command(launcher.find_node(spec.runtime), spec.program, spec.args, spec.runtime_args)
         env = {**os.environ, **dict(spec.env)}
-        stdin = asyncio.subprocess.DEVNULL
-        if spec.stdin is not None:
-            stdin = os.open(self._proc.input_file(spec.stdin), os.O_RDONLY)
+        given = os.open(self._proc.input_file(spec.stdin), os.O_RDONLY) if spec.stdin is not None else None
         try:
-            process = await self._proc.start(command.argv, env=env, cwd=spec.cwd, stdin=stdin, drain_stderr=False)
+            process = await self._proc.start(argv, env=env, cwd=spec.cwd, drain_stderr=False,
+                                             stdin=asyncio.subprocess.DEVNULL if given is None else given)
         finally:
-            if isinstance(stdin, int) and stdin >= 0 and spec.stdin is not None:
-                os.close(stdin)
+            if given is not None:
+                os.close(given)
         assert process.stderr is not None and process.stdout is not None
         url = await self._inspector_url(process.stderr, timeout_s)
         readers = [asyncio.ensure_future(self._read_stdout(process.stdout)),
@@ -252,13 +249,14 @@ class NodeBackend(Backend):
         return client
 
     async def _handshake(self, client: CdpClient, timeout_s: float) -> None:
-        futures = [client.send("Runtime.enable"), client.send("Debugger.enable", {"maxScriptsCacheSize": 10_000_000}),
-                   client.send("Debugger.setBlackboxPatterns", {"patterns": _BLACKBOX}),
-                   client.send("NodeRuntime.notifyWhenWaitingForDisconnect", {"enabled": True})]
-        for future, label in zip(futures, ("Runtime.enable", "Debugger.enable", "setBlackboxPatterns",
-                                           "notifyWhenWaitingForDisconnect"), strict=True):
+        requests: list[tuple[str, dict[str, Any]]] = [
+            ("Runtime.enable", {}), ("Debugger.enable", {"maxScriptsCacheSize": 10_000_000}),
+            ("Debugger.setBlackboxPatterns", {"patterns": _BLACKBOX}),
+            ("NodeRuntime.notifyWhenWaitingForDisconnect", {"enabled": True})]
+        sent = [(method, client.send(method, params)) for method, params in requests]  # pipelined
+        for method, future in sent:
             with contextlib.suppress(AdapterRequestError):  # an older Node lacks NodeRuntime
-                await client.wait(future, label, timeout_s)
+                await client.wait(future, method, timeout_s)
 
     def _spawn(self, work: Awaitable[None]) -> None:
         task = asyncio.ensure_future(work)
@@ -295,7 +293,6 @@ class NodeBackend(Backend):
 
     async def _watch_process(self, process: asyncio.subprocess.Process, readers: list[asyncio.Task[None]]) -> None:
         code = await process.wait()
-        self._exit_code = code
         with contextlib.suppress(asyncio.TimeoutError):  # its last output first (a child may hold the pipes)
             await asyncio.wait_for(asyncio.shield(asyncio.gather(*readers)), 0.5)
         if not self._ending:
@@ -483,7 +480,8 @@ class NodeBackend(Backend):
             condition = bp.condition = await self._condition(bp)
         except AdapterRequestError as exc:
             return BreakpointResult(False, message=exc.message)
-        if not self._needs_map(bp.file) and not self._scripts.mapping(bp.file):
+        mapping = self._scripts.mapping(bp.file)
+        if not self._needs_map(bp.file) and not mapping:
             placed = await self._set(bp, "Debugger.setBreakpointByUrl", condition, {
                 "url": url_of(bp.file), "lineNumber": bp.spec.line - 1, "columnNumber": 0})
             if isinstance(placed, BreakpointResult):
@@ -493,7 +491,7 @@ class NodeBackend(Backend):
             if locations:
                 return self._bound(bp, locations[0], native)
             return BreakpointResult(False, message="not bound yet: the module has not loaded; it binds when it does")
-        results = [await self._bind_one(bp, script.id, condition) for script in self._scripts.mapping(bp.file)]
+        results = [await self._bind_one(bp, script.id, condition) for script in mapping]
         bound = next((r for r in results if r.verified), None)
         if bound is not None:
             return bound
@@ -507,10 +505,8 @@ class NodeBackend(Backend):
         self._by_native[native] = bp.spec.id
 
     def _bound(self, bp: _Bp, location: dict[str, Any], native: str) -> BreakpointResult:
-        script_id = str(location.get("scriptId"))
-        line, column = int(location.get("lineNumber", 0)), int(location.get("columnNumber", 0))
-        self._native_at[native] = (script_id, line, column)
-        return BreakpointResult(True, line=self._scripts.place(script_id, line, column).line)
+        self._native_at[native] = here = position(location)
+        return BreakpointResult(True, line=self._scripts.place(*here).line)
 
     async def _bind_one(self, bp: _Bp, script_id: str, condition: str | None) -> BreakpointResult:
         script = self._scripts.get(script_id)
@@ -609,21 +605,16 @@ class NodeBackend(Backend):
         obj = found.get("result") or {}
         if obj.get("type") != "function" or "objectId" not in obj:
             return BreakpointResult(False, message=f"{bp.spec.name} is {jsv.text_of(obj)}, not a function")
-        params: dict[str, Any] = {"objectId": obj["objectId"]}
-        if condition:
-            params["condition"] = condition
-        answer = await self._request("Debugger.setBreakpointOnFunctionCall", params)
-        self._own(bp, str(answer.get("breakpointId")))
-        location = await self._function_location(obj["objectId"])
-        return BreakpointResult(True, line=location)
+        placed = await self._set(bp, "Debugger.setBreakpointOnFunctionCall", condition, {"objectId": obj["objectId"]})
+        if isinstance(placed, BreakpointResult):
+            return placed
+        return BreakpointResult(True, line=await self._function_location(obj["objectId"]))
 
     async def _function_location(self, object_id: str) -> int | None:
         found = await self._request("Runtime.getProperties", {"objectId": object_id, "ownProperties": True})
         for prop in found.get("internalProperties") or []:
             if prop.get("name") == "[[FunctionLocation]]":
-                location = (prop.get("value") or {}).get("value") or {}
-                return self._scripts.place(str(location.get("scriptId")), int(location.get("lineNumber", 0)),
-                                           int(location.get("columnNumber", 0))).line
+                return self._scripts.place(*position((prop.get("value") or {}).get("value") or {})).line
         return None
 
     async def _retry_functions(self) -> None:
@@ -651,10 +642,10 @@ class NodeBackend(Backend):
     async def _handle_pause(self, params: dict[str, Any]) -> None:
         reason = self._pause_reason
         frames = self._frames
-        top = frames[0] if frames else {}
-        location = top.get("location") or {}
-        script_id = str(location.get("scriptId"))
-        if top.get("url") == PROBE_URL or self._scripts_url(script_id) == PROBE_URL:
+        here = position((frames[0].get("location") or {}) if frames else {})
+        script_id = here[0]
+        script = self._scripts.get(script_id)
+        if script is not None and script.url == PROBE_URL:
             if self._idle is not None and not self._idle.done():
                 self._idle.set_result(True)
             await self._resume_quietly()
@@ -670,13 +661,11 @@ class NodeBackend(Backend):
             elif (bp_id := self._by_native.get(native)) is not None:
                 user.append(bp_id)
         if entry:
-            here = (script_id, int(location.get("lineNumber", 0)), int(location.get("columnNumber", 0)))
             for native in await self._bind_mapped(script_id):
                 bp_id = self._by_native.get(native)
                 if bp_id is not None and self._native_at.get(native) == here:
                     user.append(bp_id)  # V8 does not stop again where it is paused: this is the hit
-        at_user_code = self._scripts.is_user_code(script_id, int(location.get("lineNumber", 0)),
-                                                  int(location.get("columnNumber", 0)))
+        at_user_code = self._scripts.is_user_code(*here)
         if self._stop_on_entry and (entry or reason == "Break on start"):
             if not at_user_code:  # a loader's start (tsx under --import): stop at the first user script instead
                 await self._ensure_entry_bp()
@@ -717,10 +706,6 @@ class NodeBackend(Backend):
         self._events.target.on_stopped(event)
         if self._functions:
             self._spawn(self._retry_functions())
-
-    def _scripts_url(self, script_id: str) -> str | None:
-        script = self._scripts.get(script_id)
-        return script.url if script is not None else None
 
     def _counts(self, bp_id: int) -> bool:
         if bp_id == 0:
@@ -828,9 +813,7 @@ class NodeBackend(Backend):
         shown = self._shown()
         frames = []
         for cdp in shown[start:start + levels]:
-            location = cdp.get("location") or {}
-            place = self._scripts.place(str(location.get("scriptId")), int(location.get("lineNumber", 0)),
-                                        int(location.get("columnNumber", 0)))
+            place = self._scripts.place(*position(cdp.get("location") or {}))
             frames.append(Frame(cdp.get("functionName") or "(anonymous)", place.file, place.line, place.column))
         return frames, len(shown)
 
@@ -884,10 +867,10 @@ class NodeBackend(Backend):
                     out.append(variable)
         return out
 
-    async def _properties(self, object_id: str, parent_name: str | None, skip_functions: bool = False,
-                          own: bool = True) -> list[Variable]:
+    async def _properties(self, object_id: str, parent_name: str | None,
+                          skip_functions: bool = False) -> list[Variable]:
         found = await self._request("Runtime.getProperties", {
-            "objectId": object_id, "ownProperties": own, "generatePreview": True})
+            "objectId": object_id, "ownProperties": True, "generatePreview": True})
         out = []
         for prop in found.get("result") or []:
             name = str(prop.get("name"))
@@ -940,7 +923,7 @@ class NodeBackend(Backend):
             "objectId": result["objectId"], "ownProperties": True, "generatePreview": True})
         items = [p.get("value") or {} for p in listed.get("result") or [] if str(p.get("name")).isdigit()]
         if subtype in jsv.KEYED:
-            return [self._variable(jsv.key_text(k), v, None) for k, v in zip(items[::2], items[1::2], strict=False)]
+            return [self._variable(jsv.text_of(k), v, None) for k, v in zip(items[::2], items[1::2], strict=False)]
         name = handle.name
         return [self._variable(str(start + i), item, jsv.member_access(name, str(start + i))
                                if subtype not in jsv.LISTED else None) for i, item in enumerate(items)]
@@ -956,18 +939,17 @@ class NodeBackend(Backend):
         return variable.name in MODULE_WRAPPER and variable.type in ("function", "Module", "Object", "string")
 
     async def _evaluate_raw(self, expression: str, frame_index: int | None) -> dict[str, Any]:
+        params: dict[str, Any] = {"expression": expression, "objectGroup": GROUP, "generatePreview": True,
+                                  "silent": True, "timeout": EVALUATE_TIMEOUT_MS}
         if frame_index is not None and self._frames:
-            cdp = self._frame(FrameRef(THREAD_ID, frame_index))
-            found = await self._request("Debugger.evaluateOnCallFrame", {
-                "callFrameId": cdp["callFrameId"], "expression": expression, "objectGroup": GROUP,
-                "generatePreview": True, "silent": True, "timeout": EVALUATE_TIMEOUT_MS},
-                timeout=EVALUATE_TIMEOUT_MS / 1000 + INSPECT_TIMEOUT_S)
+            method = "Debugger.evaluateOnCallFrame"
+            params["callFrameId"] = self._frame(FrameRef(THREAD_ID, frame_index))["callFrameId"]
         else:
-            params: dict[str, Any] = {"expression": expression, "objectGroup": GROUP, "generatePreview": True,
-                                      "silent": True, "replMode": True, "timeout": EVALUATE_TIMEOUT_MS}
+            method = "Runtime.evaluate"
+            params["replMode"] = True
             if self._context_id is not None:
                 params["contextId"] = self._context_id
-            found = await self._request("Runtime.evaluate", params, timeout=EVALUATE_TIMEOUT_MS / 1000 + 10)
+        found = await self._request(method, params, timeout=EVALUATE_TIMEOUT_MS / 1000 + INSPECT_TIMEOUT_S)
         details = found.get("exceptionDetails")
         if details:
             raise AdapterRequestError("evaluate", _exception_text(details))
@@ -1006,7 +988,6 @@ class NodeBackend(Backend):
         return self._variable(name, found.get("result") or {}, jsv.member_access(handle.name, name))
 
     def _scope_number(self, cdp: dict[str, Any], handle: _Ref, name: str) -> int | None:
-        chain = [s for s in cdp.get("scopeChain") or [] if "objectId" in (s.get("object") or {})]
         index = handle.owners.get(name, 0) if handle.kind == "merged" else 0
         if index >= len(handle.objects):
             return None
@@ -1014,7 +995,6 @@ class NodeBackend(Backend):
         for number, s in enumerate(cdp.get("scopeChain") or []):
             if (s.get("object") or {}).get("objectId") == object_id:
                 return number if s.get("type") in ("local", "closure", "catch") else None
-        del chain
         return None
 
     async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
@@ -1056,6 +1036,3 @@ def _exception_text(details: dict[str, Any]) -> str:
     if exception:
         return jsv.text_of(exception)
     return str(details.get("text") or "exception")
-
-
-__all__ = ["NodeBackend", "path_of"]

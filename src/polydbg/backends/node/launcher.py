@@ -15,7 +15,6 @@ import os
 import re
 import shutil
 import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 
 from polydbg.errors import AdapterGoneError, EnvironmentProblem, UsageError, echo
@@ -27,12 +26,6 @@ INSPECTOR_LINES = re.compile(
     r"^(Debugger listening on ws://\S+|For help, see: https://nodejs\.org/en/docs/inspector|Debugger attached\."
     r"|Waiting for the debugger to disconnect\.\.\.|Debugger ending on ws://\S+)\s*$")
 _URL = re.compile(r"ws://\S+")
-
-
-@dataclass(frozen=True)
-class NodeCommand:
-    argv: list[str]
-    loader: str | None  # "tsx" | "ts-node" | None: what runs the TypeScript
 
 
 def find_node(explicit: str | None = None) -> str:
@@ -83,32 +76,28 @@ def is_esm(program: str) -> bool:
     return package.get("type") == "module"
 
 
-def typescript_loader(program: str) -> tuple[list[str], str]:
-    """The Node flags that run ``program`` (a .ts file) and the loader's name, or a UsageError naming
-    the install line."""
+def typescript_loader(program: str) -> list[str]:
+    """The Node flags that run ``program`` (a .ts file), or a UsageError naming the install line."""
     home = os.path.dirname(program)
     tsx = find_package("tsx", home)
     if tsx is not None:
         if is_esm(program):
-            return ["--import", _url(os.path.join(tsx, "dist", "loader.mjs"))], "tsx"
-        return ["--require", os.path.join(tsx, "dist", "cjs", "index.cjs")], "tsx"
+            return ["--import", _url(os.path.join(tsx, "dist", "loader.mjs"))]
+        return ["--require", os.path.join(tsx, "dist", "cjs", "index.cjs")]
     ts_node = find_package("ts-node", home)
     if ts_node is not None:
         if is_esm(program):
-            return ["--loader", _url(os.path.join(ts_node, "esm.mjs"))], "ts-node"
-        return ["--require", os.path.join(ts_node, "register", "index.js")], "ts-node"
+            return ["--loader", _url(os.path.join(ts_node, "esm.mjs"))]
+        return ["--require", os.path.join(ts_node, "register", "index.js")]
     raise UsageError(f"{echo(program)} is TypeScript and its project has no way to run it: install tsx "
                      "(npm install --save-dev tsx) in the project, or compile it (tsc --sourceMap) and pass the "
                      ".js file as program (breakpoints may stay on the .ts files)")
 
 
-def command(node: str, program: str, args: tuple[str, ...], runtime_args: tuple[str, ...],
-            inspect: str = "--inspect-brk=127.0.0.1:0") -> NodeCommand:
-    loader_flags: list[str] = []
-    loader = None
-    if program.lower().endswith(TS_EXTENSIONS):
-        loader_flags, loader = typescript_loader(program)
-    return NodeCommand([node, inspect, *runtime_args, *loader_flags, program, *args], loader)
+def command(node: str, program: str, args: tuple[str, ...], runtime_args: tuple[str, ...]) -> list[str]:
+    """``node --inspect-brk=127.0.0.1:0 [runtime_args] [TypeScript loader] program [args]``."""
+    loader = typescript_loader(program) if program.lower().endswith(TS_EXTENSIONS) else []
+    return [node, "--inspect-brk=127.0.0.1:0", *runtime_args, *loader, program, *args]
 
 
 def inspector_url(line: str) -> str | None:

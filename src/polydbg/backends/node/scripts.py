@@ -50,10 +50,15 @@ def url_of(path: str) -> str:
     return Path(path).as_uri()
 
 
+def position(location: dict[str, Any]) -> tuple[str, int, int]:
+    """A CDP ``Location`` as (script id, 0-based line, 0-based column)."""
+    return str(location.get("scriptId")), int(location.get("lineNumber", 0)), int(location.get("columnNumber", 0))
+
+
 class Scripts:
     def __init__(self) -> None:
         self._by_id: dict[str, Script] = {}
-        self._by_path: dict[str, list[Script]] = {}
+        self._mapped: list[Script] = []  # the few scripts with a source map (Node's own have none)
 
     def parsed(self, params: dict[str, Any]) -> Script:
         """Record a ``Debugger.scriptParsed``; a user script's source map is read now, before it runs."""
@@ -67,8 +72,8 @@ class Scripts:
             except SourceMapError as exc:
                 script.map_problem = str(exc)
                 log.info("source map of %s: %s", url, exc)
-        if script.path is not None:
-            self._by_path.setdefault(script.path, []).append(script)
+        if script.map is not None:
+            self._mapped.append(script)
         return script
 
     def get(self, script_id: str) -> Script | None:
@@ -76,11 +81,7 @@ class Scripts:
 
     def mapping(self, path: str) -> list[Script]:
         """Loaded scripts whose source maps cover ``path``."""
-        return [s for s in self._by_id.values() if s.map is not None and s.map.knows(path)]
-
-    def plain(self, path: str) -> list[Script]:
-        """Loaded scripts that are ``path`` itself, unmapped."""
-        return [s for s in self._by_path.get(os.path.normpath(path), []) if s.map is None]
+        return [s for s in self._mapped if s.map is not None and s.map.knows(path)]
 
     def place(self, script_id: str, line: int, column: int) -> Place:
         """A 0-based generated position as the user's file, 1-based line and column."""
@@ -99,7 +100,3 @@ class Scripts:
         if script is None or script.internal:
             return False
         return script.map is None or script.map.original(line, column) is not None
-
-    def clear(self) -> None:
-        self._by_id.clear()
-        self._by_path.clear()

@@ -97,6 +97,7 @@ class SourceMap:
             self._by_source.setdefault(m.source, []).append(m)
         for entries in self._by_source.values():
             entries.sort(key=lambda m: (m.line, m.column, m.gen_line, m.gen_column))
+        self._source_keys = {s: [(m.line, m.column) for m in entries] for s, entries in self._by_source.items()}
         self._index = {os.path.normpath(path): i for i, path in enumerate(sources)}
 
     @classmethod
@@ -154,17 +155,13 @@ class SourceMap:
         if source is None:
             return None
         entries = self._by_source.get(source, [])
-        i = bisect.bisect_left([(m.line, m.column) for m in entries], (line, column or 0))
+        i = bisect.bisect_left(self._source_keys.get(source, []), (line, column or 0))
         if i >= len(entries):
             return None
         found = entries[i].line
         same = [m for m in entries[i:] if m.line == found]
         first = min(same, key=lambda m: (m.column, m.gen_line, m.gen_column)) if column is None else same[0]
         return Generated(first.gen_line, first.gen_column), found
-
-    def mapped_lines(self, path: str) -> set[int]:
-        source = self._index.get(os.path.normpath(path))
-        return {m.line for m in self._by_source.get(source, [])} if source is not None else set()
 
 
 def resolve_source(root: str, source: str, base: str) -> str:

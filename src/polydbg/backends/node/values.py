@@ -105,11 +105,6 @@ def member_access(parent: str | None, name: str) -> str | None:
     return f"{parent}[{json.dumps(name)}]"
 
 
-def key_text(obj: dict[str, Any]) -> str:
-    """A Map key as a child's name: strings quoted, the rest as shown."""
-    return text_of(obj)
-
-
 def _number(value: Any) -> str:
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
         return str(int(value))
