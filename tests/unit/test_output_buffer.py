@@ -245,3 +245,12 @@ def test_terminal_escapes_are_taken_out_even_when_a_write_cuts_one() -> None:
     buffer.append("stdout", "2mgreen\x1b[0m\n")
     assert buffer.read(None, 1000, frozenset({"stdout"})).text == "red plain done\ncut green\n"
     assert buffer.read(None, 1000, frozenset({"stderr"})).text == "other stream\n"
+
+
+def test_the_programs_own_output_is_counted_apart_from_debugger_notes() -> None:
+    buffer = OutputBuffer()
+    buffer.append("console", "[child process 7 started: debugged in this session]\n")
+    assert (buffer.total > 0, buffer.program_total) == (True, 0)
+    buffer.append("stdout", "ok\n")
+    buffer.append("stderr", "warn\n")
+    assert buffer.program_total == len("ok\nwarn\n")

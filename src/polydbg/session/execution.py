@@ -122,18 +122,19 @@ class Execution:
                           quiet_s: float | None = None) -> str | None:
         """Wait until a stop after the ``since``-th, an exit or a termination (None); "timeout" when the
         deadline passed first; with ``quiet_s``, "quiet" once the program printed something and then
-        nothing for that long (a server that is up and waiting)."""
+        nothing for that long (a server that is up and waiting). Only the program's own output counts: a
+        debugger's note (a child process attaching, which may take seconds) is not a sign of life."""
         life = self.core.life
         output = self.core.output
         loop = asyncio.get_running_loop()
         started = last_progress = loop.time()
         deadline = started + timeout_s
-        printed_at, printed = started, output.total
+        printed_at, printed = started, output.program_total
         slice_s = min(PROGRESS_EVERY_S, quiet_s / 4) if quiet_s else PROGRESS_EVERY_S
         while life.stops == since and life.state in (State.running, State.starting):
             now = loop.time()
-            if output.total != printed:
-                printed_at, printed = now, output.total
+            if output.program_total != printed:
+                printed_at, printed = now, output.program_total
             elif quiet_s is not None and printed and now - printed_at >= quiet_s and life.state == State.running:
                 return "quiet"
             remaining = deadline - now

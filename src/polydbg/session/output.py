@@ -45,6 +45,7 @@ class OutputBuffer:
         self._size = 0
         self._held: dict[str, str] = {}  # per stream: an escape sequence cut by the end of a write
         self.total = 0  # bytes ever written == the cursor just past the newest byte
+        self.program_total = 0  # of those, the program's own (stdout, stderr): not the debugger's notes
 
     @property
     def first_cursor(self) -> int:
@@ -60,6 +61,8 @@ class OutputBuffer:
         else:
             self._chunks.append(_Chunk(self.total, stream, data))
         self.total += len(data)
+        if stream in ("stdout", "stderr"):
+            self.program_total += len(data)
         self._size += len(data)
         while self._size > self._capacity:  # drop the oldest bytes, only as many as needed
             first = self._chunks[0]
