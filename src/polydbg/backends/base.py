@@ -157,6 +157,7 @@ class StopEvent(NamedTuple):
     text: str | None = None
     hit_breakpoint_ids: tuple[int, ...] = ()  # polydbg's breakpoint ids
     all_threads_stopped: bool = True
+    thread_name: str | None = None  # where the thread is not the program's own (a worker, a child process)
 
 
 @dataclass

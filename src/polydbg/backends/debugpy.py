@@ -38,11 +38,11 @@ from polydbg.backends.base import (
     Scope,
     SourceBreakpoint,
     StepKind,
-    StopEvent,
     Thread,
     Variable,
 )
 from polydbg.backends.dap_backend import DapBackend
+from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.dap.client import DapClient
 from polydbg.errors import AdapterError, AdapterRequestError, UsageError
 from polydbg.transport.streams import FramedStream
@@ -362,8 +362,8 @@ class DebugpyBackend(DebugpyProcess):
     """The program and its child Python processes as one backend: requests are routed by id."""
 
     def __init__(self, listener: BackendListener, language: str = "python") -> None:
-        self._gate = children.StopGate(listener)
-        super().__init__(_GatedListener(self._gate), language)
+        self._gate = StopGate(listener, lambda thread: children.split_thread(thread)[0])
+        super().__init__(GatedListener(self._gate), language)
         self._children: dict[int, ChildBackend] = {}
         self._next_child = 1
         self._sent_files: dict[str, list[SourceBreakpoint]] = {}
@@ -539,31 +539,6 @@ class DebugpyBackend(DebugpyProcess):
             with contextlib.suppress(Exception):
                 await end(child)
         self._children.clear()
-
-
-class _GatedListener:
-    """The program's own events, its stops through the gate shared with its children."""
-
-    def __init__(self, gate: children.StopGate) -> None:
-        self._gate = gate
-
-    def on_stopped(self, event: StopEvent) -> None:
-        self._gate.stopped(event)
-
-    def on_continued(self, thread_id: int | None, all_threads: bool) -> None:
-        self._gate.continued(thread_id, all_threads)
-
-    def on_output(self, category: str, text: str) -> None:
-        self._gate.listener.on_output(category, text)
-
-    def on_exited(self, exit_code: int | None) -> None:
-        self._gate.listener.on_exited(exit_code)
-
-    def on_terminated(self, cause: str | None) -> None:
-        self._gate.listener.on_terminated(cause)
-
-    def on_breakpoint_changed(self, bp_id: int, result: BreakpointResult) -> None:
-        self._gate.listener.on_breakpoint_changed(bp_id, result)
 
 
 def _frame_route(frame: FrameRef | None) -> tuple[int, FrameRef | None]:

@@ -16,12 +16,12 @@ request by id to the connection that owns it.
 from __future__ import annotations
 
 import asyncio
-import collections
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from polydbg.backends.base import BackendListener, BreakpointResult, StopEvent
+from polydbg.backends.base import BreakpointResult, StopEvent
+from polydbg.backends.kit.gate import StopGate
 from polydbg.errors import AdapterRequestError, UsageError
 from polydbg.transport.streams import FramedStream
 
@@ -56,46 +56,6 @@ async def connect(config: dict[str, Any], name: str) -> FramedStream:
     if not port:
         raise UsageError("debugpy announced a child process without a port to attach to")
     return await asyncio.wait_for(FramedStream.connect_tcp(host, port, name), CONNECT_TIMEOUT_S)
-
-
-class StopGate:
-    """One stop at a time across the processes of a session.
-
-    Each process stops on its own (two pool workers reach a breakpoint together); the session shows one
-    stop. A stop of another process while one is shown waits here — its process stays stopped — and is
-    shown when the agent resumes the current one, as the answer to that resume.
-    """
-
-    def __init__(self, listener: BackendListener) -> None:
-        self.listener = listener
-        self._shown: int | None = None  # the process (0: the program, k: child k) whose stop is shown
-        self._waiting: collections.deque[StopEvent] = collections.deque()
-
-    def stopped(self, event: StopEvent) -> None:
-        process = split_thread(event.thread_id)[0] if event.thread_id is not None else 0
-        if self._shown is not None and self._shown != process:
-            self._waiting.append(event)
-            return
-        self._shown = process
-        self.listener.on_stopped(event)
-
-    def continued(self, thread_id: int | None, all_threads: bool) -> None:
-        """A process runs again: news for the session only if it is the one whose stop is shown."""
-        process = split_thread(thread_id)[0] if thread_id is not None else 0
-        if self._shown is None or self._shown == process:
-            self.listener.on_continued(thread_id, all_threads)
-
-    def resumed(self, process: int | None) -> None:
-        """The shown process (or, with None, every process) runs again: show the next waiting stop."""
-        if process is None or process == self._shown:
-            self._shown = None
-        if self._shown is None and self._waiting:
-            self.stopped(self._waiting.popleft())
-
-    def ended(self, process: int) -> None:
-        self._waiting = collections.deque(e for e in self._waiting
-                                          if split_thread(e.thread_id or 0)[0] != process)
-        self.resumed(process)
 
 
 class ChildListener:

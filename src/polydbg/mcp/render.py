@@ -121,7 +121,7 @@ def _report_head(r: StopReport, base: str | None) -> str:
             loc = r.location
             head += f" at {_where(loc.file, loc.line, base)} in {loc.function or '?'}"
         if r.thread_id is not None:
-            head += f", thread {r.thread_id}"
+            head += f", thread {r.thread_id}" + (f" ({r.thread_name})" if r.thread_name else "")
     elif r.state == State.exited:
         head += f" with code {r.exit_code}"
     elif r.timed_out:

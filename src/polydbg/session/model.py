@@ -57,6 +57,7 @@ class StopReport(_Model):
     reason: str | None = None
     description: str | None = None
     thread_id: int | None = None
+    thread_name: str | None = None  # which worker or child process stopped, when it is not the program
     location: Location | None = None
     source: str | None = None
     locals: list[Var] | None = None

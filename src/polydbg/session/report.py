@@ -57,6 +57,7 @@ class Reporter:
         report.reason = stop.reason
         report.description = stop.text or stop.description
         report.thread_id = stop.thread_id
+        report.thread_name = stop.thread_name
         try:
             frame, top = await self.inspector.frame(scope, 0)
             report.location = Location(file=top.file, line=top.line, function=top.name)

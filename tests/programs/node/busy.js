@@ -1,6 +1,10 @@
-// Busy for a long time (pause lands in the loop), or idle on a timer with "idle".
+// Busy for a long time (pause lands in the loop), idle on a timer with "idle", or idle while a
+// forked copy of itself is busy with "child".
 let counter = 0;
 if (process.argv[2] === "idle") {
+  setTimeout(() => console.log("done"), 60000);
+} else if (process.argv[2] === "child") {
+  require("child_process").fork(__filename);
   setTimeout(() => console.log("done"), 60000);
 } else {
   const end = Date.now() + 60000;

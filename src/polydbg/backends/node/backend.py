@@ -3,6 +3,11 @@
 Node is started with ``--inspect-brk=127.0.0.1:0`` (its first stderr line names the WebSocket) and
 is both the debugger and the debuggee. How each part maps onto CDP:
 
+- Targets: the program's main thread, each worker thread (``NodeWorker``, attached while it waits
+  at its start) and each child Node process (announced by ``boot.cjs``, see ``children``) is a
+  ``Target``, shown to the agent as a thread. Breakpoints and exception settings go to every target;
+  each stops on its own, and a ``StopGate`` shows one stop at a time (the others wait, stopped, and
+  are shown as the answer to the next resume).
 - Breakpoints: a JavaScript file's are ``setBreakpointByUrl`` (V8 binds them when the module loads,
   ``breakpointResolved``). A file reached through a source map (TypeScript) cannot be named before
   its generated script loads, so an *entry breakpoint* on line 0 of every user script pauses each one
@@ -12,12 +17,10 @@ is both the debugger and the debuggee. How each part maps onto CDP:
 - Stops: ``Debugger.paused``. Pauses the agent must not see (the start, entry breakpoints, hits that
   do not count, steps that land in Node's internals or unmapped code) are resumed or stepped on
   before anything is reported (``OrderedEvents`` keeps later events behind them).
-- Values: RemoteObjects behind a ``HandleTable``; arrays, Maps and Sets are paged by a function run on
-  the object (``callFunctionOn``), never by listing 100,000 properties; getters are not invoked.
-  Objects fetched for a stop live in one object group, released when the program resumes.
 - Pause: ``Debugger.pause`` takes effect at the next JavaScript statement; an idle event loop runs
   none, so a probe script is evaluated after it — if the pause lands in the probe, nothing was
-  running: the probe's pause is resumed and the agent is told the program is idle.
+  running: the probe's pause is resumed and the other targets are tried; if all are idle the agent
+  is told so.
 """
 
 from __future__ import annotations
@@ -56,60 +59,37 @@ from polydbg.backends.base import (
     Variable,
 )
 from polydbg.backends.kit.frames import leading
-from polydbg.backends.kit.handles import HandleTable
+from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.backends.kit.hits import HIT_SYNTAX, parse_hit_condition, satisfied
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.node import launcher
 from polydbg.backends.node import values as jsv
-from polydbg.backends.node.scripts import Scripts, path_of, position, url_of
-from polydbg.cdp.client import CdpClient
+from polydbg.backends.node.children import ChildReports
+from polydbg.backends.node.scripts import path_of, position, url_of
+from polydbg.backends.node.target import INSPECT_TIMEOUT_S, REF_RANGE, Target, exception_text
+from polydbg.cdp.client import CdpChannel, CdpClient, WorkerChannel
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, EnvironmentProblem, echo
 
 log = logging.getLogger(__name__)
 
-INSPECT_TIMEOUT_S = 10.0
-EVALUATE_TIMEOUT_MS = 10_000  # V8 stops an evaluation that runs longer (an endless loop in an expression)
-CHILD_CAP = 100  # elements listed before paging
 STEP_ON_LIMIT = 60  # steps taken through code that is not the user's before giving up and running on
-THREAD_ID = 1
-GROUP = "polydbg"  # the object group of everything fetched for a stop
+MAIN_THREAD = 1
 PROBE_URL = "polydbg://idle-probe"
 MODULE_WRAPPER = frozenset({"exports", "require", "module", "__filename", "__dirname"})
 _BLACKBOX = ["^node:", "/node_modules/"]
 _ENTRY_REGEX = r"^file://(?!.*/node_modules/)"
-_MERGED_TYPES = frozenset({"local", "block", "catch", "closure", "with", "eval", "module"})
-_PREFERRED_SCOPE_NAMES = {"local": "Local", "block": "Block", "catch": "Catch", "closure": "Closure",
-                          "module": "Module", "script": "Script", "global": "Global", "with": "With",
-                          "eval": "Eval", "wasm-expression-stack": "Wasm stack"}
 _INTERPOLATION = re.compile(r"\{([^{}]+)\}")
-_SLICE = "function(s, c) { return Array.prototype.slice.call(this, s, s + c); }"
-_ENTRIES = ("function(s, c) { const out = []; let i = 0; for (const [k, v] of this) { if (i >= s + c) break; "
-            "if (i++ >= s) out.push(k, v); } return out; }")
-_VALUES = ("function(s, c) { const out = []; let i = 0; for (const v of this) { if (i >= s + c) break; "
-           "if (i++ >= s) out.push(v); } return out; }")
-_ASSIGN = "function(k, v) { this[k] = v; return this[k]; }"
 
 
 @dataclass
 class _Bp:
     spec: SourceBreakpoint | FunctionBreakpoint
     file: str | None = None
-    natives: list[str] = field(default_factory=list)  # V8 breakpoint ids
+    natives: list[tuple[Target, str]] = field(default_factory=list)  # (target, V8 breakpoint id)
     condition: str | None = None  # what V8 evaluates (the condition, a logpoint's console.log)
     hit: tuple[str, int] | None = None
     hits: int = 0
     result: BreakpointResult = field(default_factory=lambda: BreakpointResult(False))
-
-
-@dataclass
-class _Ref:
-    kind: str  # "scope" | "merged" | "object"
-    frame: int = 0  # the shown frame index (scopes)
-    objects: list[tuple[str, str]] = field(default_factory=list)  # (scope type, objectId), innermost first
-    obj: dict[str, Any] = field(default_factory=dict)  # the RemoteObject (objects)
-    name: str | None = None  # the expression naming it (objects)
-    this: dict[str, Any] | None = None  # merged: the frame's ``this`` when it is an instance
-    owners: dict[str, int] = field(default_factory=dict)  # merged: variable name → scope number
 
 
 class NodeBackend(Backend):
@@ -123,38 +103,25 @@ class NodeBackend(Backend):
 
     def __init__(self, listener: BackendListener, language: str = "javascript") -> None:
         self.language = language
-        self._events = OrderedEvents(listener)
+        self._gate = StopGate(listener, lambda thread: thread)
+        self._events = OrderedEvents(GatedListener(self._gate))  # the program's (and its main thread's) events
         self.capabilities = Capabilities(
             conditional_breakpoints=True, hit_conditional_breakpoints=True, log_points=True,
             function_breakpoints=True, set_variable=True, exception_info=True, terminate_request=True,
             child_paging=True, exception_filters=("raised", "uncaught"), raw_command=True)
         self._proc = procs.DebuggerProcess("node")
-        self._client: CdpClient | None = None
         self._tasks: set[asyncio.Task[None]] = set()
-        self._scripts = Scripts()
-        self._context_id: int | None = None
         self._attached = False
+        self._targets: dict[int, Target] = {}
+        self._next_thread = MAIN_THREAD
+        self._children = ChildReports(self._on_child_report)
+        self._child_exits: dict[int, int] = {}  # pid → exit code a child announced
         # breakpoints
         self._bps: dict[int, _Bp] = {}
-        self._by_native: dict[str, int] = {}
-        self._native_at: dict[str, tuple[str, int, int]] = {}  # V8 id → (script, line, column) it bound to
-        self._binding: dict[str, asyncio.Future[list[str]]] = {}  # script id → its mapped breakpoints being set
         self._files: dict[str, list[int]] = {}
         self._functions: list[int] = []
-        self._entry_bp: str | None = None
         self._stop_on_entry = False  # report the first user statement (Node's "Break on start", else the first entry)
         self._filters: list[str] = []
-        # the current pause
-        self._frames: list[dict[str, Any]] = []
-        self._hidden = 0
-        self._pause_data: dict[str, Any] | None = None
-        self._pause_reason = ""
-        self._reported = False
-        self._stepping: StepKind | None = None
-        self._steps_on = 0
-        self._pausing = False
-        self._idle: asyncio.Future[bool] | None = None
-        self._refs: HandleTable[_Ref] = HandleTable()
         # the end
         self._ending = False
         self._terminated = False
@@ -166,7 +133,7 @@ class NodeBackend(Backend):
         if not spec.program:
             raise AdapterRequestError("launch", "pass program: the .js, .mjs, .cjs or .ts file to run")
         argv = launcher.command(launcher.find_node(spec.runtime), spec.program, spec.args, spec.runtime_args)
-        env = {**os.environ, **dict(spec.env)}
+        env = self._children.environment({**os.environ, **dict(spec.env)}, self._children.open())
         given = os.open(self._proc.input_file(spec.stdin), os.O_RDONLY) if spec.stdin is not None else None
         try:
             process = await self._proc.start(argv, env=env, cwd=spec.cwd, drain_stderr=False,
@@ -180,11 +147,10 @@ class NodeBackend(Backend):
                    asyncio.ensure_future(self._read_stderr(process.stderr))]
         self._tasks.update(readers)
         self._spawn(self._watch_process(process, readers))
-        client = await self._connect(url, timeout_s)
-        await self._handshake(client, timeout_s)
+        main = await self._connect_main(url, timeout_s)
         self._stop_on_entry = spec.stop_on_entry
         await configure()
-        await client.request("Runtime.runIfWaitingForDebugger", timeout=timeout_s)
+        await main.request("Runtime.runIfWaitingForDebugger", timeout=timeout_s)
 
     async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None:
         self._attached = True
@@ -197,10 +163,9 @@ class NodeBackend(Backend):
             url = await self._discover_after_signal(host, spec.port or 9229, timeout_s)
         else:
             url = await launcher.discover(host, int(spec.port or 9229), min(timeout_s, 5.0))
-        client = await self._connect(url, timeout_s)
-        await self._handshake(client, timeout_s)
+        main = await self._connect_main(url, timeout_s)
         await configure()
-        await client.request("Runtime.runIfWaitingForDebugger", timeout=timeout_s)
+        await main.request("Runtime.runIfWaitingForDebugger", timeout=timeout_s)
 
     async def _discover_after_signal(self, host: str, port: int, timeout_s: float) -> str:
         loop = asyncio.get_running_loop()
@@ -236,27 +201,41 @@ class NodeBackend(Backend):
             raise EnvironmentProblem(f"node exited before its inspector opened: {''.join(seen).strip()[-800:]}")
         return found
 
-    async def _connect(self, url: str, timeout_s: float) -> CdpClient:
-        client = self._client = await CdpClient.open(url, "node", min(timeout_s, 10.0))
-        client.on_event("Debugger.paused", self._on_paused)
-        client.on_event("Debugger.resumed", self._on_resumed)
-        client.on_event("Debugger.scriptParsed", self._on_script)
-        client.on_event("Debugger.breakpointResolved", self._on_resolved)
-        client.on_event("Runtime.executionContextCreated", self._on_context)
+    async def _connect_main(self, url: str, timeout_s: float) -> Target:
+        client = await CdpClient.open(url, "node", min(timeout_s, 10.0))
+        main = self._add_target(client, "main", "main", self._events)
         client.on_event("Runtime.exceptionThrown", self._on_exception_thrown)
         client.on_event("NodeRuntime.waitingForDisconnect", lambda _: self._spawn(self._program_finished()))
-        self._spawn(self._watch_client(client))
-        return client
+        self._spawn(self._watch_main(client))
+        await self._prepare(main, timeout_s)
+        return main
 
-    async def _handshake(self, client: CdpClient, timeout_s: float) -> None:
+    def _add_target(self, channel: CdpChannel, kind: str, name: str, events: OrderedEvents,
+                    pid: int | None = None, parent: Target | None = None) -> Target:
+        thread, self._next_thread = self._next_thread, self._next_thread + 1
+        target = Target(thread, name, channel, events, kind, pid, parent)
+        self._targets[thread] = target
+        channel.on_event("Debugger.paused", lambda params: self._on_paused(target, params))
+        channel.on_event("Debugger.resumed", lambda _: self._on_resumed(target))
+        channel.on_event("Debugger.scriptParsed", lambda params: self._on_script(target, params))
+        channel.on_event("Debugger.breakpointResolved", lambda params: self._on_resolved(target, params))
+        channel.on_event("Runtime.executionContextCreated", lambda params: self._on_context(target, params))
+        channel.on_event("NodeWorker.attachedToWorker", lambda params: self._on_worker(target, params))
+        channel.on_event("NodeWorker.receivedMessageFromWorker", lambda params: self._worker_message(target, params))
+        channel.on_event("NodeWorker.detachedFromWorker", lambda params: self._worker_detached(target, params))
+        return target
+
+    async def _prepare(self, target: Target, timeout_s: float) -> None:
         requests: list[tuple[str, dict[str, Any]]] = [
             ("Runtime.enable", {}), ("Debugger.enable", {"maxScriptsCacheSize": 10_000_000}),
             ("Debugger.setBlackboxPatterns", {"patterns": _BLACKBOX}),
-            ("NodeRuntime.notifyWhenWaitingForDisconnect", {"enabled": True})]
-        sent = [(method, client.send(method, params)) for method, params in requests]  # pipelined
+            ("NodeWorker.enable", {"waitForDebuggerOnStart": True})]
+        if target.kind != "worker":
+            requests.append(("NodeRuntime.notifyWhenWaitingForDisconnect", {"enabled": True}))
+        sent = [(method, target.channel.send(method, params)) for method, params in requests]  # pipelined
         for method, future in sent:
-            with contextlib.suppress(AdapterRequestError):  # an older Node lacks NodeRuntime
-                await client.wait(future, method, timeout_s)
+            with contextlib.suppress(AdapterRequestError):  # an older Node lacks NodeRuntime or NodeWorker
+                await target.channel.wait(future, method, timeout_s)
 
     def _spawn(self, work: Awaitable[None]) -> None:
         task = asyncio.ensure_future(work)
@@ -298,7 +277,7 @@ class NodeBackend(Backend):
         if not self._ending:
             self._finish(code)
 
-    async def _watch_client(self, client: CdpClient) -> None:
+    async def _watch_main(self, client: CdpClient) -> None:
         await client.closed.wait()
         if self._ending or self._terminated:
             return
@@ -309,15 +288,17 @@ class NodeBackend(Backend):
 
     async def _program_finished(self) -> None:
         """Node waits for the debugger to disconnect once the program is done: let it exit."""
-        if self._client is not None:
-            await self._client.close("the program finished")
+        main = self._targets.get(MAIN_THREAD)
+        if main is not None:
+            await main.channel.close("the program finished")
         if self._attached:
             self._finish(None)
 
     def _on_exception_thrown(self, params: dict[str, Any]) -> None:
         """Node reports an exception that is ending the program; if it never paused (an ES module's
         top-level throw counts as caught, nodejs/node#50430), say where it came from at the exit."""
-        if self._pause_reason in ("exception", "promiseRejection") or not self._filters:
+        main = self._targets.get(MAIN_THREAD)
+        if (main is not None and main.pause_reason in ("exception", "promiseRejection")) or not self._filters:
             return
         details = params.get("exceptionDetails") or {}
         frames = (details.get("stackTrace") or {}).get("callFrames") or []
@@ -327,7 +308,7 @@ class NodeBackend(Backend):
             if path is not None and "/node_modules/" not in path:
                 where = f" at {path}:{int(frame.get('lineNumber', 0)) + 1}"
                 break
-        self._unstopped_throw = f"uncaught {_exception_text(details)}{where}"
+        self._unstopped_throw = f"uncaught {exception_text(details)}{where}"
 
     def _finish(self, code: int | None, cause: str | None = None) -> None:
         if self._terminated:
@@ -353,51 +334,175 @@ class NodeBackend(Backend):
         await self._end(kill=True)
 
     async def detach(self) -> None:
-        client = self._client
-        if client is not None and not client.is_closed:
+        for target in list(self._targets.values()):
+            channel = target.channel
+            if channel.is_closed:
+                continue
             with contextlib.suppress(Exception):
                 for bp in list(self._bps.values()):
-                    for native in bp.natives:
-                        client.send("Debugger.removeBreakpoint", {"breakpointId": native})
-                if self._entry_bp:
-                    client.send("Debugger.removeBreakpoint", {"breakpointId": self._entry_bp})
-                await client.request("Debugger.disable", timeout=2.0)
-                await client.request("Runtime.runIfWaitingForDebugger", timeout=2.0)
+                    for owner, native in bp.natives:
+                        if owner is target:
+                            channel.send("Debugger.removeBreakpoint", {"breakpointId": native})
+                if target.entry_bp:
+                    channel.send("Debugger.removeBreakpoint", {"breakpointId": target.entry_bp})
+                await channel.request("Debugger.disable", timeout=2.0)
+                await channel.request("Runtime.runIfWaitingForDebugger", timeout=2.0)
         await self._end(kill=False)
 
     async def _end(self, kill: bool) -> None:
         self._ending = True
+        self._children.close()
+        for target in list(self._targets.values()):
+            target.events.cancel()
         self._events.cancel()
-        if self._client is not None:
-            await self._client.close("the session ended")
+        for target in sorted(self._targets.values(), key=lambda t: t.kind == "main"):  # the main connection last
+            await target.channel.close("the session ended")
         if not self._attached:
             await self._proc.end(kill_debuggee=kill)
         for task in list(self._tasks):
             task.cancel()
 
+    # -- workers and child processes -----------------------------------------------------------------
+
+    def _on_worker(self, owner: Target, params: dict[str, Any]) -> None:
+        session = str(params.get("sessionId") or "")
+        info = params.get("workerInfo") or {}
+        where = path_of(str(info.get("url") or ""))
+        label = os.path.basename(where) if where else str(info.get("title") or "worker")
+        channel = WorkerChannel(owner.channel, session, f"node worker {session}")
+        owner.workers[session] = channel
+        name = f"worker {info.get('workerId') or session} ({label})"
+        if owner.kind != "main":
+            name += f" of {owner.name}"
+        target = self._add_target(channel, "worker", name, OrderedEvents(GatedListener(self._gate)), owner.pid, owner)
+        channel.start()
+        self._spawn(self._start_target(target, bool(params.get("waitingForDebugger", True))))
+
+    def _worker_message(self, owner: Target, params: dict[str, Any]) -> None:
+        channel = owner.workers.get(str(params.get("sessionId") or ""))
+        if channel is not None:
+            channel.deliver(str(params.get("message") or ""))
+
+    def _worker_detached(self, owner: Target, params: dict[str, Any]) -> None:
+        channel = owner.workers.pop(str(params.get("sessionId") or ""), None)
+        if channel is not None:
+            channel.detached()
+
+    def _on_child_report(self, report: dict[str, Any]) -> None:
+        pid = int(report.get("pid") or 0)
+        if "exit" in report:
+            self._child_exits[pid] = int(report.get("exit") or 0)
+            return
+        url = str(report.get("url") or "")
+        if not url.startswith("ws://") or self._ending:
+            return
+        argv = [str(a) for a in report.get("argv") or []]
+        label = os.path.basename(argv[0]) if argv else "node"
+        self._spawn(self._attach_child(pid, url, f"process {pid} ({label})"))
+
+    async def _attach_child(self, pid: int, url: str, name: str) -> None:
+        try:
+            client = await CdpClient.open(url, f"node {pid}", INSPECT_TIMEOUT_S)
+        except AdapterGoneError as exc:
+            self._events.on_output("console", f"[child {name} could not be debugged: {exc}]\n")
+            return
+        target = self._add_target(client, "process", name, OrderedEvents(GatedListener(self._gate)), pid)
+        client.on_event("NodeRuntime.waitingForDisconnect", lambda _: self._spawn(client.close("it finished")))
+        await self._start_target(target, True)
+
+    async def _start_target(self, target: Target, waiting: bool) -> None:
+        """A new worker or child process: the session's breakpoints and exception settings, then run it."""
+        self._spawn(self._watch_target(target))
+        try:
+            await self._prepare(target, INSPECT_TIMEOUT_S)
+            await self._configure_target(target)
+            self._events.on_output("console", f"[{target.name} started: debugged in this session as thread "
+                                              f"{target.thread_id}]\n")
+        except (AdapterRequestError, AdapterGoneError, AdapterTimeoutError) as exc:
+            log.info("node: configuring %s failed: %s", target.name, exc)
+        finally:
+            if waiting and not target.channel.is_closed:
+                with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
+                    await target.request("Runtime.runIfWaitingForDebugger")
+
+    async def _configure_target(self, target: Target) -> None:
+        for bp_id in [i for ids in self._files.values() for i in ids]:
+            bp = self._bps.get(bp_id)
+            if bp is not None and isinstance(bp.spec, SourceBreakpoint):
+                result = await self._place_in(target, bp)
+                if result.verified and not bp.result.verified:
+                    bp.result = result
+                    self._events.on_breakpoint_changed(bp_id, result)
+        if any(self._needs_map(p) for p in self._files):
+            await self._ensure_entry_bp(target)
+        if self._filters:
+            await target.request("Debugger.setPauseOnExceptions", {"state": self._exception_state()})
+
+    async def _watch_target(self, target: Target) -> None:
+        await target.channel.closed.wait()
+        self._target_ended(target)
+
+    def _target_ended(self, target: Target) -> None:
+        if target.ended:
+            return
+        target.ended = True
+        target.events.cancel()
+        self._targets.pop(target.thread_id, None)
+        for bp in self._bps.values():
+            bp.natives = [(owner, native) for owner, native in bp.natives if owner is not target]
+        for channel in target.workers.values():
+            channel.detached()
+        self._gate.ended(target.thread_id)
+        if self._ending or self._terminated or target.kind == "main":
+            return
+        if target.kind == "process" and target.pid in self._child_exits:
+            self._events.on_output("console", f"[{target.name} exited with code {self._child_exits[target.pid]}]\n")
+        else:
+            self._events.on_output("console", f"[{target.name} ended]\n")
+
     # -- scripts and contexts ------------------------------------------------------------------------
 
-    def _on_context(self, params: dict[str, Any]) -> None:
+    @staticmethod
+    def _on_context(target: Target, params: dict[str, Any]) -> None:
         context = params.get("context") or {}
-        if (context.get("auxData") or {}).get("isDefault", True) and self._context_id is None:
-            self._context_id = context.get("id")
+        if (context.get("auxData") or {}).get("isDefault", True) and target.context_id is None:
+            target.context_id = context.get("id")
 
-    def _on_script(self, params: dict[str, Any]) -> None:
-        script = self._scripts.parsed(params)
+    def _on_script(self, target: Target, params: dict[str, Any]) -> None:
+        script = target.scripts.parsed(params)
         if script.map is not None and self._mapped_bps_for(script.map.sources):
-            self._bind_mapped(script.id)
+            self._bind_mapped(target, script.id)
 
-    # -- breakpoints ----------------------------------------------------------------------------------
+    # -- targets ----------------------------------------------------------------------------------------
 
     @property
-    def client(self) -> CdpClient:
-        if self._client is None:
+    def _main(self) -> Target:
+        main = self._targets.get(MAIN_THREAD)
+        if main is None:
             raise AdapterGoneError("node is not connected")
-        return self._client
+        return main
 
-    async def _request(self, method: str, params: dict[str, Any] | None = None,
-                       timeout: float = INSPECT_TIMEOUT_S) -> dict[str, Any]:
-        return await self.client.request(method, params, timeout)
+    def _target(self, thread_id: int | None) -> Target:
+        if thread_id is None:
+            shown = self._gate.shown
+            return self._targets.get(shown, self._main) if shown is not None else self._main
+        target = self._targets.get(thread_id)
+        if target is None:
+            raise AdapterRequestError("thread", f"thread {thread_id} has ended or never existed; debug_stack lists "
+                                                "the live ones")
+        return target
+
+    def _target_of_ref(self, ref: int) -> Target:
+        base = ref // REF_RANGE
+        target = self._main if base == 0 else self._targets.get(base)
+        if target is None:
+            raise AdapterRequestError("variables", f"ref {ref} belongs to a thread that has ended")
+        return target
+
+    def _live(self) -> list[Target]:
+        return [t for t in self._targets.values() if not t.ended and not t.channel.is_closed]
+
+    # -- breakpoints ----------------------------------------------------------------------------------
 
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
         path = os.path.normpath(file)
@@ -410,29 +515,32 @@ class NodeBackend(Backend):
             self._files.setdefault(path, []).append(spec.id)
             bp.result = await self._place(bp)
             results.append(bp.result)
-        if any(self._needs_map(p) for p in self._files):
-            await self._ensure_entry_bp()
+        if self._needs_map(path):
+            for target in self._live():
+                await self._ensure_entry_bp(target)
         return results
 
     @staticmethod
     def _needs_map(path: str) -> bool:
         return not path.lower().endswith(launcher.JS_EXTENSIONS)
 
-    async def _ensure_entry_bp(self) -> None:
-        if self._entry_bp is None:
-            found = await self._request("Debugger.setBreakpointByUrl",
-                                        {"urlRegex": _ENTRY_REGEX, "lineNumber": 0, "columnNumber": 0})
-            self._entry_bp = str(found.get("breakpointId"))
+    @staticmethod
+    async def _ensure_entry_bp(target: Target) -> None:
+        if target.entry_bp is None:
+            found = await target.request("Debugger.setBreakpointByUrl",
+                                         {"urlRegex": _ENTRY_REGEX, "lineNumber": 0, "columnNumber": 0})
+            target.entry_bp = str(found.get("breakpointId"))
 
     async def _remove(self, bp_id: int) -> None:
         bp = self._bps.pop(bp_id, None)
         if bp is None:
             return
-        for native in bp.natives:
-            self._by_native.pop(native, None)
-            self._native_at.pop(native, None)
-            with contextlib.suppress(AdapterRequestError):
-                await self._request("Debugger.removeBreakpoint", {"breakpointId": native})
+        for target, native in bp.natives:
+            target.by_native.pop(native, None)
+            target.native_at.pop(native, None)
+            if not target.ended:
+                with contextlib.suppress(AdapterRequestError, AdapterGoneError):
+                    await target.request("Debugger.removeBreakpoint", {"breakpointId": native})
 
     async def _condition(self, bp: _Bp) -> str | None:
         """The V8 condition for a breakpoint: its condition, with a logpoint's ``console.log`` after it.
@@ -463,35 +571,43 @@ class NodeBackend(Backend):
         return f"({condition}) && {log_call}" if condition else log_call
 
     async def _check_syntax(self, expression: str, what: str) -> None:
-        if self._context_id is None:
+        main = self._main
+        if main.context_id is None:
             return
-        found = await self._request("Runtime.compileScript", {
+        found = await main.request("Runtime.compileScript", {
             "expression": f"({expression}\n)", "sourceURL": "", "persistScript": False,
-            "executionContextId": self._context_id})
+            "executionContextId": main.context_id})
         details = found.get("exceptionDetails")
         if details:
-            problem = _exception_text(details)
+            problem = exception_text(details)
             raise AdapterRequestError("setBreakpoint", f"{what} {echo(expression)} is not a JavaScript expression "
                                                        f"({problem}); the breakpoint was not set")
 
     async def _place(self, bp: _Bp) -> BreakpointResult:
-        assert isinstance(bp.spec, SourceBreakpoint) and bp.file is not None
+        """Set ``bp`` in every live target: the first place it bound, else the program's answer."""
         try:
-            condition = bp.condition = await self._condition(bp)
+            bp.condition = await self._condition(bp)
         except AdapterRequestError as exc:
             return BreakpointResult(False, message=exc.message)
-        mapping = self._scripts.mapping(bp.file)
+        results = [await self._place_in(target, bp) for target in self._live()]
+        bound = next((r for r in results if r.verified), None)
+        return bound or (results[0] if results else BreakpointResult(False, message="node is not connected"))
+
+    async def _place_in(self, target: Target, bp: _Bp) -> BreakpointResult:
+        assert isinstance(bp.spec, SourceBreakpoint) and bp.file is not None
+        condition = bp.condition
+        mapping = target.scripts.mapping(bp.file)
         if not self._needs_map(bp.file) and not mapping:
-            placed = await self._set(bp, "Debugger.setBreakpointByUrl", condition, {
+            placed = await self._set(target, bp, "Debugger.setBreakpointByUrl", condition, {
                 "url": url_of(bp.file), "lineNumber": bp.spec.line - 1, "columnNumber": 0})
             if isinstance(placed, BreakpointResult):
                 return placed
             native, found = placed
             locations = found.get("locations") or []
             if locations:
-                return self._bound(bp, locations[0], native)
+                return self._bound(target, locations[0], native)
             return BreakpointResult(False, message="not bound yet: the module has not loaded; it binds when it does")
-        results = [await self._bind_one(bp, script.id, condition) for script in mapping]
+        results = [await self._bind_one(target, bp, script.id, condition) for script in mapping]
         bound = next((r for r in results if r.verified), None)
         if bound is not None:
             return bound
@@ -500,81 +616,84 @@ class NodeBackend(Backend):
         return BreakpointResult(False, message="not bound yet: no loaded script maps to this file; it binds when "
                                                "the module that does loads")
 
-    def _own(self, bp: _Bp, native: str) -> None:
-        bp.natives.append(native)
-        self._by_native[native] = bp.spec.id
+    @staticmethod
+    def _bound(target: Target, location: dict[str, Any], native: str) -> BreakpointResult:
+        target.native_at[native] = here = position(location)
+        return BreakpointResult(True, line=target.scripts.place(*here).line)
 
-    def _bound(self, bp: _Bp, location: dict[str, Any], native: str) -> BreakpointResult:
-        self._native_at[native] = here = position(location)
-        return BreakpointResult(True, line=self._scripts.place(*here).line)
-
-    async def _bind_one(self, bp: _Bp, script_id: str, condition: str | None) -> BreakpointResult:
-        script = self._scripts.get(script_id)
+    async def _bind_one(self, target: Target, bp: _Bp, script_id: str, condition: str | None) -> BreakpointResult:
+        script = target.scripts.get(script_id)
         assert isinstance(bp.spec, SourceBreakpoint) and bp.file is not None
         if script is None or script.map is None:
             return BreakpointResult(False)
-        target = script.map.generated(bp.file, bp.spec.line - 1)
-        if target is None:
+        found_place = script.map.generated(bp.file, bp.spec.line - 1)
+        if found_place is None:
             return BreakpointResult(False, message=f"no code at or after line {bp.spec.line} in {bp.file}")
-        (gen_line, gen_column), _ = target
+        (gen_line, gen_column), _ = found_place
         location = {"scriptId": script_id, "lineNumber": gen_line, "columnNumber": gen_column}
-        placed = await self._set(bp, "Debugger.setBreakpoint", condition, {"location": location})
+        placed = await self._set(target, bp, "Debugger.setBreakpoint", condition, {"location": location})
         if isinstance(placed, BreakpointResult):
             return placed
         native, found = placed
-        return self._bound(bp, found.get("actualLocation") or location, native)
+        return self._bound(target, found.get("actualLocation") or location, native)
 
-    async def _set(self, bp: _Bp, method: str, condition: str | None,
+    @staticmethod
+    async def _set(target: Target, bp: _Bp, method: str, condition: str | None,
                    params: dict[str, Any]) -> tuple[str, dict[str, Any]] | BreakpointResult:
         """Send one V8 breakpoint request for ``bp``: its id and answer, or the refusal as a result."""
         if condition:
             params["condition"] = condition
         try:
-            found = await self._request(method, params)
+            found = await target.request(method, params)
         except AdapterRequestError as exc:
             return BreakpointResult(False, message=str(exc))
         native = str(found.get("breakpointId"))
-        self._own(bp, native)
+        bp.natives.append((target, native))
+        target.by_native[native] = bp.spec.id
         return native, found
 
     def _mapped_bps_for(self, sources: list[str]) -> list[_Bp]:
         wanted = {os.path.normpath(s) for s in sources}
         return [self._bps[i] for path, ids in self._files.items() if path in wanted for i in ids if i in self._bps]
 
-    def _bind_mapped(self, script_id: str) -> asyncio.Future[list[str]]:
+    def _bind_mapped(self, target: Target, script_id: str) -> asyncio.Future[list[str]]:
         """Set (once per script) the breakpoints of the files a newly loaded mapped script covers."""
-        binding = self._binding.get(script_id)
+        binding = target.binding.get(script_id)
         if binding is None:
-            binding = self._binding[script_id] = asyncio.ensure_future(self._bind_script(script_id))
+            binding = target.binding[script_id] = asyncio.ensure_future(self._bind_script(target, script_id))
         return binding
 
-    async def _bind_script(self, script_id: str) -> list[str]:
-        script = self._scripts.get(script_id)
+    async def _bind_script(self, target: Target, script_id: str) -> list[str]:
+        script = target.scripts.get(script_id)
         if script is None or script.map is None:
             return []
         placed: list[str] = []
         for bp in self._mapped_bps_for(script.map.sources):
-            if any(self._native_at.get(n, ("",))[0] == script_id for n in bp.natives):
+            mine = [n for owner, n in bp.natives if owner is target]
+            if any(target.native_at.get(n, ("",))[0] == script_id for n in mine):
                 continue
             before = len(bp.natives)
             try:
-                result = await self._bind_one(bp, script_id, bp.condition)
-            except (AdapterRequestError, AdapterTimeoutError) as exc:
+                result = await self._bind_one(target, bp, script_id, bp.condition)
+            except (AdapterRequestError, AdapterTimeoutError, AdapterGoneError) as exc:
                 log.info("binding breakpoint %s in script %s failed: %s", bp.spec.id, script_id, exc)
                 continue
-            placed.extend(bp.natives[before:])
+            placed.extend(native for _, native in bp.natives[before:])
             if result.verified and not bp.result.verified:
                 bp.result = result
-                self._events.on_breakpoint_changed(bp.spec.id, result)
+                target.events.on_breakpoint_changed(bp.spec.id, result)
         return placed
 
-    def _on_resolved(self, params: dict[str, Any]) -> None:
-        bp_id = self._by_native.get(str(params.get("breakpointId")))
+    def _on_resolved(self, target: Target, params: dict[str, Any]) -> None:
+        native = str(params.get("breakpointId"))
+        bp_id = target.by_native.get(native)
         bp = self._bps.get(bp_id) if bp_id is not None else None
-        if bp is None or bp.result.verified:
+        if bp is None:
             return
-        bp.result = self._bound(bp, params.get("location") or {}, str(params.get("breakpointId")))
-        self._events.on_breakpoint_changed(bp.spec.id, bp.result)
+        result = self._bound(target, params.get("location") or {}, native)
+        if not bp.result.verified:
+            bp.result = result
+            target.events.on_breakpoint_changed(bp.spec.id, result)
 
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
         for bp_id in self._functions:
@@ -585,127 +704,137 @@ class NodeBackend(Backend):
             bp = _Bp(spec)
             self._bps[spec.id] = bp
             self._functions.append(spec.id)
-            bp.result = await self._place_function(bp)
+            try:
+                bp.condition = await self._condition(bp)
+            except AdapterRequestError as exc:
+                bp.result = BreakpointResult(False, message=exc.message)
+            else:
+                bp.result = await self._place_function(self._target(None), bp)
             results.append(bp.result)
         return results
 
-    async def _place_function(self, bp: _Bp) -> BreakpointResult:
+    async def _place_function(self, target: Target, bp: _Bp) -> BreakpointResult:
         """A breakpoint on each call of the function the name evaluates to, where it is reachable
         (the stopped frame's scope, else the global one); unreachable names are tried again at each stop."""
         assert isinstance(bp.spec, FunctionBreakpoint)
         try:
-            condition = bp.condition = await self._condition(bp)
-        except AdapterRequestError as exc:
-            return BreakpointResult(False, message=exc.message)
-        try:
-            found = await self._evaluate_raw(bp.spec.name, 0 if self._frames else None)
+            found = await target.evaluate_raw(bp.spec.name, 0 if target.paused else None)
         except AdapterRequestError:
             return BreakpointResult(False, message=f"{bp.spec.name} is not reachable from here yet; it is looked up "
                                                    "again at every stop (or set a line breakpoint in it)")
         obj = found.get("result") or {}
         if obj.get("type") != "function" or "objectId" not in obj:
             return BreakpointResult(False, message=f"{bp.spec.name} is {jsv.text_of(obj)}, not a function")
-        placed = await self._set(bp, "Debugger.setBreakpointOnFunctionCall", condition, {"objectId": obj["objectId"]})
+        placed = await self._set(target, bp, "Debugger.setBreakpointOnFunctionCall", bp.condition,
+                                 {"objectId": obj["objectId"]})
         if isinstance(placed, BreakpointResult):
             return placed
-        return BreakpointResult(True, line=await self._function_location(obj["objectId"]))
+        return BreakpointResult(True, line=await self._function_location(target, obj["objectId"]))
 
-    async def _function_location(self, object_id: str) -> int | None:
-        found = await self._request("Runtime.getProperties", {"objectId": object_id, "ownProperties": True})
+    @staticmethod
+    async def _function_location(target: Target, object_id: str) -> int | None:
+        found = await target.request("Runtime.getProperties", {"objectId": object_id, "ownProperties": True})
         for prop in found.get("internalProperties") or []:
             if prop.get("name") == "[[FunctionLocation]]":
-                return self._scripts.place(*position((prop.get("value") or {}).get("value") or {})).line
+                return target.scripts.place(*position((prop.get("value") or {}).get("value") or {})).line
         return None
 
-    async def _retry_functions(self) -> None:
+    async def _retry_functions(self, target: Target) -> None:
         for bp_id in self._functions:
             bp = self._bps.get(bp_id)
-            if bp is not None and not bp.result.verified:
-                with contextlib.suppress(AdapterRequestError):
-                    bp.result = await self._place_function(bp)
-                    if bp.result.verified:
-                        self._events.on_breakpoint_changed(bp_id, bp.result)
+            if bp is not None and not any(owner is target for owner, _ in bp.natives):
+                with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
+                    result = await self._place_function(target, bp)
+                    if result.verified and not bp.result.verified:
+                        bp.result = result
+                        target.events.on_breakpoint_changed(bp_id, result)
+
+    def _exception_state(self) -> str:
+        return "all" if "raised" in self._filters else "uncaught" if "uncaught" in self._filters else "none"
 
     async def set_exception_filters(self, filters: list[str]) -> None:
         self._filters = list(filters)
-        state = "all" if "raised" in filters else "uncaught" if "uncaught" in filters else "none"
-        await self._request("Debugger.setPauseOnExceptions", {"state": state})
+        for target in self._live():
+            await target.request("Debugger.setPauseOnExceptions", {"state": self._exception_state()})
 
     # -- stops -----------------------------------------------------------------------------------------
 
-    def _on_paused(self, params: dict[str, Any]) -> None:
-        self._frames = list(params.get("callFrames") or [])
-        self._pause_data = params.get("data") if isinstance(params.get("data"), dict) else None
-        self._pause_reason = str(params.get("reason") or "")
-        self._events.refine(self._handle_pause(params))
+    def _on_paused(self, target: Target, params: dict[str, Any]) -> None:
+        target.on_paused(params)
+        target.events.refine(self._handle_pause(target, params))
 
-    async def _handle_pause(self, params: dict[str, Any]) -> None:
-        reason = self._pause_reason
-        frames = self._frames
+    async def _handle_pause(self, target: Target, params: dict[str, Any]) -> None:
+        reason = target.pause_reason
+        frames = target.frames
         here = position((frames[0].get("location") or {}) if frames else {})
         script_id = here[0]
-        script = self._scripts.get(script_id)
+        script = target.scripts.get(script_id)
         if script is not None and script.url == PROBE_URL:
-            if self._idle is not None and not self._idle.done():
-                self._idle.set_result(True)
-            await self._resume_quietly()
+            if target.idle is not None and not target.idle.done():
+                target.idle.set_result(True)
+            await self._resume_quietly(target)
             return
-        if self._idle is not None and not self._idle.done():
-            self._idle.set_result(False)
+        if target.idle is not None and not target.idle.done():
+            target.idle.set_result(False)
         hits = [str(h) for h in params.get("hitBreakpoints") or []]
         user: list[int] = []
         entry = False
         for native in hits:
-            if native == self._entry_bp:
+            if native == target.entry_bp:
                 entry = True
-            elif (bp_id := self._by_native.get(native)) is not None:
+            elif (bp_id := target.by_native.get(native)) is not None:
                 user.append(bp_id)
         if entry:
-            for native in await self._bind_mapped(script_id):
-                bp_id = self._by_native.get(native)
-                if bp_id is not None and self._native_at.get(native) == here:
+            for native in await self._bind_mapped(target, script_id):
+                bp_id = target.by_native.get(native)
+                if bp_id is not None and target.native_at.get(native) == here:
                     user.append(bp_id)  # V8 does not stop again where it is paused: this is the hit
-        at_user_code = self._scripts.is_user_code(*here)
-        if self._stop_on_entry and (entry or reason == "Break on start"):
+        at_user_code = target.scripts.is_user_code(*here)
+        on_entry = self._stop_on_entry and target.kind == "main"
+        if on_entry and (entry or reason == "Break on start"):
             if not at_user_code:  # a loader's start (tsx under --import): stop at the first user script instead
-                await self._ensure_entry_bp()
-                await self._resume_quietly()
+                await self._ensure_entry_bp(target)
+                await self._resume_quietly(target)
                 return
             self._stop_on_entry = False
             user.append(0)
         elif reason == "Break on start":
-            await self._resume_quietly()
+            await self._resume_quietly(target)
             return
         stopping = [b for b in user if self._counts(b)]
         exception = reason in ("exception", "promiseRejection")
-        self._hidden = leading(frames, self._internal_frame) if frames else 0
+        target.hidden = leading(frames, lambda frame: self._internal_frame(target, frame)) if frames else 0
+        thread = target.thread_id
         if exception:
-            event = self._exception_event(reason)
+            event = self._exception_event(target, reason)
         elif stopping:
             if 0 in stopping:
-                event = StopEvent("entry", THREAD_ID, "Paused on entry")
+                event = StopEvent("entry", thread, "Paused on entry", all_threads_stopped=False)
             else:
-                event = StopEvent("breakpoint", THREAD_ID, "Paused on breakpoint",
-                                  hit_breakpoint_ids=tuple(b for b in stopping if b))
-        elif self._stepping is not None:
+                event = StopEvent("breakpoint", thread, "Paused on breakpoint",
+                                  hit_breakpoint_ids=tuple(b for b in stopping if b), all_threads_stopped=False)
+        elif target.stepping is not None:
             if not at_user_code:
-                await self._step_on(script_id)
+                await self._step_on(target, script_id)
                 return
-            event = StopEvent("step", THREAD_ID, "Paused after step")
-        elif self._pausing:
-            event = StopEvent("pause", THREAD_ID, "Paused")
+            event = StopEvent("step", thread, "Paused after step", all_threads_stopped=False)
+        elif target.pausing:
+            event = StopEvent("pause", thread, "Paused", all_threads_stopped=False)
         elif user or entry:
-            await self._resume_quietly()  # hits that do not count, or a script's entry
+            await self._resume_quietly(target)  # hits that do not count, or a script's entry
             return
         else:
-            event = StopEvent("breakpoint", THREAD_ID, "Paused on debugger statement", text="debugger statement")
-        self._stepping = None
-        self._steps_on = 0
-        self._pausing = False
-        self._reported = True
-        self._events.target.on_stopped(event)
+            event = StopEvent("breakpoint", thread, "Paused on debugger statement", text="debugger statement",
+                              all_threads_stopped=False)
+        target.stepping = None
+        target.steps_on = 0
+        target.pausing = False
+        target.reported = True
+        if target.kind != "main":
+            event = event._replace(thread_name=target.name)
+        target.events.target.on_stopped(event)
         if self._functions:
-            self._spawn(self._retry_functions())
+            self._spawn(self._retry_functions(target))
 
     def _counts(self, bp_id: int) -> bool:
         if bp_id == 0:
@@ -716,291 +845,137 @@ class NodeBackend(Backend):
         bp.hits += 1
         return bp.hit is None or satisfied(bp.hit[0], bp.hit[1], bp.hits)
 
-    def _internal_frame(self, frame: dict[str, Any]) -> bool:
-        script = self._scripts.get(str((frame.get("location") or {}).get("scriptId")))
+    @staticmethod
+    def _internal_frame(target: Target, frame: dict[str, Any]) -> bool:
+        script = target.scripts.get(str((frame.get("location") or {}).get("scriptId")))
         return script is None or script.internal
 
-    def _exception_event(self, reason: str) -> StopEvent:
-        detail = self._exception_detail()
+    @staticmethod
+    def _exception_event(target: Target, reason: str) -> StopEvent:
+        detail = target.exception_detail()
         kind = "promise rejection" if reason == "promiseRejection" else "exception"
-        uncaught = bool((self._pause_data or {}).get("uncaught"))
+        uncaught = bool((target.pause_data or {}).get("uncaught"))
         text = f"{detail.type}: {detail.message}" if detail else None
-        return StopEvent("exception", THREAD_ID, f"Paused on {'uncaught ' if uncaught else ''}{kind}", text=text)
+        return StopEvent("exception", target.thread_id, f"Paused on {'uncaught ' if uncaught else ''}{kind}",
+                         text=text, all_threads_stopped=False)
 
-    def _exception_detail(self) -> ExceptionDetail | None:
-        data = self._pause_data
-        if data is None:
-            return None
-        if data.get("subtype") == "error" or data.get("type") == "object":
-            description = str(data.get("description") or "")
-            first = description.split("\n", 1)[0]
-            class_name = str(data.get("className") or "Error")
-            message = first[len(class_name) + 2:] if first.startswith(class_name + ":") else first
-            if data.get("subtype") != "error":
-                message = jsv.text_of(data)
-            return ExceptionDetail(class_name, message)
-        return ExceptionDetail(jsv.type_of(data), jsv.text_of(data))
-
-    async def _step_on(self, script_id: str) -> None:
+    async def _step_on(self, target: Target, script_id: str) -> None:
         """A step ended outside the user's code: step on (out of Node's internals, through a loader's
         unmapped helpers) until user code, or run on after ``STEP_ON_LIMIT`` steps."""
-        self._steps_on += 1
-        if self._steps_on > STEP_ON_LIMIT:
-            self._stepping = None
-            self._steps_on = 0
-            await self._resume_quietly()
+        target.steps_on += 1
+        if target.steps_on > STEP_ON_LIMIT:
+            target.stepping = None
+            target.steps_on = 0
+            await self._resume_quietly(target)
             return
-        script = self._scripts.get(script_id)
+        script = target.scripts.get(script_id)
         method = "Debugger.stepInto" if script is not None and not script.internal else "Debugger.stepOut"
-        with contextlib.suppress(AdapterRequestError):
-            await self._request(method)
-
-    async def _resume_quietly(self) -> None:
         with contextlib.suppress(AdapterRequestError, AdapterGoneError):
-            await self._request("Debugger.resume")
+            await target.run(method)
 
-    def _on_resumed(self, _params: dict[str, Any]) -> None:
-        self._frames = []
-        self._pause_data = None
-        self._refs.clear()
-        if self._client is not None and not self._client.is_closed:
-            self._client.send("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
-        if self._reported:
-            self._reported = False
-            self._events.on_continued(THREAD_ID, True)
+    @staticmethod
+    async def _resume_quietly(target: Target) -> None:
+        with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
+            await target.run("Debugger.resume")
+
+    @staticmethod
+    def _on_resumed(target: Target) -> None:
+        target.on_resumed()
+        if target.reported:
+            target.reported = False
+            target.events.on_continued(target.thread_id, False)
 
     # -- execution ------------------------------------------------------------------------------------
 
     async def resume(self, thread_id: int | None) -> None:
-        await self._request("Debugger.resume")
+        if thread_id is None:
+            for target in self._live():
+                if target.paused:
+                    await target.run("Debugger.resume")
+            self._gate.resumed(None)
+            return
+        target = self._target(thread_id)
+        await target.run("Debugger.resume")
+        self._gate.resumed(target.thread_id)
 
     async def step(self, thread_id: int, kind: StepKind) -> None:
-        self._stepping = kind
-        self._steps_on = 0
+        target = self._target(thread_id)
+        target.stepping = kind
+        target.steps_on = 0
         method = {"over": "Debugger.stepOver", "into": "Debugger.stepInto", "out": "Debugger.stepOut"}[kind]
-        await self._request(method)
+        await target.run(method)
+        self._gate.resumed(target.thread_id)
 
     async def pause(self, thread_id: int | None) -> None:
-        """Pause at the next statement; when none runs (an idle event loop) say so instead of waiting."""
-        self._pausing = True
-        loop = asyncio.get_running_loop()
-        self._idle = loop.create_future()
-        await self._request("Debugger.pause")
-        self.client.send("Runtime.evaluate", {"expression": f"void 0\n//# sourceURL={PROBE_URL}", "silent": True})
-        try:
-            idle = await asyncio.wait_for(asyncio.shield(self._idle), INSPECT_TIMEOUT_S)
-        except asyncio.TimeoutError:
+        """Pause at the next statement; when the thread is idle, pause the busy ones among the others;
+        when every one is idle (an idle event loop runs no JavaScript) say so instead of waiting."""
+        first = self._target(thread_id)
+        if not await self._pause_one(first):
             return
-        if idle:
-            self._pausing = False
+        others = [t for t in self._live() if t is not first and not t.paused]
+        stopped = await asyncio.gather(*(self._pause_one(t) for t in others), return_exceptions=True)
+        if all(result is True for result in stopped):
             raise AdapterRequestError("pause", f"nothing to pause: {self.pause_limits}")
+
+    @staticmethod
+    async def _pause_one(target: Target) -> bool:
+        """Pause one target: True when it was idle (its pause landed in the probe and was resumed)."""
+        target.pausing = True
+        target.idle = asyncio.get_running_loop().create_future()
+        await target.request("Debugger.pause")
+        target.channel.send("Runtime.evaluate", {"expression": f"void 0\n//# sourceURL={PROBE_URL}", "silent": True})
+        try:
+            idle = await asyncio.wait_for(asyncio.shield(target.idle), INSPECT_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            return False
+        if idle:
+            target.pausing = False
+        return idle
 
     # -- inspection ---------------------------------------------------------------------------------
 
     async def threads(self) -> list[Thread]:
-        return [Thread(THREAD_ID, "main")]
-
-    def _shown(self) -> list[dict[str, Any]]:
-        return self._frames[self._hidden:]
-
-    def _frame(self, frame: FrameRef) -> dict[str, Any]:
-        shown = self._shown()
-        if not 0 <= frame.index < len(shown):
-            raise AdapterRequestError("frame", f"no frame {frame.index}; the stack has {len(shown)} frames")
-        return shown[frame.index]
+        """Every target; in a session of several, each says whether it runs or waits to be shown."""
+        live = self._live()
+        if len(live) == 1:
+            return [Thread(live[0].thread_id, live[0].name)]
+        return [Thread(t.thread_id, t.name + ("" if t.thread_id == self._gate.shown else
+                                              " (stopped: shown after this stop)" if t.reported else " (running)"))
+                for t in live]
 
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
-        shown = self._shown()
-        frames = []
-        for cdp in shown[start:start + levels]:
-            place = self._scripts.place(*position(cdp.get("location") or {}))
-            frames.append(Frame(cdp.get("functionName") or "(anonymous)", place.file, place.line, place.column))
-        return frames, len(shown)
+        return self._target(thread_id).stack_trace(start, levels)
 
     async def scopes(self, frame: FrameRef) -> list[Scope]:
-        cdp = self._frame(frame)
-        chain = [s for s in cdp.get("scopeChain") or [] if "objectId" in (s.get("object") or {})]
-        merged: list[tuple[str, str]] = []
-        for s in chain:  # innermost first, up to the script and global scopes
-            kind = str(s.get("type"))
-            if kind not in _MERGED_TYPES:
-                break
-            merged.append((kind, s["object"]["objectId"]))
-        this = cdp.get("this") or {}
-        instance = (this.get("type") == "object" and this.get("subtype") is None and cdp.get("functionName")
-                    and this.get("className") not in ("Object", "global", "Window", None))
-        scopes = [Scope("Locals", self._refs.add(_Ref("merged", frame.index, merged, this=this if instance else None)),
-                        hint="locals")]
-        for s in chain:
-            kind = str(s.get("type"))
-            label = _PREFERRED_SCOPE_NAMES.get(kind, kind)
-            if kind == "closure" and s.get("name"):
-                label = f"Closure ({s['name']})"
-            ref = self._refs.add(_Ref("scope", frame.index, [(kind, s["object"]["objectId"])]))
-            scopes.append(Scope(label, ref, expensive=kind == "global"))
-        return scopes
+        return self._target(frame.thread_id).scopes(frame.index)
 
     async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:
-        handle = self._refs.get(ref)
-        if handle is None:
-            raise AdapterRequestError("variables", f"ref {ref} is not valid at this stop")
-        if handle.kind == "merged":
-            return await self._merged(handle)
-        if handle.kind == "scope":
-            return await self._properties(handle.objects[0][1], None)
-        return await self._children(handle, start or 0, count)
-
-    async def _merged(self, handle: _Ref) -> list[Variable]:
-        listings = await asyncio.gather(*(
-            self._properties(object_id, None, skip_functions=number > 0 and kind in ("closure", "module"))
-            for number, (kind, object_id) in enumerate(handle.objects)))
-        seen: set[str] = set()
-        out: list[Variable] = []
-        if handle.this is not None:
-            out.append(self._variable("this", handle.this, "this"))
-            seen.add("this")
-        for number, listing in enumerate(listings):
-            for variable in listing:
-                if variable.name not in seen:
-                    seen.add(variable.name)
-                    handle.owners[variable.name] = number
-                    out.append(variable)
-        return out
-
-    async def _properties(self, object_id: str, parent_name: str | None,
-                          skip_functions: bool = False) -> list[Variable]:
-        found = await self._request("Runtime.getProperties", {
-            "objectId": object_id, "ownProperties": True, "generatePreview": True})
-        out = []
-        for prop in found.get("result") or []:
-            name = str(prop.get("name"))
-            value = prop.get("value")
-            if value is None:
-                if "get" in prop:
-                    out.append(Variable(name, "(getter)", "accessor",
-                                        evaluate_name=jsv.member_access(parent_name, name)))
-                continue
-            if skip_functions and value.get("type") == "function":
-                continue
-            evaluate_name = jsv.member_access(parent_name, name) if parent_name is not None else name
-            out.append(self._variable(name, value, evaluate_name))
-        for prop in found.get("privateProperties") or []:
-            if "value" in prop:
-                out.append(self._variable(str(prop.get("name")), prop["value"], None))
-        for prop in found.get("internalProperties") or []:
-            name = str(prop.get("name"))
-            if name in ("[[PromiseState]]", "[[PromiseResult]]", "[[Target]]", "[[Handler]]", "[[BoundThis]]",
-                        "[[PrimitiveValue]]", "[[GeneratorState]]") and "value" in prop:
-                out.append(self._variable(name, prop["value"], None))
-        return out
-
-    def _variable(self, name: str, obj: dict[str, Any], evaluate_name: str | None) -> Variable:
-        ref = self._refs.add(_Ref("object", obj=obj, name=evaluate_name)) if jsv.expandable(obj) else 0
-        return Variable(name, jsv.text_of(obj), jsv.type_of(obj), ref, evaluate_name, jsv.count_of(obj))
-
-    async def _children(self, handle: _Ref, start: int, count: int | None) -> list[Variable]:
-        obj = handle.obj
-        subtype = obj.get("subtype")
-        object_id = str(obj.get("objectId"))
-        total = jsv.count_of(obj)
-        if subtype in jsv.INDEXED | jsv.KEYED | jsv.LISTED:
-            size = count if count is not None else min(CHILD_CAP, total if total is not None else CHILD_CAP)
-            return await self._slice(handle, start, size)
-        listing = await self._properties(object_id, handle.name)
-        return listing[start:start + count] if count is not None else listing
-
-    async def _slice(self, handle: _Ref, start: int, count: int) -> list[Variable]:
-        """Elements ``start..start+count`` of an array, typed array, Map or Set, by a function run on it."""
-        subtype = handle.obj.get("subtype")
-        function = _ENTRIES if subtype in jsv.KEYED else _VALUES if subtype in jsv.LISTED else _SLICE
-        found = await self._request("Runtime.callFunctionOn", {
-            "objectId": handle.obj["objectId"], "functionDeclaration": function, "objectGroup": GROUP,
-            "arguments": [{"value": start}, {"value": count}], "silent": True})
-        result = found.get("result") or {}
-        if "objectId" not in result:
-            return []
-        listed = await self._request("Runtime.getProperties", {
-            "objectId": result["objectId"], "ownProperties": True, "generatePreview": True})
-        items = [p.get("value") or {} for p in listed.get("result") or [] if str(p.get("name")).isdigit()]
-        if subtype in jsv.KEYED:
-            return [self._variable(jsv.text_of(k), v, None) for k, v in zip(items[::2], items[1::2], strict=False)]
-        name = handle.name
-        return [self._variable(str(start + i), item, jsv.member_access(name, str(start + i))
-                               if subtype not in jsv.LISTED else None) for i, item in enumerate(items)]
+        return await self._target_of_ref(ref).variables(ref, start, count)
 
     async def child_slice(self, parent: Variable, start: int, count: int,
                           frame: FrameRef | None = None) -> list[Variable] | None:
-        handle = self._refs.get(parent.ref)
+        target = self._target_of_ref(parent.ref)
+        handle = target.refs.get(parent.ref)
         if handle is None or handle.kind != "object":
             return None
-        return await self._children(handle, start, count)
+        return await target.children(handle, start, count)
 
     def is_noise(self, variable: Variable) -> bool:
         return variable.name in MODULE_WRAPPER and variable.type in ("function", "Module", "Object", "string")
 
-    async def _evaluate_raw(self, expression: str, frame_index: int | None) -> dict[str, Any]:
-        params: dict[str, Any] = {"expression": expression, "objectGroup": GROUP, "generatePreview": True,
-                                  "silent": True, "timeout": EVALUATE_TIMEOUT_MS}
-        if frame_index is not None and self._frames:
-            method = "Debugger.evaluateOnCallFrame"
-            params["callFrameId"] = self._frame(FrameRef(THREAD_ID, frame_index))["callFrameId"]
-        else:
-            method = "Runtime.evaluate"
-            params["replMode"] = True
-            if self._context_id is not None:
-                params["contextId"] = self._context_id
-        found = await self._request(method, params, timeout=EVALUATE_TIMEOUT_MS / 1000 + INSPECT_TIMEOUT_S)
-        details = found.get("exceptionDetails")
-        if details:
-            raise AdapterRequestError("evaluate", _exception_text(details))
-        return found
-
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
-        found = await self._evaluate_raw(expression, frame.index if frame is not None else None)
-        obj = found.get("result") or {}
-        return self._variable(expression, obj, expression)
+        target = self._target(frame.thread_id if frame is not None else None)
+        found = await target.evaluate_raw(expression, frame.index if frame is not None else None)
+        return target.variable(expression, found.get("result") or {}, expression)
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
-        handle = self._refs.get(ref)
-        if handle is None:
-            raise AdapterRequestError("setVariable", f"ref {ref} is not valid at this stop")
-        frame = FrameRef(THREAD_ID, handle.frame)
-        if handle.kind in ("merged", "scope"):
-            cdp = self._frame(frame)
-            new = (await self._evaluate_raw(value, handle.frame)).get("result") or {}
-            number = self._scope_number(cdp, handle, name)
-            try:
-                if number is None:
-                    raise AdapterRequestError("setVariableValue", "not a local scope")
-                await self._request("Debugger.setVariableValue", {
-                    "scopeNumber": number, "variableName": name, "newValue": _call_argument(new),
-                    "callFrameId": cdp["callFrameId"]})
-            except AdapterRequestError:  # block scopes (let/const in a block) take an assignment instead
-                await self._evaluate_raw(f"{name} = ({value})", handle.frame)
-            updated = await self._evaluate_raw(name, handle.frame)
-            return self._variable(name, updated.get("result") or {}, name)
-        new = (await self._evaluate_raw(value, handle.frame if self._frames else None)).get("result") or {}
-        found = await self._request("Runtime.callFunctionOn", {
-            "objectId": handle.obj["objectId"], "functionDeclaration": _ASSIGN, "objectGroup": GROUP,
-            "arguments": [{"value": name}, _call_argument(new)], "generatePreview": True, "silent": True})
-        if found.get("exceptionDetails"):
-            raise AdapterRequestError("setVariable", _exception_text(found["exceptionDetails"]))
-        return self._variable(name, found.get("result") or {}, jsv.member_access(handle.name, name))
-
-    def _scope_number(self, cdp: dict[str, Any], handle: _Ref, name: str) -> int | None:
-        index = handle.owners.get(name, 0) if handle.kind == "merged" else 0
-        if index >= len(handle.objects):
-            return None
-        object_id = handle.objects[index][1]
-        for number, s in enumerate(cdp.get("scopeChain") or []):
-            if (s.get("object") or {}).get("objectId") == object_id:
-                return number if s.get("type") in ("local", "closure", "catch") else None
-        return None
+        return await self._target_of_ref(ref).set_variable(ref, name, value)
 
     async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
-        if self._pause_reason not in ("exception", "promiseRejection"):
+        target = self._target(thread_id)
+        if target.pause_reason not in ("exception", "promiseRejection") or not target.paused:
             return None
-        return self._exception_detail()
+        return target.exception_detail()
 
     async def command(self, text: str, frame: FrameRef | None) -> str:
         """A raw CDP method: ``Debugger.getScriptSource {"scriptId": "42"}``; the answer as JSON."""
@@ -1014,25 +989,6 @@ class NodeBackend(Backend):
             raise AdapterRequestError("command", f"the params are not JSON ({exc})") from exc
         if not isinstance(params, dict):
             raise AdapterRequestError("command", "the params must be a JSON object")
-        found = await self._request(method, params)
+        target = self._target(frame.thread_id if frame is not None else None)
+        found = await target.request(method, params)
         return json.dumps(found, indent=1)[:100_000]
-
-
-def _call_argument(obj: dict[str, Any]) -> dict[str, Any]:
-    if "objectId" in obj:
-        return {"objectId": obj["objectId"]}
-    if "unserializableValue" in obj:
-        return {"unserializableValue": obj["unserializableValue"]}
-    if obj.get("type") == "undefined":
-        return {}
-    return {"value": obj.get("value")}
-
-
-def _exception_text(details: dict[str, Any]) -> str:
-    exception = details.get("exception") or {}
-    description = exception.get("description")
-    if isinstance(description, str) and description:
-        return description.split("\n", 1)[0]
-    if exception:
-        return jsv.text_of(exception)
-    return str(details.get("text") or "exception")
