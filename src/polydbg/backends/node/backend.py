@@ -79,6 +79,7 @@ MODULE_WRAPPER = frozenset({"exports", "require", "module", "__filename", "__dir
 _BLACKBOX = ["^node:", "/node_modules/"]
 _ENTRY_REGEX = r"^file://(?!.*/node_modules/)"
 _INTERPOLATION = re.compile(r"\{([^{}]+)\}")
+_BUNDLER_PREFIXES = ("__vite_ssr_", "__vi_import_", "__webpack_")
 
 
 @dataclass
@@ -961,6 +962,9 @@ class NodeBackend(Backend):
         return await target.children(handle, start, count)
 
     def is_noise(self, variable: Variable) -> bool:
+        """Module clutter: CommonJS's wrapper arguments, a bundler's or vitest's import bindings."""
+        if variable.name.startswith(_BUNDLER_PREFIXES):
+            return True
         return variable.name in MODULE_WRAPPER and variable.type in ("function", "Module", "Object", "string")
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
