@@ -202,11 +202,16 @@ def _file(path: Path, data: bytes, executable: bool = True) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize(("name", "language"), [("Main.java", "Java"), ("tool.rb", "Ruby"), ("app.kt", "Kotlin")])
+@pytest.mark.parametrize(("name", "language"), [("app.swift", "Swift"), ("tool.rb", "Ruby"), ("app.kt", "Kotlin")])
 def test_a_script_of_a_language_without_a_backend_is_named(tmp_path: Path, name: str, language: str) -> None:
     path = _file(tmp_path / name, b"print('x')\n")
     with pytest.raises(UsageError, match=f"is a {language} program, and polydbg has no {language} debugger yet"):
         infer_language(path, None, None)
+
+
+@pytest.mark.parametrize("name", ["Main.java", "app.jar", "Main.class"])
+def test_java_sources_jars_and_classes_go_to_the_jvm(tmp_path: Path, name: str) -> None:
+    assert infer_language(_file(tmp_path / name, b"x"), None, None) == "java"
 
 
 def test_an_interpreter_passed_as_the_program_is_refused_with_what_to_pass(tmp_path: Path) -> None:

@@ -43,6 +43,14 @@ def find_lldb_dap() -> str | None:
     return shutil.which("lldb-vscode") or (best["lldb-vscode"][1] if "lldb-vscode" in best else None)
 
 
+def find_java() -> str | None:
+    """``$JAVA_HOME/bin/java``, else ``java`` on PATH."""
+    home = os.environ.get("JAVA_HOME")
+    if home and shutil.which(os.path.join(home, "bin", "java")):
+        return os.path.join(home, "bin", "java")
+    return shutil.which("java")
+
+
 def find_node() -> str | None:
     """``node`` on PATH (Debian's older packages call it ``nodejs``)."""
     return shutil.which("node") or shutil.which("nodejs")

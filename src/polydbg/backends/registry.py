@@ -41,20 +41,26 @@ BACKENDS: dict[str, BackendInfo] = {info.name: info for info in (
         find=locate.find_node, install="apt-get install nodejs   (Node ≥ 18; TypeScript also needs tsx in the project: "
                                        "npm install --save-dev tsx)",
         break_on_exception={"uncaught": ("uncaught",), "raised": ("raised", "uncaught")}),
+    BackendInfo(
+        name="java", target="polydbg.backends.java.backend:JavaBackend", languages=("java",),
+        find=locate.find_java, install="apt-get install openjdk-17-jdk-headless   (any JDK ≥ 11; javac for .java "
+                                       "programs)", version_args=("-version",),
+        break_on_exception={"uncaught": ("uncaught",), "raised": ("raised", "uncaught")}),
 )}
 
 _ALIASES = {"c++": "cpp", "py": "python", "golang": "go", "rs": "rust", "js": "javascript", "node": "javascript",
-            "ts": "typescript"}
+            "ts": "typescript", "jvm": "java"}
 _SOURCE_EXTENSIONS = {".py": "python", ".pyw": "python", ".go": "go", ".c": "c", ".h": "c", ".cc": "cpp",
                       ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".rs": "rust", ".js": "javascript",
                       ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript", ".ts": "typescript",
-                      ".mts": "typescript", ".cts": "typescript", ".tsx": "typescript"}
+                      ".mts": "typescript", ".cts": "typescript", ".tsx": "typescript",
+                      ".java": "java", ".jar": "java", ".class": "java"}
 _COMPILED = frozenset({"c", "cpp", "rust"})
 _NATIVE = frozenset({"c", "cpp", "rust", "go"})
 _NAMES = {"c": "C", "cpp": "C++", "rust": "Rust", "go": "Go", "python": "Python", "javascript": "JavaScript",
-          "typescript": "TypeScript"}
+          "typescript": "TypeScript", "java": "Java"}
 # Programs of languages without a backend here: named in the refusal.
-_OTHER_LANGUAGES = {".java": "Java", ".jar": "Java", ".class": "Java", ".kt": "Kotlin", ".kts": "Kotlin",
+_OTHER_LANGUAGES = {".kt": "Kotlin", ".kts": "Kotlin",
                     ".rb": "Ruby", ".lua": "Lua", ".pl": "Perl", ".php": "PHP", ".sh": "shell", ".bash": "shell",
                     ".cs": "C#", ".swift": "Swift", ".zig": "Zig", ".scala": "Scala", ".ex": "Elixir",
                     ".exs": "Elixir", ".erl": "Erlang", ".hs": "Haskell", ".r": "R", ".jl": "Julia", ".dart": "Dart"}

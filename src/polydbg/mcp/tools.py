@@ -190,7 +190,7 @@ def register(server: MCPServer[SessionManager]) -> None:
         build: Annotated[str | None, Field(description="shell command run first")] = None,
         stdin: Annotated[str | None, Field(description="the program's input")] = None,
         node: str | None = None,
-        runtime_args: Annotated[list[str] | None, Field(description="node flags")] = None,
+        runtime_args: Annotated[list[str] | None, Field(description="node or JVM flags")] = None,
         timeout_s: Timeout = 30,
     ) -> Annotated[CallToolResult, StopReport]:
         """Start a program with breakpoints; run to the first stop."""

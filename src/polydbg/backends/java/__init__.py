@@ -1,0 +1,1 @@
+"""Java (and Kotlin) over JDWP."""

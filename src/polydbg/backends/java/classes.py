@@ -1,0 +1,224 @@
+"""What polydbg knows about the JVM's loaded classes: names, source files, methods, line and variable
+tables, fields — each asked once and cached (JDWP answers never change for a loaded class)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from polydbg.jdwp.client import JdwpClient, JdwpRequestError
+from polydbg.jdwp.codec import CommandSet, Location, TypeTag
+
+ABSENT_INFORMATION = 101
+INSPECT_TIMEOUT_S = 10.0
+STATIC = 0x0008
+SYNTHETIC = 0xF0000000 | 0x1000
+
+
+def java_name(signature: str) -> str:
+    """``Lcom/x/Foo$Bar;`` → ``com.x.Foo$Bar``; ``[I`` → ``int[]``."""
+    dims = len(signature) - len(signature.lstrip("["))
+    base = signature[dims:]
+    primitive = {"B": "byte", "C": "char", "D": "double", "F": "float", "I": "int", "J": "long", "S": "short",
+                 "Z": "boolean", "V": "void"}.get(base)
+    name = primitive or base[1:-1].replace("/", ".") if base.startswith("L") or primitive else base
+    return name + "[]" * dims
+
+
+def short_name(signature: str) -> str:
+    """``Ljava/util/ArrayList;`` → ``ArrayList``; ``[[I`` → ``int[][]``; ``LFoo$Bar;`` → ``Foo.Bar``."""
+    name = java_name(signature)
+    lambda_at = name.find("$$Lambda")
+    if lambda_at >= 0:  # a lambda's hidden class: Busy$$Lambda$14/0x0000…
+        return name[:lambda_at].rpartition(".")[2].replace("$", ".") + ".lambda"
+    return name.rpartition(".")[2].replace("$", ".")
+
+
+@dataclass
+class Variable:
+    code_index: int
+    name: str
+    signature: str
+    length: int
+    slot: int
+
+    def visible_at(self, index: int) -> bool:
+        return self.code_index <= index < self.code_index + self.length
+
+
+@dataclass
+class Method:
+    id: int
+    name: str
+    signature: str
+    modifiers: int
+    lines: list[tuple[int, int]] | None = None  # (code index, line), by code index; [] without line info
+    variables: list[Variable] | None = None  # None: not asked yet
+    no_variables: bool = False  # compiled without -g
+
+    @property
+    def is_static(self) -> bool:
+        return bool(self.modifiers & STATIC)
+
+    def line_at(self, index: int) -> int | None:
+        found = None
+        for code, line in self.lines or []:
+            if code > index:
+                break
+            found = line
+        return found
+
+
+@dataclass
+class Field:
+    id: int
+    name: str
+    signature: str
+    modifiers: int
+
+    @property
+    def is_static(self) -> bool:
+        return bool(self.modifiers & STATIC)
+
+
+@dataclass
+class JavaClass:
+    id: int
+    tag: int
+    signature: str
+    source: str | None = None  # the SourceFile attribute ("Foo.java"); None when absent
+    source_asked: bool = False
+    methods: dict[int, Method] | None = None
+    fields: list[Field] | None = None
+    superclass: int | None = None  # 0: none
+
+    @property
+    def name(self) -> str:
+        return java_name(self.signature)
+
+    @property
+    def package_path(self) -> str:
+        """``com/x`` for ``Lcom/x/Foo;``."""
+        inner = self.signature[1:-1] if self.signature.startswith("L") else ""
+        return inner.rpartition("/")[0]
+
+
+@dataclass
+class Classes:
+    client: JdwpClient
+    by_id: dict[int, JavaClass] = field(default_factory=dict)
+
+    def known(self, class_id: int, tag: int, signature: str) -> JavaClass:
+        found = self.by_id.get(class_id)
+        if found is None:
+            found = self.by_id[class_id] = JavaClass(class_id, tag, signature)
+        return found
+
+    async def get(self, class_id: int) -> JavaClass:
+        found = self.by_id.get(class_id)
+        if found is None:
+            reply = await self.client.request(CommandSet.REFERENCE_TYPE, 1, self.client.writer().reference_type(
+                class_id).bytes(), "ReferenceType.Signature", INSPECT_TIMEOUT_S)
+            found = self.known(class_id, TypeTag.CLASS, reply.string())
+        return found
+
+    async def source(self, cls: JavaClass) -> str | None:
+        if not cls.source_asked:
+            cls.source_asked = True
+            try:
+                reply = await self.client.request(CommandSet.REFERENCE_TYPE, 7, self.client.writer().reference_type(
+                    cls.id).bytes(), "ReferenceType.SourceFile", INSPECT_TIMEOUT_S)
+                cls.source = reply.string()
+            except JdwpRequestError:
+                cls.source = None
+        return cls.source
+
+    async def methods(self, cls: JavaClass) -> dict[int, Method]:
+        if cls.methods is None:
+            reply = await self.client.request(CommandSet.REFERENCE_TYPE, 5, self.client.writer().reference_type(
+                cls.id).bytes(), "ReferenceType.Methods", INSPECT_TIMEOUT_S)
+            methods = {}
+            for _ in range(reply.i4()):
+                method = Method(reply.method_id(), reply.string(), reply.string(), reply.i4())
+                methods[method.id] = method
+            cls.methods = methods
+        return cls.methods
+
+    async def method(self, class_id: int, method_id: int) -> tuple[JavaClass, Method | None]:
+        cls = await self.get(class_id)
+        return cls, (await self.methods(cls)).get(method_id)
+
+    async def lines(self, cls: JavaClass, method: Method) -> list[tuple[int, int]]:
+        if method.lines is None:
+            try:
+                reply = await self.client.request(CommandSet.METHOD, 1, self.client.writer().reference_type(
+                    cls.id).method_id(method.id).bytes(), "Method.LineTable", INSPECT_TIMEOUT_S)
+                reply.i8()
+                reply.i8()
+                method.lines = sorted((reply.i8(), reply.i4()) for _ in range(reply.i4()))
+            except JdwpRequestError:  # native or abstract methods, or no line information
+                method.lines = []
+        return method.lines
+
+    async def variables(self, cls: JavaClass, method: Method) -> list[Variable]:
+        if method.variables is None:
+            try:
+                reply = await self.client.request(CommandSet.METHOD, 2, self.client.writer().reference_type(
+                    cls.id).method_id(method.id).bytes(), "Method.VariableTable", INSPECT_TIMEOUT_S)
+                reply.i4()  # argument slots
+                method.variables = [Variable(reply.i8(), reply.string(), reply.string(), reply.i4(), reply.i4())
+                                    for _ in range(reply.i4())]
+            except JdwpRequestError as exc:
+                if exc.code != ABSENT_INFORMATION:
+                    raise
+                method.variables, method.no_variables = [], True
+        return method.variables
+
+    async def fields(self, cls: JavaClass) -> list[Field]:
+        """The class's own fields, then its superclasses' (synthetic ones left out)."""
+        if cls.fields is None:
+            reply = await self.client.request(CommandSet.REFERENCE_TYPE, 4, self.client.writer().reference_type(
+                cls.id).bytes(), "ReferenceType.Fields", INSPECT_TIMEOUT_S)
+            own = [Field(reply.field_id(), reply.string(), reply.string(), reply.i4()) for _ in range(reply.i4())]
+            own = [f for f in own if not f.modifiers & SYNTHETIC and not f.name.startswith("this$")]
+            inherited: list[Field] = []
+            if cls.tag == TypeTag.CLASS:
+                parent = await self.superclass(cls)
+                if parent is not None:
+                    inherited = await self.fields(parent)
+            cls.fields = own + inherited
+        return cls.fields
+
+    async def superclass(self, cls: JavaClass) -> JavaClass | None:
+        if cls.superclass is None:
+            reply = await self.client.request(CommandSet.CLASS_TYPE, 1, self.client.writer().reference_type(
+                cls.id).bytes(), "ClassType.Superclass", INSPECT_TIMEOUT_S)
+            cls.superclass = reply.reference_type()
+        return await self.get(cls.superclass) if cls.superclass else None
+
+    async def locations_of_line(self, cls: JavaClass, line: int) -> tuple[int, list[Location]]:
+        """Where ``line`` (or, inside a method, the next line with code) starts in ``cls``: the line
+        bound and one location per method; (0, []) when no method of the class spans the line."""
+        best: tuple[int, list[Location]] = (0, [])
+        for method in (await self.methods(cls)).values():
+            table = await self.lines(cls, method)
+            if not table:
+                continue
+            numbers = [n for _, n in table]
+            if not min(numbers) <= line <= max(numbers):
+                continue
+            bound = min(n for n in numbers if n >= line)
+            index = min(code for code, n in table if n == bound)
+            where = Location(cls.tag, cls.id, method.id, index)
+            if best[0] == 0 or bound < best[0]:
+                best = (bound, [where])
+            elif bound == best[0]:
+                best[1].append(where)
+        return best
+
+
+def matches_file(cls: JavaClass, path: str, package: str) -> bool:
+    """Whether ``cls`` was compiled from ``path`` (whose ``package`` declaration is given, "" for none):
+    its SourceFile is the file's name and its package the file's — two ``Foo.java`` in different
+    packages are kept apart whatever directories they lie in."""
+    return cls.source == os.path.basename(path) and cls.package_path == package.replace(".", "/")

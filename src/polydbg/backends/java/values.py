@@ -1,0 +1,149 @@
+"""JDWP values as short texts, the way Java prints them: ``"héllo"``, ``'c'``, ``int[3] {3, 1, 4}``,
+``Point {x=2, y=-5}``, ``Integer 5`` — reading what is needed over JDWP, never invoking a method
+(``toString()`` runs the program's code and is refused on a paused thread anyway)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from polydbg.backends.java.classes import Classes, JavaClass, short_name
+from polydbg.jdwp.client import JdwpClient
+from polydbg.jdwp.codec import CommandSet, Tag, Value
+
+INSPECT_TIMEOUT_S = 10.0
+PREVIEW_ITEMS = 5
+STRING_CHARS = 2000
+BOXES = frozenset({"java.lang.Integer", "java.lang.Long", "java.lang.Short", "java.lang.Byte", "java.lang.Character",
+                   "java.lang.Boolean", "java.lang.Float", "java.lang.Double"})
+_TAG_NAMES = {Tag.BYTE: "byte", Tag.CHAR: "char", Tag.FLOAT: "float", Tag.DOUBLE: "double", Tag.INT: "int",
+              Tag.LONG: "long", Tag.SHORT: "short", Tag.BOOLEAN: "boolean", Tag.VOID: "void"}
+
+
+def primitive_text(value: Value) -> str:
+    tag, raw = value.tag, value.value
+    if tag == Tag.BOOLEAN:
+        return "true" if raw else "false"
+    if tag == Tag.CHAR:
+        escaped = json.dumps(chr(raw), ensure_ascii=False)[1:-1].replace('\\"', '"').replace("'", "\\'")
+        return f"'{escaped}'"
+    if tag in (Tag.FLOAT, Tag.DOUBLE):
+        number = float(raw)
+        if math.isnan(number):
+            return "NaN"
+        if math.isinf(number):
+            return "Infinity" if number > 0 else "-Infinity"
+        text = f"{number:.7g}" if tag == Tag.FLOAT else repr(number)
+        return text if any(c in text for c in ".eEn") else text + ".0"
+    if tag == Tag.VOID:
+        return "void"
+    return str(raw)
+
+
+def primitive_type(tag: int) -> str:
+    return _TAG_NAMES.get(tag, "?")
+
+
+class Values:
+    """Reads what a value's text needs: an object's class, a string's characters, an array's length."""
+
+    def __init__(self, client: JdwpClient, classes: Classes) -> None:
+        self.client = client
+        self.classes = classes
+
+    async def class_of(self, object_id: int) -> JavaClass:
+        reply = await self.client.request(CommandSet.OBJECT_REFERENCE, 1, self.client.writer().object_id(
+            object_id).bytes(), "ObjectReference.ReferenceType", INSPECT_TIMEOUT_S)
+        tag, class_id = reply.u1(), reply.reference_type()
+        cls = await self.classes.get(class_id)
+        cls.tag = tag
+        return cls
+
+    async def string(self, object_id: int) -> str:
+        reply = await self.client.request(CommandSet.STRING_REFERENCE, 1, self.client.writer().object_id(
+            object_id).bytes(), "StringReference.Value", INSPECT_TIMEOUT_S)
+        return reply.string()
+
+    async def array_length(self, object_id: int) -> int:
+        reply = await self.client.request(CommandSet.ARRAY_REFERENCE, 1, self.client.writer().object_id(
+            object_id).bytes(), "ArrayReference.Length", INSPECT_TIMEOUT_S)
+        return reply.i4()
+
+    async def array_items(self, object_id: int, start: int, count: int) -> list[Value]:
+        if count <= 0:
+            return []  # GetValues(…, 0) on an empty array is an error (503)
+        writer = self.client.writer().object_id(object_id).i4(start).i4(count)
+        reply = await self.client.request(CommandSet.ARRAY_REFERENCE, 2, writer.bytes(), "ArrayReference.GetValues",
+                                          INSPECT_TIMEOUT_S)
+        tag, total = reply.u1(), reply.i4()
+        if tag in (Tag.OBJECT, Tag.ARRAY, Tag.STRING) or chr(tag) in "tgcl":
+            return [reply.value() for _ in range(total)]
+        return [reply.untagged(tag) for _ in range(total)]
+
+    async def field_values(self, object_id: int, field_ids: list[int]) -> list[Value]:
+        if not field_ids:
+            return []
+        writer = self.client.writer().object_id(object_id).i4(len(field_ids))
+        for field_id in field_ids:
+            writer.field_id(field_id)
+        reply = await self.client.request(CommandSet.OBJECT_REFERENCE, 2, writer.bytes(), "ObjectReference.GetValues",
+                                          INSPECT_TIMEOUT_S)
+        return [reply.value() for _ in range(reply.i4())]
+
+    async def static_values(self, class_id: int, field_ids: list[int]) -> list[Value]:
+        if not field_ids:
+            return []
+        writer = self.client.writer().reference_type(class_id).i4(len(field_ids))
+        for field_id in field_ids:
+            writer.field_id(field_id)
+        reply = await self.client.request(CommandSet.REFERENCE_TYPE, 6, writer.bytes(), "ReferenceType.GetValues",
+                                          INSPECT_TIMEOUT_S)
+        return [reply.value() for _ in range(reply.i4())]
+
+    async def describe(self, value: Value, depth: int = 1) -> tuple[str, str, int | None]:
+        """(text, type, children count for arrays) of a value; ``depth`` > 0 previews contents."""
+        if not value.is_object:
+            return primitive_text(value), primitive_type(value.tag), None
+        object_id = int(value.value or 0)
+        if object_id == 0:
+            return "null", "null", None
+        if value.tag == Tag.STRING:
+            text = await self.string(object_id)
+            return json.dumps(text[:STRING_CHARS], ensure_ascii=False), "String", None
+        cls = await self.class_of(object_id)
+        type_name = short_name(cls.signature)
+        if cls.signature.startswith("["):
+            length = await self.array_length(object_id)
+            head = type_name.replace("[]", f"[{length}]", 1)
+            if depth <= 0 or length == 0:
+                return head + (" {}" if length == 0 else ""), type_name, length
+            items = await self.array_items(object_id, 0, min(length, PREVIEW_ITEMS))
+            shown = [(await self.describe(item, 0))[0] for item in items]
+            more = ", …" if length > PREVIEW_ITEMS else ""
+            return f"{head} {{{', '.join(shown)}{more}}}", type_name, length
+        if cls.name in BOXES:
+            inner = await self._field_named(object_id, cls, "value")
+            return (primitive_text(inner) if inner is not None else type_name), type_name, None
+        if cls.name == "java.lang.Class" or value.tag == Tag.CLASS_OBJECT:
+            return "class", "Class", None
+        if value.tag == Tag.THREAD or cls.name == "java.lang.Thread":
+            name = await self._field_named(object_id, cls, "name")
+            text = (await self.describe(name, 0))[0] if name is not None else ""
+            return f"Thread {text}".rstrip(), type_name, None
+        if depth <= 0:
+            return type_name, type_name, None
+        fields = [f for f in await self.classes.fields(cls) if not f.is_static][:PREVIEW_ITEMS]
+        values = await self.field_values(object_id, [f.id for f in fields])
+        parts = []
+        for field, item in zip(fields, values, strict=False):
+            text = (await self.describe(item, 0))[0] if not item.is_object or item.tag == Tag.STRING else (
+                "null" if not item.value else "…")
+            parts.append(f"{field.name}={text}")
+        more = ", …" if len([f for f in await self.classes.fields(cls) if not f.is_static]) > PREVIEW_ITEMS else ""
+        return f"{type_name} {{{', '.join(parts)}{more}}}", type_name, None
+
+    async def _field_named(self, object_id: int, cls: JavaClass, name: str) -> Value | None:
+        for field in await self.classes.fields(cls):
+            if field.name == name and not field.is_static:
+                return (await self.field_values(object_id, [field.id]))[0]
+        return None

@@ -1,0 +1,1 @@
+"""The Java Debug Wire Protocol: packet codec and client."""
