@@ -18,14 +18,12 @@ are set while the VM waits at its start, then it runs. How each part maps onto J
 from __future__ import annotations
 
 import asyncio
-import codecs
 import contextlib
 import itertools
 import logging
 import os
 import re
 import shutil
-import signal
 import tempfile
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
@@ -55,6 +53,7 @@ from polydbg.backends.base import (
 from polydbg.backends.java import launcher
 from polydbg.backends.java.classes import Classes, JavaClass, matches_file, short_name
 from polydbg.backends.java.values import Values
+from polydbg.backends.kit import runtime
 from polydbg.backends.kit.frames import leading
 from polydbg.backends.kit.handles import HandleTable
 from polydbg.backends.kit.hits import HIT_SYNTAX, parse_hit_condition, satisfied
@@ -113,6 +112,7 @@ class JavaBackend(Backend):
         self._classes: Classes | None = None
         self._values: Values | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._started = False  # the JVM ran past its start (before that, no program class is loaded)
         self._compiled: str | None = None  # the private directory a .java program was compiled into
         self._roots: list[str] = []  # where source files are looked for
         self._sources: dict[tuple[str, str], str | None] = {}  # (package path, SourceFile) → path
@@ -133,14 +133,11 @@ class JavaBackend(Backend):
         self._hidden: dict[int, int] = {}
         self._exception: Value | None = None
         self._step_request: int | None = None
-        self._stepping = False
         self._refs: HandleTable[_Ref] = HandleTable()
         self._reported = False
-        self._pausing = False
         # the end
         self._ending = False
         self._terminated = False
-        self._vm_dead = False
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -176,8 +173,8 @@ class JavaBackend(Backend):
                 if given is not None:
                     os.close(given)
             assert process.stdout is not None and process.stderr is not None
-            readers = [asyncio.ensure_future(self._read(process.stdout, "stdout")),
-                       asyncio.ensure_future(self._read(process.stderr, "stderr"))]
+            readers = [asyncio.ensure_future(runtime.pump(process.stdout, lambda text: self._events.on_output(
+                "stdout", text))), asyncio.ensure_future(runtime.pump(process.stderr, self._stderr))]
             self._tasks.update(readers)
             exited = asyncio.ensure_future(process.wait())
             waiting: set[asyncio.Future[Any]] = {server_ready, exited}
@@ -197,6 +194,7 @@ class JavaBackend(Backend):
         self._spawn(self._watch_process(process, readers))
         await self._connect(reader, writer, timeout_s)
         await configure()
+        self._started = True
         await self._request(CommandSet.VM, 9, b"", "VirtualMachine.Resume")
 
     async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None:
@@ -221,47 +219,22 @@ class JavaBackend(Backend):
         self._classes = Classes(client)
         self._values = Values(client, self._classes)
         client.on_event("events", lambda body: self._events.refine(self._on_events(body["events"])))
-        self._spawn(self._watch_client(client))
 
     def _spawn(self, work: Awaitable[None]) -> None:
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _read(self, reader: asyncio.StreamReader, category: str) -> None:
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        while chunk := await reader.read(65536):
-            text = decoder.decode(chunk)
-            if category == "stderr":
-                self._proc.remember(text[-600:])
-            self._events.on_output(category, text)
-        if tail := decoder.decode(b"", final=True):
-            self._events.on_output(category, tail)
+    def _stderr(self, text: str) -> None:
+        self._proc.remember(text[-600:])
+        self._events.on_output("stderr", text)
 
     async def _watch_process(self, process: asyncio.subprocess.Process, readers: list[asyncio.Task[None]]) -> None:
-        code = await process.wait()
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(asyncio.gather(*readers)), 0.5)
-        if not self._ending:
-            self._finish(code)
-
-    async def _watch_client(self, client: JdwpClient) -> None:
-        await client.closed.wait()
-        # a launched JVM's end is reported when its process exits
-
-    def _finish(self, code: int | None) -> None:
-        if self._terminated:
-            return
-        self._terminated = True
-        if code is None or code >= 0:
-            self._events.on_exited(code)
-            self._events.on_terminated(None)
-            return
-        try:
-            cause = f"the JVM was killed by {signal.Signals(-code).name}"
-        except ValueError:
-            cause = f"the JVM was killed by signal {-code}"
-        self._events.on_terminated(f"{cause}{self._proc.stderr_hint()}")
+        """The JVM's exit is the program's (the agent reports VM death, not the exit code)."""
+        code = await runtime.exit_code(process, readers)
+        if not self._ending and not self._terminated:
+            self._terminated = True
+            runtime.report_end(self._events, code, "the JVM", self._proc.stderr_hint())
 
     async def terminate(self) -> None:
         await self._end(kill=True)
@@ -366,7 +339,10 @@ class JavaBackend(Backend):
         return results
 
     async def _scan_loaded(self, source_name: str) -> None:
-        """Classes of the file loaded before its ClassPrepare request existed (attach, a late breakpoint)."""
+        """Classes of the file loaded before its ClassPrepare request existed (a breakpoint added later);
+        none can be while the JVM waits at its start."""
+        if not self._started:
+            return
         reply = await self._request(CommandSet.VM, 3, b"", "VirtualMachine.AllClasses")
         for _ in range(reply.i4()):
             tag, class_id, signature = reply.u1(), reply.reference_type(), reply.string()
@@ -460,8 +436,6 @@ class JavaBackend(Backend):
                 self._exception = event.exception
                 caught = event.catch_location is not None and event.catch_location.class_id != 0
                 stop = StopEvent("exception", 0, f"Paused on {'' if caught else 'uncaught '}exception")
-            elif event.kind in (EventKind.VM_DEATH, EventKind.VM_DISCONNECTED):
-                self._vm_dead = True
         if hits:
             stop = StopEvent("breakpoint", 0, "Paused on breakpoint", hit_breakpoint_ids=tuple(hits))
         suspended_all = any(e.suspend_policy == Suspend.ALL for e in events)
@@ -474,10 +448,7 @@ class JavaBackend(Backend):
         if resume_thread:  # a class prepare in the same packet suspended the thread once more
             await self._resume_thread(thread)
         await self._end_step()
-        self._stopped_thread = thread
-        self._frames.clear()
-        self._hidden.clear()
-        await self._hide_runtime_frames(thread)
+        await self._stopped_at(thread)
         if stop.reason == "exception":
             detail = await self._exception_detail()
             if detail is not None:
@@ -506,9 +477,15 @@ class JavaBackend(Backend):
         if self._step_request is not None:
             request, self._step_request = self._step_request, None
             await self._clear_request(EventKind.SINGLE_STEP, request)
-        self._stepping = False
+
+    async def _stopped_at(self, thread: int) -> None:
+        self._stopped_thread = thread
+        await self._hide_runtime_frames(thread)
 
     async def _resume_vm(self) -> None:
+        """Resume a stop the agent is not shown (what was read of it is dropped)."""
+        self._frames.clear()
+        self._hidden.clear()
         with contextlib.suppress(JdwpRequestError, AdapterGoneError, AdapterTimeoutError):
             await self._request(CommandSet.VM, 9, b"", "VirtualMachine.Resume")
 
@@ -559,17 +536,13 @@ class JavaBackend(Backend):
         await self._end_step()
         self._step_request = await self._event_request(EventKind.SINGLE_STEP, Suspend.ALL, writer.bytes(),
                                                        1 + len(STEP_EXCLUDES))
-        self._stepping = True
         self._mark_running()
         await self._request(CommandSet.VM, 9, b"", "VirtualMachine.Resume")
 
     async def pause(self, thread_id: int | None) -> None:
         await self._request(CommandSet.VM, 8, b"", "VirtualMachine.Suspend")
-        thread = await self._pause_thread()
-        self._stopped_thread = thread
-        self._frames.clear()
-        self._hidden.clear()
-        await self._hide_runtime_frames(thread)
+        thread = await self._pause_thread()  # the frames it reads are this stop's: kept
+        await self._stopped_at(thread)
         self._reported = True
         self._events.on_stopped(StopEvent("pause", self._thread_id(thread), "Paused"))
 
@@ -723,16 +696,11 @@ class JavaBackend(Backend):
                 for f, v in zip(fields, values, strict=False)]
 
     async def _variable(self, name: str, value: Value, evaluate_name: str | None) -> Variable:
-        text, type_name, count = await self.values.describe(value)
+        found = await self.values.describe(value)
         ref = 0
-        if value.is_object and value.value and value.tag != Tag.STRING and text not in ("class",):
-            kind = "array" if type_name.endswith("]") else "object"
-            if kind == "object" and (type_name in ("Integer", "Long", "Short", "Byte", "Character", "Boolean",
-                                                   "Float", "Double")):
-                kind = ""
-            if kind:
-                ref = self._refs.add(_Ref(kind, object_id=int(value.value), name=evaluate_name))
-        return Variable(name, text, type_name, ref, evaluate_name, count)
+        if found.children:
+            ref = self._refs.add(_Ref(found.children, object_id=int(value.value), name=evaluate_name))
+        return Variable(name, found.text, found.type, ref, evaluate_name, found.length)
 
     async def child_slice(self, parent: Variable, start: int, count: int,
                           frame: FrameRef | None = None) -> list[Variable] | None:

@@ -3,6 +3,7 @@ tables, fields — each asked once and cached (JDWP answers never change for a l
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass, field
 
@@ -200,8 +201,9 @@ class Classes:
         """Where ``line`` (or, inside a method, the next line with code) starts in ``cls``: the line
         bound and one location per method; (0, []) when no method of the class spans the line."""
         best: tuple[int, list[Location]] = (0, [])
-        for method in (await self.methods(cls)).values():
-            table = await self.lines(cls, method)
+        methods = list((await self.methods(cls)).values())
+        tables = await asyncio.gather(*(self.lines(cls, method) for method in methods))  # pipelined
+        for method, table in zip(methods, tables, strict=True):
             if not table:
                 continue
             numbers = [n for _, n in table]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import NamedTuple
 
 from polydbg.backends.java.classes import Classes, JavaClass, short_name
 from polydbg.jdwp.client import JdwpClient
@@ -18,6 +19,13 @@ BOXES = frozenset({"java.lang.Integer", "java.lang.Long", "java.lang.Short", "ja
                    "java.lang.Boolean", "java.lang.Float", "java.lang.Double"})
 _TAG_NAMES = {Tag.BYTE: "byte", Tag.CHAR: "char", Tag.FLOAT: "float", Tag.DOUBLE: "double", Tag.INT: "int",
               Tag.LONG: "long", Tag.SHORT: "short", Tag.BOOLEAN: "boolean", Tag.VOID: "void"}
+
+
+class Described(NamedTuple):
+    text: str
+    type: str
+    length: int | None = None  # an array's
+    children: str = ""  # "array" | "object": what listing it shows; "" for values without any
 
 
 def primitive_text(value: Value) -> str:
@@ -100,47 +108,48 @@ class Values:
                                           INSPECT_TIMEOUT_S)
         return [reply.value() for _ in range(reply.i4())]
 
-    async def describe(self, value: Value, depth: int = 1) -> tuple[str, str, int | None]:
-        """(text, type, children count for arrays) of a value; ``depth`` > 0 previews contents."""
+    async def describe(self, value: Value, depth: int = 1) -> Described:
+        """A value's text, type and what it has inside; ``depth`` > 0 previews contents."""
         if not value.is_object:
-            return primitive_text(value), primitive_type(value.tag), None
+            return Described(primitive_text(value), primitive_type(value.tag))
         object_id = int(value.value or 0)
         if object_id == 0:
-            return "null", "null", None
+            return Described("null", "null")
         if value.tag == Tag.STRING:
             text = await self.string(object_id)
-            return json.dumps(text[:STRING_CHARS], ensure_ascii=False), "String", None
+            return Described(json.dumps(text[:STRING_CHARS], ensure_ascii=False), "String")
         cls = await self.class_of(object_id)
         type_name = short_name(cls.signature)
         if cls.signature.startswith("["):
             length = await self.array_length(object_id)
             head = type_name.replace("[]", f"[{length}]", 1)
             if depth <= 0 or length == 0:
-                return head + (" {}" if length == 0 else ""), type_name, length
+                return Described(head + (" {}" if length == 0 else ""), type_name, length, "array")
             items = await self.array_items(object_id, 0, min(length, PREVIEW_ITEMS))
-            shown = [(await self.describe(item, 0))[0] for item in items]
+            shown = [(await self.describe(item, 0)).text for item in items]
             more = ", …" if length > PREVIEW_ITEMS else ""
-            return f"{head} {{{', '.join(shown)}{more}}}", type_name, length
+            return Described(f"{head} {{{', '.join(shown)}{more}}}", type_name, length, "array")
         if cls.name in BOXES:
             inner = await self._field_named(object_id, cls, "value")
-            return (primitive_text(inner) if inner is not None else type_name), type_name, None
+            return Described(primitive_text(inner) if inner is not None else type_name, type_name)
         if cls.name == "java.lang.Class" or value.tag == Tag.CLASS_OBJECT:
-            return "class", "Class", None
+            return Described("class", "Class")
         if value.tag == Tag.THREAD or cls.name == "java.lang.Thread":
             name = await self._field_named(object_id, cls, "name")
-            text = (await self.describe(name, 0))[0] if name is not None else ""
-            return f"Thread {text}".rstrip(), type_name, None
+            text = (await self.describe(name, 0)).text if name is not None else ""
+            return Described(f"Thread {text}".rstrip(), type_name, children="object")
         if depth <= 0:
-            return type_name, type_name, None
-        fields = [f for f in await self.classes.fields(cls) if not f.is_static][:PREVIEW_ITEMS]
+            return Described(type_name, type_name, children="object")
+        instance = [f for f in await self.classes.fields(cls) if not f.is_static]
+        fields = instance[:PREVIEW_ITEMS]
         values = await self.field_values(object_id, [f.id for f in fields])
         parts = []
         for field, item in zip(fields, values, strict=False):
-            text = (await self.describe(item, 0))[0] if not item.is_object or item.tag == Tag.STRING else (
+            text = (await self.describe(item, 0)).text if not item.is_object or item.tag == Tag.STRING else (
                 "null" if not item.value else "…")
             parts.append(f"{field.name}={text}")
-        more = ", …" if len([f for f in await self.classes.fields(cls) if not f.is_static]) > PREVIEW_ITEMS else ""
-        return f"{type_name} {{{', '.join(parts)}{more}}}", type_name, None
+        more = ", …" if len(instance) > PREVIEW_ITEMS else ""
+        return Described(f"{type_name} {{{', '.join(parts)}{more}}}", type_name, children="object")
 
     async def _field_named(self, object_id: int, cls: JavaClass, name: str) -> Value | None:
         for field in await self.classes.fields(cls):

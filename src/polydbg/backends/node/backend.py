@@ -58,6 +58,7 @@ from polydbg.backends.base import (
     Thread,
     Variable,
 )
+from polydbg.backends.kit import runtime
 from polydbg.backends.kit.frames import leading
 from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.backends.kit.hits import HIT_SYNTAX, parse_hit_condition, satisfied
@@ -144,7 +145,8 @@ class NodeBackend(Backend):
                 os.close(given)
         assert process.stderr is not None and process.stdout is not None
         url = await self._inspector_url(process.stderr, timeout_s)
-        readers = [asyncio.ensure_future(self._read_stdout(process.stdout)),
+        readers = [asyncio.ensure_future(runtime.pump(process.stdout, lambda text: self._events.on_output("stdout",
+                                                                                                          text))),
                    asyncio.ensure_future(self._read_stderr(process.stderr))]
         self._tasks.update(readers)
         self._spawn(self._watch_process(process, readers))
@@ -243,13 +245,6 @@ class NodeBackend(Backend):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _read_stdout(self, reader: asyncio.StreamReader) -> None:
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        while chunk := await reader.read(65536):
-            self._events.on_output("stdout", decoder.decode(chunk))
-        if tail := decoder.decode(b"", final=True):
-            self._events.on_output("stdout", tail)
-
     async def _read_stderr(self, reader: asyncio.StreamReader) -> None:
         """The program's stderr, without Node's own inspector lines (read in chunks: a line may be huge)."""
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
@@ -272,9 +267,7 @@ class NodeBackend(Backend):
                 return
 
     async def _watch_process(self, process: asyncio.subprocess.Process, readers: list[asyncio.Task[None]]) -> None:
-        code = await process.wait()
-        with contextlib.suppress(asyncio.TimeoutError):  # its last output first (a child may hold the pipes)
-            await asyncio.wait_for(asyncio.shield(asyncio.gather(*readers)), 0.5)
+        code = await runtime.exit_code(process, readers)
         if not self._ending:
             self._finish(code)
 
@@ -320,16 +313,10 @@ class NodeBackend(Backend):
                 f"polydbg: the program ended on an {self._unstopped_throw}; Node reported it as caught (an ES "
                 "module's top-level throw, nodejs/node#50430), so it could not stop there: set a breakpoint on "
                 "that line and debug_restart\n"))
-        if cause is None and (code is None or code >= 0):
-            self._events.on_exited(code)
-            self._events.on_terminated(None)
-            return
-        if cause is None and code is not None:
-            try:
-                cause = f"node was killed by {signal.Signals(-code).name}"
-            except ValueError:
-                cause = f"node was killed by signal {-code}"
-        self._events.on_terminated(f"{cause}{self._proc.stderr_hint()}")
+        if cause is None:
+            runtime.report_end(self._events, code, "node", self._proc.stderr_hint())
+        else:
+            self._events.on_terminated(f"{cause}{self._proc.stderr_hint()}")
 
     async def terminate(self) -> None:
         await self._end(kill=True)
@@ -430,10 +417,7 @@ class NodeBackend(Backend):
         for bp_id in [i for ids in self._files.values() for i in ids]:
             bp = self._bps.get(bp_id)
             if bp is not None and isinstance(bp.spec, SourceBreakpoint):
-                result = await self._place_in(target, bp)
-                if result.verified and not bp.result.verified:
-                    bp.result = result
-                    self._events.on_breakpoint_changed(bp_id, result)
+                self._improve(target, bp, await self._place_in(target, bp))
         if any(self._needs_map(p) for p in self._files):
             await self._ensure_entry_bp(target)
         if self._filters:
@@ -680,10 +664,15 @@ class NodeBackend(Backend):
                 log.info("binding breakpoint %s in script %s failed: %s", bp.spec.id, script_id, exc)
                 continue
             placed.extend(native for _, native in bp.natives[before:])
-            if result.verified and not bp.result.verified:
-                bp.result = result
-                target.events.on_breakpoint_changed(bp.spec.id, result)
+            self._improve(target, bp, result)
         return placed
+
+    @staticmethod
+    def _improve(target: Target, bp: _Bp, result: BreakpointResult) -> None:
+        """A breakpoint bound somewhere (a target, a script) for the first time: the session hears of it."""
+        if result.verified and not bp.result.verified:
+            bp.result = result
+            target.events.on_breakpoint_changed(bp.spec.id, result)
 
     def _on_resolved(self, target: Target, params: dict[str, Any]) -> None:
         native = str(params.get("breakpointId"))
@@ -691,10 +680,7 @@ class NodeBackend(Backend):
         bp = self._bps.get(bp_id) if bp_id is not None else None
         if bp is None:
             return
-        result = self._bound(target, params.get("location") or {}, native)
-        if not bp.result.verified:
-            bp.result = result
-            target.events.on_breakpoint_changed(bp.spec.id, result)
+        self._improve(target, bp, self._bound(target, params.get("location") or {}, native))
 
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
         for bp_id in self._functions:
@@ -745,10 +731,7 @@ class NodeBackend(Backend):
             bp = self._bps.get(bp_id)
             if bp is not None and not any(owner is target for owner, _ in bp.natives):
                 with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
-                    result = await self._place_function(target, bp)
-                    if result.verified and not bp.result.verified:
-                        bp.result = result
-                        target.events.on_breakpoint_changed(bp_id, result)
+                    self._improve(target, bp, await self._place_function(target, bp))
 
     def _exception_state(self) -> str:
         return "all" if "raised" in self._filters else "uncaught" if "uncaught" in self._filters else "none"
