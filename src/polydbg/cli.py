@@ -1,4 +1,5 @@
-"""Command line: ``polydbg [serve]`` (MCP over stdio), ``polydbg doctor``, ``polydbg demo``."""
+"""Command line: ``polydbg [serve]`` (MCP over stdio), ``polydbg serve --http`` (Streamable HTTP),
+``polydbg doctor``, ``polydbg demo``."""
 
 from __future__ import annotations
 
@@ -10,8 +11,13 @@ import os
 import signal
 import sys
 from types import FrameType
+from typing import TYPE_CHECKING, Literal
 
 from polydbg import __version__, procs
+from polydbg import policy as security
+
+if TYPE_CHECKING:
+    from polydbg.policy import Policy
 
 
 def _setup_logging() -> None:
@@ -27,18 +33,64 @@ def _on_signal(signum: int, _frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)
 
 
-def serve() -> int:
-    """Serve MCP on stdin/stdout until the client goes away or a signal arrives."""
+def serve(args: argparse.Namespace | None = None) -> int:
+    """Serve MCP on stdin/stdout until the client goes away, or over HTTP (``--http``) until a signal."""
     _setup_logging()
     atexit.register(procs.kill_all_now)
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGHUP, _on_signal)
+    if args is not None and args.http:
+        return serve_http(args)
     from polydbg.mcp.server import build_server
     from polydbg.mcp.stdio import serve_stdio
 
-    asyncio.run(serve_stdio(build_server()))
+    asyncio.run(serve_stdio(build_server(policy=load_policy(args, "stdio"))))
     return 0
+
+
+def load_policy(args: argparse.Namespace | None, transport: Literal["stdio", "http"]) -> Policy:
+    """The security policy from ``polydbg serve``'s flags, POLYDBG_* and polydbg.toml (see SECURITY.md); a bad
+    setting stops start-up with exit status 2."""
+    try:
+        return security.Policy.load(transport, os.getcwd(), args)
+    except security.PolicyConfigError as exc:
+        print(f"polydbg: {exc}", file=sys.stderr)
+        raise SystemExit(2) from exc
+
+
+def serve_http(args: argparse.Namespace) -> int:
+    from polydbg.mcp import http
+
+    options = http.HttpOptions(host=args.host, port=args.port, allow_remote=args.allow_remote,
+                               no_auth=args.no_auth, allowed_hosts=tuple(args.allowed_host),
+                               allowed_origins=tuple(args.allowed_origin))
+    try:
+        asyncio.run(http.serve_http(options, load_policy(args, "http")))
+    except http.StartupError as exc:
+        print(f"polydbg: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+DEFAULT_HOST = "127.0.0.1"  # polydbg.mcp.http's defaults, named here so that parsing imports no SDK
+DEFAULT_PORT = 8765
+
+
+def _serve_arguments(serve_parser: argparse.ArgumentParser) -> None:
+    security.add_arguments(serve_parser)
+    http = serve_parser.add_argument_group("Streamable HTTP (instead of stdio)")
+    http.add_argument("--http", action="store_true", help="serve MCP over Streamable HTTP at /mcp")
+    http.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})")
+    http.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: a free one)")
+    http.add_argument("--allow-remote", action="store_true",
+                      help="allow a non-loopback --host (the token stays required; put TLS in front)")
+    http.add_argument("--no-auth", action="store_true",
+                      help="check no token: loopback-only, for test instances (e.g. the MCP conformance suite)")
+    http.add_argument("--allowed-host", action="append", default=[], metavar="HOST[:PORT]",
+                      help="another Host header to accept (a reverse proxy's name); repeatable")
+    http.add_argument("--allowed-origin", action="append", default=[], metavar="ORIGIN",
+                      help="another Origin to accept (e.g. https://proxy.example); repeatable")
 
 
 def doctor() -> int:
@@ -46,6 +98,13 @@ def doctor() -> int:
 
     text, ok = report()
     print(text)
+    print()
+    for transport in ("stdio", "http"):  # the settings polydbg serve would start with here (flags aside)
+        try:
+            print(security.Policy.load(transport, os.getcwd()).describe())
+        except security.PolicyConfigError as exc:
+            print(f"policy ({transport}): {exc}")
+            ok = False
     return 0 if ok else 1
 
 
@@ -60,9 +119,19 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="polydbg", description="MCP debugging server for AI agents.")
     parser.add_argument("--version", action="version", version=f"polydbg {__version__}")
     sub = parser.add_subparsers(dest="command")
-    sub.add_parser("serve", help="serve MCP over stdio (the default)")
+    serve_parser = sub.add_parser("serve", help="serve MCP over stdio (the default), or over HTTP with --http")
+    _serve_arguments(serve_parser)
     sub.add_parser("doctor", help="show which debug adapters are found and how to install the others")
     sub.add_parser("demo", help="debug a bundled buggy program through the MCP server and print the transcript")
     args = parser.parse_args(argv)
-    command = args.command or "serve"
-    sys.exit({"serve": serve, "doctor": doctor, "demo": demo}[command]())
+    if args.command == "serve" and not args.http:
+        http_only: list[tuple[str, object, object]] = [
+            ("--host", args.host, DEFAULT_HOST), ("--port", args.port, DEFAULT_PORT),
+            ("--allow-remote", args.allow_remote, False), ("--no-auth", args.no_auth, False),
+            ("--allowed-host", args.allowed_host, []), ("--allowed-origin", args.allowed_origin, [])]
+        given = [flag for flag, value, default in http_only if value != default]
+        if given:
+            serve_parser.error(f"{', '.join(given)}: for --http only (stdio has no host, port or token)")
+    if args.command in (None, "serve"):
+        sys.exit(serve(args if args.command else None))
+    sys.exit({"doctor": doctor, "demo": demo}[args.command]())

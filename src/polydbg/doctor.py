@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass
 from importlib import metadata
 
+from polydbg.backends.java.kotlin import find_kotlinc
 from polydbg.backends.node.launcher import find_package
 from polydbg.backends.registry import BACKENDS
 
@@ -59,6 +60,11 @@ def report() -> tuple[str, bool]:
             lines.append(f"MISSING  {check.adapter:<9} {check.languages:<16} install: {check.install}")
         if check.adapter == "node" and check.path:
             lines.append(f"         TypeScript here: {typescript_runners(os.getcwd())}")
+        if check.adapter == "java" and check.path:
+            kotlinc = find_kotlinc()
+            lines.append(f"         Kotlin: kotlinc ({kotlinc}) compiles .kt programs" if kotlinc else
+                         "         Kotlin: no kotlinc for .kt programs (npm install kotlin-compiler ships it in "
+                         "bin/; or KOTLIN_HOME); jars and classes run without it")
     lines.append("")
     lines.append("all debuggers found" if not missing else
                  f"{missing} missing: those languages will fail to launch until they are installed")

@@ -16,6 +16,7 @@ structured content, the error's ``kind`` (so a client can tell a bad argument fr
     │   ├── AdapterTimeoutError     no answer within the deadline                adapter_timeout
     │   └── AdapterGoneError        the adapter's stream ended (EOF, crash)      adapter_gone
     ├── FramingError                bytes on the wire are not a valid message    framing
+    ├── PolicyError                 the security policy refuses it               policy
     └── EnvironmentProblem          an interpreter or adapter is missing         environment
 
 Adapter errors are protocol facts; the session maps them (``refused``) to the usage or session
@@ -114,6 +115,12 @@ class FramingError(PolydbgError):
     """A malformed Content-Length frame (bad header, oversized body, invalid JSON)."""
 
     kind = "framing"
+
+
+class PolicyError(PolydbgError):
+    """The security policy refuses the request; the message names the setting and how to change it."""
+
+    kind = "policy"
 
 
 class EnvironmentProblem(PolydbgError):

@@ -38,7 +38,8 @@ async def test_breakpoints_values_stepping_and_exit_code(tools: Tools) -> None:
     assert values(report) == {"n": "3", "result": "9"}
     assert (await tools("debug_evaluate", expression="calls"))["value"] == "1"
     stack = (await tools("debug_stack"))["threads"][0]
-    assert stack["name"] == "main" and [f["function"] for f in stack["frames"]] == ["Basics.square", "Basics.main"]
+    assert stack["name"] == "main (stopped here)", stack
+    assert [f["function"] for f in stack["frames"]] == ["Basics.square", "Basics.main"]
     await tools("debug_clear", id=1)
     out = await tools("debug_step", kind="out")
     assert out["location"]["function"] == "Basics.main", out
@@ -81,7 +82,7 @@ async def test_pause_shows_the_main_thread_in_its_loop(tools: Tools) -> None:
     assert running["state"] == "running"
     paused = await tools("debug_pause")
     assert paused["reason"] == "pause" and paused["location"]["function"] == "Busy.main", paused
-    threads = {t["name"]: t for t in (await tools("debug_stack", all_threads=True))["threads"]}
+    threads = {t["name"].partition(" (")[0]: t for t in (await tools("debug_stack", all_threads=True))["threads"]}
     assert threads["spinner"]["frames"][0]["function"] == "Busy.lambda$main$0", threads["spinner"]
     await tools("debug_terminate")
 

@@ -16,6 +16,7 @@ from polydbg.backends.registry import (
     check_launchable,
     choose_adapter,
     infer_language,
+    jvm_main_class,
     languages,
     normalize_language,
     sniff_binary,
@@ -202,7 +203,7 @@ def _file(path: Path, data: bytes, executable: bool = True) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize(("name", "language"), [("app.swift", "Swift"), ("tool.rb", "Ruby"), ("app.kt", "Kotlin")])
+@pytest.mark.parametrize(("name", "language"), [("app.swift", "Swift"), ("tool.rb", "Ruby"), ("App.scala", "Scala")])
 def test_a_script_of_a_language_without_a_backend_is_named(tmp_path: Path, name: str, language: str) -> None:
     path = _file(tmp_path / name, b"print('x')\n")
     with pytest.raises(UsageError, match=f"is a {language} program, and polydbg has no {language} debugger yet"):
@@ -212,6 +213,25 @@ def test_a_script_of_a_language_without_a_backend_is_named(tmp_path: Path, name:
 @pytest.mark.parametrize("name", ["Main.java", "app.jar", "Main.class"])
 def test_java_sources_jars_and_classes_go_to_the_jvm(tmp_path: Path, name: str) -> None:
     assert infer_language(_file(tmp_path / name, b"x"), None, None) == "java"
+
+
+def test_kotlin_sources_go_to_the_jvm_as_kotlin(tmp_path: Path) -> None:
+    assert infer_language(_file(tmp_path / "Main.kt", b"fun main() {}"), None, None) == "kotlin"
+    assert adapters_for("kotlin") == ["java"] and normalize_language("kt") == "kotlin"
+
+
+@pytest.mark.parametrize(("program", "language", "runtime_args", "expected"), [
+    ("demo.shapes.MainKt", None, ["-cp", "out:kotlin-stdlib.jar"], "java"),
+    ("MainKt", "kotlin", [], "kotlin"),
+    ("Basics", "jvm", [], "java"),
+    ("Basics", None, [], None),  # a missing file, not a class asked for
+    ("Main.java", "java", [], None),  # a missing source file, not a class
+    ("build/Main", "java", [], None),
+    ("app", "python", ["-cp", "x"], None),
+])
+def test_a_jvm_main_class_passed_by_name(program: str, language: str | None, runtime_args: list[str],
+                                         expected: str | None) -> None:
+    assert jvm_main_class(program, language, runtime_args) == expected
 
 
 def test_an_interpreter_passed_as_the_program_is_refused_with_what_to_pass(tmp_path: Path) -> None:

@@ -3,8 +3,10 @@ that moves one fails here, by name, instead of somewhere in the server."""
 
 from __future__ import annotations
 
+from mcp import Client
+from mcp.server.connection import Connection
 from mcp.server.lowlevel import Server
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 from polydbg.mcp import sdk_compat
 from polydbg.mcp.server import build_server
@@ -43,3 +45,23 @@ def test_the_lowlevel_server_is_reachable() -> None:
     server = build_server()
     assert isinstance(sdk_compat.lowlevel_server(server), Server)
     assert sdk_compat.lowlevel_server(server).name == "polydbg"
+
+
+async def test_a_tool_call_s_connection_is_reachable() -> None:
+    seen: list[Connection | None] = []
+    server: MCPServer[None] = MCPServer(name="probe")
+
+    @server.tool()
+    def probe(ctx: Context) -> str:
+        """A probe."""
+        seen.append(sdk_compat.connection_of(ctx))
+        return "ok"
+
+    for mode in ("legacy", "auto"):
+        async with Client(server, mode=mode) as client:
+            await client.call_tool("probe", {})
+    assert len(seen) == 2
+    for connection in seen:
+        assert isinstance(connection, Connection)
+        assert connection.session_id is None  # in-process: no MCP session id (HTTP sets one: test_http.py)
+        assert connection.exit_stack is not None and isinstance(connection.state, dict)

@@ -12,7 +12,7 @@ import importlib
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import cast
 
 from polydbg.backends import locate
@@ -42,25 +42,25 @@ BACKENDS: dict[str, BackendInfo] = {info.name: info for info in (
                                        "npm install --save-dev tsx)",
         break_on_exception={"uncaught": ("uncaught",), "raised": ("raised", "uncaught")}),
     BackendInfo(
-        name="java", target="polydbg.backends.java.backend:JavaBackend", languages=("java",),
+        name="java", target="polydbg.backends.java.backend:JavaBackend", languages=("java", "kotlin"),
         find=locate.find_java, install="apt-get install openjdk-17-jdk-headless   (any JDK ≥ 11; javac for .java "
-                                       "programs)", version_args=("-version",),
+                                       "programs, kotlinc for .kt ones)", version_args=("-version",),
         break_on_exception={"uncaught": ("uncaught",), "raised": ("raised", "uncaught")}),
 )}
 
 _ALIASES = {"c++": "cpp", "py": "python", "golang": "go", "rs": "rust", "js": "javascript", "node": "javascript",
-            "ts": "typescript", "jvm": "java"}
+            "ts": "typescript", "jvm": "java", "kt": "kotlin"}
 _SOURCE_EXTENSIONS = {".py": "python", ".pyw": "python", ".go": "go", ".c": "c", ".h": "c", ".cc": "cpp",
                       ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".rs": "rust", ".js": "javascript",
                       ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript", ".ts": "typescript",
                       ".mts": "typescript", ".cts": "typescript", ".tsx": "typescript",
-                      ".java": "java", ".jar": "java", ".class": "java"}
+                      ".java": "java", ".jar": "java", ".class": "java", ".kt": "kotlin"}
 _COMPILED = frozenset({"c", "cpp", "rust"})
 _NATIVE = frozenset({"c", "cpp", "rust", "go"})
 _NAMES = {"c": "C", "cpp": "C++", "rust": "Rust", "go": "Go", "python": "Python", "javascript": "JavaScript",
-          "typescript": "TypeScript", "java": "Java"}
+          "typescript": "TypeScript", "java": "Java", "kotlin": "Kotlin"}
 # Programs of languages without a backend here: named in the refusal.
-_OTHER_LANGUAGES = {".kt": "Kotlin", ".kts": "Kotlin",
+_OTHER_LANGUAGES = {".kts": "Kotlin script",
                     ".rb": "Ruby", ".lua": "Lua", ".pl": "Perl", ".php": "PHP", ".sh": "shell", ".bash": "shell",
                     ".cs": "C#", ".swift": "Swift", ".zig": "Zig", ".scala": "Scala", ".ex": "Elixir",
                     ".exs": "Elixir", ".erl": "Erlang", ".hs": "Haskell", ".r": "R", ".jl": "Julia", ".dart": "Dart"}
@@ -69,6 +69,7 @@ _INTERPRETERS = {"python": "python", "pypy": "python", "java": "java", "node": "
                  "ruby": "ruby", "perl": "perl", "php": "php", "lua": "lua", "luajit": "lua", "bash": "shell",
                  "sh": "shell", "dash": "shell", "zsh": "shell", "deno": "deno", "bun": "bun"}
 _SNIFF_BYTES = 64 * 1024 * 1024
+_JVM_CLASS = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$")
 
 
 def languages() -> list[str]:
@@ -175,6 +176,20 @@ def infer_language(program: str | None, module: str | None, language: str | None
     if sniffed is not None:
         return sniffed
     raise UsageError(f"cannot tell the language of {echo(program)}; pass language= (one of {languages()})")
+
+
+def jvm_main_class(program: str, language: str | None, runtime_args: Sequence[str]) -> str | None:
+    """The language (java or kotlin) of a program that names a JVM main class (``demo.MainKt``)
+    rather than a file: asked for as java/kotlin, or run with a classpath in ``runtime_args``."""
+    ext = os.path.splitext(program)[1].lower()
+    if not _JVM_CLASS.match(program) or ext in _SOURCE_EXTENSIONS or ext in _OTHER_LANGUAGES:
+        return None
+    lang = _ALIASES.get(language.lower(), language.lower()) if language else None
+    if lang in ("java", "kotlin"):
+        return lang
+    if lang is None and any(arg in ("-cp", "-classpath", "--class-path") for arg in runtime_args):
+        return "java"
+    return None
 
 
 def check_launchable(program: str) -> None:

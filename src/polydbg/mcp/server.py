@@ -1,4 +1,4 @@
-"""The MCPServer: lifespan (owns the SessionManager), tools, the workflow prompt, output resources.
+"""The MCPServer: lifespan (owns every client's sessions), tools, the workflow prompt, output resources.
 
 Tool schemas are compacted after registration (titles and null-unions dropped) because an agent
 pays for every byte of ``tools/list`` on every conversation.
@@ -6,15 +6,21 @@ pays for every byte of ``tools/list`` on every conversation.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 
 from polydbg import __version__
+from polydbg.errors import UnknownSessionError
 from polydbg.mcp import sdk_compat, tools
-from polydbg.session.manager import SessionManager
+from polydbg.mcp.clients import manager_of
+from polydbg.policy import Policy
+from polydbg.session.manager import STDIO_LIMITS, Clients, Limits
 
 RESOURCE_MAX_BYTES = 1_000_000
 
@@ -44,13 +50,17 @@ WORKFLOW = """Debugging workflow with polydbg:
 """
 
 
-@asynccontextmanager
-async def lifespan(_server: MCPServer[SessionManager]) -> AsyncIterator[SessionManager]:
-    manager = SessionManager()
-    try:
-        yield manager
-    finally:
-        await manager.close_all()
+def lifespan_for(limits: Limits, policy: Policy | None = None) -> Callable[[MCPServer[Clients]],
+                                                                          AbstractAsyncContextManager[Clients]]:
+    """The server's lifespan: every client's sessions, all ended when the server stops."""
+    @asynccontextmanager
+    async def lifespan(_server: MCPServer[Clients]) -> AsyncIterator[Clients]:
+        clients = Clients(limits, policy)
+        try:
+            yield clients
+        finally:
+            await clients.close_all()
+    return lifespan
 
 
 # Range limits are enforced by the server's own validation (with a clear error); advertising them costs bytes.
@@ -94,10 +104,14 @@ def compact_schema(node: Any, defs: dict[str, Any] | None = None) -> Any:
     return out
 
 
-def build_server() -> MCPServer[SessionManager]:
-    server: MCPServer[SessionManager] = MCPServer(
-        name="polydbg", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan,
-        log_level="WARNING",
+def build_server(limits: Limits = STDIO_LIMITS, token_verifier: TokenVerifier | None = None,
+                 auth: AuthSettings | None = None, policy: Policy | None = None) -> MCPServer[Clients]:
+    """The server; ``limits`` are each client's (see ``Limits``); ``token_verifier`` and ``auth`` turn on the
+    SDK's bearer-token check over HTTP (``polydbg.mcp.http``); ``policy`` is the security policy every tool
+    applies (``polydbg.policy``; default: stdio's, everything allowed)."""
+    server: MCPServer[Clients] = MCPServer(
+        name="polydbg", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan_for(limits, policy),
+        log_level="WARNING", token_verifier=token_verifier, auth=auth,
     )
     tools.register(server)
     for tool in sdk_compat.registered_tools(server):
@@ -111,7 +125,10 @@ def build_server() -> MCPServer[SessionManager]:
     @server.resource("polydbg://sessions/{session_id}/output", name="session_output",
                      description="All retained output of a debug session", mime_type="text/plain")
     def session_output(session_id: str, ctx: Context) -> str:
-        session = tools.manager_of(ctx).get(session_id)
+        try:
+            session = manager_of(ctx).get(session_id)
+        except UnknownSessionError as exc:  # another client's session is as unknown as a made-up id
+            raise ResourceNotFoundError(str(exc)) from exc
         chunk = session.output.read(None, RESOURCE_MAX_BYTES)
         if chunk.dropped:
             return f"({chunk.dropped} older bytes dropped)\n{chunk.text}"

@@ -21,10 +21,11 @@ from pydantic import BaseModel, Field
 
 from polydbg.errors import PolydbgError, ProgramMovedError, UsageError
 from polydbg.mcp import render
+from polydbg.mcp.clients import manager_of
 from polydbg.session import launching
 from polydbg.session import source as src
 from polydbg.session.breakpoints import BreakpointRequest
-from polydbg.session.manager import SessionManager
+from polydbg.session.manager import Clients, SessionManager
 from polydbg.session.model import (
     Ack,
     BreakpointList,
@@ -107,12 +108,6 @@ async def guarded(work: Callable[[], Awaitable[CallToolResult]], tool: str) -> C
         return failure(exc, tool)
 
 
-def manager_of(ctx: Context) -> SessionManager:
-    manager = ctx.request_context.lifespan_context
-    assert isinstance(manager, SessionManager)
-    return manager
-
-
 async def on_session(ctx: Context, session_id: str | None, tool: str, call: Callable[[Session], Awaitable[M]],
                      show: Show[M], announce: bool = False) -> CallToolResult:
     """The shape of most tools: find the session, make one call on it, render the answer. With
@@ -161,7 +156,7 @@ def _report(result: StopReport, cwd: str | None) -> str:
     return render.stop_report(result, base=cwd)
 
 
-def register(server: MCPServer[SessionManager]) -> None:
+def register(server: MCPServer[Clients]) -> None:
     """Add every tool to an ``MCPServer``.
 
     The return annotations name each tool's answer model for readers; ``structured_output=False``
@@ -276,7 +271,7 @@ def register(server: MCPServer[SessionManager]) -> None:
                     raise UsageError("no session yet: only file+line breakpoints can wait for the next "
                                      "debug_launch; pass function/exception settings to debug_launch instead")
                 pending = launching.check_breakpoint(BreakpointRequest(file, line, condition, hit_condition,
-                                                                       log_message))
+                                                                       log_message), policy=manager.policy)
                 manager.add_pending(pending)
                 result = BreakpointList(session_id="", breakpoints=[], exception_filters=[])
                 return answer(result, f"no session yet: breakpoint at {pending.file}:{line} will be set by the "
@@ -396,7 +391,7 @@ def register(server: MCPServer[SessionManager]) -> None:
             manager = manager_of(ctx)
             wants_session = session_id or file is None or not os.path.isabs(file)
             session = manager.get(session_id) if wants_session and manager.all() else None
-            result = await src.view(session, file, line, context)
+            result = await src.view(session, file, line, context, manager.policy)
             return answer(result, render.source(result, session.cwd if session else None))
         return await guarded(work, "debug_source")
 

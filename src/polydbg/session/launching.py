@@ -3,12 +3,15 @@
 Paths are resolved and checked, a ``build`` command runs first, the language and the debugger are
 chosen, pending breakpoints and the exception filters are applied, and the session starts. What is
 wrong with the arguments is found here, before any debugger is spawned, and said with what to do.
+The security policy (``polydbg.policy``, held by the manager) is applied first of all: before a path
+is read, a build runs or a process is looked at.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,6 +19,7 @@ from polydbg import procs
 from polydbg.backends import registry
 from polydbg.backends.base import AttachSpec, LaunchSpec
 from polydbg.errors import PolydbgError, UsageError, echo
+from polydbg.policy import Policy
 from polydbg.session import conditions
 from polydbg.session import source as src
 from polydbg.session.breakpoints import BreakpointRequest
@@ -25,6 +29,7 @@ from polydbg.session.model import StopReport
 from polydbg.session.session import Session
 
 BUILD_OUTPUT_CHARS = 2000
+_HOST = re.compile(r"[A-Za-z0-9._:%\[\]-]{1,255}")  # a host name or an IPv4/IPv6 address, nothing a debugger parses
 
 
 @dataclass(frozen=True)
@@ -61,9 +66,10 @@ class AttachRequest:
 
 
 def _path(value: str, base: str | None = None) -> str:
-    """An absolute, normalized path; a NUL byte (which no path can hold) is a usage error."""
-    if "\0" in value:
-        raise UsageError(f"{echo(value)} contains a NUL byte; pass a path")
+    """An absolute, normalized path; a NUL byte (which no path can hold) or a line break (which would end a
+    command line sent to gdb) is a usage error."""
+    if "\0" in value or "\n" in value or "\r" in value:
+        raise UsageError(f"{echo(value)} contains a NUL byte or a line break; pass a path")
     return os.path.normpath(os.path.join(base or os.getcwd(), os.path.expanduser(value)))
 
 
@@ -93,15 +99,21 @@ async def run_build(command: str, cwd: str, timeout_s: float) -> None:
         raise UsageError(f"build {echo(command)} failed (exit {process.returncode}):\n{text}")
 
 
-def check_breakpoint(request: BreakpointRequest, cwd: str | None = None) -> BreakpointRequest:
+def check_breakpoint(request: BreakpointRequest, cwd: str | None = None,
+                     policy: Policy | None = None) -> BreakpointRequest:
     """The request with an absolute file, checked now: a bad one is refused when it is set, never later."""
     path = _path(request.file, cwd)
+    if policy is not None:  # no session yet: every debugger's command escapes are refused
+        policy.check_path(path, "breakpoint file")
+        policy.check_expressions(None, request.condition, request.hit_condition, request.log_message)
     lines = src.read_lines(path)
     if not 1 <= request.line <= len(lines):
         raise UsageError(f"line {request.line} is outside {echo(path)} (it has {len(lines)} lines); "
                          f"pass a line between 1 and {len(lines)}")
     if path.endswith((".py", ".pyw")):
         conditions.check("python", request.condition, request.log_message)
+    elif path.endswith((".java", ".kt")):
+        conditions.check("java", request.condition, request.log_message)
     return BreakpointRequest(path, request.line, request.condition, request.hit_condition, request.log_message)
 
 
@@ -111,29 +123,61 @@ async def apply_breakpoints(session: Session, requests: Sequence[BreakpointReque
                                           request.log_message)
 
 
+def check_launch(policy: Policy, request: LaunchRequest) -> None:
+    """The policy's verdict on a launch, before anything is read, built or spawned: the paths against the
+    roots, then ``build``, the runtime command line and ``env`` against their switches."""
+    cwd = _path(request.cwd) if request.cwd is not None else None
+    if cwd is not None:
+        policy.check_path(cwd, "cwd")
+    program = _path(request.program, cwd) if request.program else None
+    if program is not None:
+        policy.check_path(program, "program")
+    elif cwd is None:
+        policy.check_path(os.getcwd(), "the directory python -m runs in (the server's; pass cwd)")
+    if request.core is not None:
+        policy.check_path(_path(request.core), "core")
+    base = cwd or (program if program and os.path.isdir(program) else os.path.dirname(program or "")) or os.getcwd()
+    policy.check_paths((_path(b.file, base) for b in request.breakpoints), "breakpoint file")
+    if request.build is not None:
+        policy.require("allow_build", f"build {echo(request.build)} (a shell command run before launch)")
+    policy.check_runtime(request.python, request.node, request.runtime_args, base)
+    policy.check_env(request.env)
+
+
+def check_host(host: str | None) -> None:
+    if host is not None and not _HOST.fullmatch(host):
+        raise UsageError(f"host {echo(host)} is not a host name or an address; pass e.g. 127.0.0.1, ::1 or "
+                         "build-box.local")
+
+
 async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: float,
                  progress: Progress | None) -> StopReport:
     if bool(request.program) == bool(request.module):
         raise UsageError("pass exactly one of program (a path) or module (for python -m)")
+    check_launch(manager.policy, request)
     work_dir = existing_dir(request.cwd, "cwd")
     path = None
+    main_class = None  # the language of a JVM main class passed by name (demo.MainKt), no file
     if request.program:
         path = _path(request.program, work_dir)
         if request.build:
             await run_build(request.build, work_dir or os.path.dirname(path), timeout_s)
         if not os.path.exists(path):
-            raise UsageError(f"program {echo(request.program)} not found (looked for {echo(path)}); pass an "
-                             "existing file, absolute or relative to cwd")
+            main_class = registry.jvm_main_class(request.program, request.language, request.runtime_args)
+            if main_class is None:
+                raise UsageError(f"program {echo(request.program)} not found (looked for {echo(path)}); pass an "
+                                 "existing file, absolute or relative to cwd")
+            path = request.program
     core_path = None
     if request.core is not None:
         core_path = _path(request.core)
         if not os.path.isfile(core_path) or path is None:
             raise UsageError(f"core {echo(request.core)} is not a file, or program is missing; pass the executable "
                              "as program and the core dump it produced as core")
-    language = registry.infer_language(path, request.module, request.language)
-    if path is not None and core_path is None and not os.path.isdir(path):
+    language = main_class or registry.infer_language(path, request.module, request.language)
+    if path is not None and core_path is None and main_class is None and not os.path.isdir(path):
         registry.check_launchable(path)
-    home = (path if os.path.isdir(path) else os.path.dirname(path)) if path else None
+    home = (path if os.path.isdir(path) else os.path.dirname(path)) if path and not main_class else None
     target = os.path.basename(path) if path else f"-m {request.module}"
     session = manager.create(language, request.adapter, target, work_dir or home or os.getcwd())
     try:
@@ -167,6 +211,8 @@ def attach_language(pid: int | None, language: str | None, adapter: str | None, 
             return "python"
         if os.path.basename(exe) in ("node", "nodejs"):
             return "javascript"
+        if os.path.basename(exe) == "java":
+            return "java"
         return registry.sniff_binary(exe) or "c"
     if program:
         return registry.infer_language(program, None, None)
@@ -180,6 +226,10 @@ async def attach(manager: SessionManager, request: AttachRequest, timeout_s: flo
     if (request.pid is None) == (request.port is None):
         raise UsageError("pass pid (a running process) or port (and host) of a listening debug server, e.g. one "
                          "started with python -m debugpy --listen 5678")
+    manager.policy.check_attach(request.pid)  # before the process is looked at
+    check_host(request.host)
+    if request.program:
+        manager.policy.check_path(_path(request.program), "program")
     language = attach_language(request.pid, request.language, request.adapter, request.program)
     target = f"pid {request.pid}" if request.pid is not None else f"{request.host or '127.0.0.1'}:{request.port}"
     session = manager.create(language, request.adapter, target, None)

@@ -134,6 +134,8 @@ class Native:
         if not bp.verified:
             self.core.breakpoints.remove(bp.id)
             await self.core.call(self.bpsync.send_watches(frame))
+            if self.core.language in ("java", "kotlin"):  # the JVM watches fields; the message says which
+                raise UsageError(f"{what}: {bp.message or 'the debugger refused'}")
             raise UsageError(f"{what}: {bp.message or 'the debugger refused'}; watch an lvalue such as a global, "
                              "a local in the current frame, or *(int*)0x…")
         return bp

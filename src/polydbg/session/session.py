@@ -7,7 +7,9 @@ The work is split by job — ``state`` (the lifecycle and its one transition fun
 registers, watchpoints, raw commands) and ``trace`` (tracepoints) — around one ``SessionCore``.
 
 An inspection that finds the program moved while it was reading answers ``ProgramMovedError``
-carrying the report of where the program is now, never another stop's data.
+carrying the report of where the program is now, never another stop's data. The facade applies the
+security policy (``polydbg.policy``) to what the agent passes — files against the roots, expressions
+against raw-command escapes, raw commands, memory writes — before any of it reaches the debugger.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import TypeVar
 
 from polydbg.backends.base import AttachSpec, BackendFactory, LaunchSpec, StepKind
 from polydbg.errors import AdapterError, ProgramMovedError, SessionError, UsageError
+from polydbg.policy import Policy
 from polydbg.session.bpsync import BreakpointSync
 from polydbg.session.breakpoints import Breakpoint, BreakpointStore
 from polydbg.session.core import Progress, SessionCore
@@ -49,8 +52,9 @@ __all__ = ["Progress", "Session"]
 
 class Session:
     def __init__(self, session_id: str, language: str, adapter: str, factory: BackendFactory,
-                 target: str, cwd: str | None) -> None:
+                 target: str, cwd: str | None, policy: Policy | None = None) -> None:
         self.core = core = SessionCore(session_id, language, adapter, factory, target, cwd)
+        self.policy = policy if policy is not None else Policy()  # the default allows everything (stdio's)
         self.bpsync = BreakpointSync(core)
         self.inspector = Inspector(core)
         self.reporter = Reporter(core, self.inspector)
@@ -140,6 +144,8 @@ class Session:
 
     async def resume(self, thread_id: int | None, to: tuple[str, int] | None, timeout_s: float,
                      progress: Progress | None) -> StopReport:
+        if to is not None:
+            self.policy.check_path(self.resolve_path(to[0]), "run-to file")
         return await self.execution.resume(thread_id, to, timeout_s, progress)
 
     async def step(self, kind: StepKind, count: int, thread_id: int | None, timeout_s: float,
@@ -160,6 +166,8 @@ class Session:
 
     async def trace(self, points: list[tuple[str, int]], expressions: list[str], max_hits: int,
                     timeout_s: float, progress: Progress | None) -> TraceResult:
+        self.policy.check_paths((self.resolve_path(file) for file, _ in points), "trace point file")
+        self.policy.check_expressions(self.adapter, *expressions)
         return await self.tracer.trace(points, expressions, max_hits, timeout_s, progress)
 
     # -- breakpoints ------------------------------------------------------------------------------------
@@ -170,10 +178,14 @@ class Session:
     async def add_line_breakpoint(self, file: str, line: int, condition: str | None = None,
                                   hit_condition: str | None = None, log_message: str | None = None,
                                   internal: bool = False) -> Breakpoint:
+        if not internal:
+            self.policy.check_path(self.resolve_path(file), "breakpoint file")
+            self.policy.check_expressions(self.adapter, condition, hit_condition, log_message)
         return await self.bpsync.add_line(file, line, condition, hit_condition, log_message, internal)
 
     async def add_function_breakpoint(self, function: str, condition: str | None = None,
                                       hit_condition: str | None = None) -> Breakpoint:
+        self.policy.check_expressions(self.adapter, function, condition, hit_condition)
         return await self.bpsync.add_function(function, condition, hit_condition)
 
     async def set_exception_filters(self, filters: list[str]) -> None:
@@ -186,6 +198,7 @@ class Session:
         return self.bpsync.infos()
 
     async def watch(self, expression: str, access: str) -> Breakpoint:
+        self.policy.check_expressions(self.adapter, expression)
         return await self.native.watch(expression, access)
 
     # -- inspection -------------------------------------------------------------------------------------
@@ -210,21 +223,28 @@ class Session:
         return await self._inspect(lambda: self.inspector.variables(frame_index, ref, scope, start, count, names))
 
     async def evaluate(self, expression: str, frame_index: int | None) -> EvaluateResult:
+        self.policy.check_expressions(self.adapter, expression)
         return await self._inspect(lambda: self.inspector.evaluate(expression, frame_index))
 
     async def set_variable(self, name: str, value: str, frame_index: int | None, ref: int | None) -> Var:
+        self.policy.check_expressions(self.adapter, name, value)
         return await self._inspect(lambda: self.inspector.set_variable(name, value, frame_index, ref))
 
     # -- native operations ------------------------------------------------------------------------------
 
     async def memory(self, address: str, count: int, write: str | None, frame_index: int | None) -> MemoryResult:
+        if write is not None:
+            self.policy.require("allow_memory_write", "debug_memory write")
+        self.policy.check_expressions(self.adapter, address)
         return await self._inspect(lambda: self.native.memory(address, count, write, frame_index))
 
     async def disassemble(self, address: str | None, count: int, frame_index: int | None) -> DisassemblyResult:
+        self.policy.check_expressions(self.adapter, address)
         return await self._inspect(lambda: self.native.disassemble(address, count, frame_index))
 
     async def registers(self, frame_index: int | None) -> VariablesResult:
         return await self._inspect(lambda: self.native.registers(frame_index))
 
     async def command(self, text: str, frame_index: int | None) -> CommandResult:
+        self.policy.require("allow_command", f"debug_command (a raw {self.adapter} command)")
         return await self._inspect(lambda: self.native.command(text, frame_index))

@@ -12,6 +12,7 @@ from polydbg.errors import UsageError, echo
 from polydbg.session.model import SourceResult
 
 if TYPE_CHECKING:
+    from polydbg.policy import Policy
     from polydbg.session.session import Session
 
 MAX_LINE_CHARS = 160
@@ -66,9 +67,11 @@ def names_near(path: str, line: int, before: int = 1) -> set[str]:
     return set(_NAME.findall(text))
 
 
-async def view(session: Session | None, file: str | None, line: int | None, context: int) -> SourceResult:
+async def view(session: Session | None, file: str | None, line: int | None, context: int,
+               policy: Policy | None = None) -> SourceResult:
     """Numbered source around ``line`` of ``file`` (default: where ``session`` is stopped), the current
-    line and the session's breakpoints marked."""
+    line and the session's breakpoints marked. A ``file`` must lie in the ``policy``'s roots unless the
+    program is stopped in it."""
     current = None
     if file is None:
         if session is None:
@@ -87,6 +90,8 @@ async def view(session: Session | None, file: str | None, line: int | None, cont
             location = await session.current_location()
             if location is not None and location.file == path:
                 current = location.line
+        if policy is not None and current is None:
+            policy.check_path(path, "source file")
     lines = read_lines(path)
     if line is not None and line > len(lines):
         raise UsageError(f"line {line} is past the end of {echo(path)} ({len(lines)} lines)")

@@ -36,6 +36,9 @@ REGISTER_LINE = re.compile(r"^(\w+)\s+(\S+)")
 # pretty printers), a failure reads <error: …> instead of stopping the program, and every line is
 # written to gdb's console with LOG_MARK in front. It returns 0, printed by the dprintf as "%.0d"
 # (nothing): a dprintf ``%s`` of a string made by gdb would have to be copied into the inferior.
+# ``$_shell(cmd)`` (gdb ≥ 14) would run a shell command from any expression — a condition, a logpoint,
+# debug_evaluate — so it is replaced by a function that refuses (shell commands are debug_command's,
+# under the security policy's allow_command).
 GDB_PYTHON = """
 import re as _re
 import gdb as _gdb
@@ -58,6 +61,16 @@ class _PolydbgLog(_gdb.Function):
         return 0
 
 _PolydbgLog()
+
+class _PolydbgNoShell(_gdb.Function):
+    def __init__(self):
+        super().__init__("_shell")
+
+    def invoke(self, *args):
+        raise _gdb.GdbError("polydbg turns $_shell off in expressions (it runs a shell command); "
+                            "debug_command runs gdb's shell command where the policy allows raw commands")
+
+_PolydbgNoShell()
 """.replace("MARK", LOG_MARK)
 
 

@@ -7,6 +7,7 @@ import asyncio
 import os
 from dataclasses import dataclass, field
 
+from polydbg.backends.java.kotlin import Smap, parse_smap
 from polydbg.jdwp.client import JdwpClient, JdwpRequestError
 from polydbg.jdwp.codec import CommandSet, Location, TypeTag
 
@@ -24,6 +25,22 @@ def java_name(signature: str) -> str:
                  "Z": "boolean", "V": "void"}.get(base)
     name = primitive or base[1:-1].replace("/", ".") if base.startswith("L") or primitive else base
     return name + "[]" * dims
+
+
+def parameter_descriptors(signature: str) -> list[str]:
+    """Parameter descriptors: ``(I[Ljava/lang/String;J)V`` → ``I``, ``[Ljava/lang/String;``, ``J``."""
+    inside = signature[1:signature.index(")")]
+    found = []
+    at = 0
+    while at < len(inside):
+        start = at
+        while inside[at] == "[":
+            at += 1
+        if inside[at] == "L":
+            at = inside.index(";", at)
+        at += 1
+        found.append(inside[start:at])
+    return found
 
 
 def short_name(signature: str) -> str:
@@ -92,6 +109,8 @@ class JavaClass:
     methods: dict[int, Method] | None = None
     fields: list[Field] | None = None
     superclass: int | None = None  # 0: none
+    smap: Smap | None = None  # a Kotlin class's source map (where inlined lines come from)
+    smap_asked: bool = False
 
     @property
     def name(self) -> str:
@@ -123,6 +142,17 @@ class Classes:
             found = self.known(class_id, TypeTag.CLASS, reply.string())
         return found
 
+    async def named(self, signature: str) -> JavaClass | None:
+        """The loaded class of ``signature`` (the first loader's); None while no loader has loaded it."""
+        reply = await self.client.request(CommandSet.VM, 2, self.client.writer().string(signature).bytes(),
+                                          "VirtualMachine.ClassesBySignature", INSPECT_TIMEOUT_S)
+        found = None
+        for _ in range(reply.i4()):
+            tag, class_id = reply.u1(), reply.reference_type()
+            reply.i4()  # status
+            found = found or self.known(class_id, tag, signature)
+        return found
+
     async def source(self, cls: JavaClass) -> str | None:
         if not cls.source_asked:
             cls.source_asked = True
@@ -133,6 +163,31 @@ class Classes:
             except JdwpRequestError:
                 cls.source = None
         return cls.source
+
+    async def smap(self, cls: JavaClass) -> Smap | None:
+        """A Kotlin class's SMAP (its ``SourceDebugExtension``); None for Java's and when absent."""
+        if not cls.smap_asked:
+            cls.smap_asked = True
+            if (await self.source(cls) or "").endswith(".kt"):
+                try:
+                    reply = await self.client.request(CommandSet.REFERENCE_TYPE, 12, self.client.writer(
+                    ).reference_type(cls.id).bytes(), "ReferenceType.SourceDebugExtension", INSPECT_TIMEOUT_S)
+                    cls.smap = parse_smap(reply.string())
+                except JdwpRequestError:  # none (ABSENT_INFORMATION)
+                    cls.smap = None
+        return cls.smap
+
+    async def shown_line(self, cls: JavaClass, line: int | None) -> int | None:
+        """The line a location reads as in its class's source: Kotlin's inlined code maps back (kotlin.py)."""
+        if line is None:
+            return None
+        smap = await self.smap(cls)
+        return smap.shown_line(line) if smap is not None else line
+
+    async def inlined(self, cls: JavaClass, line: int | None) -> bool:
+        """Whether a line of ``cls`` is code a Kotlin inline function of another file put there."""
+        smap = await self.smap(cls) if line is not None else None
+        return smap is not None and line is not None and smap.inlined(line)
 
     async def methods(self, cls: JavaClass) -> dict[int, Method]:
         if cls.methods is None:
@@ -169,6 +224,8 @@ class Classes:
                 reply.i4()  # argument slots
                 method.variables = [Variable(reply.i8(), reply.string(), reply.string(), reply.i4(), reply.i4())
                                     for _ in range(reply.i4())]
+                if not method.is_static:  # javac -g and kotlinc list `this`, which StackFrame.ThisObject reads
+                    method.variables = [v for v in method.variables if v.name != "this"]
             except JdwpRequestError as exc:
                 if exc.code != ABSENT_INFORMATION:
                     raise
@@ -190,6 +247,13 @@ class Classes:
             cls.fields = own + inherited
         return cls.fields
 
+    async def outer_field(self, cls: JavaClass) -> int | None:
+        """The id of an inner class's ``this$0`` (its enclosing object; ``fields`` leaves it out)."""
+        reply = await self.client.request(CommandSet.REFERENCE_TYPE, 4, self.client.writer().reference_type(
+            cls.id).bytes(), "ReferenceType.Fields", INSPECT_TIMEOUT_S)
+        own = [Field(reply.field_id(), reply.string(), reply.string(), reply.i4()) for _ in range(reply.i4())]
+        return next((f.id for f in own if f.name == "this$0"), None)
+
     async def superclass(self, cls: JavaClass) -> JavaClass | None:
         if cls.superclass is None:
             reply = await self.client.request(CommandSet.CLASS_TYPE, 1, self.client.writer().reference_type(
@@ -203,7 +267,10 @@ class Classes:
         best: tuple[int, list[Location]] = (0, [])
         methods = list((await self.methods(cls)).values())
         tables = await asyncio.gather(*(self.lines(cls, method) for method in methods))  # pipelined
+        smap = await self.smap(cls)
         for method, table in zip(methods, tables, strict=True):
+            if smap is not None:  # Kotlin: not the lines past the file's end that inlined code has
+                table = [(code, n) for code, n in table if smap.shown_line(n) == n]
             if not table:
                 continue
             numbers = [n for _, n in table]

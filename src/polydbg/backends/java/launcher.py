@@ -5,8 +5,11 @@ no banner to parse and no port race, and nothing listens on a debug port at all.
 
 Launch forms: a ``.java`` file is compiled by ``javac -g`` into a private directory first (the JDK's
 single-file launcher compiles without the local variable table, so a stop would show no locals) and
-its main class run from there; a ``.jar`` runs with ``java -jar``; a ``.class`` file runs from its
-directory; a class name runs with the ``classpath`` in ``runtime_args`` (``-cp …``) or the cwd.
+its main class run from there; a ``.kt`` file is compiled by ``kotlinc`` into a private jar with the
+Kotlin runtime (kotlin.py) and run with ``java -jar``; a ``.jar`` runs with ``java -jar`` (Kotlin's:
+``kotlinc app.kt -include-runtime -d app.jar``); a ``.class`` file runs from the directory its package
+starts in, with the ``-cp`` of ``runtime_args`` after it (a Kotlin class needs ``kotlin-stdlib.jar``
+there); a class name (``demo.MainKt``) runs with the classpath in ``runtime_args`` (``-cp …``) or the cwd.
 """
 
 from __future__ import annotations
@@ -15,11 +18,15 @@ import asyncio
 import os
 import re
 import shutil
+import struct
+import zipfile
 
+from polydbg.backends.java import kotlin
 from polydbg.errors import EnvironmentProblem, UsageError, echo
 
 INSTALL = "apt-get install openjdk-17-jdk-headless"
-_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;?\s*$", re.MULTILINE)  # Java and Kotlin
+_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;?\s*(?://.*)?$", re.MULTILINE)  # Java and Kotlin
+_CLASSPATH_FLAGS = ("-cp", "-classpath", "--class-path")
 _CLASS_NAME = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$")
 
 
@@ -51,7 +58,7 @@ def agent(port: int) -> str:
 
 
 def main_class_of(source: str) -> str:
-    """``package.Name`` of a .java file: its package declaration and file name."""
+    """``package.Name`` of a .java or .kt file: its package declaration and file name."""
     try:
         with open(source, encoding="utf-8", errors="replace") as handle:
             found = _PACKAGE.search(handle.read(65536))
@@ -94,12 +101,108 @@ def command(java: str, port: int, program: str, args: tuple[str, ...], runtime_a
     if lower.endswith(".java"):
         assert classes is not None
         return [*base, "-cp", classes, main_class_of(program), *args]
+    if lower.endswith(".kt"):
+        assert classes is not None
+        return [*base, "-jar", os.path.join(classes, kotlin.JAR), *args]
     if lower.endswith(".jar"):
         return [*base, "-jar", program, *args]
     if lower.endswith(".class"):
-        directory, name = os.path.split(os.path.abspath(program))
-        return [*base, "-cp", directory, name[:-len(".class")], *args]
+        root, name = class_root(program)
+        flags, classpath = split_classpath(runtime_args)
+        return [java, agent(port), *flags, "-cp", os.pathsep.join([root, *classpath]), name, *args]
     if _CLASS_NAME.match(program):
         return [*base, program, *args]
-    raise UsageError(f"{echo(program)} is not a .java file, a .jar, a .class file or a class name; pass one of those "
-                     "(a class name with runtime_args=['-cp', 'classes-dir'])")
+    raise UsageError(f"{echo(program)} is not a .java or .kt file, a .jar, a .class file or a class name; pass one of "
+                     "those (a class name with runtime_args=['-cp', 'classes-dir'])")
+
+
+def entry_class(program: str, classes: str | None) -> str | None:
+    """The main class the JVM runs for ``program`` (where stop_on_entry stops); None when unknown."""
+    lower = program.lower()
+    if lower.endswith(".java"):
+        return main_class_of(program)
+    if lower.endswith(".class"):
+        return class_root(program)[1]
+    if lower.endswith(".jar"):
+        return jar_main_class(program)
+    if lower.endswith(".kt"):
+        return jar_main_class(os.path.join(classes, kotlin.JAR)) if classes else None
+    return program if _CLASS_NAME.match(program) else None
+
+
+def jar_main_class(path: str) -> str | None:
+    """A jar's ``Main-Class`` manifest attribute."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            manifest = archive.read("META-INF/MANIFEST.MF").decode("utf-8", "replace")
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return None
+    joined = re.sub(r"\r?\n ", "", manifest)  # continuation lines
+    found = re.search(r"^Main-Class:\s*(\S+)", joined, re.MULTILINE)
+    return found.group(1) if found else None
+
+
+def split_classpath(runtime_args: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """The JVM flags other than the classpath, and the classpath's entries."""
+    flags: list[str] = []
+    classpath: list[str] = []
+    arguments = iter(runtime_args)
+    for argument in arguments:
+        if argument in _CLASSPATH_FLAGS:
+            classpath.extend(p for p in next(arguments, "").split(os.pathsep) if p)
+        else:
+            flags.append(argument)
+    return flags, classpath
+
+
+def class_root(path: str) -> tuple[str, str]:
+    """Where a .class file's package starts, and its class name: ``out/demo/MainKt.class`` of
+    package ``demo`` → (``out``, ``demo.MainKt``). A file whose directories do not spell its package
+    runs from its own directory (the JVM then says what it expected)."""
+    directory, file = os.path.split(os.path.abspath(path))
+    simple = file[:-len(".class")]
+    name = class_name_in(path)
+    if name is None or name.rpartition(".")[2] != simple:
+        return directory, simple
+    package = name.rpartition(".")[0]
+    suffix = os.path.join(*package.split(".")) if package else ""
+    if not suffix:
+        return directory, name
+    if directory.endswith(os.sep + suffix):
+        return directory[:-len(suffix) - 1] or os.sep, name
+    return directory, simple
+
+
+_CONSTANT_SIZES = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2, 17: 4, 18: 4, 19: 2,
+                   20: 2}
+
+
+def class_name_in(path: str) -> str | None:
+    """The class a .class file defines (``demo.MainKt``), read from its constant pool; None when unreadable."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(1 << 22)
+        if data[:4] != b"\xca\xfe\xba\xbe":
+            return None
+        count = struct.unpack_from(">H", data, 8)[0]
+        at, index = 10, 1
+        texts: dict[int, bytes] = {}
+        classes: dict[int, int] = {}
+        while index < count:
+            tag = data[at]
+            if tag == 1:  # Utf8
+                length = struct.unpack_from(">H", data, at + 1)[0]
+                texts[index] = data[at + 3:at + 3 + length]
+                at += 3 + length
+            elif tag in _CONSTANT_SIZES:
+                if tag == 7:  # Class
+                    classes[index] = struct.unpack_from(">H", data, at + 1)[0]
+                at += 1 + _CONSTANT_SIZES[tag]
+                index += 1 if tag in (5, 6) else 0  # a long or double takes two entries
+            else:
+                return None
+            index += 1
+        this = struct.unpack_from(">H", data, at + 2)[0]
+        return texts[classes[this]].decode("utf-8", errors="replace").replace("/", ".")
+    except (OSError, struct.error, IndexError, KeyError):
+        return None

@@ -1,6 +1,7 @@
 """JDWP values as short texts, the way Java prints them: ``"héllo"``, ``'c'``, ``int[3] {3, 1, 4}``,
-``Point {x=2, y=-5}``, ``Integer 5`` — reading what is needed over JDWP, never invoking a method
-(``toString()`` runs the program's code and is refused on a paused thread anyway)."""
+``Point {x=2, y=-5}``, ``Integer 5``, ``ArrayList size=2 ["alpha", "beta"]`` — reading what is needed
+over JDWP, never invoking a method (``toString()`` runs the program's code and is refused on a paused
+thread anyway)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import math
 from typing import NamedTuple
 
 from polydbg.backends.java.classes import Classes, JavaClass, short_name
+from polydbg.backends.java.collections import Layouts
 from polydbg.jdwp.client import JdwpClient
 from polydbg.jdwp.codec import CommandSet, Tag, Value
 
@@ -24,8 +26,8 @@ _TAG_NAMES = {Tag.BYTE: "byte", Tag.CHAR: "char", Tag.FLOAT: "float", Tag.DOUBLE
 class Described(NamedTuple):
     text: str
     type: str
-    length: int | None = None  # an array's
-    children: str = ""  # "array" | "object": what listing it shows; "" for values without any
+    length: int | None = None  # an array's length, a collection's size
+    children: str = ""  # "array" | "collection" | "object": what listing it shows; "" for values without any
 
 
 def primitive_text(value: Value) -> str:
@@ -58,6 +60,7 @@ class Values:
     def __init__(self, client: JdwpClient, classes: Classes) -> None:
         self.client = client
         self.classes = classes
+        self.collections = Layouts(self)
 
     async def class_of(self, object_id: int) -> JavaClass:
         reply = await self.client.request(CommandSet.OBJECT_REFERENCE, 1, self.client.writer().object_id(
@@ -138,6 +141,9 @@ class Values:
             name = await self._field_named(object_id, cls, "name")
             text = (await self.describe(name, 0)).text if name is not None else ""
             return Described(f"Thread {text}".rstrip(), type_name, children="object")
+        collection = await self.collections.text(object_id, cls, type_name, depth, PREVIEW_ITEMS)
+        if collection is not None:
+            return Described(collection[0], type_name, collection[1], "collection")
         if depth <= 0:
             return Described(type_name, type_name, children="object")
         instance = [f for f in await self.classes.fields(cls) if not f.is_static]

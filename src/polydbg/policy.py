@@ -1,0 +1,433 @@
+"""The security policy: what an agent may make polydbg do, decided in one place.
+
+A debugger runs programs and evaluates code as the user; the policy narrows the routes that go beyond
+debugging the project's own programs (see SECURITY.md for what it can and cannot limit):
+
+``roots``               directories that programs, ``cwd``, core files, breakpoint files, run-to and trace
+                        locations and ``debug_source`` reads must lie in, compared as real paths (``..`` and
+                        symlinks cannot escape); ``None``: unrestricted
+``allow_build``         commands the agent names: ``build`` (a shell command), the ``python`` / ``node``
+                        executables, and ``runtime_args`` beyond a short list of harmless flags
+``allow_command``       raw debugger commands: ``debug_command``, and the escapes to them inside expressions
+                        (lldb's `` ` ``, gdb's ``$_shell(…)``, delve's ``dlv …``)
+``allow_attach``        ``debug_attach`` (a pid, or a debug server at host:port); a pid must belong to the
+                        server's own user in any case
+``allow_memory_write``  ``debug_memory(write=…)``
+``allow_env``           ``env`` setting variables that make the loader, a runtime or a build run other code
+                        (``LD_PRELOAD``, ``PYTHONSTARTUP``, ``NODE_OPTIONS``, ``JAVA_TOOL_OPTIONS``, ``GOFLAGS``
+                        …); ordinary variables are always allowed
+
+Defaults: over stdio everything is allowed and roots are unrestricted (the one client started the server
+as the user); over HTTP roots are the directory the server started in, build, raw commands and
+injection-prone variables are refused. Settings come from, highest first: ``polydbg serve`` flags,
+``POLYDBG_*`` environment variables, ``polydbg.toml`` in the start directory, the user's
+``$XDG_CONFIG_HOME/polydbg/polydbg.toml``, the transport's defaults. A refusal (``PolicyError``) names the
+setting, where its value came from, and how to change it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from polydbg.errors import PolicyError, echo
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+
+Transport = Literal["stdio", "http"]
+SWITCHES = ("allow_build", "allow_command", "allow_attach", "allow_memory_write", "allow_env")
+KEYS = ("roots", *SWITCHES)
+CONFIG_NAME = "polydbg.toml"
+
+_DEFAULTS: dict[str, dict[str, bool]] = {
+    "stdio": dict.fromkeys(SWITCHES, True),
+    "http": {"allow_build": False, "allow_command": False, "allow_attach": True, "allow_memory_write": True,
+             "allow_env": False},
+}
+
+# What each switch lets the agent do, for --help and `polydbg doctor`.
+MEANING = {
+    "roots": "directories programs, cwd, core files, breakpoint files and source reads must lie in",
+    "allow_build": "shell commands before launch (build) and the runtime command line (python, node, runtime_args)",
+    "allow_command": "raw debugger commands (debug_command; lldb's `, gdb's $_shell, delve's dlv in expressions)",
+    "allow_attach": "attach to a process (own user only) or a debug server",
+    "allow_memory_write": "debug_memory write",
+    "allow_env": "env variables that inject code (LD_PRELOAD, PYTHONSTARTUP, NODE_OPTIONS, …)",
+}
+
+# -- the variables allow_env guards -----------------------------------------------------------------------
+
+_INJECTING_PREFIXES = ("LD_", "DYLD_", "PYTHON", "CGO_", "GIT_", "LUA_")
+_HARMLESS_PYTHON = frozenset({
+    "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "PYTHONHASHSEED", "PYTHONWARNINGS",
+    "PYTHONDEVMODE", "PYTHONFAULTHANDLER", "PYTHONUTF8", "PYTHONTRACEMALLOC", "PYTHONASYNCIODEBUG",
+    "PYTHONNODEBUGRANGES", "PYTHONSAFEPATH", "PYTHONNOUSERSITE", "PYTHONOPTIMIZE", "PYTHONVERBOSE",
+    "PYTHONMALLOC", "PYTHONMALLOCSTATS", "PYTHONINTMAXSTRDIGITS", "PYTHONCOERCECLOCALE", "PYTHONWARNDEFAULTENCODING",
+})
+_INJECTING_NAMES = frozenset({
+    # Node: extra flags and modules, and paths it writes to
+    "NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE", "NODE_V8_COVERAGE", "NODE_REDIRECT_WARNINGS",
+    "NODE_REPL_HISTORY",
+    # the JVM reads these as command-line options
+    "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH",
+    # Go builds (delve builds the program with the launch environment): -toolexec, toolchains, modules, cgo
+    "GOFLAGS", "GOTOOLCHAIN", "GOENV", "GOROOT", "GOPATH", "GOWORK", "GOCACHE", "GOPROXY", "GOSUMDB",
+    "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GONOPROXY", "GOINSECURE", "CC", "CXX", "AR", "PKG_CONFIG",
+    # shells (gdb starts programs through one) and the C library
+    "PATH", "SHELL", "BASH_ENV", "ENV", "IFS", "GCONV_PATH", "LOCPATH", "HOSTALIASES", "NLSPATH",
+    # other interpreters a program may start
+    "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB",
+})
+
+
+def injecting_variable(name: str) -> bool:
+    """Whether setting ``name`` can make the loader, a runtime, a shell or a build run code from elsewhere."""
+    upper = name.upper()
+    if upper in _INJECTING_NAMES:
+        return True
+    if upper.startswith("PYTHON"):
+        return upper not in _HARMLESS_PYTHON
+    return upper.startswith(_INJECTING_PREFIXES)
+
+
+# -- runtime flags harmless without allow_build -------------------------------------------------------------
+
+_CLASSPATH_FLAGS = ("-cp", "-classpath", "--class-path")
+_HARMLESS_FLAG = re.compile(
+    r"-(?:ea|da|esa|dsa|enableassertions|disableassertions|enablesystemassertions|disablesystemassertions)"
+    r"(?::[\w.$]*(?:\.\.\.)?)?"
+    r"|-X(?:mx|ms|ss)\d+[kKmMgG]?"
+    r"|-D(?!(?:java|jdk|sun|javax|com\.sun)\.)[A-Za-z_][\w.\-]*(?:=.*)?"
+    r"|--(?:enable-source-maps|no-warnings|no-deprecation|throw-deprecation|pending-deprecation|trace-warnings"
+    r"|trace-deprecation|trace-uncaught|trace-exit|experimental-vm-modules|experimental-strip-types"
+    r"|experimental-transform-types|preserve-symlinks|preserve-symlinks-main)"
+    r"|--(?:max-old-space-size|max-semi-space-size|stack-size|stack-trace-limit|unhandled-rejections|input-type"
+    r"|conditions)=[\w.\-]+",
+    re.DOTALL)
+
+# -- escapes from an expression to a raw debugger command ----------------------------------------------------
+
+_COMMAND_ESCAPES: dict[str, tuple[re.Pattern[str], str]] = {
+    "lldb-dap": (re.compile(r"^\s*`"), "starts with lldb-dap's command escape (`), which runs an lldb command"),
+    "gdb": (re.compile(r"\$_shell\b"), "calls gdb's $_shell, which runs a shell command"),
+    "delve": (re.compile(r"^\s*dlv\s"), "starts with 'dlv ', which runs a delve command"),
+}
+
+
+class PolicyConfigError(ValueError):
+    """A bad flag, environment variable or config file: polydbg does not start."""
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What the agent may do (see the module's docstring); ``origins`` says where each setting came from."""
+
+    transport: Transport = "stdio"
+    roots: tuple[str, ...] | None = None
+    allow_build: bool = True
+    allow_command: bool = True
+    allow_attach: bool = True
+    allow_memory_write: bool = True
+    allow_env: bool = True
+    origins: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    # -- construction ---------------------------------------------------------------------------------
+
+    @classmethod
+    def defaults(cls, transport: Transport, start_dir: str | os.PathLike[str]) -> Policy:
+        """The transport's defaults: stdio allows everything; HTTP confines paths to ``start_dir`` and refuses
+        build commands, raw debugger commands and injection-prone environment variables."""
+        if transport not in _DEFAULTS:
+            raise PolicyConfigError(f"unknown transport {transport!r}; pass 'stdio' or 'http'")
+        origin = f"the {'HTTP' if transport == 'http' else 'stdio'} default"
+        roots = (os.path.realpath(start_dir),) if transport == "http" else None
+        origins = dict.fromkeys(KEYS, origin)
+        if roots is not None:
+            origins["roots"] = f"{origin}: the directory polydbg was started in"
+        return cls(transport=transport, roots=roots, origins=origins, **_DEFAULTS[transport])
+
+    @classmethod
+    def load(cls, transport: Transport, start_dir: str | os.PathLike[str],
+             flags: argparse.Namespace | Mapping[str, Any] | None = None,
+             environ: Mapping[str, str] | None = None, user_config: str | None = None) -> Policy:
+        """The policy from, highest first: ``flags`` (``add_arguments``' options), ``environ`` (default
+        ``os.environ``: ``POLYDBG_ROOTS``, ``POLYDBG_ALLOW_BUILD`` …), ``polydbg.toml`` in ``start_dir``, the
+        user's config file (default ``$XDG_CONFIG_HOME/polydbg/polydbg.toml``), the transport's defaults.
+        Raises ``PolicyConfigError`` for an unknown key, a bad value or a root that is not a directory."""
+        start = os.path.realpath(start_dir)
+        environ = os.environ if environ is None else environ
+        layers = [
+            _from_flags(flags, start),
+            _from_environ(environ, start),
+            _from_file(os.path.join(start, CONFIG_NAME), transport),
+            _from_file(user_config or user_config_path(environ), transport),
+        ]
+        base = cls.defaults(transport, start)
+        values: dict[str, Any] = {key: getattr(base, key) for key in KEYS}
+        origins = dict(base.origins)
+        for key in KEYS:
+            for layer in layers:
+                if key in layer:
+                    values[key], origins[key] = layer[key]
+                    break
+        return cls(transport=transport, origins=origins, **values)
+
+    # -- checks ---------------------------------------------------------------------------------------
+
+    def require(self, setting: str, what: str) -> None:
+        """Refuse ``what`` unless the switch ``setting`` is on."""
+        if not getattr(self, setting):
+            raise PolicyError(self.refusal(setting, what))
+
+    def refusal(self, setting: str, what: str) -> str:
+        return (f"refused by the policy: {what} needs {setting}, which is off ({self.origins.get(setting, 'default')})"
+                f"; to allow it, {self._how_to_allow(setting)}")
+
+    def check_path(self, path: str, what: str) -> None:
+        """Refuse ``path`` (absolute) unless its real path lies in a root. Checked before the path is read, so
+        a refusal does not say whether it exists."""
+        if self.roots is None:
+            return
+        real = os.path.realpath(path)
+        if any(_within(real, root) for root in self.roots):
+            return
+        raise PolicyError(
+            f"refused by the policy: {what} {echo(path)} is outside the roots ({', '.join(self.roots)}; "
+            f"{self.origins.get('roots', 'default')}); paths are compared after following symlinks and '..'. Pass "
+            f"a path inside them, or widen roots: {self._how_to_widen()}")
+
+    def check_paths(self, paths: Iterable[str], what: str) -> None:
+        for path in paths:
+            self.check_path(path, what)
+
+    def check_expressions(self, adapter: str | None, *texts: str | None) -> None:
+        """Refuse an expression that escapes to a raw debugger command unless ``allow_command`` is on; with
+        ``adapter`` None (no session yet), every debugger's escapes are refused."""
+        if self.allow_command:
+            return
+        if adapter is None:
+            escapes = list(_COMMAND_ESCAPES.values())
+        else:
+            escapes = [_COMMAND_ESCAPES[adapter]] if adapter in _COMMAND_ESCAPES else []
+        for text in texts:
+            if not text:
+                continue
+            for pattern, why in escapes:
+                if pattern.search(text):
+                    raise PolicyError(self.refusal("allow_command", f"{echo(text)} {why}: it"))
+
+    def check_env(self, env: Mapping[str, str] | None) -> None:
+        if self.allow_env or not env:
+            return
+        bad = sorted(name for name in env if injecting_variable(name))
+        if bad:
+            raise PolicyError(self.refusal(
+                "allow_env", f"env {', '.join(bad)} (variables that make the loader, a runtime or a build load "
+                "other code; ordinary variables are allowed)"))
+
+    def check_runtime(self, python: str | None, node: str | None, runtime_args: Iterable[str],
+                      base: str) -> None:
+        """``python`` / ``node`` name a command to run, so need ``allow_build``; so do ``runtime_args`` beyond
+        harmless flags (assertions, heap and stack sizes, non-JDK ``-D`` properties, a classpath inside the
+        roots, Node's source-map and warning flags). ``base`` resolves relative classpath entries."""
+        if python is not None:
+            self.require("allow_build", f"python {echo(python)} (an executable the agent names)")
+        if node is not None:
+            self.require("allow_build", f"node {echo(node)} (an executable the agent names)")
+        if self.allow_build:
+            return
+        args = list(runtime_args)
+        index = 0
+        while index < len(args):
+            arg = args[index]
+            name, eq, value = arg.partition("=")
+            if arg in _CLASSPATH_FLAGS or (eq and name in _CLASSPATH_FLAGS):
+                if not eq:
+                    index += 1
+                    value = args[index] if index < len(args) else ""
+                for entry in value.split(os.pathsep):
+                    if entry:
+                        entry = entry[:-1] if entry.endswith("*") else entry
+                        self.check_path(os.path.normpath(os.path.join(base, entry)), "classpath entry")
+            elif not _HARMLESS_FLAG.fullmatch(arg):
+                raise PolicyError(self.refusal(
+                    "allow_build", f"runtime_args {echo(arg)} (a runtime flag that may run other code; harmless "
+                    "ones such as -ea, -Xmx…, -Dname=…, -cp inside the roots, --enable-source-maps are allowed)"))
+            index += 1
+
+    def check_attach(self, pid: int | None) -> None:
+        """``debug_attach`` needs ``allow_attach``; a pid must belong to the server's own user in any case."""
+        self.require("allow_attach", "debug_attach" + (f" to pid {pid}" if pid is not None else ""))
+        if pid is not None:
+            check_same_user(pid)
+
+    # -- describing ----------------------------------------------------------------------------------
+
+    def describe(self) -> str:
+        """The settings, one a line, each with where it came from."""
+        lines = [f"policy ({self.transport}):"]
+        roots = ", ".join(self.roots) if self.roots is not None else "unrestricted"
+        lines.append(f"  roots: {roots} ({self.origins.get('roots', 'default')})")
+        for key in SWITCHES:
+            lines.append(f"  {key}: {'on' if getattr(self, key) else 'off'} ({self.origins.get(key, 'default')})")
+        return "\n".join(lines)
+
+    def _how_to_allow(self, setting: str) -> str:
+        flag = "--" + setting.replace("_", "-")
+        env = "POLYDBG_" + setting.upper()
+        origin = self.origins.get(setting, "")
+        if origin.startswith("--"):
+            return f"start polydbg with {flag} instead of {origin}"
+        if origin.startswith("POLYDBG_"):
+            return f"set {env}=1 or start polydbg with {flag}"
+        where = origin.split(" [")[0] if CONFIG_NAME in origin else CONFIG_NAME
+        return f"start polydbg with {flag}, set {env}=1, or set {setting} = true in {where}"
+
+    def _how_to_widen(self) -> str:
+        origin = self.origins.get("roots", "")
+        if origin.startswith("--"):
+            return "start polydbg with another --root DIR"
+        if origin.startswith("POLYDBG_"):
+            return "add the directory to POLYDBG_ROOTS or start polydbg with --root DIR"
+        return f"start polydbg with --root DIR, set POLYDBG_ROOTS, or add the directory to roots in {CONFIG_NAME}"
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def check_same_user(pid: int) -> None:
+    """Refuse a process whose real, effective, saved or filesystem uid is not the server's own (a process
+    that does not exist is left to the attach, which says so)."""
+    try:
+        with open(f"/proc/{int(pid)}/status", encoding="utf-8") as handle:
+            status = handle.read()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise PolicyError(f"refused: cannot read the owner of process {pid} ({exc.strerror}); polydbg attaches "
+                          "only to processes of its own user") from exc
+    match = re.search(r"^Uid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)", status, re.MULTILINE)
+    me = os.geteuid()
+    uids = {int(u) for u in match.groups()} if match else set()
+    if uids != {me}:
+        owner = ", ".join(str(u) for u in sorted(uids)) or "unknown"
+        raise PolicyError(f"refused: process {pid} belongs to user {owner}, not to polydbg's user ({me}); polydbg "
+                          "attaches only to processes of its own user, whatever the policy says")
+
+
+# -- sources ------------------------------------------------------------------------------------------------
+
+Layer = dict[str, tuple[Any, str]]  # setting → (value, where it came from)
+
+
+def user_config_path(environ: Mapping[str, str] | None = None) -> str:
+    environ = os.environ if environ is None else environ
+    base = environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "polydbg", CONFIG_NAME)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The policy's options on ``polydbg serve`` (read back by ``Policy.load(…, flags=args)``)."""
+    group = parser.add_argument_group(
+        "security policy", f"flags override POLYDBG_* variables, which override {CONFIG_NAME} (see SECURITY.md)")
+    group.add_argument("--root", action="append", dest="roots", metavar="DIR",
+                       help=MEANING["roots"] + " (repeatable; default: anywhere over stdio, the start directory "
+                            "over HTTP)")
+    for key in SWITCHES:
+        group.add_argument("--" + key.replace("_", "-"), dest=key, action=argparse.BooleanOptionalAction,
+                           default=None, help=MEANING[key])
+
+
+def _from_flags(flags: argparse.Namespace | Mapping[str, Any] | None, start: str) -> Layer:
+    if flags is None:
+        return {}
+    given = vars(flags) if isinstance(flags, argparse.Namespace) else dict(flags)
+    layer: Layer = {}
+    roots = given.get("roots")
+    if roots:
+        layer["roots"] = (_roots(roots, start, "--root"), "--root")
+    for key in SWITCHES:
+        value = given.get(key)
+        if value is not None:
+            layer[key] = (bool(value), "--" + ("" if value else "no-") + key.replace("_", "-"))
+    return layer
+
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+
+def _from_environ(environ: Mapping[str, str], start: str) -> Layer:
+    layer: Layer = {}
+    roots = environ.get("POLYDBG_ROOTS")
+    if roots:
+        layer["roots"] = (_roots([r for r in roots.split(os.pathsep) if r], start, "POLYDBG_ROOTS"), "POLYDBG_ROOTS")
+    for key in SWITCHES:
+        name = "POLYDBG_" + key.upper()
+        text = environ.get(name)
+        if text is None or not text.strip():
+            continue
+        word = text.strip().lower()
+        if word not in _TRUE | _FALSE:
+            raise PolicyConfigError(f"{name}={text!r} is not a boolean; set it to 1 or 0 (true/false, yes/no, on/off)")
+        layer[key] = (word in _TRUE, name)
+    return layer
+
+
+def _from_file(path: str, transport: Transport) -> Layer:
+    """A ``polydbg.toml``: top-level settings for every transport, a ``[stdio]`` or ``[http]`` table overriding
+    them for one. Roots are relative to the file's directory."""
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise PolicyConfigError(f"{path}: cannot read it: {exc}") from exc
+    layers: dict[str, Layer] = {}
+    for section in ("", "stdio", "http"):  # every table is checked, whichever transport starts
+        table = data if not section else data.get(section, {})
+        where = path if not section else f"{path} [{section}]"
+        if not isinstance(table, dict):
+            raise PolicyConfigError(f"{path}: [{section}] must be a table of settings")
+        layer = layers[section] = {}
+        for key, value in table.items():
+            if not section and key in ("stdio", "http"):
+                continue
+            if key not in KEYS:
+                raise PolicyConfigError(f"{where}: unknown setting {key!r}; the settings are {', '.join(KEYS)} "
+                                        "(and the tables [stdio] and [http])")
+            if key == "roots":
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    raise PolicyConfigError(f"{where}: roots must be a list of directories, e.g. roots = [\".\"]")
+                layer[key] = (_roots(value, os.path.dirname(os.path.abspath(path)), where), where)
+            elif not isinstance(value, bool):
+                raise PolicyConfigError(f"{where}: {key} must be true or false, not {value!r}")
+            else:
+                layer[key] = (value, where)
+    return {**layers[""], **layers[transport]}
+
+
+def _roots(values: Iterable[str], base: str, where: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for value in values:
+        if "\0" in value:
+            raise PolicyConfigError(f"{where}: root {value!r} contains a NUL byte")
+        real = os.path.realpath(os.path.join(base, os.path.expanduser(value)))
+        if not os.path.isdir(real):
+            raise PolicyConfigError(f"{where}: root {value!r} is not a directory ({real})")
+        if real not in out:
+            out.append(real)
+    if not out:
+        raise PolicyConfigError(f"{where}: roots is empty; name at least one directory ('/' for anywhere)")
+    return tuple(out)
+
