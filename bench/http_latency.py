@@ -375,6 +375,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=20, help="HTTP clients at once (default 20)")
     parser.add_argument("--sessions", type=int, default=2, help="debug sessions per client (default 2)")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # a SIGTERM unwinds too: the server is stopped
     become_subreaper()
     started = time.perf_counter()
     try:

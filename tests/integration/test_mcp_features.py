@@ -34,6 +34,31 @@ async def test_long_wait_sends_progress_notifications(tools: Tools) -> None:
     await tools("debug_terminate")
 
 
+async def test_a_cancelled_continue_returns_at_once_and_the_program_keeps_running(tools: Tools) -> None:
+    """The client gives up on a debug_continue that waits: the server is free at once, the session and its
+    program are as they were (running), and a pause still stops it (test_http.py does the same over HTTP)."""
+    await tools("debug_launch", program=TICKER, stop_on_entry=True)
+    waiting = anyio.Event()
+
+    async def progressed(_value: float, _total: float | None, _message: str | None) -> None:
+        waiting.set()
+
+    async def wait_long() -> None:
+        await tools.client.call_tool("debug_continue", {"timeout_s": 600}, progress_callback=progressed)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(wait_long)
+        with anyio.fail_after(30):
+            await waiting.wait()
+        group.cancel_scope.cancel()
+    with anyio.fail_after(5):
+        listed = await tools("debug_sessions")
+    assert [s["state"] for s in listed["sessions"]] == ["running"]
+    assert (await tools("debug_pause"))["state"] == "stopped"
+    assert int((await tools("debug_evaluate", expression="i", frame_id=0))["value"]) > 0
+    await tools("debug_terminate")
+
+
 async def test_workflow_prompt(tools: Tools) -> None:
     prompts = await tools.client.list_prompts()
     assert "debug_workflow" in [p.name for p in prompts.prompts]
