@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 from mcp_types import CallToolResult, TextContent
@@ -172,3 +173,24 @@ def no_leftover_processes(_subreaper: None) -> Iterator[None]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     assert not survivors, f"processes left behind: {survivors}"
+
+
+async def cancel_a_waiting_continue(tools: Tools) -> None:
+    """Start a debug_continue that waits, give up on it once it reports progress, and check the server
+    answers at once with the session still running (stdio and HTTP tests share this)."""
+    waiting = anyio.Event()
+
+    async def progressed(_value: float, _total: float | None, _message: str | None) -> None:
+        waiting.set()
+
+    async def wait_long() -> None:
+        await tools.client.call_tool("debug_continue", {"timeout_s": 600}, progress_callback=progressed)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(wait_long)
+        with anyio.fail_after(30):
+            await waiting.wait()
+        group.cancel_scope.cancel()
+    with anyio.fail_after(5):  # the server is free at once, and the program kept its state: running
+        listed = await tools("debug_sessions")
+    assert [s["state"] for s in listed["sessions"]] == ["running"]

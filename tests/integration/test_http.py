@@ -26,7 +26,7 @@ from anyio.abc import Process
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.conftest import Tools, line_of, process_table, program
+from tests.conftest import Tools, cancel_a_waiting_continue, line_of, process_table, program
 
 ROOT = Path(__file__).parents[2]
 BASIC = program("basic.py")
@@ -180,22 +180,7 @@ async def test_progress_and_cancellation_over_http(mode: str) -> None:
         assert len(progress) >= 2 and all(message and "running" in message for _, message in progress)
         await tools("debug_pause")
 
-        waiting = anyio.Event()
-
-        async def progressed(_value: float, _total: float | None, _message: str | None) -> None:
-            waiting.set()
-
-        async def wait_long() -> None:
-            await tools.client.call_tool("debug_continue", {"timeout_s": 600}, progress_callback=progressed)
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(wait_long)
-            with anyio.fail_after(30):
-                await waiting.wait()
-            group.cancel_scope.cancel()
-        with anyio.fail_after(5):  # the server is free at once, and the program kept its state: running
-            listed = await tools("debug_sessions")
-        assert [s["state"] for s in listed["sessions"]] == ["running"]
+        await cancel_a_waiting_continue(tools)
         paused = await tools("debug_pause")
         assert paused["state"] == "stopped"
         assert int((await tools("debug_evaluate", expression="i", frame_id=0))["value"]) > 0

@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 from mcp_types import TextResourceContents
 
-from tests.conftest import Tools, line_of, program, text_of
+from tests.conftest import Tools, cancel_a_waiting_continue, line_of, program, text_of
 
 TICKER = program("ticker.py")
 CHATTY = program("chatty.py")
@@ -38,22 +38,7 @@ async def test_a_cancelled_continue_returns_at_once_and_the_program_keeps_runnin
     """The client gives up on a debug_continue that waits: the server is free at once, the session and its
     program are as they were (running), and a pause still stops it (test_http.py does the same over HTTP)."""
     await tools("debug_launch", program=TICKER, stop_on_entry=True)
-    waiting = anyio.Event()
-
-    async def progressed(_value: float, _total: float | None, _message: str | None) -> None:
-        waiting.set()
-
-    async def wait_long() -> None:
-        await tools.client.call_tool("debug_continue", {"timeout_s": 600}, progress_callback=progressed)
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(wait_long)
-        with anyio.fail_after(30):
-            await waiting.wait()
-        group.cancel_scope.cancel()
-    with anyio.fail_after(5):
-        listed = await tools("debug_sessions")
-    assert [s["state"] for s in listed["sessions"]] == ["running"]
+    await cancel_a_waiting_continue(tools)
     assert (await tools("debug_pause"))["state"] == "stopped"
     assert int((await tools("debug_evaluate", expression="i", frame_id=0))["value"]) > 0
     await tools("debug_terminate")

@@ -1199,15 +1199,19 @@ class JavaBackend(Backend):
             raise AdapterRequestError("setVariable", f"{cls.name} has no field {name!r}")
         converted = await self.evaluator.assign(new, field.signature, scope)
         if field.is_static:
-            owner = await self.evaluator.declaring(cls, field)
-            writer = self.client.writer().reference_type(owner).i4(1).field_id(field.id).untagged(converted)
-            await self._request(CommandSet.CLASS_TYPE, 2, writer.bytes(), "ClassType.SetValues")
-            now = (await self.values.static_values(owner, [field.id]))[0]
+            now = await self._write_static(cls, field, converted)
         else:
             writer = self.client.writer().object_id(handle.object_id).i4(1).field_id(field.id).untagged(converted)
             await self._request(CommandSet.OBJECT_REFERENCE, 3, writer.bytes(), "ObjectReference.SetValues")
             now = (await self.values.field_values(handle.object_id, [field.id]))[0]
         return await self._variable(name, now, f"{handle.name}.{name}" if handle.name else None)
+
+    async def _write_static(self, cls: JavaClass, field: Field, value: Value) -> Value:
+        """Set a static field in the class that declares it; the value the VM now holds."""
+        owner = await self.evaluator.declaring(cls, field)
+        writer = self.client.writer().reference_type(owner).i4(1).field_id(field.id).untagged(value)
+        await self._request(CommandSet.CLASS_TYPE, 2, writer.bytes(), "ClassType.SetValues")
+        return (await self.values.static_values(owner, [field.id]))[0]
 
     async def _set_static(self, handle: _Ref, name: str, new: Value | Text, scope: StoppedFrame) -> Variable:
         _, _, where = await self._frame_at(FrameRef(self._thread_id(handle.thread), handle.frame))
@@ -1216,10 +1220,7 @@ class JavaBackend(Backend):
             if field is None:
                 continue
             converted = await self.evaluator.assign(new, field.signature, scope)
-            owner = await self.evaluator.declaring(cls, field)
-            writer = self.client.writer().reference_type(owner).i4(1).field_id(field.id).untagged(converted)
-            await self._request(CommandSet.CLASS_TYPE, 2, writer.bytes(), "ClassType.SetValues")
-            return await self._variable(name, (await self.values.static_values(owner, [field.id]))[0], name)
+            return await self._variable(name, await self._write_static(cls, field, converted), name)
         raise AdapterRequestError("setVariable", f"{name!r} is not a static field this frame's class sees")
 
     async def _set_element(self, handle: _Ref, name: str, new: Value | Text, scope: StoppedFrame) -> Variable:
