@@ -75,18 +75,18 @@ class Tools:
     def __init__(self, client: Client) -> None:
         self.client = client
 
-    async def __call__(self, name: str, **arguments: Any) -> dict[str, Any]:
+    async def __call__(self, name: str, /, **arguments: Any) -> dict[str, Any]:
         result = await self.client.call_tool(name, arguments)
         assert not result.is_error, f"{name}({arguments}) failed: {text_of(result)}"
         assert result.structured_content is not None
         return dict(result.structured_content)
 
-    async def text(self, name: str, **arguments: Any) -> str:
+    async def text(self, name: str, /, **arguments: Any) -> str:
         result = await self.client.call_tool(name, arguments)
         assert not result.is_error, f"{name}({arguments}) failed: {text_of(result)}"
         return text_of(result)
 
-    async def error(self, name: str, **arguments: Any) -> str:
+    async def error(self, name: str, /, **arguments: Any) -> str:
         """Call a tool that must fail; returns the error text the agent sees."""
         result = await self.client.call_tool(name, arguments)
         assert result.is_error, f"{name}({arguments}) should have failed but returned: {text_of(result)}"

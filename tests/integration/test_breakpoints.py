@@ -319,3 +319,31 @@ async def test_a_python_condition_that_does_not_parse_is_refused_when_set(tools:
     listed = await tools("debug_breakpoints")
     assert listed["breakpoints"] == []
     await tools("debug_terminate")
+
+
+async def test_tools_marked_idempotent_change_nothing_the_second_time(tools: Tools) -> None:
+    """tools/list calls debug_break, debug_clear, debug_pause and debug_set_variable idempotent: a retry
+    (after a timeout, a dropped connection) must not set a second breakpoint that counts the hit twice."""
+    await tools("debug_break", file=LOOP, line=LOOP_BODY)
+    await tools("debug_break", file=LOOP, line=LOOP_BODY)  # before any session: kept once
+    report = await tools("debug_launch", program=LOOP)
+    assert report["location"]["line"] == LOOP_BODY
+    first = (await tools("debug_break", file=LOOP, line=SQUARE_BODY, condition="n == 3"))["breakpoints"][0]
+    again = (await tools("debug_break", file=LOOP, line=SQUARE_BODY, condition="n == 3"))["breakpoints"][0]
+    assert again["id"] == first["id"]
+    other = (await tools("debug_break", file=LOOP, line=SQUARE_BODY, condition="n == 4"))["breakpoints"][0]
+    assert other["id"] != first["id"]  # a different condition is a different breakpoint
+    function = (await tools("debug_break", function="square"))["breakpoints"][0]
+    assert (await tools("debug_break", function="square"))["breakpoints"][0]["id"] == function["id"]
+    assert len(await listed(tools)) == 4
+
+    await tools("debug_set_variable", name="total", value="100")
+    assert (await tools("debug_set_variable", name="total", value="100"))["value"] == "100"
+    paused = await tools("debug_pause")  # already stopped: stays where it is
+    assert paused["location"]["line"] == LOOP_BODY
+
+    await tools("debug_clear", id=other["id"])
+    # gone already: nothing more happens (and the agent hears which ids exist, in case it mistyped one)
+    assert "no breakpoint with id" in await tools.error("debug_clear", id=other["id"])
+    assert len(await listed(tools)) == 3
+    await tools("debug_terminate")

@@ -15,17 +15,26 @@ from mcp import Client
 from polydbg.mcp.server import build_server
 
 SNAPSHOT = Path(__file__).with_name("tools_list.snapshot.json")
-# The whole list (every language's tools) must stay within 8 KB; new languages add arguments, not tools.
-SIZE_TARGET = 8192
-INSPECTION_TOOLS = ("debug_sessions", "debug_breakpoints", "debug_stack", "debug_variables", "debug_source",
-                    "debug_output")
+# The whole list (every language's tools) must stay within 9 KB (8 KB before every tool stated its hints,
+# 0.65 KB); new languages add arguments, not tools.
+SIZE_TARGET = 9216
+# The order tools/list gives: start, breakpoints, run, inspect, change, then the low-level tools.
+ORDER = ("debug_launch", "debug_attach", "debug_sessions", "debug_terminate", "debug_break", "debug_clear",
+         "debug_breakpoints", "debug_continue", "debug_step", "debug_pause", "debug_restart", "debug_stack",
+         "debug_variables", "debug_evaluate", "debug_set_variable", "debug_source", "debug_output", "debug_trace",
+         "debug_memory", "debug_disassemble", "debug_watch", "debug_command")
+# What each tool does, in the spec's words: read-only, or (destructive, idempotent).
+READ_ONLY = {"debug_sessions", "debug_breakpoints", "debug_stack", "debug_variables", "debug_source",
+             "debug_output", "debug_disassemble"}
+DESTRUCTIVE = {"debug_terminate", "debug_clear", "debug_continue", "debug_step", "debug_restart", "debug_evaluate",
+               "debug_set_variable", "debug_trace", "debug_memory", "debug_command"}
+IDEMPOTENT = {"debug_terminate", "debug_break", "debug_clear", "debug_pause", "debug_set_variable", "debug_memory"}
 
 
 async def _tools() -> list[dict[str, Any]]:
     async with Client(build_server()) as client:
         listed = await client.list_tools()
-    return [tool.model_dump(mode="json", by_alias=True, exclude_none=True)
-            for tool in sorted(listed.tools, key=lambda t: t.name)]
+    return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed.tools]
 
 
 def _stable(tools: list[dict[str, Any]]) -> str:
@@ -50,16 +59,32 @@ async def test_tools_list_fits_the_size_target() -> None:
     assert all("outputSchema" not in t for t in tools), "output schemas cost 0.8 KB and no client needs them"
 
 
-async def test_annotations_prompt_and_output_resource() -> None:
+async def test_tools_come_in_a_fixed_order() -> None:
+    first = [tool["name"] for tool in await _tools()]
+    again = [tool["name"] for tool in await _tools()]
+    assert first == again == list(ORDER)
+
+
+async def test_every_tool_says_what_it_does() -> None:
+    """Read the hints as a client does (absent = the spec's default: not read-only, destructive, not
+    idempotent), and every tool must state at least one of them itself."""
     async with Client(build_server()) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-        for name in INSPECTION_TOOLS:
-            annotations = tools[name].annotations
-            assert annotations is not None and annotations.read_only_hint is True, name
-        for name in ("debug_launch", "debug_step", "debug_continue", "debug_terminate", "debug_set_variable"):
-            annotations = tools[name].annotations  # absent means readOnlyHint false
-            assert annotations is None or annotations.read_only_hint is not True, name
+    for name, tool in tools.items():
+        hints = tool.annotations
+        assert hints is not None, f"{name} has no annotations"
+        stated = hints.model_dump(exclude_none=True)
+        assert stated, f"{name} states no hint"
+        read_only = hints.read_only_hint is True
+        assert read_only == (name in READ_ONLY), name
+        if read_only:
+            continue
+        assert (hints.destructive_hint is not False) == (name in DESTRUCTIVE), name
+        assert (hints.idempotent_hint is True) == (name in IDEMPOTENT), name
 
+
+async def test_prompt_and_output_resource() -> None:
+    async with Client(build_server()) as client:
         prompts = {prompt.name: prompt for prompt in (await client.list_prompts()).prompts}
         assert "debug_workflow" in prompts
         workflow = await client.get_prompt("debug_workflow")

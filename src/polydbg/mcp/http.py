@@ -288,7 +288,8 @@ async def serve_http(options: HttpOptions, policy: Policy | None = None, err: Te
     sock = bind(options.host, options.port)
     port = int(sock.getsockname()[1])
     app = build_app(options, port, token, policy)
-    config = uvicorn.Config(app, log_config=None, access_log=False, ws="none", lifespan="on",
+    # http="httptools" (a dependency): uvicorn's pure-Python h11 costs ~0.9 ms more per answer.
+    config = uvicorn.Config(app, log_config=None, access_log=False, ws="none", lifespan="on", http="httptools",
                             timeout_graceful_shutdown=3, server_header=False)
     err.write(banner(options, port, token))
     if policy is not None:

@@ -50,10 +50,18 @@ log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
 M = TypeVar("M", bound=BaseModel)
 
-# Only what differs from the spec's defaults is sent: every byte of tools/list costs the agent.
+# Every tool says what it does to the program and the session, in as few bytes as that takes (the
+# spec's defaults: not read-only, destructive, not idempotent). Hints of a read-only tool stop there.
 READ_ONLY = ToolAnnotations(read_only_hint=True)
-CONTROL = None
-DESTRUCTIVE = ToolAnnotations(destructive_hint=True)
+# Adds something beside what exists (a session, a watchpoint): nothing is lost; a second call adds another.
+ADDS = ToolAnnotations(destructive_hint=False)
+# Loses nothing, and the same call again changes nothing more (debug_break finds its twin; a paused
+# program stays paused).
+REPEATABLE = ToolAnnotations(destructive_hint=False, idempotent_hint=True)
+# Runs the program's or the debugger's code: state moves on and cannot be wound back.
+RUNS = ToolAnnotations(destructive_hint=True)
+# Removes or overwrites (breakpoints, values, bytes, the program); the same call again does nothing more.
+OVERWRITES = ToolAnnotations(destructive_hint=True, idempotent_hint=True)
 
 
 class BreakpointSpec(BaseModel):
@@ -167,7 +175,7 @@ def register(server: MCPServer[Clients]) -> None:
     def tool(annotations: ToolAnnotations | None) -> Callable[[F], F]:
         return server.tool(annotations=annotations, structured_output=False)
 
-    @tool(CONTROL)
+    @tool(ADDS)
     async def debug_launch(
         ctx: Context,
         program: Annotated[str | None, Field(description="script, executable, Go dir")] = None,
@@ -197,7 +205,7 @@ def register(server: MCPServer[Clients]) -> None:
         return await on_manager(ctx, "debug_launch",
                                 lambda m: launching.launch(m, request, timeout_s, progress_of(ctx)))
 
-    @tool(CONTROL)
+    @tool(ADDS)
     async def debug_attach(
         ctx: Context,
         pid: Annotated[int | None, Field(ge=1)] = None,
@@ -234,7 +242,7 @@ def register(server: MCPServer[Clients]) -> None:
             return answer(result, render.sessions(result))
         return await guarded(work, "debug_sessions")
 
-    @tool(DESTRUCTIVE)
+    @tool(OVERWRITES)
     async def debug_terminate(ctx: Context, detach: bool = False,
                               session_id: SessionId = None) -> Annotated[CallToolResult, Ack]:
         """End a session: kill the program, or detach."""
@@ -247,7 +255,7 @@ def register(server: MCPServer[Clients]) -> None:
             return answer(result, result.message)
         return await guarded(work, "debug_terminate")
 
-    @tool(CONTROL)
+    @tool(REPEATABLE)
     async def debug_break(
         ctx: Context,
         file: str | None = None,
@@ -292,7 +300,7 @@ def register(server: MCPServer[Clients]) -> None:
             return answer(result, render.breakpoint_line(bp.info(), session.cwd))
         return await guarded(work, "debug_break")
 
-    @tool(CONTROL)
+    @tool(OVERWRITES)
     async def debug_clear(ctx: Context, id: int | None = None, file: str | None = None, all: bool = False,
                           session_id: SessionId = None) -> Annotated[CallToolResult, Ack]:
         """Remove breakpoints."""
@@ -310,7 +318,7 @@ def register(server: MCPServer[Clients]) -> None:
                                   exception_filters=s.exception_filters)
         return await on_session(ctx, session_id, "debug_breakpoints", listed, render.breakpoint_list)
 
-    @tool(CONTROL)
+    @tool(RUNS)
     async def debug_continue(ctx: Context, thread_id: int | None = None,
                              to: Annotated[Place | None, Field(description="run to")] = None,
                              timeout_s: Timeout = 30,
@@ -320,7 +328,7 @@ def register(server: MCPServer[Clients]) -> None:
         return await on_session(ctx, session_id, "debug_continue",
                                 lambda s: s.resume(thread_id, place, timeout_s, progress_of(ctx)), _report)
 
-    @tool(CONTROL)
+    @tool(RUNS)
     async def debug_step(ctx: Context, kind: Literal["over", "into", "out"] = "over",
                          count: Annotated[int, Field(ge=1, le=1000)] = 1, thread_id: int | None = None,
                          timeout_s: Timeout = 30,
@@ -329,13 +337,13 @@ def register(server: MCPServer[Clients]) -> None:
         return await on_session(ctx, session_id, "debug_step",
                                 lambda s: s.step(kind, count, thread_id, timeout_s, progress_of(ctx)), _report)
 
-    @tool(CONTROL)
+    @tool(REPEATABLE)
     async def debug_pause(ctx: Context, thread_id: int | None = None, timeout_s: Timeout = 10,
                           session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
         """Interrupt the program."""
         return await on_session(ctx, session_id, "debug_pause", lambda s: s.pause(thread_id, timeout_s), _report)
 
-    @tool(CONTROL)
+    @tool(RUNS)
     async def debug_restart(ctx: Context, timeout_s: Timeout = 30,
                             session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
         """Restart, keeping breakpoints."""
@@ -366,14 +374,14 @@ def register(server: MCPServer[Clients]) -> None:
                                 lambda s: s.variables(frame_id, ref, scope, start, count, filter),
                                 _plain(render.variables), True)
 
-    @tool(CONTROL)
+    @tool(RUNS)
     async def debug_evaluate(ctx: Context, expression: str, frame_id: FrameIndex = None,
                              session_id: SessionId = None) -> Annotated[CallToolResult, EvaluateResult]:
         """Evaluate an expression."""
         return await on_session(ctx, session_id, "debug_evaluate", lambda s: s.evaluate(expression, frame_id),
                                 _plain(render.evaluate), True)
 
-    @tool(CONTROL)
+    @tool(OVERWRITES)
     async def debug_set_variable(ctx: Context, name: str, value: str, frame_id: FrameIndex = None,
                                  ref: int | None = None,
                                  session_id: SessionId = None) -> Annotated[CallToolResult, Var]:
@@ -407,7 +415,7 @@ def register(server: MCPServer[Clients]) -> None:
                                 dropped=chunk.dropped, more=chunk.more, state=s.state)
         return await on_session(ctx, session_id, "debug_output", read, _plain(render.output))
 
-    @tool(CONTROL)
+    @tool(RUNS)
     async def debug_trace(ctx: Context, points: list[Place], expressions: list[str],
                           max_hits: Annotated[int, Field(ge=1, le=10_000)] = 50, timeout_s: Timeout = 30,
                           session_id: SessionId = None) -> Annotated[CallToolResult, TraceResult]:
@@ -419,7 +427,7 @@ def register(server: MCPServer[Clients]) -> None:
                                  progress_of(ctx))
         return await on_session(ctx, session_id, "debug_trace", traced, render.trace)
 
-    @tool(READ_ONLY)
+    @tool(OVERWRITES)
     async def debug_memory(ctx: Context, address: Annotated[str, Field(description="0x... or expression")],
                            count: Annotated[int, Field(ge=1, le=65536)] = 64,
                            write: Annotated[str | None, Field(description="hex bytes")] = None,
@@ -437,7 +445,7 @@ def register(server: MCPServer[Clients]) -> None:
         return await on_session(ctx, session_id, "debug_disassemble",
                                 lambda s: s.disassemble(address, count, frame_id), _plain(render.disassembly), True)
 
-    @tool(CONTROL)
+    @tool(ADDS)
     async def debug_watch(ctx: Context, expression: str, access: Literal["write", "read", "readWrite"] = "write",
                           session_id: SessionId = None) -> Annotated[CallToolResult, BreakpointList]:
         """Stop when an lvalue is written (or read)."""
@@ -447,7 +455,7 @@ def register(server: MCPServer[Clients]) -> None:
         return await on_session(ctx, session_id, "debug_watch", watched,
                                 _plain(lambda r: render.breakpoint_line(r.breakpoints[0])))
 
-    @tool(CONTROL)
+    @tool(RUNS)
     async def debug_command(ctx: Context, command: str, frame_id: FrameIndex = None,
                             session_id: SessionId = None) -> Annotated[CallToolResult, CommandResult]:
         """Run a raw debugger command."""

@@ -80,8 +80,11 @@ class BreakpointSync:
         path = self.core.resolve_path(file)
         self.validate_line(path, line)
         conditions.check(self.core.language, condition, log_message)
-        bp = self.core.breakpoints.add(file=path, line=line, condition=condition, hit_condition=hit_condition,
-                                       log_message=log_message, internal=internal)
+        fields = dict(file=path, line=line, function=None, watch=None, condition=condition,
+                      hit_condition=hit_condition, log_message=log_message)
+        if not internal and (existing := self.core.breakpoints.same(**fields)) is not None:
+            return existing
+        bp = self.core.breakpoints.add(**fields, internal=internal)
         if self.core.live_backend() is not None:
             try:
                 with refused(f"the debugger rejected the breakpoint at {path}:{line}"):
@@ -98,7 +101,10 @@ class BreakpointSync:
             raise UsageError(f"{self.core.adapter} does not support function breakpoints; "
                              "set a line breakpoint on the function's first line instead")
         conditions.check(self.core.language, condition, None)
-        bp = self.core.breakpoints.add(function=function, condition=condition, hit_condition=hit_condition)
+        fields = dict(function=function, condition=condition, hit_condition=hit_condition)
+        if (existing := self.core.breakpoints.same(**fields)) is not None:
+            return existing
+        bp = self.core.breakpoints.add(**fields)
         if backend is not None:
             await self.core.call(self.send_functions())
         return bp

@@ -73,6 +73,14 @@ class BreakpointStore:
         self.items[bp.id] = bp
         return bp
 
+    def same(self, **fields: object) -> Breakpoint | None:
+        """The agent's breakpoint already asking for exactly this, so asking twice (a retry after a
+        timeout, say) sets one breakpoint, not two that each count the hit."""
+        for bp in self.items.values():
+            if not bp.internal and all(getattr(bp, name) == value for name, value in fields.items()):
+                return bp
+        return None
+
     def remove(self, bp_id: int) -> Breakpoint | None:
         return self.items.pop(bp_id, None)
 

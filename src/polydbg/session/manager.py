@@ -61,8 +61,10 @@ class SessionManager:
         self._clients = clients
 
     def add_pending(self, breakpoint: BreakpointRequest) -> None:
-        """A breakpoint set before any session exists; the next launch applies it."""
-        self._pending.append(breakpoint)
+        """A breakpoint set before any session exists; the next launch applies it (once, however often
+        it was asked for)."""
+        if breakpoint not in self._pending:
+            self._pending.append(breakpoint)
 
     def take_pending(self) -> list[BreakpointRequest]:
         pending, self._pending = self._pending, []
