@@ -61,13 +61,14 @@ def load_policy(args: argparse.Namespace | None, transport: Literal["stdio", "ht
 
 def serve_http(args: argparse.Namespace) -> int:
     from polydbg.mcp import http
+    from polydbg.mcp.tokens import StartupError
 
     options = http.HttpOptions(host=args.host, port=args.port, allow_remote=args.allow_remote,
                                no_auth=args.no_auth, allowed_hosts=tuple(args.allowed_host),
                                allowed_origins=tuple(args.allowed_origin))
     try:
         asyncio.run(http.serve_http(options, load_policy(args, "http")))
-    except http.StartupError as exc:
+    except StartupError as exc:
         print(f"polydbg: {exc}", file=sys.stderr)
         return 2
     return 0
@@ -108,6 +109,31 @@ def doctor() -> int:
     return 0 if ok else 1
 
 
+def token(args: argparse.Namespace) -> int:
+    """``polydbg token new|list|revoke``: named clients' tokens for ``serve --http`` (polydbg.mcp.tokens)."""
+    from polydbg.mcp import tokens
+
+    store = tokens.ClientTokens()
+    try:
+        if args.action == "new":
+            value = store.new(args.name)
+            print(value)  # on stdout alone, for $(polydbg token new NAME)
+            print(f"polydbg: client {args.name!r} added to {store.path}; a running server accepts it at once. The "
+                  f"client sends it as the header Authorization: Bearer <token>", file=sys.stderr)
+        elif args.action == "revoke":
+            store.revoke(args.name)
+            print(f"polydbg: client {args.name!r} revoked; a running server refuses its token at once (its debug "
+                  "sessions end when their MCP sessions do)", file=sys.stderr)
+        else:
+            names = store.names()
+            print("\n".join(names) if names else f"no named clients (the server's own token is client "
+                                                  f"{tokens.DEFAULT_CLIENT!r}); add one: polydbg token new NAME")
+    except tokens.StartupError as exc:
+        print(f"polydbg: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def demo() -> int:
     from polydbg.demo.run import run_demo
 
@@ -123,6 +149,11 @@ def main(argv: list[str] | None = None) -> None:
     _serve_arguments(serve_parser)
     sub.add_parser("doctor", help="show which debug adapters are found and how to install the others")
     sub.add_parser("demo", help="debug a bundled buggy program through the MCP server and print the transcript")
+    token_parser = sub.add_parser("token", help="named clients' tokens for serve --http: each its own sessions")
+    actions = token_parser.add_subparsers(dest="action", required=True)
+    actions.add_parser("new", help="make a token for a client and print it").add_argument("name")
+    actions.add_parser("revoke", help="stop accepting a client's token").add_argument("name")
+    actions.add_parser("list", help="the named clients")
     args = parser.parse_args(argv)
     if args.command == "serve" and not args.http:
         http_only: list[tuple[str, object, object]] = [
@@ -134,4 +165,6 @@ def main(argv: list[str] | None = None) -> None:
             serve_parser.error(f"{', '.join(given)}: for --http only (stdio has no host, port or token)")
     if args.command in (None, "serve"):
         sys.exit(serve(args if args.command else None))
+    if args.command == "token":
+        sys.exit(token(args))
     sys.exit({"doctor": doctor, "demo": demo}[args.command]())

@@ -241,6 +241,36 @@ async def test_a_client_cannot_see_or_drive_another_client_s_session() -> None:
         await alice("debug_terminate")
 
 
+async def test_sessionless_agents_with_their_own_named_tokens_are_kept_apart(tmp_path: Path) -> None:
+    """On 2026-07-28 a client is its token: two agents holding one token share their sessions; with named
+    tokens (``polydbg token new``) each has its own, and a token revoked while the server runs stops working."""
+    env = _env(XDG_STATE_HOME=str(tmp_path), POLYDBG_TOKEN=TOKEN)
+
+    def token_command(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "polydbg", "token", *args], env=env, capture_output=True,
+                              text=True, timeout=60, check=True)
+        return done.stdout.strip()
+
+    codex = token_command("new", "codex")
+    async with serving(env=env) as server:
+        claude = token_command("new", "claude")  # added while the server runs
+        assert "codex" in "\n".join(server.stderr)  # start-up names the clients
+        async with server.client(token=codex, mode="2026-07-28") as first, \
+                server.client(token=claude, mode="2026-07-28") as second, \
+                server.client(token=codex, mode="2026-07-28") as codex_again:
+            mine = await first("debug_launch", program=BASIC, stop_on_entry=True)
+            assert (await second("debug_sessions"))["sessions"] == []
+            said = await second.error("debug_stack", session_id=mine["session_id"])
+            assert said.startswith(f"no session {mine['session_id']!r}"), said
+            # the same token is the same client: it sees (and can drive) the session
+            assert [s["session_id"] for s in (await codex_again("debug_sessions"))["sessions"]] == [mine["session_id"]]
+            await first("debug_terminate")
+        assert token_command("list").split() == ["claude", "codex"]
+        token_command("revoke", "claude")
+        assert (await _post(server, INIT, Authorization=f"Bearer {claude}")).status_code == 401
+        assert (await _post(server, INIT, Authorization=f"Bearer {codex}")).status_code == 200
+
+
 async def test_the_output_resource_of_another_client_s_session_is_not_readable() -> None:
     async with serving() as server, server.client() as alice, server.client() as bob:
         mine = await alice("debug_launch", program=program("chatty.py"))

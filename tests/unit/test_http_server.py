@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from polydbg import cli
-from polydbg.mcp import http
-from polydbg.mcp.http import HttpOptions, StartupError
+from polydbg.mcp import http, tokens
+from polydbg.mcp.http import HttpOptions
+from polydbg.mcp.tokens import StartupError
 
 
 @pytest.fixture
@@ -43,48 +44,84 @@ def test_only_loopback_unless_allowed_and_never_without_a_token() -> None:
 
 
 def test_the_token_comes_from_the_environment_first(state_home: Path) -> None:
-    token = http.load_token({"POLYDBG_TOKEN": "  from-the-environment-123  "})
+    token = tokens.load_token({"POLYDBG_TOKEN": "  from-the-environment-123  "})
     assert (token.value, token.where, token.shell) == ("from-the-environment-123", "POLYDBG_TOKEN", "$POLYDBG_TOKEN")
     assert "from-the" not in repr(token)
     assert not (state_home / "polydbg").exists()
     with pytest.raises(StartupError, match="at least 16"):
-        http.load_token({"POLYDBG_TOKEN": "short"})
+        tokens.load_token({"POLYDBG_TOKEN": "short"})
 
 
 def test_a_token_is_generated_once_into_a_private_file(state_home: Path) -> None:
-    first = http.load_token({})
+    first = tokens.load_token({})
     path = state_home / "polydbg" / "token"
     assert first.where == str(path) and first.shell == f"$(cat {path})"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     assert len(first.value) >= 40 and path.read_text().strip() == first.value
-    assert http.load_token({}).value == first.value  # kept, not regenerated
+    assert tokens.load_token({}).value == first.value  # kept, not regenerated
 
 
 def test_a_token_file_others_can_read_is_refused(state_home: Path) -> None:
-    http.load_token({})
+    tokens.load_token({})
     path = state_home / "polydbg" / "token"
     path.chmod(0o640)
     with pytest.raises(StartupError, match="can be read by others"):
-        http.load_token({})
+        tokens.load_token({})
     path.unlink()
     os.symlink("/etc/hostname", path)
     with pytest.raises(OSError):  # never followed
-        http.load_token({})
+        tokens.load_token({})
 
 
 def test_a_relative_xdg_state_home_is_ignored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", "relative/dir")
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert http.state_dir() == tmp_path / ".local" / "state" / "polydbg"
+    assert tokens.state_dir() == tmp_path / ".local" / "state" / "polydbg"
 
 
 async def test_the_verifier_accepts_only_the_token() -> None:
-    verifier = http.StaticTokenVerifier("the-right-token-1234")
+    verifier = tokens.TokenVerifier("the-right-token-1234")
     accepted = await verifier.verify_token("the-right-token-1234")
-    assert accepted is not None and accepted.client_id == http.PRINCIPAL
+    assert accepted is not None and accepted.client_id == tokens.DEFAULT_CLIENT
     for wrong in ("the-right-token-123", "the-right-token-12345", "", "thé-right-token-1234"):
         assert await verifier.verify_token(wrong) is None
+
+
+async def test_named_clients_are_told_apart_and_revoked_at_once(state_home: Path) -> None:
+    store = tokens.ClientTokens()
+    verifier = tokens.TokenVerifier("the-server-token-1234", tokens.ClientTokens())  # a server's own view
+    assert await verifier.verify_token("x" * 43) is None
+    codex, claude = store.new("codex"), store.new("claude-code")
+    path = state_home / "polydbg" / "clients"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and store.names() == ["claude-code", "codex"]
+    assert (await verifier.verify_token(codex)).client_id == "codex"  # type: ignore[union-attr]
+    assert (await verifier.verify_token(claude)).client_id == "claude-code"  # type: ignore[union-attr]
+    assert (await verifier.verify_token("the-server-token-1234")).client_id == "default"  # type: ignore[union-attr]
+    with pytest.raises(StartupError, match="has a token already"):
+        store.new("codex")
+    store.revoke("codex")  # the running server's verifier sees it on the next request
+    assert await verifier.verify_token(codex) is None
+    assert await verifier.verify_token(claude) is not None
+    with pytest.raises(StartupError, match=r"no client named 'codex' \(named clients: claude-code\)"):
+        store.revoke("codex")
+    for bad in ("default", "", "a b", "-x", "x" * 65, "../x"):
+        with pytest.raises(StartupError, match="cannot name a client"):
+            store.new(bad)
+
+
+async def test_a_clients_file_others_can_read_is_not_trusted(state_home: Path) -> None:
+    store = tokens.ClientTokens()
+    token = store.new("codex")
+    verifier = tokens.TokenVerifier("the-server-token-1234", tokens.ClientTokens())
+    assert await verifier.verify_token(token) is not None
+    (state_home / "polydbg" / "clients").chmod(0o644)
+    assert await verifier.verify_token(token) is None  # fails closed
+    assert await verifier.verify_token("the-server-token-1234") is not None  # the server's own still works
+    (state_home / "polydbg" / "clients").chmod(0o600)
+    assert await verifier.verify_token(token) is not None
+    (state_home / "polydbg" / "clients").write_text("codex short\n")
+    assert await verifier.verify_token("short") is None
 
 
 def test_hosts_and_origins_are_the_bound_port_s_loopback_names() -> None:
