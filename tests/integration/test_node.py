@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import socket
 import subprocess
 from pathlib import Path
@@ -255,6 +256,28 @@ async def test_attach_by_port_then_detach_leaves_it_running(tools: Tools) -> Non
     finally:
         program.kill()
         await program.communicate()
+
+
+async def test_terminate_ends_an_attached_program_paused_or_running(tools: Tools) -> None:
+    """debug_terminate without detach ends the program, attached or launched alike (the program may be on
+    another host, so it is told to end itself)."""
+    for stopped in (True, False):
+        port = _free_port()
+        program = await asyncio.create_subprocess_exec("node", f"--inspect=127.0.0.1:{port}", str(NODE / "busy.js"),
+                                                       stderr=asyncio.subprocess.PIPE,
+                                                       stdout=asyncio.subprocess.DEVNULL)
+        try:
+            assert program.stderr is not None
+            assert b"Debugger listening" in await program.stderr.readline()
+            report = await tools("debug_attach", port=port, language="javascript",
+                                 breakpoints=[at("busy.js", "busy loop")] if stopped else None)
+            assert report["state"] == ("stopped" if stopped else "running"), report
+            await tools("debug_terminate")
+            assert await asyncio.wait_for(program.wait(), 10) == -signal.SIGKILL
+        finally:
+            if program.returncode is None:
+                program.kill()
+            await program.communicate()
 
 
 async def test_a_session_stopped_for_over_30_seconds_still_answers(tools: Tools) -> None:

@@ -58,6 +58,18 @@ class AttachSpec(NamedTuple):
     program: str | None = None  # the executable, for targets that need its symbols (gdbserver)
     breakpoint_files: tuple[str, ...] = ()
 
+    @property
+    def address(self) -> str:
+        """The debug server's host as a socket takes it: 127.0.0.1 if none, an IPv6 address without brackets
+        (``::1`` and ``[::1]`` are both accepted)."""
+        host = self.host or "127.0.0.1"
+        return host[1:-1] if host.startswith("[") and host.endswith("]") else host
+
+    @property
+    def host_in_url(self) -> str:
+        """The host for a ``host:port`` string: an IPv6 address in brackets (``[::1]:2345``)."""
+        return f"[{self.address}]" if ":" in self.address else self.address
+
 
 class SourceBreakpoint(NamedTuple):
     id: int  # polydbg's breakpoint id

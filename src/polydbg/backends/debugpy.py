@@ -304,7 +304,7 @@ class DebugpyProcess(DapBackend):
         if spec.pid is not None:
             args["processId"] = spec.pid
         else:
-            self._connect_to = (spec.host or "127.0.0.1", int(spec.port or 0))
+            self._connect_to = (spec.address, int(spec.port or 0))
             args["connect"] = {"host": self._connect_to[0], "port": self._connect_to[1]}
         if spec.path_mappings:
             args["pathMappings"] = [{"localRoot": local, "remoteRoot": remote}

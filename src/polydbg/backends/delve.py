@@ -225,7 +225,7 @@ class DelveBackend(DapBackend):
             args.update(mode="local", processId=spec.pid)
         else:
             self._remote = True
-            self._connect_to = (spec.host or "127.0.0.1", int(spec.port or 0))
+            self._connect_to = (spec.address, int(spec.port or 0))
             args["mode"] = "remote"
         if spec.path_mappings:
             args["substitutePath"] = [{"from": local, "to": remote} for local, remote in spec.path_mappings]

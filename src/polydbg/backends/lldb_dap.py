@@ -373,7 +373,7 @@ class LldbDapBackend(DapBackend):
         elif spec.port is not None:  # a gdbserver / lldb-server gdbserver listening on host:port
             self._remote = True
             args["gdb-remote-port"] = spec.port
-            args["gdb-remote-hostname"] = spec.host or "127.0.0.1"
+            args["gdb-remote-hostname"] = spec.host_in_url  # lldb makes it connect://host:port
         else:
             raise UsageError("pass pid (a running process) or port (a gdbserver listening on host:port)")
         if spec.program:

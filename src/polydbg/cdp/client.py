@@ -19,12 +19,17 @@ A worker thread is reached through its process's connection (the ``NodeWorker`` 
 wrapped in ``sendMessageToWorker`` / ``receivedMessageFromWorker``). ``WorkerChannel`` unwraps that
 into the same client API, with its own message ids and pending table, so code that debugs one
 JavaScript thread does not care how it is reached.
+
+The inspector is always reached directly: websockets 15 and later would otherwise route the
+connection through an ``http_proxy``/``all_proxy`` set in polydbg's environment (and fail, or hand
+the session to the proxy), so the proxy is switched off where the library has the option.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import logging
 import socket
@@ -35,6 +40,8 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from polydbg.errors import AdapterGoneError, AdapterRequestError
 from polydbg.protocol.core import ProtocolClient
+
+_DIRECT: dict[str, Any] = {"proxy": None} if "proxy" in inspect.signature(connect).parameters else {}
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +118,7 @@ class CdpClient(CdpChannel):
         try:
             connection = await asyncio.wait_for(
                 connect(url, ping_interval=None, max_size=None, compression=None, open_timeout=timeout_s,
-                        close_timeout=1.0),
+                        close_timeout=1.0, **_DIRECT),
                 timeout_s)
         except (OSError, WebSocketException, asyncio.TimeoutError) as exc:
             raise AdapterGoneError(f"cannot connect to the inspector at {url}: {exc}") from exc

@@ -231,7 +231,9 @@ async def attach(manager: SessionManager, request: AttachRequest, timeout_s: flo
     if request.program:
         manager.policy.check_path(_path(request.program), "program")
     language = attach_language(request.pid, request.language, request.adapter, request.program)
-    target = f"pid {request.pid}" if request.pid is not None else f"{request.host or '127.0.0.1'}:{request.port}"
+    host = request.host or "127.0.0.1"
+    host = f"[{host}]" if ":" in host and not host.startswith("[") else host  # an IPv6 address: [::1]:5678
+    target = f"pid {request.pid}" if request.pid is not None else f"{host}:{request.port}"
     session = manager.create(language, request.adapter, target, None)
     try:
         await apply_breakpoints(session, request.breakpoints)

@@ -218,7 +218,7 @@ class GdbMiBackend(Backend):
                                           f"within {timeout_s:g} s") from exc
         else:
             self._mode = "remote"
-            target = f"{spec.host or '127.0.0.1'}:{int(spec.port or 0)}"
+            target = f"{spec.host_in_url}:{int(spec.port or 0)}"
             try:
                 await client.command(f"-target-select remote {target}", timeout_s)
             except AdapterRequestError as exc:

@@ -32,7 +32,7 @@ def address(spec: AttachSpec) -> tuple[str, int]:
     """Where to connect: ``host``:``port`` as given (the host defaults to 127.0.0.1), else the agent
     address in the command line of process ``pid``."""
     if spec.port is not None:
-        return spec.host or "127.0.0.1", int(spec.port)
+        return spec.address, int(spec.port)
     assert spec.pid is not None
     return agent_address(spec.pid)
 

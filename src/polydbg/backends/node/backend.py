@@ -17,6 +17,9 @@ is both the debugger and the debuggee. How each part maps onto CDP:
 - Stops: ``Debugger.paused``. Pauses the agent must not see (the start, entry breakpoints, hits that
   do not count, steps that land in Node's internals or unmapped code) are resumed or stepped on
   before anything is reported (``OrderedEvents`` keeps later events behind them).
+- Attach: to ``host:port`` of ``node --inspect`` (its ``/json/list`` names the WebSocket), or a pid
+  (SIGUSR1 opens its inspector). ``path_mappings`` ({local: remote}) make a script's ``file://`` path
+  the local one and a breakpoint's file the URL the program loads (``PathMap``).
 - Pause: ``Debugger.pause`` takes effect at the next JavaScript statement; an idle event loop runs
   none, so a probe script is evaluated after it — if the pause lands in the probe, nothing was
   running: the probe's pause is resumed and the other targets are tried; if all are idle the agent
@@ -66,7 +69,7 @@ from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.node import launcher
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.children import ChildReports
-from polydbg.backends.node.scripts import path_of, position, url_of
+from polydbg.backends.node.scripts import PathMap, Scripts, path_of, position, url_of
 from polydbg.backends.node.target import INSPECT_TIMEOUT_S, REF_RANGE, Target, exception_text
 from polydbg.cdp.client import CdpChannel, CdpClient, WorkerChannel
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, EnvironmentProblem, echo
@@ -114,6 +117,7 @@ class NodeBackend(Backend):
         self._proc = procs.DebuggerProcess("node")
         self._tasks: set[asyncio.Task[None]] = set()
         self._attached = False
+        self._paths = PathMap()  # an attach's path_mappings: scripts' paths are the local ones
         self._targets: dict[int, Target] = {}
         self._next_thread = MAIN_THREAD
         self._children = ChildReports(self._on_child_report)
@@ -157,7 +161,8 @@ class NodeBackend(Backend):
 
     async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None:
         self._attached = True
-        host = spec.host or "127.0.0.1"
+        self._paths = PathMap(spec.path_mappings)
+        host = spec.address
         if spec.pid is not None:
             try:
                 os.kill(spec.pid, signal.SIGUSR1)  # Node opens its inspector (127.0.0.1:9229) on SIGUSR1
@@ -216,7 +221,7 @@ class NodeBackend(Backend):
     def _add_target(self, channel: CdpChannel, kind: str, name: str, events: OrderedEvents,
                     pid: int | None = None, parent: Target | None = None) -> Target:
         thread, self._next_thread = self._next_thread, self._next_thread + 1
-        target = Target(thread, name, channel, events, kind, pid, parent)
+        target = Target(thread, name, channel, events, kind, pid, parent, scripts=Scripts(self._paths))
         self._targets[thread] = target
         channel.on_event("Debugger.paused", lambda params: self._on_paused(target, params))
         channel.on_event("Debugger.resumed", lambda _: self._on_resumed(target))
@@ -299,6 +304,7 @@ class NodeBackend(Backend):
         where = ""
         for frame in frames:
             path = path_of(str(frame.get("url") or ""))
+            path = None if path is None else self._paths.local(path)
             if path is not None and "/node_modules/" not in path:
                 where = f" at {path}:{int(frame.get('lineNumber', 0)) + 1}"
                 break
@@ -319,7 +325,20 @@ class NodeBackend(Backend):
             self._events.on_terminated(f"{cause}{self._proc.stderr_hint()}")
 
     async def terminate(self) -> None:
+        if self._attached:
+            await self._kill_attached()
         await self._end(kill=True)
+
+    async def _kill_attached(self) -> None:
+        """Ending an attached program as ending a launched one does: SIGKILL, sent by the program to itself
+        (it may be on another host), evaluated also while it is paused or busy (Node runs inspector
+        messages between statements); it does not answer, so the wait is short."""
+        main = self._targets.get(MAIN_THREAD)
+        if main is None or main.channel.is_closed:
+            return
+        with contextlib.suppress(Exception):
+            await main.channel.request("Runtime.evaluate", {"expression": "process.kill(process.pid, 'SIGKILL')"},
+                                       timeout=1.0)
 
     async def detach(self) -> None:
         for target in list(self._targets.values()):
@@ -584,7 +603,7 @@ class NodeBackend(Backend):
         mapping = target.scripts.mapping(bp.file)
         if not self._needs_map(bp.file) and not mapping:
             placed = await self._set(target, bp, "Debugger.setBreakpointByUrl", condition, {
-                "url": url_of(bp.file), "lineNumber": bp.spec.line - 1, "columnNumber": 0})
+                "url": url_of(self._paths.remote(bp.file)), "lineNumber": bp.spec.line - 1, "columnNumber": 0})
             if isinstance(placed, BreakpointResult):
                 return placed
             native, found = placed

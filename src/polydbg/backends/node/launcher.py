@@ -105,24 +105,30 @@ def inspector_url(line: str) -> str | None:
     return match.group(0) if match else None
 
 
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # no proxy, whatever the environment says
+
+
 async def discover(host: str, port: int, timeout_s: float) -> str:
-    """The ``ws://`` URL of the first target an inspector at host:port lists (``/json/list``)."""
-    url = f"http://{host}:{port}/json/list"
+    """The ``ws://`` URL of the first target an inspector at host:port lists (``/json/list``), asked
+    directly: never through an ``http_proxy`` set in polydbg's environment. An IPv6 address is taken
+    with or without brackets (``::1``, ``[::1]``)."""
+    where = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    url = f"http://{where}:{port}/json/list"
 
     def fetch() -> str:
-        with urllib.request.urlopen(url, timeout=timeout_s) as response:
+        with _DIRECT.open(url, timeout=timeout_s) as response:
             targets = json.loads(response.read())
         for target in targets if isinstance(targets, list) else []:
             ws = target.get("webSocketDebuggerUrl") if isinstance(target, dict) else None
             if isinstance(ws, str):
                 return ws
-        raise AdapterGoneError(f"the inspector at {host}:{port} lists no debuggable target")
+        raise AdapterGoneError(f"the inspector at {where}:{port} lists no debuggable target")
 
     try:
         return await asyncio.wait_for(asyncio.to_thread(fetch), timeout_s + 1)
     except (OSError, ValueError, asyncio.TimeoutError) as exc:
-        raise AdapterGoneError(f"no Node inspector answers at {host}:{port} ({exc}); start the program with "
-                               f"node --inspect={host}:{port} app.js, or attach by pid") from exc
+        raise AdapterGoneError(f"no Node inspector answers at {where}:{port} ({exc}); start the program with "
+                               f"node --inspect={where}:{port} app.js, or attach by pid") from exc
 
 
 def _url(path: str) -> str:

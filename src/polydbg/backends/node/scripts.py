@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import urllib.parse
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -50,20 +51,44 @@ def url_of(path: str) -> str:
     return Path(path).as_uri()
 
 
+class PathMap:
+    """An attach's ``path_mappings`` ({local: remote}): the program's own (remote) paths as the agent's
+    (local) ones, and back; the longest matching root wins, a path under none is left as it is."""
+
+    def __init__(self, pairs: Sequence[tuple[str, str]] = ()) -> None:
+        self._pairs = [(os.path.normpath(local), os.path.normpath(remote)) for local, remote in pairs]
+
+    def local(self, path: str) -> str:
+        return self._swap(path, 1)
+
+    def remote(self, path: str) -> str:
+        return self._swap(path, 0)
+
+    def _swap(self, path: str, side: int) -> str:
+        roots = [pair for pair in self._pairs if path == pair[side] or path.startswith(pair[side].rstrip("/") + "/")]
+        if not roots:
+            return path
+        pair = max(roots, key=lambda p: len(p[side]))
+        rest = path[len(pair[side]):].lstrip("/")
+        return os.path.join(pair[1 - side], rest) if rest else pair[1 - side]
+
+
 def position(location: dict[str, Any]) -> tuple[str, int, int]:
     """A CDP ``Location`` as (script id, 0-based line, 0-based column)."""
     return str(location.get("scriptId")), int(location.get("lineNumber", 0)), int(location.get("columnNumber", 0))
 
 
 class Scripts:
-    def __init__(self) -> None:
+    def __init__(self, paths: PathMap | None = None) -> None:
+        self._paths = paths or PathMap()
         self._by_id: dict[str, Script] = {}
         self._mapped: list[Script] = []  # the few scripts with a source map (Node's own have none)
 
     def parsed(self, params: dict[str, Any]) -> Script:
         """Record a ``Debugger.scriptParsed``; a user script's source map is read now, before it runs."""
         url = str(params.get("url") or "")
-        script = Script(str(params.get("scriptId")), url, path_of(url))
+        path = path_of(url)
+        script = Script(str(params.get("scriptId")), url, None if path is None else self._paths.local(path))
         self._by_id[script.id] = script
         map_url = str(params.get("sourceMapURL") or "")
         if map_url and script.path is not None and not script.internal:
