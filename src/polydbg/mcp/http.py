@@ -27,6 +27,7 @@ from typing import TextIO
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from polydbg.mcp.server import build_server
 from polydbg.mcp.tokens import TOKEN_ENV, ClientTokens, StartupError, Token, TokenVerifier, load_token
@@ -169,6 +170,26 @@ def banner(options: HttpOptions, port: int, token: Token | None, clients: Client
     return "\n".join(lines) + "\n"
 
 
+_OWS = (b" ", b"\t")  # the optional whitespace around a header value
+
+
+class TrimmedHeaderValues:
+    """Header values without the spaces and tabs around them, as RFC 9110 section 5.5 defines a field value.
+
+    uvicorn's httptools parser keeps a value's trailing whitespace (its h11 parser drops it), and the SDK
+    compares ``Mcp-Name``, ``Mcp-Method`` and ``MCP-Protocol-Version`` with the request body exactly: without
+    this, ``Mcp-Name: debug_launch `` is refused with 400 HeaderMismatch (the MCP conformance suite's
+    http-header-validation scenario sends it)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and any(value[:1] in _OWS or value[-1:] in _OWS for _, value in scope["headers"]):
+            scope = {**scope, "headers": [(name, value.strip(b" \t")) for name, value in scope["headers"]]}
+        await self.app(scope, receive, send)
+
+
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on ``host``:``port`` (0: a free port)."""
     try:
@@ -199,8 +220,8 @@ async def serve_http(options: HttpOptions, policy: Policy | None = None, err: Te
     port = int(sock.getsockname()[1])
     app = build_app(options, port, token, policy, clients)
     # http="httptools" (a dependency): uvicorn's pure-Python h11 costs ~0.9 ms more per answer.
-    config = uvicorn.Config(app, log_config=None, access_log=False, ws="none", lifespan="on", http="httptools",
-                            timeout_graceful_shutdown=3, server_header=False)
+    config = uvicorn.Config(TrimmedHeaderValues(app), log_config=None, access_log=False, ws="none", lifespan="on",
+                            http="httptools", timeout_graceful_shutdown=3, server_header=False)
     err.write(banner(options, port, token, clients))
     if policy is not None:
         err.write("polydbg: " + policy.describe().replace("\n", "\npolydbg: ") + "\n")
