@@ -10,7 +10,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from polydbg.mcp.server import build_server
 
@@ -90,6 +93,9 @@ async def test_prompt_and_output_resource() -> None:
         workflow = await client.get_prompt("debug_workflow")
         text = "".join(getattr(m.content, "text", "") for m in workflow.messages)
         assert "debug_launch" in text
+        with pytest.raises(MCPError) as unknown:  # the client's mistake, said as such
+            await client.get_prompt("debug_everything")
+        assert unknown.value.error.code == INVALID_PARAMS and "debug_workflow" in unknown.value.error.message
 
         templates = {t.uri_template: t for t in (await client.list_resource_templates()).resource_templates}
         output = templates.get("polydbg://sessions/{session_id}/output")

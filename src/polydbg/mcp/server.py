@@ -14,6 +14,8 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, GetPromptResult, InputRequiredResult
 
 from polydbg import __version__
 from polydbg.errors import UnknownSessionError
@@ -104,12 +106,23 @@ def compact_schema(node: Any, defs: dict[str, Any] | None = None) -> Any:
     return out
 
 
+class PolydbgServer(MCPServer[Clients]):
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None,
+                         context: Context[Clients, Any] | None = None) -> GetPromptResult | InputRequiredResult:
+        """An unknown prompt is the client's mistake (-32602, as for an unknown resource), not the SDK's
+        "Internal server error" with a traceback in the log that 2026-07-28 makes of it."""
+        known = [prompt.name for prompt in await self.list_prompts()]
+        if name not in known:
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name!r}; prompts: {', '.join(known)}")
+        return await super().get_prompt(name, arguments, context)
+
+
 def build_server(limits: Limits = STDIO_LIMITS, token_verifier: TokenVerifier | None = None,
                  auth: AuthSettings | None = None, policy: Policy | None = None) -> MCPServer[Clients]:
     """The server; ``limits`` are each client's (see ``Limits``); ``token_verifier`` and ``auth`` turn on the
     SDK's bearer-token check over HTTP (``polydbg.mcp.http``); ``policy`` is the security policy every tool
     applies (``polydbg.policy``; default: stdio's, everything allowed)."""
-    server: MCPServer[Clients] = MCPServer(
+    server = PolydbgServer(
         name="polydbg", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan_for(limits, policy),
         log_level="WARNING", token_verifier=token_verifier, auth=auth,
     )
