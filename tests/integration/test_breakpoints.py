@@ -308,6 +308,17 @@ async def test_a_library_breakpoint_added_later_says_why_it_is_not_hit_and_resta
     await tools("debug_terminate")
 
 
+async def test_a_step_into_library_code_says_how_to_step_through_it(tools: Tools) -> None:
+    """debugpy skips library code on a step into and advises a launch.json setting the agent does not have:
+    the report says what polydbg offers instead."""
+    user_line = line_of("uses_library.py", "text = json.dumps(data)")
+    await tools("debug_launch", program=USES_LIBRARY, breakpoints=[{"file": USES_LIBRARY, "line": user_line}])
+    stepped = await tools("debug_step", kind="into")
+    said = stepped["output"]["text"]
+    assert "library code" in said and "debug_restart" in said and "launch.json" not in said, stepped
+    await tools("debug_terminate")
+
+
 async def test_a_python_condition_that_does_not_parse_is_refused_when_set(tools: Tools) -> None:
     text = await tools.error("debug_launch", program=LOOP,
                              breakpoints=[{"file": LOOP, "line": LOOP_BODY, "condition": "i = 3"}])

@@ -138,6 +138,11 @@ _LIBRARY_SKIPPED = ("not hit: this is library code, and the session started debu
                     "(justMyCode); debug_restart starts again with library code debugged, as this breakpoint asks")
 _LIBRARY = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]lib[/\\]python\d\.\d+[/\\]")
 _EXCLUDED = "excluded by filters"
+# pydevd's warning when a step into lands in library code it skips, and what polydbg can offer instead
+# (its advice, a launch.json setting, is not something the agent has).
+_SKIPPED_STEP_IN = "Frame skipped from debugging during step-in."
+_SKIPPED_STEP_IN_NOTE = ("(the step went past library code: this session debugs only your code (justMyCode); to step "
+                         "through a library, set a breakpoint in its file and debug_restart)\n")
 
 
 _FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>.+))?$')
@@ -180,6 +185,11 @@ class DebugpyProcess(DapBackend):
 
     name = "debugpy"
     adapter_id = "debugpy"
+
+    def _on_output(self, body: dict[str, Any]) -> None:
+        if str(body.get("output", "")).startswith(_SKIPPED_STEP_IN):
+            body = {**body, "output": _SKIPPED_STEP_IN_NOTE}
+        super()._on_output(body)
     evaluate_context: ClassVar[EvaluateContext] = "repl"  # statements too; pydevd prints their output
     pause_limits: ClassVar[str] = (
         "debugpy stops a thread only when it runs Python code it traces (your code: library code is "
