@@ -219,14 +219,17 @@ async def test_step_over_await_stays_in_the_async_function(tools: Tools) -> None
 
 
 async def test_pause_stops_a_busy_program_and_explains_an_idle_one(tools: Tools) -> None:
-    running = await tools("debug_launch", program=str(NODE / "busy.js"), timeout_s=0.5)
-    assert running["state"] == "running"
+    # The launch answers "running" once the program printed and went quiet: busy.js prints "busy" as it
+    # enters its loop, "idle" once only its timer is left, so each pause meets the state it is about.
+    running = await tools("debug_launch", program=str(NODE / "busy.js"))
+    assert running["state"] == "running" and "busy" in running["output"]["text"].splitlines(), running
     paused = await tools("debug_pause")
     assert paused["reason"] == "pause"
     assert paused["location"]["line"] in (line_of("node/busy.js", "while (Date.now()"),
-                                          line_of("node/busy.js", "busy loop"))
+                                          line_of("node/busy.js", "busy loop")), paused
     await tools("debug_terminate")
-    await tools("debug_launch", program=str(NODE / "busy.js"), args=["idle"], timeout_s=0.5)
+    idle = await tools("debug_launch", program=str(NODE / "busy.js"), args=["idle"])
+    assert idle["state"] == "running" and "idle" in idle["output"]["text"].splitlines(), idle
     said = await tools.error("debug_pause")
     assert "idle" in said, said
     assert (await tools("debug_sessions"))["sessions"][0]["state"] == "running"  # and nothing was disturbed

@@ -92,8 +92,10 @@ async def test_terminate_while_a_child_is_stopped_ends_every_process(tools: Tool
 
 
 async def test_pause_stops_a_busy_child_while_the_program_is_idle(tools: Tools) -> None:
-    running = await tools("debug_launch", program=str(NODE / "busy.js"), args=["child"], timeout_s=0.5)
-    assert running["state"] == "running"
+    # The launch answers "running" once the program printed and went quiet; only the child prints: "busy",
+    # as it enters its loop (the program forked it, set its timer and went idle before the child started).
+    running = await tools("debug_launch", program=str(NODE / "busy.js"), args=["child"])
+    assert running["state"] == "running" and "busy" in running["output"]["text"].splitlines(), running
     paused = await tools("debug_pause")
     assert paused["reason"] == "pause", paused
     assert re.fullmatch(r"process \d+ \(busy\.js\)", paused["thread_name"]), paused

@@ -121,6 +121,7 @@ class NodeBackend(Backend):
         self._targets: dict[int, Target] = {}
         self._next_thread = MAIN_THREAD
         self._children = ChildReports(self._on_child_report)
+        self._starting: set[asyncio.Task[None]] = set()  # children and workers being attached, not yet let run
         self._child_exits: dict[int, int] = {}  # pid → exit code a child announced
         # breakpoints
         self._bps: dict[int, _Bp] = {}
@@ -249,6 +250,14 @@ class NodeBackend(Backend):
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def _spawn_start(self, work: Awaitable[None]) -> None:
+        """Attach a new child or worker: until it is let run, a pause waits for it (``_settled``)."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        self._starting.add(task)
+        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._starting.discard)
 
     async def _read_stderr(self, reader: asyncio.StreamReader) -> None:
         """The program's stderr, without Node's own inspector lines (read in chunks: a line may be huge)."""
@@ -382,8 +391,9 @@ class NodeBackend(Backend):
         if owner.kind != "main":
             name += f" of {owner.name}"
         target = self._add_target(channel, "worker", name, OrderedEvents(GatedListener(self._gate)), owner.pid, owner)
+        target.held = bool(params.get("waitingForDebugger", True))
         channel.start()
-        self._spawn(self._start_target(target, bool(params.get("waitingForDebugger", True))))
+        self._spawn_start(self._start_target(target, target.held))
 
     def _worker_message(self, owner: Target, params: dict[str, Any]) -> None:
         channel = owner.workers.get(str(params.get("sessionId") or ""))
@@ -405,7 +415,7 @@ class NodeBackend(Backend):
             return
         argv = [str(a) for a in report.get("argv") or []]
         label = os.path.basename(argv[0]) if argv else "node"
-        self._spawn(self._attach_child(pid, url, f"process {pid} ({label})"))
+        self._spawn_start(self._attach_child(pid, url, f"process {pid} ({label})"))
 
     async def _attach_child(self, pid: int, url: str, name: str) -> None:
         try:
@@ -414,6 +424,7 @@ class NodeBackend(Backend):
             self._events.on_output("console", f"[child {name} could not be debugged: {exc}]\n")
             return
         target = self._add_target(client, "process", name, OrderedEvents(GatedListener(self._gate)), pid)
+        target.held = True  # in boot.cjs's waitForDebugger
         client.on_event("NodeRuntime.waitingForDisconnect", lambda _: self._spawn(client.close("it finished")))
         await self._start_target(target, True)
 
@@ -431,6 +442,7 @@ class NodeBackend(Backend):
             if waiting and not target.channel.is_closed:
                 with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
                     await target.request("Runtime.runIfWaitingForDebugger")
+            target.held = False
 
     async def _configure_target(self, target: Target) -> None:
         for bp_id in [i for ids in self._files.values() for i in ids]:
@@ -768,17 +780,25 @@ class NodeBackend(Backend):
 
     async def _handle_pause(self, target: Target, params: dict[str, Any]) -> None:
         reason = target.pause_reason
-        frames = target.frames
-        here = position((frames[0].get("location") or {}) if frames else {})
-        script_id = here[0]
-        script = target.scripts.get(script_id)
-        if script is not None and script.url == PROBE_URL:
+        own = params.get("callFrames") or []
+        top = target.scripts.get(position((own[0].get("location") or {}) if own else {})[0])
+        in_probe = top is not None and top.url == PROBE_URL
+        # Idle only when nothing ran beneath the probe. Node also runs the inspector's messages from an
+        # interrupt of running JavaScript, so the probe can run (and the pause land) on top of a busy
+        # thread's frames: that thread was busy, and this pause, the probe's frame hidden, is the answer.
+        if in_probe and len(own) == 1:
             if target.idle is not None and not target.idle.done():
                 target.idle.set_result(True)
-            await self._resume_quietly(target)
+            if target.paused:
+                await self._resume_quietly(target)
             return
         if target.idle is not None and not target.idle.done():
             target.idle.set_result(False)
+        if not target.paused:  # over before it was handled (Node undoes a pause inside its own message loops)
+            return
+        frames = target.frames
+        here = position((frames[0].get("location") or {}) if frames else {})
+        script_id = here[0]
         hits = [str(h) for h in params.get("hitBreakpoints") or []]
         user: list[int] = []
         entry = False
@@ -807,6 +827,8 @@ class NodeBackend(Backend):
         stopping = [b for b in user if self._counts(b)]
         exception = reason in ("exception", "promiseRejection")
         target.hidden = leading(frames, lambda frame: self._internal_frame(target, frame)) if frames else 0
+        if in_probe and frames:
+            target.hidden = max(target.hidden, 1)
         thread = target.thread_id
         if exception:
             event = self._exception_event(target, reason)
@@ -911,14 +933,31 @@ class NodeBackend(Backend):
 
     async def pause(self, thread_id: int | None) -> None:
         """Pause at the next statement; when the thread is idle, pause the busy ones among the others;
-        when every one is idle (an idle event loop runs no JavaScript) say so instead of waiting."""
+        when every one is idle (an idle event loop runs no JavaScript) say so instead of waiting.
+
+        Children and workers being attached are waited for first: each is about to run, and one still
+        held at its start (``waitForDebugger``) evaluates the probe there, which would read as idle."""
+        await self._settled()
         first = self._target(thread_id)
         if not await self._pause_one(first):
             return
-        others = [t for t in self._live() if t is not first and not t.paused]
+        await self._settled()  # one announced while the first was probed
+        others = [t for t in self._live() if t is not first and not t.paused and not t.held]
         stopped = await asyncio.gather(*(self._pause_one(t) for t in others), return_exceptions=True)
-        if all(result is True for result in stopped):
-            raise AdapterRequestError("pause", f"nothing to pause: {self.pause_limits}")
+        if not all(result is True for result in stopped) or any(t.reported for t in self._live()):
+            return  # a pause landed, or a thread stopped meanwhile (a child at a breakpoint): that is the answer
+        if self._starting:
+            raise AdapterRequestError("pause", "nothing paused: the running threads are idle and "
+                                               f"{len(self._starting)} child process(es) or worker(s) are still "
+                                               "being attached (they have not run yet); pause again")
+        raise AdapterRequestError("pause", f"nothing to pause: {self.pause_limits}")
+
+    async def _settled(self) -> None:
+        """Wait, at most ``INSPECT_TIMEOUT_S``, until no child or worker is being attached."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + INSPECT_TIMEOUT_S
+        while self._starting and (remaining := deadline - loop.time()) > 0:
+            await asyncio.wait(set(self._starting), timeout=remaining)
 
     @staticmethod
     async def _pause_one(target: Target) -> bool:

@@ -70,6 +70,7 @@ class Target:
     binding: dict[str, asyncio.Future[list[str]]] = field(default_factory=dict)  # script id → its mapped bps
     workers: dict[str, WorkerChannel] = field(default_factory=dict)  # its worker threads' channels, by session
     ended: bool = False
+    held: bool = False  # a new child or worker waiting at its start until its breakpoints are set
     # the current pause
     frames: list[dict[str, Any]] = field(default_factory=list)
     hidden: int = 0
