@@ -128,6 +128,18 @@ def process_table() -> dict[int, tuple[int, str]]:
     return table
 
 
+def descendants(root: int) -> dict[int, str]:
+    """pid -> cmdline of every live process under ``root``."""
+    table = process_table()
+    found: dict[int, str] = {}
+    parents = {root}
+    while parents:
+        children = {pid for pid, (ppid, _) in table.items() if ppid in parents and pid not in found}
+        found.update({pid: table[pid][1] for pid in children})
+        parents = children
+    return found
+
+
 def _children() -> dict[int, str]:
     me = os.getpid()
     return {pid: cmd for pid, (ppid, cmd) in process_table().items() if ppid == me}

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import PROGRAMS, Tools, line_of, process_table, require, text_of
+from tests.conftest import PROGRAMS, Tools, descendants, line_of, require, text_of
 
 CONFORMANCE = PROGRAMS / "conformance"
 LLDB = "lldb-dap-22|lldb-dap|lldb-vscode"
@@ -297,18 +297,6 @@ async def test_continue_to_exit_reports_the_exit_code_and_output(tools: Tools, t
     await tools("debug_terminate")
 
 
-def descendants() -> dict[int, str]:
-    """pid -> cmdline of every live process under this one (the test process is a subreaper)."""
-    table = process_table()
-    found: dict[int, str] = {}
-    parents = {os.getpid()}
-    while parents:
-        children = {pid for pid, (ppid, _) in table.items() if ppid in parents and pid not in found}
-        found.update({pid: table[pid][1] for pid in children})
-        parents = children
-    return found
-
-
 def still_running(pids: set[int], timeout_s: float) -> set[int]:
     """The processes among ``pids`` that have not ended within ``timeout_s``."""
     left = set()
@@ -326,11 +314,11 @@ def still_running(pids: set[int], timeout_s: float) -> set[int]:
 
 
 async def test_terminate_while_stopped_ends_the_session(tools: Tools, target: Target) -> None:
-    before = set(descendants())
+    before = set(descendants(os.getpid()))
     # with an argument the program stays after printing: only killing it ends it
     report = await tools("debug_launch", **target.launch_arguments(args=["hold"], breakpoints=[target.at("in add")]))
     assert report["state"] == "stopped"
-    started = {pid: cmd for pid, cmd in descendants().items() if pid not in before}
+    started = {pid: cmd for pid, cmd in descendants(os.getpid()).items() if pid not in before}
     assert any(target.program in cmd for cmd in started.values()), started  # the program is there, stopped
     ended = await tools("debug_terminate")
     assert ended["session_id"] == report["session_id"]

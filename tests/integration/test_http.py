@@ -26,7 +26,7 @@ from anyio.abc import Process
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.conftest import Tools, cancel_a_waiting_continue, line_of, process_table, program
+from tests.conftest import Tools, cancel_a_waiting_continue, descendants, line_of, program
 
 ROOT = Path(__file__).parents[2]
 BASIC = program("basic.py")
@@ -53,16 +53,7 @@ class Server:
         return _Connected(self.url, token, mode)
 
     def descendants(self) -> dict[int, str]:
-        table = process_table()
-        found: dict[int, str] = {}
-        frontier = [self.process.pid]
-        while frontier:
-            parent = frontier.pop()
-            for pid, (ppid, cmd) in table.items():
-                if ppid == parent and pid not in found:
-                    found[pid] = cmd
-                    frontier.append(pid)
-        return found
+        return descendants(self.process.pid)
 
 
 class _Connected:

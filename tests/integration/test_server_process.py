@@ -22,7 +22,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from tests.conftest import PROGRAMS, Tools, line_of, process_table, program, require
+from tests.conftest import PROGRAMS, Tools, descendants, line_of, process_table, program, require
 
 BASIC = program("basic.py")
 SPIN = program("spin.py")
@@ -41,19 +41,6 @@ def _server_pid() -> int:
     me = os.getpid()
     (pid,) = [pid for pid, (ppid, cmd) in process_table().items() if ppid == me and "polydbg serve" in cmd]
     return pid
-
-
-def _descendants(root: int) -> dict[int, str]:
-    table = process_table()
-    found: dict[int, str] = {}
-    frontier = [root]
-    while frontier:
-        parent = frontier.pop()
-        for pid, (ppid, cmd) in table.items():
-            if ppid == parent and pid not in found:
-                found[pid] = cmd
-                frontier.append(pid)
-    return found
 
 
 def _role(cmdline: str) -> str:
@@ -116,7 +103,7 @@ async def _stopped_session(prog: str, marker: str, env: dict[str, str] | None = 
         report = await tools("debug_launch", program=prog, breakpoints=[{"file": prog, "line": line_of(name, marker)}])
         assert report["state"] == "stopped", report
         server = _server_pid()
-        below = _descendants(server)
+        below = descendants(server)
         roles = sorted(_role(cmd) for cmd in below.values())
         assert roles == ["adapter", "debuggee", "guard", "launcher"], below
         yield client, server, below
@@ -211,7 +198,7 @@ async def test_sigkill_of_the_server_takes_a_running_native_program_along(
         report = await Tools(client)("debug_launch", program=prog, args=args, adapter=adapter, timeout_s=2)
         assert report["state"] == "running", report
         server = _server_pid()
-        below = _descendants(server)
+        below = descendants(server)
         assert any(cmd.startswith(prog) for cmd in below.values()), below
         survivors = _survivors_of_sigkill(server, below)
         assert not survivors, f"alive 5 s after the server was SIGKILLed: {survivors}"

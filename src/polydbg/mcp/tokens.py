@@ -73,7 +73,7 @@ def _checked(token: str, where: str) -> str:
     return token
 
 
-def _read_private(path: Path) -> tuple[str, os.stat_result]:
+def _read_private(path: Path) -> str:
     """A file of this user's that nobody else can read, never through a symlink."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     try:
@@ -84,7 +84,7 @@ def _read_private(path: Path) -> tuple[str, os.stat_result]:
             raise StartupError(f"{path} can be read by others (mode {stat.S_IMODE(info.st_mode):04o}); the token may "
                                "have leaked: remove the file and start again for a new one")
         with os.fdopen(os.dup(fd), "r", encoding="utf-8") as file:
-            return file.read(), info
+            return file.read()
     finally:
         os.close(fd)
 
@@ -99,14 +99,14 @@ def load_token(environ: dict[str, str] | None = None) -> Token:
     path = directory / "token"
     shell = f"$(cat {shlex.quote(str(path))})"
     try:
-        return Token(_checked(_read_private(path)[0], str(path)), str(path), shell)
+        return Token(_checked(_read_private(path), str(path)), str(path), shell)
     except FileNotFoundError:
         pass
     token = secrets.token_urlsafe(32)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except FileExistsError:  # another server made it meanwhile
-        return Token(_checked(_read_private(path)[0], str(path)), str(path), shell)
+        return Token(_checked(_read_private(path), str(path)), str(path), shell)
     with os.fdopen(fd, "w", encoding="utf-8") as file:
         file.write(token + "\n")
     return Token(token, str(path), shell)
@@ -154,8 +154,7 @@ class ClientTokens:
         if identity != self._seen:
             self._seen = identity
             try:
-                text, _ = _read_private(self.path)
-                self._tokens = _parse(text, self.path)
+                self._tokens = self._read()
             except (OSError, StartupError) as exc:
                 log.error("named client tokens not accepted: %s", exc)
                 self._tokens = {}
@@ -169,15 +168,15 @@ class ClientTokens:
             file.writelines(f"{name} {token}\n" for name, token in sorted(tokens.items()))
         os.replace(temp, self.path)
 
-    def _read_for_change(self) -> dict[str, str]:
+    def _read(self) -> dict[str, str]:
         try:
-            text, _ = _read_private(self.path)
+            text = _read_private(self.path)
         except FileNotFoundError:
             return {}
         return _parse(text, self.path)
 
     def new(self, name: str) -> str:
-        tokens = self._read_for_change()
+        tokens = self._read()
         if check_name(name) in tokens:
             raise StartupError(f"client {name!r} has a token already; 'polydbg token revoke {name}' first to replace "
                                "it")
@@ -186,7 +185,7 @@ class ClientTokens:
         return tokens[name]
 
     def revoke(self, name: str) -> None:
-        tokens = self._read_for_change()
+        tokens = self._read()
         if name not in tokens:
             known = ", ".join(sorted(tokens)) or "none"
             raise StartupError(f"no client named {name!r} (named clients: {known})")
@@ -194,7 +193,7 @@ class ClientTokens:
         self._write(tokens)
 
     def names(self) -> list[str]:
-        return sorted(self._read_for_change())
+        return sorted(self._read())
 
 
 class TokenVerifier:

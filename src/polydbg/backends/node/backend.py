@@ -246,18 +246,15 @@ class NodeBackend(Backend):
             with contextlib.suppress(AdapterRequestError):  # an older Node lacks NodeRuntime or NodeWorker
                 await target.channel.wait(future, method, timeout_s)
 
-    def _spawn(self, work: Awaitable[None]) -> None:
+    def _spawn(self, work: Awaitable[None], starting: bool = False) -> None:
+        """Run ``work`` beside the session; ``starting``: it attaches a new child or worker, and until
+        that is let run a pause waits for it (``_settled``)."""
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-    def _spawn_start(self, work: Awaitable[None]) -> None:
-        """Attach a new child or worker: until it is let run, a pause waits for it (``_settled``)."""
-        task = asyncio.ensure_future(work)
-        self._tasks.add(task)
-        self._starting.add(task)
-        task.add_done_callback(self._tasks.discard)
-        task.add_done_callback(self._starting.discard)
+        if starting:
+            self._starting.add(task)
+            task.add_done_callback(self._starting.discard)
 
     async def _read_stderr(self, reader: asyncio.StreamReader) -> None:
         """The program's stderr, without Node's own inspector lines (read in chunks: a line may be huge)."""
@@ -393,7 +390,7 @@ class NodeBackend(Backend):
         target = self._add_target(channel, "worker", name, OrderedEvents(GatedListener(self._gate)), owner.pid, owner)
         target.held = bool(params.get("waitingForDebugger", True))
         channel.start()
-        self._spawn_start(self._start_target(target, target.held))
+        self._spawn(self._start_target(target, target.held), starting=True)
 
     def _worker_message(self, owner: Target, params: dict[str, Any]) -> None:
         channel = owner.workers.get(str(params.get("sessionId") or ""))
@@ -415,7 +412,7 @@ class NodeBackend(Backend):
             return
         argv = [str(a) for a in report.get("argv") or []]
         label = os.path.basename(argv[0]) if argv else "node"
-        self._spawn_start(self._attach_child(pid, url, f"process {pid} ({label})"))
+        self._spawn(self._attach_child(pid, url, f"process {pid} ({label})"), starting=True)
 
     async def _attach_child(self, pid: int, url: str, name: str) -> None:
         try:
