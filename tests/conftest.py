@@ -15,7 +15,7 @@ import shutil
 import signal
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
 import pytest
@@ -26,6 +26,14 @@ from polydbg.mcp.server import build_server
 
 PROGRAMS = Path(__file__).parent / "programs"
 _PR_SET_CHILD_SUBREAPER = 36
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip the test locally, with the reason; under CI (CI=true) fail it: CI must install everything the
+    tests need, so a missing piece is a broken CI, never a silent skip."""
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
 
 
 def require(*commands: str) -> dict[str, str]:
@@ -39,10 +47,7 @@ def require(*commands: str) -> dict[str, str]:
         names = spec.split("|")
         path = next((p for n in names if (p := shutil.which(n))), None)
         if path is None:
-            reason = f"{' or '.join(names)} not installed (.ci/run installs it)"
-            if os.environ.get("CI"):
-                pytest.fail(reason)
-            pytest.skip(reason)
+            unavailable(f"{' or '.join(names)} not installed (.ci/run installs it)")
         found[names[0]] = path
     return found
 

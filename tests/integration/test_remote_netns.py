@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Tools, require
+from tests.conftest import Tools, require, unavailable
 
 PYTHON = str(Path(sys.prefix) / "bin" / "python")  # the venv's, which has debugpy
 FIRST_PORT = 4711  # the namespace has its own ports: nothing else listens there; one port per case (no
@@ -111,13 +111,6 @@ public class Main {
 
 def line_with(marker: str, source: str) -> int:
     return next(n for n, text in enumerate(source.splitlines(), 1) if marker in text)
-
-
-def unavailable(reason: str) -> None:
-    """Fail under CI (its machine must be able to run this), skip elsewhere."""
-    if os.environ.get("CI"):
-        pytest.fail(reason)
-    pytest.skip(reason)
 
 
 # -- the namespace -------------------------------------------------------------------------------------
