@@ -47,7 +47,7 @@ from _util import (
     table,
 )
 from polydbg.backends.base import LaunchSpec
-from polydbg.backends.debugpy import _ADAPTER_SHIM, _DEBUGGEE_SHIM
+from polydbg.backends.debugpy.backend import ADAPTER_SHIM, DEBUGGEE_SHIM
 from polydbg.dap.client import DapClient
 from polydbg.mcp.server import build_server
 from polydbg.session.manager import SessionManager
@@ -89,7 +89,7 @@ class DebugpyRawDap(RawDap):
 
     @classmethod
     async def start(cls, nodelay: bool) -> DebugpyRawDap:
-        argv = [sys.executable, "-c", _ADAPTER_SHIM] if nodelay else [sys.executable, "-m", "debugpy.adapter"]
+        argv = [sys.executable, "-c", ADAPTER_SHIM] if nodelay else [sys.executable, "-m", "debugpy.adapter"]
         process = await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL, env=ENV, start_new_session=True, limit=1 << 22)
@@ -111,7 +111,7 @@ class DebugpyRawDap(RawDap):
 
 
 def launch_args(nodelay: bool) -> dict[str, Any]:
-    python = [sys.executable, "-X", "frozen_modules=off", "-c", _DEBUGGEE_SHIM] if nodelay else [sys.executable]
+    python = [sys.executable, "-X", "frozen_modules=off", "-c", DEBUGGEE_SHIM] if nodelay else [sys.executable]
     return {"type": "python", "request": "launch", "name": "bench", "program": PROGRAM, "python": python,
             "args": [], "cwd": os.path.dirname(PROGRAM), "console": "internalConsole", "redirectOutput": True,
             "justMyCode": True, "stopOnEntry": False, "showReturnValue": True, "subProcess": False}

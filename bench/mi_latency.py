@@ -33,10 +33,11 @@ from pathlib import Path
 
 from _util import ROOT, become_subreaper, median, ms, report_leftovers, table
 from polydbg.backends.base import BreakpointResult, FrameRef, LaunchSpec, SourceBreakpoint, StopEvent
-from polydbg.backends.gdb import GdbMiBackend
+from polydbg.backends.gdb.backend import GdbMiBackend
 from polydbg.mi.client import MiClient
 from polydbg.session.manager import SessionManager
 from polydbg.session.session import Session
+from polydbg.transport.streams import LineStream
 
 SOURCE = ROOT / "tests" / "programs" / "native" / "gdb" / "points.c"
 LINE = next(n for n, text in enumerate(SOURCE.read_text().splitlines(), 1) if "marker: add body" in text)
@@ -112,7 +113,7 @@ async def run(iters: int, workdir: Path, program: str) -> None:
     bare = await stopped_gdb(program)
     client_gdb = await stopped_gdb(program)
     assert client_gdb.stdout is not None and client_gdb.stdin is not None
-    client = MiClient(client_gdb.stdout, client_gdb.stdin)
+    client = MiClient(LineStream(client_gdb.stdout, client_gdb.stdin, "gdb"))
     client.start()
 
     listener = Listener()

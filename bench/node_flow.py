@@ -3,7 +3,7 @@
 Program: tests/programs/conformance/conformance.js (breakpoint in ``add``). Same run, round-robin,
 after a discarded warm-up round:
 
-  a. raw: polydbg's ``CdpClient`` used directly (the thinnest client there is): spawn
+  a. raw: polydbg's ``CdpChannel`` used directly (the thinnest client there is): spawn
      ``node --inspect-brk=127.0.0.1:0``, read the URL, ``Runtime.enable``, ``Debugger.enable``,
      ``setBreakpointByUrl``, ``runIfWaitingForDebugger``, resume "Break on start", wait for the
      breakpoint's pause, ``getProperties`` of the local scope, ``evaluateOnCallFrame``, resume, wait
@@ -30,7 +30,7 @@ from typing import Any
 from mcp import Client
 
 from _util import ROOT, median, ms, table
-from polydbg.cdp.client import CdpClient
+from polydbg.cdp.client import CdpChannel
 from polydbg.mcp.server import build_server
 
 PROGRAM = str(ROOT / "tests" / "programs" / "conformance" / "conformance.js")
@@ -46,13 +46,13 @@ LINE = _line("// in add")
 class RawRun:
     """The flow with a bare CDP client; times to the first stop and to the end."""
 
-    async def start(self) -> tuple[CdpClient, asyncio.subprocess.Process, dict[str, Any]]:
+    async def start(self) -> tuple[CdpChannel, asyncio.subprocess.Process, dict[str, Any]]:
         process = await asyncio.create_subprocess_exec(
             "node", "--inspect-brk=127.0.0.1:0", PROGRAM, stderr=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.DEVNULL)
         assert process.stderr is not None
         line = (await process.stderr.readline()).decode()
-        client = await CdpClient.open(line[line.index("ws://"):].strip())
+        client = await CdpChannel.connect(line[line.index("ws://"):].strip())
         pauses: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         client.on_event("Debugger.paused", pauses.put_nowait)
         self.pauses = pauses

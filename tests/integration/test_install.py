@@ -40,8 +40,9 @@ ROOT = Path(__file__).parents[2]
 PROJECT: dict[str, Any] = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 NAME, VERSION = PROJECT["name"], PROJECT["version"]
 # Files the code opens by path, beside its modules: each must be in the wheel and found from there.
-DATA_FILES = ["polydbg/py.typed", "polydbg/backends/node/boot.cjs", "polydbg/demo/buggy_average.py",
-              "polydbg/backends/lldb_scripts/cxx_formatters.py"]
+DATA_FILES = ["polydbg/py.typed", "polydbg/backends/node/shims/boot.cjs", "polydbg/demo/buggy_average.py",
+              "polydbg/backends/lldb/shims/cxx_formatters.py",
+              "polydbg/backends/debugpy/shims/debuggee.py", "polydbg/backends/gdb/shims/gdb_init.py"]
 TIMEOUT_S = 150
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from polydbg.backends import dap_backend
+from polydbg.backends.dap import backend as dap_backend
 from tests.conftest import PROGRAMS, Tools, line_of, program
 
 BASIC = program("basic.py")

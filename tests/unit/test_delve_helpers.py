@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from polydbg.backends.delve import _in_runtime, _unquote, module_dir
+from polydbg.backends.delve.backend import _in_runtime, _unquote, module_dir
 
 # -- module_dir ---------------------------------------------------------------------------------------------
 

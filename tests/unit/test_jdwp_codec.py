@@ -17,15 +17,15 @@ from polydbg.jdwp.codec import (
     Value,
     Writer,
     decode_composite,
-    encode_packet,
 )
+from polydbg.jdwp.stream import command, encode
 
 SIZES = IdSizes(field=8, method=8, object=8, reference_type=8, frame=8)
 SMALL = IdSizes(field=4, method=4, object=4, reference_type=4, frame=4)
 
 
 def test_a_command_packet_has_length_id_flags_and_command() -> None:
-    packet = encode_packet(7, 1, 9, b"\x01\x02")
+    packet = encode(command(7, 1, 9, b"\x01\x02"))
     assert packet == struct.pack(">IIB", 13, 7, 0) + b"\x01\x09\x01\x02"
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
 from polydbg.mi.client import MiClient, mi_quote
+from polydbg.transport.streams import LineStream
 
 
 class FakeGdb:
@@ -21,6 +22,9 @@ class FakeGdb:
     def write(self, data: bytes) -> None:
         self.written.extend(data.decode().splitlines())
 
+    async def drain(self) -> None:
+        pass
+
     def say(self, *lines: str) -> None:
         for line in lines:
             self.reader.feed_data(line.encode() + b"\n")
@@ -32,7 +36,7 @@ class FakeGdb:
 
 async def _client(**kwargs: Any) -> tuple[MiClient, FakeGdb]:
     gdb = FakeGdb()
-    client = MiClient(gdb.reader, gdb, "gdb", **kwargs)
+    client = MiClient(LineStream(gdb.reader, gdb, "gdb"), "gdb", **kwargs)
     client.start()
     return client, gdb
 
@@ -46,6 +50,7 @@ async def test_results_are_matched_by_token_even_out_of_order() -> None:
     client, gdb = await _client()
     first = client.send("-thread-info")
     second = client.send("-stack-list-frames")
+    await _settle()  # the commands are written in the order sent
     assert [line.lstrip("0123456789") for line in gdb.written] == ["-thread-info", "-stack-list-frames"]
     t1, t2 = gdb.token(0), gdb.token(1)
     assert t1 != t2
@@ -66,6 +71,7 @@ async def test_async_records_reach_their_handlers_between_results() -> None:
     everything: list[str] = []
     client.on_any_async(lambda name, _body: everything.append(name))
     pending = client.send("-exec-continue")
+    await _settle()
     gdb.say(f"{gdb.token()}^running", '*running,thread-id="all"', "(gdb) ",
             '=library-loaded,id="/lib/libc.so.6"',
             '*stopped,reason="breakpoint-hit",bkptno="1",thread-id="1",frame={func="add",line="20"}')
@@ -85,6 +91,7 @@ async def test_console_text_belongs_to_the_pending_command_and_the_rest_to_the_s
     gdb.say('~"[Inferior 1 (process 42) exited normally]\\n"')  # nothing pending: goes to the stream
     await _settle()
     command = client.send('-interpreter-exec console "info registers rip"')
+    await _settle()
     gdb.say('~"rip            0x5555"', '~"  <main+4>\\n"', '&"a warning\\n"', '~"<log>i=1\\n"', '@"remote out"',
             f"{gdb.token()}^done")
     result = await command
@@ -126,6 +133,7 @@ async def test_timeout_abandons_the_command() -> None:
         await client.command("-stack-list-frames", timeout=0.05)
     gdb.say(f"{gdb.token()}^done")  # a late answer is ignored
     after = client.send("-thread-info")
+    await _settle()
     gdb.say(f"{gdb.token()}^done,threads=[]")
     assert (await after).payload == {"threads": []}
     await client.close()
@@ -146,6 +154,7 @@ async def test_eof_fails_every_waiter_and_later_sends() -> None:
 async def test_breakpoint_script_tuple_and_long_lines_are_parsed() -> None:
     client, gdb = await _client()
     command = client.send("-dprintf-insert x")
+    await _settle()
     script = '{"printf \\"%d}\\\\n\\",x","silent"}'
     value = "v" * 300_000  # longer than the reader's line limit
     gdb.say(f'{gdb.token()}^done,bkpt={{number="2",type="dprintf",script={script},big="{value}"}}')

@@ -1,6 +1,6 @@
-"""The contract every protocol client keeps, checked once per protocol (DAP, GDB/MI; next CDP, JDWP).
+"""The contract every protocol client keeps, checked once per protocol (DAP, GDB/MI, CDP, JDWP).
 
-Each harness plays the debugger's end by hand at the transport seam. The contract: answers are
+Each harness plays the debugger's end by hand at the transport seam (an in-memory ``MessageStream`` pair). The contract: answers are
 matched to their requests in any order, a refusal names the request, events reach handlers by name
 (a failing handler does not stop the reader), the end of the stream fails every waiter and every
 later send with the cause, a cancelled waiter leaves no entry, a passed deadline is an
@@ -16,8 +16,12 @@ from typing import Any, Protocol
 
 import pytest
 
+from polydbg.cdp.client import CdpChannel
 from polydbg.dap.client import DapClient
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
+from polydbg.jdwp.client import JdwpClient
+from polydbg.jdwp.codec import REPLY_FLAG, CommandSet, EventKind, IdSizes, Suspend, Writer
+from polydbg.jdwp.stream import Packet
 from polydbg.mi.client import MiClient
 from polydbg.protocol import core
 from polydbg.protocol.core import ProtocolClient
@@ -39,6 +43,8 @@ class Harness(Protocol):
     def subscribe(self, name: str, handler: Callable[[dict[str, Any]], None]) -> None: ...
     async def eof(self) -> None: ...
     def value(self, answer: Any) -> str: ...
+    def wire_name(self, name: str) -> str: ...  # what an event named ``name`` is called on the wire
+    def refusal(self, text: str) -> str: ...  # what a refusal answered with ``text`` reads as
 
 
 class DapHarness:
@@ -82,21 +88,24 @@ class DapHarness:
     async def eof(self) -> None:
         await self.adapter.close()
 
+    def refusal(self, text: str) -> str:
+        return text
+
+    def wire_name(self, name: str) -> str:
+        return name
+
     def value(self, answer: Any) -> str:
         return str(answer["value"])
 
 
 class MiHarness:
-    """gdb's end: lines fed to the reader, command lines collected from the writer."""
+    """gdb's end: MI lines each way."""
 
     def __init__(self) -> None:
-        self.reader = asyncio.StreamReader()
-        self.written: list[str] = []
-        self.client: MiClient = MiClient(self.reader, self, "fake-gdb")
+        client_end, self.gdb = memory_pair()
+        self.client: MiClient = MiClient(client_end, "fake-gdb")
         self.client.start()
-
-    def write(self, data: bytes) -> None:
-        self.written.extend(data.decode().splitlines())
+        self.written: list[str] = []
 
     def send(self, label: str) -> asyncio.Future[Any]:
         return self.client.send(f"-{label}")
@@ -105,25 +114,139 @@ class MiHarness:
         return await self.client.wait(future, label, timeout)
 
     async def answer(self, index: int, ok: bool = True, text: str = "") -> None:
+        while len(self.written) <= index:
+            line = await asyncio.wait_for(self.gdb.receive(), DEADLINE_S)
+            assert line is not None
+            self.written.append(line)
         line = self.written[index]
         token = line[: len(line) - len(line.lstrip("0123456789"))]
-        record = f'{token}^done,value="{text}"' if ok else f'{token}^error,msg="{text}"'
-        self.reader.feed_data(record.encode() + b"\n(gdb) \n")
+        await self.gdb.send(f'{token}^done,value="{text}"' if ok else f'{token}^error,msg="{text}"')
+        await self.gdb.send("(gdb) ")
 
     async def event(self, name: str, value: str) -> None:
-        self.reader.feed_data(f'*{name},value="{value}"\n'.encode())
+        await self.gdb.send(f'*{name},value="{value}"')
 
     def subscribe(self, name: str, handler: Callable[[dict[str, Any]], None]) -> None:
         self.client.on_async(name, handler)
 
     async def eof(self) -> None:
-        self.reader.feed_eof()
+        await self.gdb.close()
+
+    def refusal(self, text: str) -> str:
+        return text
+
+    def wire_name(self, name: str) -> str:
+        return name
 
     def value(self, answer: Any) -> str:
         return str(answer.payload["value"])
 
 
-HARNESSES: dict[str, Callable[[], Harness]] = {"dap": DapHarness, "gdb-mi": MiHarness}
+class CdpHarness:
+    """The V8 inspector's end: JSON messages with ids, results, errors and method events."""
+
+    def __init__(self) -> None:
+        client_end, self.inspector = memory_pair()
+        self.client: CdpChannel = CdpChannel(client_end, "fake-cdp")
+        self.client.start()
+        self.requests: list[dict[str, Any]] = []
+
+    def send(self, label: str) -> asyncio.Future[Any]:
+        return self.client.send(label, {})
+
+    async def wait(self, future: asyncio.Future[Any], label: str, timeout: float) -> Any:
+        return await self.client.wait(future, label, timeout)
+
+    async def answer(self, index: int, ok: bool = True, text: str = "") -> None:
+        while len(self.requests) <= index:
+            message = await asyncio.wait_for(self.inspector.receive(), DEADLINE_S)
+            assert message is not None
+            self.requests.append(message)
+        key = self.requests[index]["id"]
+        await self.inspector.send({"id": key, "result": {"value": text}} if ok
+                                  else {"id": key, "error": {"code": -32000, "message": text}})
+
+    async def event(self, name: str, value: str) -> None:
+        await self.inspector.send({"method": name, "params": {"value": value}})
+
+    def subscribe(self, name: str, handler: Callable[[dict[str, Any]], None]) -> None:
+        self.client.on_event(name, handler)
+
+    async def eof(self) -> None:
+        await self.inspector.close()
+
+    def refusal(self, text: str) -> str:
+        return text
+
+    def wire_name(self, name: str) -> str:
+        return name
+
+    def value(self, answer: Any) -> str:
+        return str(answer["value"])
+
+
+class JdwpHarness:
+    """The JVM's end: packets; a reply carries its command's id and an error code, an event is a composite
+    command (its one event of kind ``name`` carrying a thread id: the value)."""
+
+    KINDS = {"stopped": EventKind.THREAD_START, "unknown": EventKind.THREAD_DEATH}
+
+    def __init__(self) -> None:
+        client_end, self.vm = memory_pair()
+        self.client: JdwpClient = JdwpClient(client_end, "fake-jvm")
+        self.client.start()
+        self.requests: list[Packet] = []
+
+    def send(self, label: str) -> asyncio.Future[Any]:
+        return self.client.send(1, 1, label.encode(), label=label)
+
+    async def wait(self, future: asyncio.Future[Any], label: str, timeout: float) -> Any:
+        return await self.client.wait(future, label, timeout)
+
+    async def answer(self, index: int, ok: bool = True, text: str = "") -> None:
+        while len(self.requests) <= index:
+            packet = await asyncio.wait_for(self.vm.receive(), DEADLINE_S)
+            assert packet is not None
+            self.requests.append(packet)
+        key = self.requests[index].id
+        await self.vm.send(Packet(key, REPLY_FLAG, 0, text.encode()) if ok
+                           else Packet(key, REPLY_FLAG, 41, b""))  # JDWP refuses with a code only
+
+    async def event(self, name: str, value: str) -> None:
+        data = Writer(IdSizes()).u1(Suspend.NONE).i4(1).u1(self.KINDS[name]).i4(0).object_id(int(value, 36))
+        await self.vm.send(Packet(1, 0, CommandSet.EVENT << 8 | 100, data.bytes()))
+
+    def subscribe(self, name: str, handler: Callable[[dict[str, Any]], None]) -> None:
+        def of_kind(body: dict[str, Any]) -> None:  # the composite's events of one kind, as the java backend reads them
+            for event in body["events"]:
+                if event.kind == self.KINDS[name]:
+                    handler({"value": _base36(event.thread)})
+        self.client.on_event("events", of_kind)
+
+    def refusal(self, text: str) -> str:
+        return "absent information"  # what error 41 reads as
+
+    def wire_name(self, name: str) -> str:
+        return "events"
+
+    async def eof(self) -> None:
+        await self.vm.close()
+
+    def value(self, answer: Any) -> str:
+        return bytes(answer).decode()
+
+
+def _base36(number: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while number:
+        number, rest = divmod(number, 36)
+        out = digits[rest] + out
+    return out or "0"
+
+
+HARNESSES: dict[str, Callable[[], Harness]] = {"dap": DapHarness, "gdb-mi": MiHarness, "cdp": CdpHarness,
+                                                "jdwp": JdwpHarness}
 
 
 @pytest.fixture(params=sorted(HARNESSES))
@@ -150,7 +273,7 @@ async def test_answers_match_their_requests_in_any_order(harness: Harness) -> No
 async def test_a_refusal_names_the_request(harness: Harness) -> None:
     future = harness.send("evaluate")
     await harness.answer(0, ok=False, text="no such variable")
-    with pytest.raises(AdapterRequestError, match="no such variable") as refused:
+    with pytest.raises(AdapterRequestError, match=harness.refusal("no such variable")) as refused:
         await harness.wait(future, "evaluate", DEADLINE_S)
     assert "evaluate" in refused.value.command
 
@@ -171,7 +294,7 @@ async def test_events_reach_handlers_by_name_and_a_failing_handler_is_survived(h
     await harness.answer(0, text="ok")
     assert harness.value(await harness.wait(future, "after", DEADLINE_S)) == "ok"
     assert seen == ["a"]
-    assert everything == ["stopped", "unknown"]
+    assert everything == [harness.wire_name("stopped"), harness.wire_name("unknown")]
 
 
 async def test_the_end_of_the_stream_fails_every_waiter_and_every_later_send(harness: Harness) -> None:

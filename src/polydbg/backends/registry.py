@@ -21,19 +21,19 @@ from polydbg.errors import UsageError, echo
 
 BACKENDS: dict[str, BackendInfo] = {info.name: info for info in (
     BackendInfo(
-        name="debugpy", target="polydbg.backends.debugpy:DebugpyBackend", languages=("python",),
+        name="debugpy", target="polydbg.backends.debugpy.backend:DebugpyBackend", languages=("python",),
         find=locate.python_itself, install="pip install debugpy (a dependency of polydbg)", version_args=(),
         break_on_exception={"uncaught": ("uncaught",), "raised": ("raised", "uncaught")}),
     BackendInfo(
-        name="lldb-dap", target="polydbg.backends.lldb_dap:LldbDapBackend", languages=("c", "cpp", "rust"),
+        name="lldb-dap", target="polydbg.backends.lldb.backend:LldbDapBackend", languages=("c", "cpp", "rust"),
         find=locate.find_lldb_dap, install="apt-get install lldb-22   (or any lldb ≥ 18 that ships lldb-dap)",
         break_on_exception={"raised": ("cpp_throw",)}),  # C++ only; other languages drop it
     BackendInfo(
-        name="gdb", target="polydbg.backends.gdb:GdbMiBackend", languages=("c", "cpp", "rust"),
+        name="gdb", target="polydbg.backends.gdb.backend:GdbMiBackend", languages=("c", "cpp", "rust"),
         find=lambda: locate.which("gdb"), install="apt-get install gdb gdbserver",
         break_on_exception={"raised": ("throw", "panic"), "uncaught": ("panic",)}),  # panic: Rust only
     BackendInfo(
-        name="delve", target="polydbg.backends.delve:DelveBackend", languages=("go",),
+        name="delve", target="polydbg.backends.delve.backend:DelveBackend", languages=("go",),
         find=lambda: locate.which("dlv"), version_args=("version",),
         install="apt-get install delve golang-go   (or: go install github.com/go-delve/delve/cmd/dlv@latest)"),
     BackendInfo(

@@ -17,7 +17,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from polydbg.errors import AdapterGoneError, AdapterRequestError
+from polydbg.errors import AdapterRequestError
 from polydbg.protocol.core import AnyEventHandler, EventHandler, ProtocolClient
 from polydbg.transport.streams import MessageStream
 
@@ -30,19 +30,17 @@ ReverseHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 DEFAULT_TIMEOUT_S = 30.0
 
 
-class DapClient(ProtocolClient[int, dict[str, Any]]):
+class DapClient(ProtocolClient[int, dict[str, Any], dict[str, Any]]):
     """Talks DAP to one adapter over one stream."""
 
-    def __init__(self, stream: MessageStream, name: str = "adapter") -> None:
-        super().__init__(name)
-        self._stream = stream
+    def __init__(self, stream: MessageStream[dict[str, Any]], name: str = "adapter") -> None:
+        super().__init__(stream, name)
         self._seq = 0
         self._reverse_handlers: dict[str, ReverseHandler] = {}
-        self._writes: set[asyncio.Task[None]] = set()  # in-flight writes, kept so they are not collected
         self._reverse: set[asyncio.Task[None]] = set()  # reverse requests being handled, cancelled on close
 
     async def _close_transport(self) -> None:
-        await self._stream.close()
+        await super()._close_transport()
         for task in list(self._reverse):
             task.cancel()
 
@@ -58,34 +56,17 @@ class DapClient(ProtocolClient[int, dict[str, Any]]):
         ``launch`` only after ``configurationDone``); await it with ``wait``. Prefer ``request``.
         """
         self._seq += 1
-        seq = self._seq
-        entry = self._open(seq, command)
-        if isinstance(entry, asyncio.Future):
-            return entry
-        message: dict[str, Any] = {"seq": seq, "type": "request", "command": command}
+        message: dict[str, Any] = {"seq": self._seq, "type": "request", "command": command}
         if arguments is not None:
             message["arguments"] = arguments
-        task = asyncio.get_running_loop().create_task(self._write(message, entry.future))
-        self._writes.add(task)
-        task.add_done_callback(self._writes.discard)
-        return entry.future
+        return self._send(self._seq, command, message)
 
     async def request(self, command: str, arguments: dict[str, Any] | None = None,
                       timeout: float = DEFAULT_TIMEOUT_S) -> dict[str, Any]:
         """Send a request and wait for its response body (``{}`` when the adapter sent none)."""
         return await self.wait(self.send_request(command, arguments), command, timeout)
 
-    async def _write(self, message: dict[str, Any], future: asyncio.Future[dict[str, Any]]) -> None:
-        try:
-            await self._stream.send(message)
-        except (ConnectionError, OSError, RuntimeError) as exc:
-            if not future.done():
-                future.set_exception(AdapterGoneError(f"{self.name}: cannot send {message['command']!r}: {exc}"))
-
     # -- reading ----------------------------------------------------------------------------------
-
-    async def _receive(self) -> dict[str, Any] | None:
-        return await self._stream.receive()
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         kind = message.get("type")

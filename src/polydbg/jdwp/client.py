@@ -2,44 +2,26 @@
 
 The pending table is keyed by packet id; a reply carries the id of its command and an error code
 (non-zero fails the waiter with a ``JdwpError`` that names it). Commands the VM sends are composite
-events (command set 64, command 100), emitted as ``"events"`` with the decoded list. Nagle is off on
-the socket: a step is one small command and one small event, and a delayed ACK would cost 40 ms.
+events (command set 64, command 100), emitted as ``"events"`` with the decoded list. The packets travel
+on a ``MessageStream[Packet]`` (``jdwp.stream.PacketStream`` on the socket).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import socket
-from typing import NamedTuple
 
-from polydbg.errors import AdapterGoneError, AdapterRequestError
-from polydbg.jdwp.codec import (
-    HANDSHAKE,
-    HEADER,
-    REPLY_FLAG,
-    CommandSet,
-    IdSizes,
-    JdwpError,
-    Reader,
-    Writer,
-    decode_composite,
-    encode_packet,
-)
+from polydbg.errors import AdapterRequestError
+from polydbg.jdwp import stream as packets
+from polydbg.jdwp.codec import REPLY_FLAG, CommandSet, IdSizes, JdwpError, Reader, Writer, decode_composite
+from polydbg.jdwp.stream import Packet, PacketStream
 from polydbg.protocol.core import ProtocolClient
+from polydbg.transport.streams import MessageStream
 
 log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 30.0
 COMPOSITE = 100
-
-
-class Packet(NamedTuple):
-    id: int
-    flags: int
-    head: int  # a reply's error code, or a command's (command set << 8 | command)
-    data: bytes
 
 
 class JdwpRequestError(AdapterRequestError):
@@ -50,34 +32,22 @@ class JdwpRequestError(AdapterRequestError):
         self.code = error.code
 
 
-class JdwpClient(ProtocolClient[int, bytes]):
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, name: str = "jvm") -> None:
-        super().__init__(name)
-        self._reader = reader
-        self._writer = writer
+class JdwpClient(ProtocolClient[int, bytes, Packet]):
+    def __init__(self, stream: MessageStream[Packet], name: str = "jvm") -> None:
+        super().__init__(stream, name)
         self._next_id = 0
         self.sizes = IdSizes()
-        sock = writer.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     @classmethod
     async def connect(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, timeout_s: float,
                       name: str = "jvm") -> JdwpClient:
-        """Handshake on an open connection (either side may have connected), learn the id sizes, read."""
-        try:
-            writer.write(HANDSHAKE)
-            await writer.drain()
-            answer = await asyncio.wait_for(reader.readexactly(len(HANDSHAKE)), timeout_s)
-        except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError) as exc:
-            writer.close()
-            raise AdapterGoneError(f"the JVM did not complete the JDWP handshake: {exc!r}") from exc
-        if answer != HANDSHAKE:
-            writer.close()
-            raise AdapterGoneError(f"not a JDWP agent (it answered {answer!r} to the handshake; a JVM that already "
-                                   "has a debugger answers nothing)")
-        client = cls(reader, writer, name)
+        """Handshake on an open connection (either side may have connected), then ``open``."""
+        return await cls.open(await PacketStream.handshake(reader, writer, timeout_s), timeout_s, name)
+
+    @classmethod
+    async def open(cls, stream: MessageStream[Packet], timeout_s: float, name: str = "jvm") -> JdwpClient:
+        """Start reading a connection past its handshake and learn the VM's id sizes."""
+        client = cls(stream, name)
         client.start()
         sizes = await client.request(CommandSet.VM, 7, label="IDSizes", timeout=timeout_s)
         client.sizes = IdSizes(field=sizes.i4(), method=sizes.i4(), object=sizes.i4(), reference_type=sizes.i4(),
@@ -92,15 +62,8 @@ class JdwpClient(ProtocolClient[int, bytes]):
     def send(self, command_set: int, command: int, data: bytes = b"", label: str | None = None
              ) -> asyncio.Future[bytes]:
         self._next_id += 1
-        key = self._next_id
-        entry = self._open(key, label or f"command {command_set}/{command}")
-        if isinstance(entry, asyncio.Future):
-            return entry
-        try:
-            self._writer.write(encode_packet(key, command_set, command, data))
-        except (OSError, RuntimeError) as exc:
-            entry.future.set_exception(AdapterGoneError(f"{self.name}: cannot send {entry.label!r}: {exc}"))
-        return entry.future
+        return self._send(self._next_id, label or f"command {command_set}/{command}",
+                          packets.command(self._next_id, command_set, command, data))
 
     async def request(self, command_set: int, command: int, data: bytes = b"", label: str | None = None,
                       timeout: float = DEFAULT_TIMEOUT_S) -> Reader:
@@ -109,16 +72,6 @@ class JdwpClient(ProtocolClient[int, bytes]):
         return Reader(reply, self.sizes)
 
     # -- reading ----------------------------------------------------------------------------------
-
-    async def _receive(self) -> Packet | None:
-        try:
-            header = await self._reader.readexactly(HEADER.size)
-            length, packet_id, flags = HEADER.unpack(header)
-            rest = await self._reader.readexactly(length - HEADER.size)
-        except (asyncio.IncompleteReadError, OSError):
-            return None
-        head = int.from_bytes(rest[:2], "big")
-        return Packet(packet_id, flags, head, rest[2:])
 
     def _dispatch(self, message: Packet) -> None:
         if message.flags & REPLY_FLAG:
@@ -133,8 +86,3 @@ class JdwpClient(ProtocolClient[int, bytes]):
             self._events.emit("events", {"events": decode_composite(message.data, self.sizes)})
         else:
             log.debug("%s: ignoring VM command %s", self.name, message.head)
-
-    async def _close_transport(self) -> None:
-        with contextlib.suppress(Exception):
-            self._writer.close()
-            await asyncio.wait_for(self._writer.wait_closed(), 1.0)

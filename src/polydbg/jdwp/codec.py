@@ -152,10 +152,6 @@ class Value(NamedTuple):
         return self.tag in OBJECT_TAGS
 
 
-def encode_packet(packet_id: int, command_set: int, command: int, data: bytes) -> bytes:
-    return HEADER.pack(11 + len(data), packet_id, 0) + bytes((command_set, command)) + data
-
-
 class Writer:
     def __init__(self, sizes: IdSizes) -> None:
         self.sizes = sizes

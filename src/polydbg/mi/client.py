@@ -21,8 +21,8 @@ Routing of what gdb prints:
 * target (``@``) text always goes to the stream handler.
 
 The pending table, event routing, deadlines (shortened while gdb is stalled) and close are the
-shared ``ProtocolClient`` core: when gdb's output ends every pending command fails with
-``AdapterGoneError``.
+shared ``ProtocolClient`` core, over a ``MessageStream`` of lines (``transport.streams.LineStream`` on gdb's
+stdin and stdout): when gdb's output ends every pending command fails with ``AdapterGoneError``.
 """
 
 from __future__ import annotations
@@ -31,12 +31,13 @@ import asyncio
 import logging
 import re
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 
 from pygdbmi.gdbmiparser import parse_response
 
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
 from polydbg.protocol.core import ProtocolClient
+from polydbg.transport.streams import MessageStream
 
 log = logging.getLogger(__name__)
 
@@ -50,12 +51,6 @@ StreamHandler = Callable[[str, str], None]  # (kind: "console" | "log" | "target
 # valid MI for a parser (a tuple holds name=value pairs); rewrite it to a list before parsing.
 _SCRIPT_TUPLE = re.compile(r'script=\{((?:"(?:[^"\\]|\\.)*",?)*)\}')
 _RESULT_TOKEN = re.compile(r"^(\d+)\^")
-
-
-class MiWriter(Protocol):
-    """Where commands go: ``asyncio.StreamWriter`` (gdb's stdin) or a test double."""
-
-    def write(self, data: bytes) -> None: ...
 
 
 class MiResult(NamedTuple):
@@ -91,19 +86,18 @@ def command_name(command: str) -> str:
     return command.split(None, 1)[0] if command.strip() else command
 
 
-class MiClient(ProtocolClient[int, MiResult]):
+class MiClient(ProtocolClient[int, MiResult, str]):
     """Talks GDB/MI to one gdb over a line stream."""
 
     EOF_TEXT = "closed its output"
 
-    def __init__(self, reader: asyncio.StreamReader, writer: MiWriter, name: str = "gdb",
+    def __init__(self, stream: MessageStream[str], name: str = "gdb",
                  claim_console: Callable[[str], bool] | None = None) -> None:
-        super().__init__(name)
-        self._reader = reader
-        self._writer = writer
+        super().__init__(stream, name)
         self._claim_console = claim_console
         self._token = 0
         self._stream_handlers: list[StreamHandler] = []
+        self._printed: dict[int, tuple[list[str], list[str]]] = {}  # token → (console, log) text while it ran
 
     # -- handlers ---------------------------------------------------------------------------------
 
@@ -129,17 +123,11 @@ class MiClient(ProtocolClient[int, MiResult]):
             raise ValueError(f"an MI command is one line: {command!r}")
         self._token += 1
         token = self._token
-        entry = self._open(token, command_name(command))
-        if isinstance(entry, asyncio.Future):
-            return entry
-        entry.extra.update(console=[], log=[])
-        try:
-            self._writer.write(f"{token}{command}\n".encode())
-        except (ConnectionError, OSError, RuntimeError) as exc:
-            if not entry.future.done():
-                entry.future.set_exception(AdapterGoneError(f"{self.name}: cannot send {entry.label!r}: {exc}"))
+        self._printed[token] = ([], [])
+        future = self._send(token, command_name(command), f"{token}{command}")
+        future.add_done_callback(lambda _f: self._printed.pop(token, None))
         log.debug("%s <- %d%s", self.name, token, command)
-        return entry.future
+        return future
 
     async def command(self, command: str, timeout: float = DEFAULT_TIMEOUT_S) -> MiResult:
         """Send one command and wait for its result (``AdapterRequestError`` on ``^error``)."""
@@ -165,21 +153,6 @@ class MiClient(ProtocolClient[int, MiResult]):
         return results
 
     # -- reading ----------------------------------------------------------------------------------
-
-    async def _receive(self) -> str | None:
-        parts: list[bytes] = []
-        while True:
-            try:
-                parts.append(await self._reader.readuntil(b"\n"))
-                break
-            except asyncio.LimitOverrunError as exc:  # a line longer than the reader's buffer
-                parts.append(await self._reader.readexactly(exc.consumed))
-            except asyncio.IncompleteReadError as exc:
-                parts.append(exc.partial)
-                if not b"".join(parts):
-                    return None
-                break
-        return b"".join(parts).decode("utf-8", "replace").rstrip("\r\n")
 
     def _dispatch(self, line: str) -> None:
         if not line or line.startswith("(gdb)"):
@@ -223,14 +196,16 @@ class MiClient(ProtocolClient[int, MiResult]):
         if cls == "error":
             self._reject(token, AdapterRequestError(entry.label, str(body.get("msg") or "command failed")))
         else:
-            self._resolve(token, MiResult(cls, body, "".join(entry.extra["console"]), "".join(entry.extra["log"])))
+            console, printed_log = self._printed.get(token, ([], []))
+            self._resolve(token, MiResult(cls, body, "".join(console), "".join(printed_log)))
 
     def _on_stream(self, kind: str, text: str) -> None:
         if kind != "target" and not (kind == "console" and self._claim_console is not None
                                      and self._claim_console(text)):
             entry = self._pending.oldest()
-            if entry is not None:
-                entry.extra["console" if kind == "console" else "log"].append(text)
+            printed = self._printed.get(entry.key) if entry is not None else None
+            if printed is not None:
+                printed[0 if kind == "console" else 1].append(text)
                 return
         self._emit_stream(kind, text)
 

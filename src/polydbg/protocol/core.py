@@ -3,9 +3,9 @@
 DAP (sequence numbers), GDB/MI (tokens), CDP (message ids) and JDWP (packet ids) differ in their
 envelope but not in this: a request goes out under a key, its future waits in one table until the
 answer with that key arrives, events are routed to handlers by name, the reader's end fails every
-waiter with the cause, and every wait has a deadline. A client subclass supplies ``_receive`` (the
-next message, ``None`` at EOF) and ``_dispatch`` (what a message means) and sends with
-``_open``/``wait``.
+waiter with the cause, and every wait has a deadline. A client reads and writes one
+``MessageStream[M]`` (the transport seam: an in-memory pair in unit tests); its subclass supplies
+``_dispatch`` (what a message means) and sends with ``_send``/``wait``.
 
 A request that times out is *abandoned*, not forgotten: its entry stays until the answer arrives
 late or the connection ends. While one is outstanding and nothing has been answered since, the
@@ -26,11 +26,13 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from polydbg.errors import AdapterGoneError, AdapterTimeoutError
+from polydbg.transport.streams import MessageStream
 
 log = logging.getLogger(__name__)
 
 K = TypeVar("K", bound=Hashable)
 R = TypeVar("R")
+M = TypeVar("M")
 
 STALLED_WAIT_S = 1.0  # how long a request waits while an earlier one is still unanswered past its deadline
 
@@ -39,49 +41,49 @@ AnyEventHandler = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass(eq=False)
-class Pending(Generic[R]):
+class Pending(Generic[K, R]):
     """One request waiting for its answer."""
 
+    key: K  # what its answer will carry (a sequence number, a token, a message or packet id)
     label: str  # what the request was, for messages ("evaluate", "-stack-list-frames")
     future: asyncio.Future[R]
     sent_at: float = field(default_factory=time.monotonic)
     abandoned_at: float | None = None  # monotonic time its deadline passed (kept to recognise a late answer)
-    extra: dict[str, list[str]] = field(default_factory=dict)  # text a protocol collects for it (MI's console)
 
 
 class PendingTable(Generic[K, R]):
     """Request futures by key, in the order they were sent."""
 
     def __init__(self) -> None:
-        self._entries: dict[K, Pending[R]] = {}
+        self._entries: dict[K, Pending[K, R]] = {}
 
-    def add(self, key: K, label: str) -> Pending[R]:
-        entry: Pending[R] = Pending(label, asyncio.get_running_loop().create_future())
+    def add(self, key: K, label: str) -> Pending[K, R]:
+        entry: Pending[K, R] = Pending(key, label, asyncio.get_running_loop().create_future())
         self._entries[key] = entry
         entry.future.add_done_callback(lambda f: self._finished(key, entry))
         return entry
 
-    def _finished(self, key: K, entry: Pending[R]) -> None:
+    def _finished(self, key: K, entry: Pending[K, R]) -> None:
         if self._entries.get(key) is entry:
             del self._entries[key]
         if not entry.future.cancelled():
             entry.future.exception()  # mark it retrieved: a pipelined or abandoned request may go unawaited
 
-    def get(self, key: K) -> Pending[R] | None:
+    def get(self, key: K) -> Pending[K, R] | None:
         return self._entries.get(key)
 
-    def oldest(self) -> Pending[R] | None:
+    def oldest(self) -> Pending[K, R] | None:
         """The earliest request still waiting (abandoned ones included: the debugger answers in order)."""
         for entry in self._entries.values():
             if not entry.future.done():
                 return entry
         return None
 
-    def abandoned(self) -> list[Pending[R]]:
+    def abandoned(self) -> list[Pending[K, R]]:
         """Requests whose deadline passed and that are still unanswered, oldest first."""
         return [e for e in self._entries.values() if e.abandoned_at is not None and not e.future.done()]
 
-    def find(self, future: asyncio.Future[R]) -> Pending[R] | None:
+    def find(self, future: asyncio.Future[R]) -> Pending[K, R] | None:
         return next((e for e in self._entries.values() if e.future is future), None)
 
     def fail_all(self, reason: str) -> None:
@@ -124,13 +126,18 @@ class EventRouter:
                 log.exception("%s: handler for event %r failed", self._owner, name)
 
 
-class ProtocolClient(Generic[K, R]):
-    """A reader task over one connection, a ``PendingTable`` of requests, an ``EventRouter``."""
+class ProtocolClient(Generic[K, R, M]):
+    """A reader task over one ``MessageStream[M]``, a ``PendingTable`` of requests, an ``EventRouter``.
+
+    K is a request's key, R what its answer resolves to, M the protocol's message on the stream.
+    """
 
     EOF_TEXT = "closed its connection"  # how the debugger's end reads in every waiter's error
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, stream: MessageStream[M], name: str) -> None:
         self.name = name
+        self._stream = stream
+        self._writes: set[asyncio.Task[None]] = set()  # messages being written, kept so they are not collected
         self._pending: PendingTable[K, R] = PendingTable()
         self._events = EventRouter(name)
         self._reader_task: asyncio.Task[None] | None = None
@@ -140,16 +147,13 @@ class ProtocolClient(Generic[K, R]):
 
     # -- what a protocol supplies ----------------------------------------------------------------
 
-    async def _receive(self) -> Any:
-        """The next message from the debugger, or ``None`` when its stream has ended."""
-        raise NotImplementedError
-
-    def _dispatch(self, message: Any) -> None:
+    def _dispatch(self, message: M) -> None:
         """Act on one message: resolve a pending request, emit an event, …"""
         raise NotImplementedError
 
     async def _close_transport(self) -> None:
-        """Close the connection itself (a socket); a pipe owned by a process needs nothing here."""
+        """Close the stream (a protocol with more to stop extends this)."""
+        await self._stream.close()
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -183,29 +187,47 @@ class ProtocolClient(Generic[K, R]):
 
     # -- requests --------------------------------------------------------------------------------
 
-    def _open(self, key: K, label: str) -> Pending[R] | asyncio.Future[R]:
-        """A pending entry for a request about to be sent, or — once closed — an already failed future."""
+    def _send(self, key: K, label: str, message: M) -> asyncio.Future[R]:
+        """Send a request now; the future resolves to its answer (await it with ``wait``). Once the
+        connection is closed, or when the message cannot be written, the future fails saying so."""
         if self._closed_reason is not None:
             failed: asyncio.Future[R] = asyncio.get_running_loop().create_future()
             failed.set_exception(AdapterGoneError(f"{self._closed_reason} (cannot send {label!r})"))
             return failed
-        return self._pending.add(key, label)
+        entry = self._pending.add(key, label)
+        self._post(message, entry.future, label)
+        return entry.future
 
-    def stalled(self) -> Pending[R] | None:
+    def _post(self, message: M, future: asyncio.Future[Any] | None = None, label: str = "") -> None:
+        """Write a message in the background (in the order posted); a failed write fails ``future``."""
+        task = asyncio.get_running_loop().create_task(self._write(message, future, label))
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+
+    async def _write(self, message: M, future: asyncio.Future[Any] | None, label: str) -> None:
+        try:
+            await self._stream.send(message)
+        except Exception as exc:  # a closed pipe or socket, a stream that refuses: the waiter learns why
+            if future is not None and not future.done():
+                future.set_exception(AdapterGoneError(f"{self.name}: cannot send {label!r}: {exc}"))
+            else:
+                log.debug("%s: cannot send %.200r: %s", self.name, message, exc)
+
+    def stalled(self) -> Pending[K, R] | None:
         """The oldest request that passed its deadline, unanswered, with no answer to anything since."""
         for entry in self._pending.abandoned():
             if entry.abandoned_at is not None and entry.abandoned_at >= self._last_answer_at:
                 return entry
         return None
 
-    def _resolve(self, key: K, result: R) -> Pending[R] | None:
+    def _resolve(self, key: K, result: R) -> Pending[K, R] | None:
         """Answer the request ``key``; ``None`` when no request waits under it (late, unknown)."""
         return self._settle(key, lambda future: future.set_result(result))
 
-    def _reject(self, key: K, error: BaseException) -> Pending[R] | None:
+    def _reject(self, key: K, error: BaseException) -> Pending[K, R] | None:
         return self._settle(key, lambda future: future.set_exception(error))
 
-    def _settle(self, key: K, settle: Callable[[asyncio.Future[R]], None]) -> Pending[R] | None:
+    def _settle(self, key: K, settle: Callable[[asyncio.Future[R]], None]) -> Pending[K, R] | None:
         entry = self._pending.get(key)
         if entry is not None and not entry.future.done():
             settle(entry.future)
@@ -235,7 +257,7 @@ class ProtocolClient(Generic[K, R]):
         elif entry.abandoned_at is None:
             entry.abandoned_at = time.monotonic()
 
-    def _timeout_text(self, label: str, timeout: float, deadline: float, stall: Pending[R] | None) -> str:
+    def _timeout_text(self, label: str, timeout: float, deadline: float, stall: Pending[K, R] | None) -> str:
         if stall is None or stall.abandoned_at is None:
             return f"{self.name} did not answer {label!r} within {timeout:g} s"
         age = time.monotonic() - stall.sent_at
@@ -253,7 +275,7 @@ class ProtocolClient(Generic[K, R]):
         reason = f"{self.name} {self.EOF_TEXT}"
         try:
             while True:
-                message = await self._receive()
+                message = await self._stream.receive()
                 if message is None:
                     break
                 try:

@@ -1,7 +1,9 @@
-"""Message streams: a JSON-object channel over asyncio byte streams, plus an in-memory twin.
+"""Message streams: each protocol's messages over asyncio byte streams, and one in-memory twin for all.
 
-The DAP client depends only on the ``MessageStream`` protocol, so unit tests swap in
-``MemoryStream`` and the real adapters use ``FramedStream`` over a pipe or a socket.
+Every protocol client depends only on ``MessageStream[M]`` (M is the protocol's message: a DAP or CDP
+JSON object, an MI line, a JDWP packet), so unit tests swap in ``memory_pair()`` and the real debuggers
+use ``FramedStream`` (DAP's Content-Length framing over a pipe or a socket), ``LineStream`` (gdb's MI
+lines over its stdin and stdout), ``jdwp.stream.PacketStream`` or ``cdp.stream.WebSocketStream``.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import socket
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from polydbg.errors import FramingError
 from polydbg.transport.framing import ContentLengthDecoder, encode_message
@@ -20,14 +22,19 @@ log = logging.getLogger(__name__)
 _READ_CHUNK = 256 * 1024
 
 
-class MessageStream(Protocol):
-    """A bidirectional stream of JSON objects."""
+M = TypeVar("M")
 
-    async def receive(self) -> dict[str, Any] | None:
+
+class MessageStream(Protocol[M]):
+    """A bidirectional stream of one protocol's messages."""
+
+    async def receive(self) -> M | None:
         """The next message, or None once the peer has closed the stream."""
         ...
 
-    async def send(self, message: dict[str, Any]) -> None: ...
+    async def send(self, message: M) -> None:
+        """Write one message; its bytes leave in the order ``send`` was first called."""
+        ...
 
     async def close(self) -> None: ...
 
@@ -82,16 +89,56 @@ class FramedStream:
             await asyncio.wait_for(self._writer.wait_closed(), 1.0)
 
 
-class MemoryStream:
+class Writer(Protocol):
+    """Where a stream's bytes go: an ``asyncio.StreamWriter`` (a pipe, a socket) or a test double."""
+
+    def write(self, data: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
+
+
+class LineStream:
+    """Text lines over an asyncio reader/writer pair (gdb's MI): a line without its line break each way."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: Writer, name: str) -> None:
+        self._reader = reader
+        self._writer = writer
+        self.name = name
+
+    async def receive(self) -> str | None:
+        parts: list[bytes] = []
+        while True:
+            try:
+                parts.append(await self._reader.readuntil(b"\n"))
+                break
+            except asyncio.LimitOverrunError as exc:  # a line longer than the reader's buffer
+                parts.append(await self._reader.readexactly(exc.consumed))
+            except asyncio.IncompleteReadError as exc:
+                parts.append(exc.partial)
+                if not b"".join(parts):
+                    return None
+                break
+            except (ConnectionError, OSError):
+                return None
+        return b"".join(parts).decode("utf-8", "replace").rstrip("\r\n")
+
+    async def send(self, message: str) -> None:
+        self._writer.write(message.encode() + b"\n")
+        await self._writer.drain()
+
+    async def close(self) -> None:
+        """Nothing to close: the pipes belong to the debugger's process, which closes them when it ends."""
+
+
+class MemoryStream(Generic[M]):
     """One end of an in-memory message pipe (see ``memory_pair``), for unit tests."""
 
-    def __init__(self, inbox: asyncio.Queue[dict[str, Any] | None],
-                 outbox: asyncio.Queue[dict[str, Any] | None]) -> None:
+    def __init__(self, inbox: asyncio.Queue[M | None], outbox: asyncio.Queue[M | None]) -> None:
         self._inbox = inbox
         self._outbox = outbox
         self._closed = False
 
-    async def receive(self) -> dict[str, Any] | None:
+    async def receive(self) -> M | None:
         if self._closed:
             return None
         message = await self._inbox.get()
@@ -99,7 +146,7 @@ class MemoryStream:
             self._closed = True
         return message
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: M) -> None:
         if self._closed:
             raise ConnectionError("stream closed")
         await self._outbox.put(message)
@@ -111,8 +158,8 @@ class MemoryStream:
             await self._inbox.put(None)
 
 
-def memory_pair() -> tuple[MemoryStream, MemoryStream]:
-    """Two connected in-memory streams: what one sends, the other receives."""
-    a_to_b: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-    b_to_a: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+def memory_pair() -> tuple[MemoryStream[Any], MemoryStream[Any]]:
+    """Two connected in-memory streams: what one sends, the other receives (annotate the ends' message type)."""
+    a_to_b: asyncio.Queue[Any] = asyncio.Queue()
+    b_to_a: asyncio.Queue[Any] = asyncio.Queue()
     return MemoryStream(b_to_a, a_to_b), MemoryStream(a_to_b, b_to_a)

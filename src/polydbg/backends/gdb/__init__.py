@@ -38,7 +38,3 @@ How the DAP vocabulary of the Backend protocol maps onto gdb:
 - End: terminate SIGKILLs a local inferior (``kill`` for a remote one), sends ``-gdb-exit`` and
   kills gdb's process group; detach is ``-target-detach``. Nothing is left behind.
 """
-
-from polydbg.backends.gdb.backend import GdbMiBackend
-
-__all__ = ["GdbMiBackend"]

@@ -90,6 +90,7 @@ from polydbg.errors import (
     EnvironmentProblem,
 )
 from polydbg.mi.client import MiClient, MiResult, mi_quote
+from polydbg.transport.streams import LineStream
 
 log = logging.getLogger(__name__)
 
@@ -243,7 +244,7 @@ class GdbMiBackend(Backend):
         process = await self._proc.start(argv, env=env)
         assert process.stdout is not None and process.stdin is not None
         loop = asyncio.get_running_loop()
-        client = self._client = MiClient(process.stdout, process.stdin, "gdb",
+        client = self._client = MiClient(LineStream(process.stdout, process.stdin, "gdb"), "gdb",
                                          claim_console=lambda text: text.startswith(LOG_MARK))
         client.on_async("stopped", self._on_stopped)
         client.on_async("running", self._on_running)

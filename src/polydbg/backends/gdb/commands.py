@@ -21,6 +21,7 @@ from polydbg.backends.base import (
     SourceBreakpoint,
 )
 from polydbg.backends.gdb.values import as_dict, to_int
+from polydbg.backends.kit import shims
 
 log = logging.getLogger(__name__)
 
@@ -30,48 +31,8 @@ WATCH_FLAGS = {"write": "", "read": "-r ", "readWrite": "-a "}
 CORE_SIGNAL = re.compile(r"Program terminated with signal (SIG[A-Z0-9]+), ([^.\n]*)")
 REGISTER_LINE = re.compile(r"^(\w+)\s+(\S+)")
 
-
-# Loaded into gdb's Python at start: ``$_polydbg_log(hex)`` formats a logpoint message (hex-encoded
-# UTF-8, so no quoting can break it): each {expression} is evaluated in the stopped frame (with the
-# pretty printers), a failure reads <error: …> instead of stopping the program, and every line is
-# written to gdb's console with LOG_MARK in front. It returns 0, printed by the dprintf as "%.0d"
-# (nothing): a dprintf ``%s`` of a string made by gdb would have to be copied into the inferior.
-# ``$_shell(cmd)`` (gdb ≥ 14) would run a shell command from any expression — a condition, a logpoint,
-# debug_evaluate — so it is replaced by a function that refuses (shell commands are debug_command's,
-# under the security policy's allow_command).
-GDB_PYTHON = """
-import re as _re
-import gdb as _gdb
-
-class _PolydbgLog(_gdb.Function):
-    def __init__(self):
-        super().__init__("_polydbg_log")
-
-    def invoke(self, template):
-        text = bytes.fromhex(template.string()).decode("utf-8", "replace")
-
-        def value(match):
-            try:
-                return str(_gdb.parse_and_eval(match.group(1)))
-            except Exception as exc:
-                return "<error: %s>" % exc
-
-        out = _re.sub(r"\\{([^{}]+)\\}", value, text)
-        _gdb.write("".join("MARK" + line + "\\n" for line in out.split("\\n")))
-        return 0
-
-_PolydbgLog()
-
-class _PolydbgNoShell(_gdb.Function):
-    def __init__(self):
-        super().__init__("_shell")
-
-    def invoke(self, *args):
-        raise _gdb.GdbError("polydbg turns $_shell off in expressions (it runs a shell command); "
-                            "debug_command runs gdb's shell command where the policy allows raw commands")
-
-_PolydbgNoShell()
-""".replace("MARK", LOG_MARK)
+# gdb's Python at start: logpoint formatting and a refusing $_shell (shims/gdb_init.py).
+GDB_PYTHON = shims.source(__file__, "gdb_init.py").replace("MARK", LOG_MARK)
 
 
 def breakpoint_result(bkpt: dict[str, Any]) -> BreakpointResult:

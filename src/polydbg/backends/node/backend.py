@@ -71,7 +71,7 @@ from polydbg.backends.node import values as jsv
 from polydbg.backends.node.children import ChildReports
 from polydbg.backends.node.scripts import PathMap, Scripts, path_of, position, url_of
 from polydbg.backends.node.target import INSPECT_TIMEOUT_S, REF_RANGE, Target, exception_text
-from polydbg.cdp.client import CdpChannel, CdpClient, WorkerChannel
+from polydbg.cdp.client import CdpChannel, WorkerStream
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, EnvironmentProblem, echo
 
 log = logging.getLogger(__name__)
@@ -211,7 +211,7 @@ class NodeBackend(Backend):
         return found
 
     async def _connect_main(self, url: str, timeout_s: float) -> Target:
-        client = await CdpClient.open(url, "node", min(timeout_s, 10.0))
+        client = await CdpChannel.connect(url, "node", min(timeout_s, 10.0))
         main = self._add_target(client, "main", "main", self._events)
         client.on_event("Runtime.exceptionThrown", self._on_exception_thrown)
         client.on_event("NodeRuntime.waitingForDisconnect", lambda _: self._spawn(self._program_finished()))
@@ -282,7 +282,7 @@ class NodeBackend(Backend):
         if not self._ending:
             self._finish(code)
 
-    async def _watch_main(self, client: CdpClient) -> None:
+    async def _watch_main(self, client: CdpChannel) -> None:
         await client.closed.wait()
         if self._ending or self._terminated:
             return
@@ -382,8 +382,8 @@ class NodeBackend(Backend):
         info = params.get("workerInfo") or {}
         where = path_of(str(info.get("url") or ""))
         label = os.path.basename(where) if where else str(info.get("title") or "worker")
-        channel = WorkerChannel(owner.channel, session, f"node worker {session}")
-        owner.workers[session] = channel
+        stream = owner.workers[session] = WorkerStream(owner.channel, session, f"node worker {session}")
+        channel = CdpChannel(stream, stream.name)
         name = f"worker {info.get('workerId') or session} ({label})"
         if owner.kind != "main":
             name += f" of {owner.name}"
@@ -393,14 +393,14 @@ class NodeBackend(Backend):
         self._spawn(self._start_target(target, target.held), starting=True)
 
     def _worker_message(self, owner: Target, params: dict[str, Any]) -> None:
-        channel = owner.workers.get(str(params.get("sessionId") or ""))
-        if channel is not None:
-            channel.deliver(str(params.get("message") or ""))
+        stream = owner.workers.get(str(params.get("sessionId") or ""))
+        if stream is not None:
+            stream.deliver(str(params.get("message") or ""))
 
     def _worker_detached(self, owner: Target, params: dict[str, Any]) -> None:
-        channel = owner.workers.pop(str(params.get("sessionId") or ""), None)
-        if channel is not None:
-            channel.detached()
+        stream = owner.workers.pop(str(params.get("sessionId") or ""), None)
+        if stream is not None:
+            stream.detached()
 
     def _on_child_report(self, report: dict[str, Any]) -> None:
         pid = int(report.get("pid") or 0)
@@ -416,7 +416,7 @@ class NodeBackend(Backend):
 
     async def _attach_child(self, pid: int, url: str, name: str) -> None:
         try:
-            client = await CdpClient.open(url, f"node {pid}", INSPECT_TIMEOUT_S)
+            client = await CdpChannel.connect(url, f"node {pid}", INSPECT_TIMEOUT_S)
         except AdapterGoneError as exc:
             self._events.on_output("console", f"[child {name} could not be debugged: {exc}]\n")
             return
@@ -463,8 +463,8 @@ class NodeBackend(Backend):
         self._targets.pop(target.thread_id, None)
         for bp in self._bps.values():
             bp.natives = [(owner, native) for owner, native in bp.natives if owner is not target]
-        for channel in target.workers.values():
-            channel.detached()
+        for stream in target.workers.values():
+            stream.detached()
         self._gate.ended(target.thread_id)
         if self._ending or self._terminated or target.kind == "main":
             return

@@ -22,12 +22,13 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
+
+from polydbg.backends.kit import shims
 
 log = logging.getLogger(__name__)
 
-BOOT = Path(__file__).with_name("boot.cjs")
+BOOT = shims.path(__file__, "boot.cjs")
 REPORT_VARIABLE = "POLYDBG_NODE_REPORT"
 
 
@@ -87,3 +88,4 @@ class ChildReports:
         if self._directory is not None:
             shutil.rmtree(self._directory, ignore_errors=True)
             self._directory = None
+

@@ -22,7 +22,7 @@ from polydbg.backends.kit.handles import HandleTable
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.scripts import Scripts, position
-from polydbg.cdp.client import CdpChannel, WorkerChannel
+from polydbg.cdp.client import CdpChannel, WorkerStream
 from polydbg.errors import AdapterRequestError
 
 INSPECT_TIMEOUT_S = 10.0
@@ -68,7 +68,7 @@ class Target:
     by_native: dict[str, int] = field(default_factory=dict)  # V8 breakpoint id → polydbg's
     native_at: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # V8 id → (script, line, column)
     binding: dict[str, asyncio.Future[list[str]]] = field(default_factory=dict)  # script id → its mapped bps
-    workers: dict[str, WorkerChannel] = field(default_factory=dict)  # its worker threads' channels, by session
+    workers: dict[str, WorkerStream] = field(default_factory=dict)  # its worker threads' streams, by session
     ended: bool = False
     held: bool = False  # a new child or worker waiting at its start until its breakpoints are set
     # the current pause

@@ -24,7 +24,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from polydbg.backends import debugpy_children as children
 from polydbg.backends.base import (
     AttachSpec,
     BackendListener,
@@ -41,7 +40,9 @@ from polydbg.backends.base import (
     Thread,
     Variable,
 )
-from polydbg.backends.dap_backend import DapBackend
+from polydbg.backends.dap.backend import DapBackend
+from polydbg.backends.debugpy import children
+from polydbg.backends.kit import shims
 from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.dap.client import DapClient
 from polydbg.errors import AdapterError, AdapterRequestError, UsageError
@@ -49,64 +50,10 @@ from polydbg.transport.streams import FramedStream
 
 log = logging.getLogger(__name__)
 
-# Runs the adapter in this (the server's) interpreter with TCP_NODELAY on every socket it opens.
-_ADAPTER_SHIM = """\
-import socket, runpy
-_a, _c = socket.socket.accept, socket.socket.connect
-def _nd(s):
-    try: s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    except OSError: pass
-def accept(self):
-    c, addr = _a(self); _nd(c); return c, addr
-def connect(self, address):
-    r = _c(self, address); _nd(self); return r
-socket.socket.accept, socket.socket.connect = accept, connect
-runpy.run_module('debugpy.adapter', run_name='__main__', alter_sys=True)
-"""
+ADAPTER_SHIM = shims.source(__file__, "adapter.py")
+DEBUGGEE_SHIM = shims.source(__file__, "debuggee.py")
 
-# Prefixes the launcher and the debuggee command lines (debugpy puts its own arguments after ours):
-# drop the -X option debugpy appends, TCP_NODELAY the first TCP connect (to the adapter), restore
-# socket.connect, register the tracepoint guard ``_polydbg.v``, and run the real entry point as
-# ``python <path>`` would (a ``sys.exit("message")`` exits like Python's does, printing the message and
-# ending with 1: pydevd would stop on it as an exception, as it ignores only int codes with
-# ``breakOnSystemExit: []``). ``v`` evaluates a hex-encoded expression in its caller's frame (the
-# logpoint's) and never raises, so one failing expression cannot swallow a whole trace line.
-_DEBUGGEE_SHIM = """\
-import sys, socket, runpy, types
-_m = types.ModuleType('_polydbg')
-def _v(h):
-    f = sys._getframe(1)
-    try: r = repr(eval(bytes.fromhex(h).decode(), f.f_globals, f.f_locals))
-    except BaseException as e: r = '<error: %s: %s>' % (type(e).__name__, e)
-    return r.replace('\\n', '\\\\n')
-_m.v = _v
-sys.modules['_polydbg'] = _m
-del _m, _v, types
-a = sys.argv[1:]
-if a[:2] == ['-X', 'frozen_modules=off']: a = a[2:]
-if sys.path and sys.path[0] == '': del sys.path[0]
-_c = socket.socket.connect
-def connect(self, address):
-    r = _c(self, address)
-    if self.family in (socket.AF_INET, socket.AF_INET6):
-        socket.socket.connect = _c
-        try: self.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        except OSError: pass
-    return r
-socket.socket.connect = connect
-sys.argv = a
-del connect
-import os
-_i = os.environ.pop('POLYDBG_STDIN', None) if '--connect' in a else None
-if _i:
-    _f = os.open(_i, os.O_RDONLY); os.dup2(_f, 0); os.close(_f)
-del _i
-try: runpy.run_path(a[0], run_name='__main__')
-except SystemExit as e:
-    if e.code is None or isinstance(e.code, int): raise
-    print(e.code, file=sys.stderr)
-    raise SystemExit(1) from None
-"""
+
 
 def find_python(explicit: str | None, cwd: str | None, program: str | None) -> str:
     """The interpreter for the debuggee: explicit, else the active or a nearby venv, else ours."""
@@ -279,7 +226,7 @@ class DebugpyProcess(DapBackend):
                                  f"with python -m debugpy --listen {host}:{port} yourprogram.py") from exc
         env = dict(os.environ)
         env.pop("PYTHONSTARTUP", None)
-        return await self._spawn_stdio_adapter([sys.executable, "-c", _ADAPTER_SHIM], env=env)
+        return await self._spawn_stdio_adapter([sys.executable, "-c", ADAPTER_SHIM], env=env)
 
     def _tune_capabilities(self) -> None:
         self.capabilities.child_paging = False
@@ -289,7 +236,7 @@ class DebugpyProcess(DapBackend):
         self._launched = True
         args: dict[str, Any] = {
             "type": "python", "request": "launch", "name": "polydbg",
-            "python": [python, "-X", "frozen_modules=off", "-c", _DEBUGGEE_SHIM],
+            "python": [python, "-X", "frozen_modules=off", "-c", DEBUGGEE_SHIM],
             "args": list(spec.args), "console": "internalConsole", "redirectOutput": True,
             "justMyCode": just_my_code(spec.breakpoint_files), "stopOnEntry": spec.stop_on_entry,
             "showReturnValue": True, "subProcess": True,

@@ -87,7 +87,7 @@ from polydbg.backends.base import (
     SourceBreakpoint,
     Variable,
 )
-from polydbg.backends.dap_backend import INSPECT_TIMEOUT_S, DapBackend
+from polydbg.backends.dap.backend import INSPECT_TIMEOUT_S, DapBackend
 from polydbg.backends.kit.frames import leading
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError

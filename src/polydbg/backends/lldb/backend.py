@@ -49,8 +49,8 @@ from polydbg.backends.base import (
     SourceBreakpoint,
     Variable,
 )
-from polydbg.backends.dap_backend import DapBackend
-from polydbg.backends.kit import cxx
+from polydbg.backends.dap.backend import DapBackend
+from polydbg.backends.kit import cxx, shims
 from polydbg.backends.kit.frames import is_runtime_source, leading
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.kit.panics import panic_message
@@ -113,7 +113,7 @@ _C_TO_RUST_NAMES = {
     "unsigned char": "u8", "signed char": "i8", "long long": "i64", "long": "i64", "int": "i32", "short": "i16",
     "float": "f32", "double": "f64", "_Bool": "bool", "__int128": "i128", "unsigned __int128": "u128",
 }
-_CXX_FORMATTERS = str(Path(__file__).with_name("lldb_scripts") / "cxx_formatters.py")
+_CXX_FORMATTERS = str(shims.path(__file__, "cxx_formatters.py"))
 _CONSOLE_NOISE = (
     "which was unable to be parsed",  # lldb 22 on GCC's unique_ptr tuple; cxx_formatters reads it anyway
     "To get started with the debug console", "For more information visit https://lldb.llvm.org",

@@ -1,0 +1,48 @@
+"""Prefixes the launcher's and the debuggee's command lines (debugpy puts its own arguments after ours).
+
+It drops the -X option debugpy appends, sets TCP_NODELAY on the first TCP connect (to the adapter) and
+restores ``socket.connect``, registers the tracepoint guard ``_polydbg.v``, and runs the real entry point as
+``python <path>`` would (a ``sys.exit("message")`` exits like Python's does, printing the message and ending
+with 1: pydevd would stop on it as an exception, as it ignores only int codes with ``breakOnSystemExit: []``).
+``v`` evaluates a hex-encoded expression in its caller's frame (the logpoint's) and never raises, so one failing
+expression cannot swallow a whole trace line. Passed as ``python -c``.
+"""
+import runpy
+import socket
+import sys
+import types
+
+_m = types.ModuleType('_polydbg')
+def _v(h):
+    f = sys._getframe(1)
+    try: r = repr(eval(bytes.fromhex(h).decode(), f.f_globals, f.f_locals))
+    except BaseException as e: r = '<error: %s: %s>' % (type(e).__name__, e)
+    return r.replace('\n', '\\n')
+_m.v = _v
+sys.modules['_polydbg'] = _m
+del _m, _v, types
+a = sys.argv[1:]
+if a[:2] == ['-X', 'frozen_modules=off']: a = a[2:]
+if sys.path and sys.path[0] == '': del sys.path[0]
+_c = socket.socket.connect
+def connect(self, address):
+    r = _c(self, address)
+    if self.family in (socket.AF_INET, socket.AF_INET6):
+        socket.socket.connect = _c
+        try: self.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError: pass
+    return r
+socket.socket.connect = connect
+sys.argv = a
+del connect
+import os
+
+_i = os.environ.pop('POLYDBG_STDIN', None) if '--connect' in a else None
+if _i:
+    _f = os.open(_i, os.O_RDONLY); os.dup2(_f, 0); os.close(_f)
+del _i
+try: runpy.run_path(a[0], run_name='__main__')
+except SystemExit as e:
+    if e.code is None or isinstance(e.code, int): raise
+    print(e.code, file=sys.stderr)
+    raise SystemExit(1) from None

@@ -1,0 +1,1 @@
+"""Go through delve's own DAP server (``dlv dap``)."""
