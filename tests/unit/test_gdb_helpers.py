@@ -19,7 +19,6 @@ from polydbg.backends.gdb.values import (
     summary_of,
 )
 from polydbg.backends.kit.cxx import demangle_type, printed_string
-from polydbg.backends.kit.hits import parse_hit_condition
 from polydbg.backends.kit.typenames import short_type
 
 STRING = "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >"
@@ -146,34 +145,6 @@ def test_element_count_of_rust_collections(type_: str, value: str, count: int) -
     "'more' from start=2) though it has 2 rows"))
 def test_element_count_of_a_two_dimensional_array_is_its_rows() -> None:
     assert element_count("int [2][3]", "{{1, 2, 3}, {4, 5, 6}}") == 2
-
-
-# -- parse_hit_condition ---------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(("text", "parsed"), [
-    ("4", (">=", 4)),  # a bare count: from the 4th hit on
-    (" 7 ", (">=", 7)),
-    ("== 4", ("==", 4)),
-    ("=4", ("=", 4)),
-    (">= 2", (">=", 2)),
-    ("> 0", (">", 0)),  # every hit
-    (">0", (">", 0)),
-    ("< 3", ("<", 3)),
-    ("<= 1", ("<=", 1)),
-    ("% 2", ("%", 2)),
-])
-def test_parse_hit_condition(text: str, parsed: tuple[str, int]) -> None:
-    assert parse_hit_condition(text) == parsed
-
-
-@pytest.mark.parametrize("text", [
-    "", "abc", "4.5", "-1", ">= -1", "== x", "4 5",
-    "0", "== 0", ">= 0", "% 0",  # would never stop, or divide by zero
-])
-def test_parse_hit_condition_refuses(text: str) -> None:
-    with pytest.raises(ValueError):
-        parse_hit_condition(text)
 
 
 # -- breakpoint_result -----------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """The contract every protocol client keeps, checked once per protocol (DAP, GDB/MI, CDP, JDWP).
 
-Each harness plays the debugger's end by hand at the transport seam (an in-memory ``MessageStream`` pair). The contract: answers are
-matched to their requests in any order, a refusal names the request, events reach handlers by name
-(a failing handler does not stop the reader), the end of the stream fails every waiter and every
+Each harness plays the debugger's end by hand at the transport seam (an in-memory ``MessageStream`` pair).
+The contract: answers are matched to their requests in any order, a refusal names the request, events reach
+handlers by name (a failing handler does not stop the reader), the end of the stream fails every waiter and every
 later send with the cause, a cancelled waiter leaves no entry, a passed deadline is an
 ``AdapterTimeoutError`` — and while that request stays unanswered later requests fail fast saying the
 debugger is unresponsive, until any answer shows it is alive again.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import pytest
 
@@ -189,7 +189,7 @@ class JdwpHarness:
     """The JVM's end: packets; a reply carries its command's id and an error code, an event is a composite
     command (its one event of kind ``name`` carrying a thread id: the value)."""
 
-    KINDS = {"stopped": EventKind.THREAD_START, "unknown": EventKind.THREAD_DEATH}
+    KINDS: ClassVar[dict[str, int]] = {"stopped": EventKind.THREAD_START, "unknown": EventKind.THREAD_DEATH}
 
     def __init__(self) -> None:
         client_end, self.vm = memory_pair()

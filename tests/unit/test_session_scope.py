@@ -9,137 +9,15 @@ the test opens, so the test decides exactly what happens while the session await
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
-from polydbg.backends.base import (
-    AttachSpec,
-    Backend,
-    BackendListener,
-    BreakpointResult,
-    Capabilities,
-    Configure,
-    EvaluateContext,
-    ExceptionDetail,
-    Frame,
-    FrameRef,
-    FunctionBreakpoint,
-    LaunchSpec,
-    Scope,
-    SourceBreakpoint,
-    StepKind,
-    StopEvent,
-    Thread,
-    Variable,
-)
-from polydbg.errors import AdapterGoneError, ProgramMovedError, SessionEndedError, UsageError
+from polydbg.backends.base import Backend, BackendListener, LaunchSpec
+from polydbg.errors import ProgramMovedError, SessionEndedError, UsageError
 from polydbg.session.model import State, StopReport
 from polydbg.session.session import Session
-
-
-class FakeBackend(Backend):
-    name = "fake"
-
-    def __init__(self, listener: BackendListener, program: str) -> None:
-        self.listener = listener
-        self.language = "python"
-        self.program = program
-        self.capabilities = Capabilities(set_variable=True, log_points=True, conditional_breakpoints=True)
-        self.stop_no = 0
-        self.gates: dict[str, asyncio.Event] = {}  # method name → held until the test sets it
-        self.entered: dict[str, asyncio.Event] = defaultdict(asyncio.Event)  # set when a held call arrives
-        self.calls: list[str] = []
-        self.die_on_step = False
-        self.terminated = False
-
-    def hold(self, method: str) -> asyncio.Event:
-        gate = self.gates[method] = asyncio.Event()
-        return gate
-
-    async def _enter(self, method: str) -> None:
-        self.calls.append(method)
-        self.entered[method].set()
-        gate = self.gates.get(method)
-        if gate is not None:
-            await gate.wait()
-
-    def stop_again(self, reason: str = "breakpoint") -> None:
-        self.stop_no += 1
-        self.listener.on_stopped(StopEvent(reason, 1))
-
-    # -- lifecycle
-    async def launch(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
-        await configure()
-        self.stop_again()
-
-    async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None:
-        raise NotImplementedError
-
-    async def terminate(self) -> None:
-        self.terminated = True
-
-    async def detach(self) -> None:
-        self.terminated = True
-
-    # -- breakpoints
-    async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
-        return [BreakpointResult(True, bp.line) for bp in breakpoints]
-
-    async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
-        return [BreakpointResult(True) for _ in breakpoints]
-
-    async def set_exception_filters(self, filters: list[str]) -> None:
-        return None
-
-    # -- execution
-    async def resume(self, thread_id: int | None) -> None:
-        await self._enter("resume")
-        self.listener.on_continued(thread_id, True)
-
-    async def step(self, thread_id: int, kind: StepKind) -> None:
-        await self._enter("step")
-        if self.die_on_step:
-            raise AdapterGoneError("fake adapter closed its connection")
-
-    async def pause(self, thread_id: int | None) -> None:
-        await self._enter("pause")
-        self.stop_again("pause")
-
-    # -- inspection
-    async def threads(self) -> list[Thread]:
-        await self._enter("threads")
-        return [Thread(1, "main")]
-
-    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
-        at = self.stop_no
-        await self._enter("stack_trace")
-        return [Frame(f"f{at}", self.program, 1 + at)][start:start + levels], 1
-
-    async def scopes(self, frame: FrameRef) -> list[Scope]:
-        at = self.stop_no
-        await self._enter("scopes")
-        return [Scope("Locals", 100 + at)]
-
-    async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:
-        at = self.stop_no
-        await self._enter("variables")
-        if ref >= 1000:
-            return [Variable("item", f"child of {ref} at stop {at}")]
-        return [Variable("x", f"x at stop {at}"), Variable("obj", f"obj at stop {at}", ref=1000 + at)]
-
-    async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
-        at = self.stop_no
-        await self._enter("evaluate")
-        return Variable(expression, f"{expression} at stop {at}")
-
-    async def set_variable(self, ref: int, name: str, value: str) -> Variable:
-        await self._enter("set_variable")
-        return Variable(name, value)
-
-    async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
-        return None
+from tests.fakes import FakeBackend
 
 
 @pytest.fixture

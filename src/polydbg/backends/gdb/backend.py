@@ -75,11 +75,10 @@ from polydbg.backends.gdb.values import (
     summary_of,
     to_int,
 )
-from polydbg.backends.kit import bpdiff, cxx
+from polydbg.backends.kit import bpdiff, cxx, hits
 from polydbg.backends.kit.bpdiff import Placed
 from polydbg.backends.kit.frames import FrameHandles, is_runtime_source, leading
 from polydbg.backends.kit.handles import HandleTable, IdMap
-from polydbg.backends.kit.hits import HIT_SYNTAX, parse_hit_condition
 from polydbg.backends.kit.panics import panic_message
 from polydbg.backends.kit.typenames import short_type
 from polydbg.errors import (
@@ -542,10 +541,9 @@ class GdbMiBackend(Backend):
         conditions = [f"({condition})"] if condition else []
         if hit_condition:
             try:
-                op, count = parse_hit_condition(hit_condition)
+                op, count = hits.HitCondition.parse(hit_condition)
             except ValueError:
-                return Placed(key, None, BreakpointResult(False, message=(
-                    f"hit_condition {hit_condition!r} is not understood; {HIT_SYNTAX}")))
+                return Placed(key, None, hits.refusal(hit_condition))
             if op == ">=":
                 if count > 1:
                     options.append(f"-i {count - 1}")
@@ -555,7 +553,7 @@ class GdbMiBackend(Backend):
                 self._hit_vars += 1
                 var = f"$_polydbg_h{self._hit_vars}"
                 await self._cmd(f"-interpreter-exec console {mi_quote(f'set {var} = 0')}")
-                test = {"==": "==", "=": "==", "<": "<", "<=": "<="}.get(op)
+                test = {"==": "==", "<": "<", "<=": "<="}.get(op)
                 conditions.append(f"(++{var}) {test} {count}" if test else f"(++{var}) % {count} == 0")
         if conditions:
             options.append(f"-c {mi_quote(' && '.join(conditions))}")

@@ -67,10 +67,9 @@ from polydbg.backends.java.methods import MethodBreakpoints
 from polydbg.backends.java.scope import StoppedFrame, slot_tag
 from polydbg.backends.java.values import STRING_CHARS, Values
 from polydbg.backends.java.watch import FieldWatches
-from polydbg.backends.kit import runtime
+from polydbg.backends.kit import hits, runtime
 from polydbg.backends.kit.frames import leading
 from polydbg.backends.kit.handles import HandleTable
-from polydbg.backends.kit.hits import HIT_SYNTAX, parse_hit_condition, satisfied
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, UsageError
 from polydbg.jdwp.client import JdwpClient, JdwpRequestError
@@ -98,8 +97,7 @@ class _Bp:
     file: str
     package: str
     requests: dict[int, Location] = field(default_factory=dict)  # JDWP request id → where it is set
-    hit: tuple[str, int] | None = None
-    hits: int = 0
+    counter: hits.HitCounter = field(default_factory=lambda: hits.HitCounter(None))
     result: BreakpointResult = field(default_factory=lambda: BreakpointResult(False))
 
 
@@ -419,14 +417,12 @@ class JavaBackend(Backend):
                 bp.result = BreakpointResult(False, message=problem)
                 results.append(bp.result)
                 continue
-            if spec.hit_condition:
-                try:
-                    bp.hit = parse_hit_condition(spec.hit_condition)
-                except ValueError:
-                    bp.result = BreakpointResult(False, message=f"hit_condition {spec.hit_condition!r} is not "
-                                                                f"understood; {HIT_SYNTAX}")
-                    results.append(bp.result)
-                    continue
+            try:
+                bp.counter = hits.HitCounter.of(spec.hit_condition)
+            except ValueError:
+                bp.result = hits.refusal(str(spec.hit_condition))
+                results.append(bp.result)
+                continue
             self._bps[spec.id] = bp
             self._files.setdefault(path, []).append(spec.id)
             for cls in list(self.classes.by_id.values()):
@@ -544,7 +540,7 @@ class JavaBackend(Backend):
         stop: StopEvent | None = None
         broken: list[str] = []
         thread = 0
-        hits: list[int] = []
+        hit_ids: list[int] = []
         resume_thread = False
         for event in events:
             if event.kind == EventKind.CLASS_PREPARE:
@@ -567,7 +563,7 @@ class JavaBackend(Backend):
                 spec = self._methods.spec(method_bp)
                 holds = await self._condition_holds(spec.condition if spec else None, thread)
                 if holds is not False and self._methods.counts(method_bp):
-                    hits.append(method_bp)
+                    hit_ids.append(method_bp)
                     if isinstance(holds, str):
                         broken.append(holds)
             elif event.kind in (EventKind.FIELD_ACCESS, EventKind.FIELD_MODIFICATION):
@@ -582,7 +578,7 @@ class JavaBackend(Backend):
                 if bp_id is not None:
                     verdict = await self._hit(bp_id, thread)
                     if verdict is not None:
-                        hits.append(bp_id)
+                        hit_ids.append(bp_id)
                         if verdict:
                             broken.append(verdict)
             elif event.kind == EventKind.SINGLE_STEP:
@@ -596,9 +592,9 @@ class JavaBackend(Backend):
                 self._exception = event.exception
                 caught = event.catch_location is not None and event.catch_location.class_id != 0
                 stop = StopEvent("exception", 0, f"Paused on {'' if caught else 'uncaught '}exception")
-        if hits:
+        if hit_ids:
             stop = StopEvent("breakpoint", 0, "Paused on breakpoint" + "".join(f"; {b}" for b in broken),
-                             hit_breakpoint_ids=tuple(hits))
+                             hit_breakpoint_ids=tuple(hit_ids))
         suspended_all = any(e.suspend_policy == Suspend.ALL for e in events)
         if stop is None:
             if suspended_all:
@@ -749,8 +745,7 @@ class JavaBackend(Backend):
         bp = self._bps.get(bp_id)
         if bp is None:
             return False
-        bp.hits += 1
-        return bp.hit is None or satisfied(bp.hit[0], bp.hit[1], bp.hits)
+        return bp.counter.hit()
 
     async def _end_step(self) -> None:
         if self._step_request is not None:

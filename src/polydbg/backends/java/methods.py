@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from polydbg.backends.base import BreakpointResult, FunctionBreakpoint
 from polydbg.backends.java import vm as jvm
 from polydbg.backends.java.classes import JavaClass, Method, short_name
-from polydbg.backends.kit.hits import HIT_SYNTAX, parse_hit_condition, satisfied
+from polydbg.backends.kit import hits
 from polydbg.errors import echo
 from polydbg.jdwp.client import JdwpRequestError
 from polydbg.jdwp.codec import EventKind, Location, Modifier, Suspend
@@ -61,8 +61,7 @@ def parse(name: str) -> MethodName:
 class MethodBp:
     spec: FunctionBreakpoint
     name: MethodName
-    hit: tuple[str, int] | None = None
-    hits: int = 0
+    counter: hits.HitCounter = field(default_factory=lambda: hits.HitCounter(None))
     requests: dict[int, Location] = field(default_factory=dict)  # JDWP breakpoint request → where
     bound: list[str] = field(default_factory=list)  # "Basics.square(int)" for each method bound
     classes_seen: set[int] = field(default_factory=set)
@@ -106,14 +105,14 @@ class MethodBreakpoints:
                 results.append(BreakpointResult(False, message=str(exc)))
                 continue
             try:
-                hit = parse_hit_condition(spec.hit_condition) if spec.hit_condition else None
+                counter = hits.HitCounter.of(spec.hit_condition)
             except ValueError:
-                results.append(BreakpointResult(False, message=f"hit_condition {spec.hit_condition!r} is not "
-                                                               f"understood; {HIT_SYNTAX}"))
+                results.append(hits.refusal(str(spec.hit_condition)))
                 continue
             previous = old.get(spec.id)
-            bp = self._bps[spec.id] = MethodBp(spec, name, hit, previous.hits if previous and
-                                               previous.spec == spec else 0)
+            if previous is not None and previous.spec == spec:
+                counter = previous.counter  # an unchanged breakpoint keeps counting
+            bp = self._bps[spec.id] = MethodBp(spec, name, counter)
             for cls in loaded:
                 if name.wants(cls):
                     with contextlib.suppress(JdwpRequestError):  # unloaded since it was listed
@@ -144,8 +143,7 @@ class MethodBreakpoints:
         bp = self._bps.get(bp_id)
         if bp is None:
             return False
-        bp.hits += 1
-        return bp.hit is None or satisfied(bp.hit[0], bp.hit[1], bp.hits)
+        return bp.counter.hit()
 
     def spec(self, bp_id: int) -> FunctionBreakpoint | None:
         bp = self._bps.get(bp_id)

@@ -61,10 +61,9 @@ from polydbg.backends.base import (
     Thread,
     Variable,
 )
-from polydbg.backends.kit import runtime
+from polydbg.backends.kit import hits, runtime
 from polydbg.backends.kit.frames import leading
 from polydbg.backends.kit.gate import GatedListener, StopGate
-from polydbg.backends.kit.hits import HIT_SYNTAX, parse_hit_condition, satisfied
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.node import launcher
 from polydbg.backends.node import values as jsv
@@ -92,8 +91,7 @@ class _Bp:
     file: str | None = None
     natives: list[tuple[Target, str]] = field(default_factory=list)  # (target, V8 breakpoint id)
     condition: str | None = None  # what V8 evaluates (the condition, a logpoint's console.log)
-    hit: tuple[str, int] | None = None
-    hits: int = 0
+    counter: hits.HitCounter = field(default_factory=lambda: hits.HitCounter(None))
     result: BreakpointResult = field(default_factory=lambda: BreakpointResult(False))
 
 
@@ -562,14 +560,10 @@ class NodeBackend(Backend):
         condition = spec.condition
         if condition:
             await self._check_syntax(condition, "condition")
-        hit = spec.hit_condition
-        bp.hit = None
-        if hit:
-            try:
-                bp.hit = parse_hit_condition(hit)
-            except ValueError as exc:
-                raise AdapterRequestError("setBreakpoint", f"hit_condition {hit!r} is not understood; "
-                                                           f"{HIT_SYNTAX}") from exc
+        try:
+            bp.counter = hits.HitCounter.of(spec.hit_condition)
+        except ValueError as exc:
+            raise AdapterRequestError("setBreakpoint", str(hits.refusal(str(spec.hit_condition)).message)) from exc
         message = spec.log_message if isinstance(spec, SourceBreakpoint) else None
         if message is None:
             return condition or None
@@ -796,10 +790,10 @@ class NodeBackend(Backend):
         frames = target.frames
         here = position((frames[0].get("location") or {}) if frames else {})
         script_id = here[0]
-        hits = [str(h) for h in params.get("hitBreakpoints") or []]
+        hit_natives = [str(h) for h in params.get("hitBreakpoints") or []]
         user: list[int] = []
         entry = False
-        for native in hits:
+        for native in hit_natives:
             if native == target.entry_bp:
                 entry = True
             elif (bp_id := target.by_native.get(native)) is not None:
@@ -864,8 +858,7 @@ class NodeBackend(Backend):
         bp = self._bps.get(bp_id)
         if bp is None:
             return False
-        bp.hits += 1
-        return bp.hit is None or satisfied(bp.hit[0], bp.hit[1], bp.hits)
+        return bp.counter.hit()
 
     @staticmethod
     def _internal_frame(target: Target, frame: dict[str, Any]) -> bool:
