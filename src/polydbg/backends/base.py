@@ -168,22 +168,20 @@ class StopEvent(NamedTuple):
     description: str | None = None
     text: str | None = None
     hit_breakpoint_ids: tuple[int, ...] = ()  # polydbg's breakpoint ids
-    all_threads_stopped: bool = True
     thread_name: str | None = None  # where the thread is not the program's own (a worker, a child process)
 
 
 @dataclass
 class Capabilities:
-    """What the backend supports, read from the adapter's ``initialize`` answer (or declared)."""
+    """What the backend supports, read from the adapter's ``initialize`` answer (or declared); the session
+    refuses what a backend lacks before asking it, saying what to do instead."""
 
     conditional_breakpoints: bool = False
     hit_conditional_breakpoints: bool = False
-    log_points: bool = False
+    log_points: bool = False  # logpoints and debug_trace
     function_breakpoints: bool = False
     set_variable: bool = False
-    exception_info: bool = False
-    terminate_request: bool = False
-    child_paging: bool = False  # honours start/count on variables
+    exception_info: bool = False  # the exception's type and message at an exception stop
     exception_filters: tuple[str, ...] = ()
     # native-code operations (debug_memory, debug_disassemble, debug_registers, debug_watch, debug_command)
     memory: bool = False
@@ -191,7 +189,6 @@ class Capabilities:
     registers: bool = False
     data_breakpoints: bool = False
     raw_command: bool = False
-    extra: dict[str, bool] = field(default_factory=dict)
 
 
 NativeCapability = Literal["memory", "disassemble", "registers", "data_breakpoints", "raw_command"]

@@ -75,10 +75,23 @@ class BreakpointSync:
             raise UsageError(f"line {line} is outside {path} (it has {len(lines)} lines); "
                              f"pass a line between 1 and {len(lines)}")
 
+    def check_supported(self, condition: str | None, hit_condition: str | None) -> None:
+        """Refuse what the session's debugger cannot do with a breakpoint (before a session: checked at start)."""
+        backend = self.core.live_backend()
+        if backend is None:
+            return
+        if condition and not backend.capabilities.conditional_breakpoints:
+            raise UsageError(f"{self.core.adapter} does not support conditions on breakpoints; set the breakpoint "
+                             "without one and check the value with debug_evaluate when it stops")
+        if hit_condition and not backend.capabilities.hit_conditional_breakpoints:
+            raise UsageError(f"{self.core.adapter} does not support hit conditions; set the breakpoint without one "
+                             "and continue past the hits you do not want")
+
     async def add_line(self, file: str, line: int, condition: str | None = None, hit_condition: str | None = None,
                        log_message: str | None = None, internal: bool = False) -> Breakpoint:
         path = self.core.resolve_path(file)
         self.validate_line(path, line)
+        self.check_supported(condition, hit_condition)
         conditions.check(self.core.language, condition, log_message)
         fields = dict(file=path, line=line, function=None, watch=None, condition=condition,
                       hit_condition=hit_condition, log_message=log_message)
@@ -100,6 +113,7 @@ class BreakpointSync:
         if backend is not None and not backend.capabilities.function_breakpoints:
             raise UsageError(f"{self.core.adapter} does not support function breakpoints; "
                              "set a line breakpoint on the function's first line instead")
+        self.check_supported(condition, hit_condition)
         conditions.check(self.core.language, condition, None)
         fields = dict(function=function, condition=condition, hit_condition=hit_condition)
         if (existing := self.core.breakpoints.same(**fields)) is not None:

@@ -200,8 +200,7 @@ class DapBackend(Backend):
         hits = tuple(bp_id for n in body.get("hitBreakpointIds") or () if isinstance(n, int)
                      and (bp_id := ids.id_of(n)) is not None)
         return StopEvent(reason=reason, thread_id=body.get("threadId"), description=body.get("description"),
-                         text=body.get("text"), hit_breakpoint_ids=hits,
-                         all_threads_stopped=bool(body.get("allThreadsStopped", True)))
+                         text=body.get("text"), hit_breakpoint_ids=hits)
 
     def _on_stopped(self, body: dict[str, Any]) -> None:
         self._frames.clear()
@@ -489,13 +488,10 @@ def _capabilities(body: dict[str, Any]) -> Capabilities:
         function_breakpoints=bool(body.get("supportsFunctionBreakpoints")),
         set_variable=bool(body.get("supportsSetVariable")),
         exception_info=bool(body.get("supportsExceptionInfoRequest")),
-        terminate_request=bool(body.get("supportsTerminateRequest")),
-        child_paging=False,
         exception_filters=filters,
         memory=bool(body.get("supportsReadMemoryRequest")),
         disassemble=bool(body.get("supportsDisassembleRequest")),
         data_breakpoints=bool(body.get("supportsDataBreakpoints")),
-        extra={k: bool(v) for k, v in body.items() if k.startswith("supports") and isinstance(v, bool)},
     )
 
 

@@ -228,9 +228,6 @@ class DebugpyProcess(DapBackend):
         env.pop("PYTHONSTARTUP", None)
         return await self._spawn_stdio_adapter([sys.executable, "-c", ADAPTER_SHIM], env=env)
 
-    def _tune_capabilities(self) -> None:
-        self.capabilities.child_paging = False
-
     def _launch_arguments(self, spec: LaunchSpec) -> dict[str, Any]:
         python = find_python(spec.python, spec.cwd, spec.program)
         self._launched = True

@@ -351,7 +351,6 @@ class DelveBackend(DapBackend):
     def _tune_capabilities(self) -> None:
         caps = self.capabilities
         caps.hit_conditional_breakpoints = True  # delve parses hitCondition but does not advertise it
-        caps.child_paging = False  # pages only through filter=indexed: see child_slice
         caps.memory = True  # no readMemory: through [N]uint8 casts
         caps.registers = True
         caps.raw_command = True

@@ -122,7 +122,7 @@ class JavaBackend(Backend):
         self._events = OrderedEvents(listener)
         self.capabilities = Capabilities(
             conditional_breakpoints=True, hit_conditional_breakpoints=True, log_points=True, set_variable=True,
-            exception_info=True, terminate_request=True, child_paging=True,
+            exception_info=True,
             exception_filters=("raised", "uncaught"))
         self._proc = procs.DebuggerProcess("java")
         self._client: JdwpClient | None = None

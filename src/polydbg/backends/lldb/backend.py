@@ -384,13 +384,8 @@ class LldbDapBackend(DapBackend):
 
     def _tune_capabilities(self) -> None:
         caps = self.capabilities
-        extra = caps.extra
-        caps.memory = bool(extra.get("supportsReadMemoryRequest"))
-        caps.disassemble = bool(extra.get("supportsDisassembleRequest"))
-        caps.data_breakpoints = bool(extra.get("supportsDataBreakpoints"))
         caps.registers = True  # every frame has a "Registers" scope
         caps.raw_command = True
-        caps.child_paging = True  # lldb-dap honours start/count on variables
         # C++ throw/catch filters only mean something for C++; Objective-C ones never here
         caps.exception_filters = tuple(f for f in caps.exception_filters if f.startswith("cpp_")) \
             if self.language == "cpp" else ()

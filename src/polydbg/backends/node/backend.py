@@ -110,8 +110,8 @@ class NodeBackend(Backend):
         self._events = OrderedEvents(GatedListener(self._gate))  # the program's (and its main thread's) events
         self.capabilities = Capabilities(
             conditional_breakpoints=True, hit_conditional_breakpoints=True, log_points=True,
-            function_breakpoints=True, set_variable=True, exception_info=True, terminate_request=True,
-            child_paging=True, exception_filters=("raised", "uncaught"), raw_command=True)
+            function_breakpoints=True, set_variable=True, exception_info=True,
+            exception_filters=("raised", "uncaught"), raw_command=True)
         self._proc = procs.DebuggerProcess("node")
         self._tasks: set[asyncio.Task[None]] = set()
         self._attached = False
@@ -825,23 +825,22 @@ class NodeBackend(Backend):
             event = self._exception_event(target, reason)
         elif stopping:
             if 0 in stopping:
-                event = StopEvent("entry", thread, "Paused on entry", all_threads_stopped=False)
+                event = StopEvent("entry", thread, "Paused on entry")
             else:
                 event = StopEvent("breakpoint", thread, "Paused on breakpoint",
-                                  hit_breakpoint_ids=tuple(b for b in stopping if b), all_threads_stopped=False)
+                                  hit_breakpoint_ids=tuple(b for b in stopping if b))
         elif target.stepping is not None:
             if not at_user_code:
                 await self._step_on(target, script_id)
                 return
-            event = StopEvent("step", thread, "Paused after step", all_threads_stopped=False)
+            event = StopEvent("step", thread, "Paused after step")
         elif target.pausing:
-            event = StopEvent("pause", thread, "Paused", all_threads_stopped=False)
+            event = StopEvent("pause", thread, "Paused")
         elif user or entry:
             await self._resume_quietly(target)  # hits that do not count, or a script's entry
             return
         else:
-            event = StopEvent("breakpoint", thread, "Paused on debugger statement", text="debugger statement",
-                              all_threads_stopped=False)
+            event = StopEvent("breakpoint", thread, "Paused on debugger statement", text="debugger statement")
         target.stepping = None
         target.steps_on = 0
         target.pausing = False
@@ -872,7 +871,7 @@ class NodeBackend(Backend):
         uncaught = bool((target.pause_data or {}).get("uncaught"))
         text = f"{detail.type}: {detail.message}" if detail else None
         return StopEvent("exception", target.thread_id, f"Paused on {'uncaught ' if uncaught else ''}{kind}",
-                         text=text, all_threads_stopped=False)
+                         text=text)
 
     async def _step_on(self, target: Target, script_id: str) -> None:
         """A step ended outside the user's code: step on (out of Node's internals, through a loader's
