@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from polydbg.backends import registry
 from polydbg.errors import PolicyError, echo
 
 if sys.version_info >= (3, 11):
@@ -56,31 +57,19 @@ _DEFAULTS: dict[str, dict[str, bool]] = {
 # What each switch lets the agent do, for --help and `polydbg doctor`.
 MEANING = {
     "roots": "directories programs, cwd, core files, breakpoint files and source reads must lie in",
-    "allow_build": "shell commands before launch (build) and the runtime command line (python, node, runtime_args)",
-    "allow_command": "raw debugger commands (debug_command; lldb's `, gdb's $_shell, delve's dlv in expressions)",
+    "allow_build": "shell commands before launch (build) and the runtime command line "
+                   f"({', '.join(registry.runtime_arguments())}, runtime_args)",
+    "allow_command": f"raw debugger commands (debug_command; {', '.join(registry.command_escape_names())} in "
+                     "expressions)",
     "allow_attach": "attach to a process (own user only) or a debug server",
     "allow_memory_write": "debug_memory write",
     "allow_env": "env variables that inject code (LD_PRELOAD, PYTHONSTARTUP, NODE_OPTIONS, …)",
 }
 
-# -- the variables allow_env guards -----------------------------------------------------------------------
+# -- the variables allow_env guards (beyond those each backend's runtime reads: BackendInfo.injecting_env) -----
 
-_INJECTING_PREFIXES = ("LD_", "DYLD_", "PYTHON", "CGO_", "GIT_", "LUA_")
-_HARMLESS_PYTHON = frozenset({
-    "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "PYTHONHASHSEED", "PYTHONWARNINGS",
-    "PYTHONDEVMODE", "PYTHONFAULTHANDLER", "PYTHONUTF8", "PYTHONTRACEMALLOC", "PYTHONASYNCIODEBUG",
-    "PYTHONNODEBUGRANGES", "PYTHONSAFEPATH", "PYTHONNOUSERSITE", "PYTHONOPTIMIZE", "PYTHONVERBOSE",
-    "PYTHONMALLOC", "PYTHONMALLOCSTATS", "PYTHONINTMAXSTRDIGITS", "PYTHONCOERCECLOCALE", "PYTHONWARNDEFAULTENCODING",
-})
+_INJECTING_PREFIXES = ("LD_", "DYLD_", "GIT_", "LUA_")
 _INJECTING_NAMES = frozenset({
-    # Node: extra flags and modules, and paths it writes to
-    "NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE", "NODE_V8_COVERAGE", "NODE_REDIRECT_WARNINGS",
-    "NODE_REPL_HISTORY",
-    # the JVM reads these as command-line options
-    "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH",
-    # Go builds (delve builds the program with the launch environment): -toolexec, toolchains, modules, cgo
-    "GOFLAGS", "GOTOOLCHAIN", "GOENV", "GOROOT", "GOPATH", "GOWORK", "GOCACHE", "GOPROXY", "GOSUMDB",
-    "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GONOPROXY", "GOINSECURE", "CC", "CXX", "AR", "PKG_CONFIG",
     # shells (gdb starts programs through one) and the C library
     "PATH", "SHELL", "BASH_ENV", "ENV", "IFS", "GCONV_PATH", "LOCPATH", "HOSTALIASES", "NLSPATH",
     # other interpreters a program may start
@@ -91,35 +80,7 @@ _INJECTING_NAMES = frozenset({
 def injecting_variable(name: str) -> bool:
     """Whether setting ``name`` can make the loader, a runtime, a shell or a build run code from elsewhere."""
     upper = name.upper()
-    if upper in _INJECTING_NAMES:
-        return True
-    if upper.startswith("PYTHON"):
-        return upper not in _HARMLESS_PYTHON
-    return upper.startswith(_INJECTING_PREFIXES)
-
-
-# -- runtime flags harmless without allow_build -------------------------------------------------------------
-
-_CLASSPATH_FLAGS = ("-cp", "-classpath", "--class-path")
-_HARMLESS_FLAG = re.compile(
-    r"-(?:ea|da|esa|dsa|enableassertions|disableassertions|enablesystemassertions|disablesystemassertions)"
-    r"(?::[\w.$]*(?:\.\.\.)?)?"
-    r"|-X(?:mx|ms|ss)\d+[kKmMgG]?"
-    r"|-D(?!(?:java|jdk|sun|javax|com\.sun)\.)[A-Za-z_][\w.\-]*(?:=.*)?"
-    r"|--(?:enable-source-maps|no-warnings|no-deprecation|throw-deprecation|pending-deprecation|trace-warnings"
-    r"|trace-deprecation|trace-uncaught|trace-exit|experimental-vm-modules|experimental-strip-types"
-    r"|experimental-transform-types|preserve-symlinks|preserve-symlinks-main)"
-    r"|--(?:max-old-space-size|max-semi-space-size|stack-size|stack-trace-limit|unhandled-rejections|input-type"
-    r"|conditions)=[\w.\-]+",
-    re.DOTALL)
-
-# -- escapes from an expression to a raw debugger command ----------------------------------------------------
-
-_COMMAND_ESCAPES: dict[str, tuple[re.Pattern[str], str]] = {
-    "lldb-dap": (re.compile(r"^\s*`"), "starts with lldb-dap's command escape (`), which runs an lldb command"),
-    "gdb": (re.compile(r"\$_shell\b"), "calls gdb's $_shell, which runs a shell command"),
-    "delve": (re.compile(r"^\s*dlv\s"), "starts with 'dlv ', which runs a delve command"),
-}
+    return upper in _INJECTING_NAMES or upper.startswith(_INJECTING_PREFIXES) or registry.injecting_env(upper)
 
 
 class PolicyConfigError(ValueError):
@@ -213,10 +174,7 @@ class Policy:
         ``adapter`` None (no session yet), every debugger's escapes are refused."""
         if self.allow_command:
             return
-        if adapter is None:
-            escapes = list(_COMMAND_ESCAPES.values())
-        else:
-            escapes = [_COMMAND_ESCAPES[adapter]] if adapter in _COMMAND_ESCAPES else []
+        escapes = registry.command_escapes(adapter)
         for text in texts:
             if not text:
                 continue
@@ -233,23 +191,21 @@ class Policy:
                 "allow_env", f"env {', '.join(bad)} (variables that make the loader, a runtime or a build load "
                 "other code; ordinary variables are allowed)"))
 
-    def check_runtime(self, python: str | None, node: str | None, runtime_args: Iterable[str],
-                      base: str) -> None:
-        """``python`` / ``node`` name a command to run, so need ``allow_build``; so do ``runtime_args`` beyond
-        harmless flags (assertions, heap and stack sizes, non-JDK ``-D`` properties, a classpath inside the
-        roots, Node's source-map and warning flags). ``base`` resolves relative classpath entries."""
-        if python is not None:
-            self.require("allow_build", f"python {echo(python)} (an executable the agent names)")
-        if node is not None:
-            self.require("allow_build", f"node {echo(node)} (an executable the agent names)")
+    def check_runtime(self, runtimes: Mapping[str, str], runtime_args: Iterable[str], base: str) -> None:
+        """``runtimes`` (debug_launch's ``python``, ``node``: argument → executable) name commands to run, so
+        need ``allow_build``; so do ``runtime_args`` beyond the flags the backends call harmless (assertions,
+        heap and stack sizes, a classpath inside the roots, …). ``base`` resolves relative path entries."""
+        for argument, executable in runtimes.items():
+            self.require("allow_build", f"{argument} {echo(executable)} (an executable the agent names)")
         if self.allow_build:
             return
+        path_flags = registry.runtime_path_flags()
         args = list(runtime_args)
         index = 0
         while index < len(args):
             arg = args[index]
             name, eq, value = arg.partition("=")
-            if arg in _CLASSPATH_FLAGS or (eq and name in _CLASSPATH_FLAGS):
+            if arg in path_flags or (eq and name in path_flags):
                 if not eq:
                     index += 1
                     value = args[index] if index < len(args) else ""
@@ -257,7 +213,7 @@ class Policy:
                     if entry:
                         entry = entry[:-1] if entry.endswith("*") else entry
                         self.check_path(os.path.normpath(os.path.join(base, entry)), "classpath entry")
-            elif not _HARMLESS_FLAG.fullmatch(arg):
+            elif not registry.harmless_runtime_flag(arg):
                 raise PolicyError(self.refusal(
                     "allow_build", f"runtime_args {echo(arg)} (a runtime flag that may run other code; harmless "
                     "ones such as -ea, -Xmx…, -Dname=…, -cp inside the roots, --enable-source-maps are allowed)"))

@@ -191,20 +191,20 @@ def test_runtime_executables_and_flags_need_allow_build(project: Path, tmp_path:
     policy = Policy.defaults("http", project)
     base = str(project)
     with pytest.raises(PolicyError, match=r"python '/bin/sh' .* needs allow_build"):
-        policy.check_runtime("/bin/sh", None, (), base)
+        policy.check_runtime({"python": "/bin/sh"}, (), base)
     with pytest.raises(PolicyError, match=r"node '/usr/bin/node' .* needs allow_build"):
-        policy.check_runtime(None, "/usr/bin/node", (), base)
+        policy.check_runtime({"node": "/usr/bin/node"}, (), base)
     for flag in ("--require", "-r", "--import=data:text/javascript,1", "-e", "--eval", "-XX:OnError=id",
                  "-javaagent:/tmp/a.jar", "-agentpath:/tmp/a.so", "-Djava.library.path=/tmp", "--inspect",
                  "-Xbootclasspath/a:/tmp", "--experimental-loader=./x.mjs"):
         with pytest.raises(PolicyError, match=r"runtime_args .* needs allow_build"):
-            policy.check_runtime(None, None, [flag, "x"], base)
-    policy.check_runtime(None, None, ["-ea", "-Xmx512m", "-Dapp.mode=test", "--enable-source-maps",
-                                      "--stack-size=2000", "-cp", f"classes{os.pathsep}lib/*",
-                                      "--class-path=classes"], base)
+            policy.check_runtime({}, [flag, "x"], base)
+    policy.check_runtime({}, ["-ea", "-Xmx512m", "-Dapp.mode=test", "--enable-source-maps",
+                          "--stack-size=2000", "-cp", f"classes{os.pathsep}lib/*",
+                          "--class-path=classes"], base)
     with pytest.raises(PolicyError, match=r"classpath entry .* outside the roots"):
-        policy.check_runtime(None, None, ["-cp", str(tmp_path / "outside")], base)
-    Policy.defaults("stdio", project).check_runtime("/bin/sh", "/bin/sh", ["-e", "x"], base)
+        policy.check_runtime({}, ["-cp", str(tmp_path / "outside")], base)
+    Policy.defaults("stdio", project).check_runtime({"python": "/bin/sh", "node": "/bin/sh"}, ["-e", "x"], base)
 
 
 @pytest.mark.parametrize(("adapter", "expression"), [
@@ -270,8 +270,8 @@ def test_check_launch_applies_every_rule_before_anything_runs(project: Path, tmp
         "core": LaunchRequest(program=app, core=str(tmp_path / "outside" / "secret.py")),
         "breakpoint": LaunchRequest(program=app, breakpoints=[BreakpointRequest("/etc/passwd", 1)]),
         "build": LaunchRequest(program=app, build="touch pwned"),
-        "python": LaunchRequest(program=app, python="/bin/sh"),
-        "node": LaunchRequest(program=app, node="/bin/sh"),
+        "python": LaunchRequest(program=app, runtimes={"python": "/bin/sh"}),
+        "node": LaunchRequest(program=app, runtimes={"node": "/bin/sh"}),
         "runtime_args": LaunchRequest(program=app, runtime_args=("--require", "/tmp/x.js")),
         "env": LaunchRequest(program=app, env={"LD_PRELOAD": "/tmp/x.so"}),
     }

@@ -41,12 +41,11 @@ class LaunchSpec(NamedTuple):
     args: tuple[str, ...] = ()
     cwd: str | None = None
     env: tuple[tuple[str, str], ...] = ()
-    python: str | None = None
     stop_on_entry: bool = False
     core: str | None = None  # a core dump to open post-mortem with ``program``
     breakpoint_files: tuple[str, ...] = ()  # files with breakpoints at the start (debugpy: library code?)
     stdin: str | None = None  # what the program reads on its standard input (then end of input)
-    runtime: str | None = None  # the runtime executable (node), when not the one on PATH
+    runtime: str | None = None  # the interpreter or runtime executable (python, node), when not the one found
     runtime_args: tuple[str, ...] = ()  # flags for the runtime itself (node --max-old-space-size=…)
 
 
@@ -225,10 +224,31 @@ class BackendListener(Protocol):
 Configure = Callable[[], Awaitable[None]]
 
 
+class InjectingEnv(NamedTuple):
+    """Environment variables that make a runtime (or the build a debugger runs) load code from elsewhere."""
+
+    names: frozenset[str] = frozenset()
+    prefixes: tuple[str, ...] = ()  # every variable that starts with one …
+    harmless: frozenset[str] = frozenset()  # … except these
+
+
+class CommandEscape(NamedTuple):
+    """How an expression reaches a raw debugger command (refused unless the policy allows raw commands)."""
+
+    pattern: str  # a regex searched in the expression
+    why: str  # what a match does, for the refusal ("calls gdb's $_shell, which runs a shell command")
+    short: str  # how the policy's help names it ("gdb's $_shell")
+
+
+NO_INJECTING_ENV = InjectingEnv()
+
+
 @dataclass(frozen=True)
 class BackendInfo:
     """What polydbg knows about a backend before importing it: languages, how to find its debugger,
-    how to install it, and its exception filters. ``registry`` and ``doctor`` read only this."""
+    how to install it, its exception filters — and what the layers above need to know about the
+    languages it debugs, so that ``session/`` and ``policy`` name none. ``registry`` and ``doctor``
+    read only this; each backend package declares its own in ``info.py``."""
 
     name: str
     target: str  # "module:Class", imported when a session needs it
@@ -238,6 +258,22 @@ class BackendInfo:
     version_args: tuple[str, ...] = ("--version",)
     # debug_launch's break_on_exception → this debugger's exception filters
     break_on_exception: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # "module:function(condition, log_message)" raising UsageError for an expression the debugger would not
+    # evaluate as written (checked when a breakpoint is set, never at the hit); imported when first used
+    expression_check: str | None = None
+    command_escape: CommandEscape | None = None
+    # the debug_launch argument naming the runtime executable the program runs on (``python``, ``node``)
+    runtime_argument: str | None = None
+    runtime_flags: str | None = None  # a regex of runtime flags that run no other code (allowed without allow_build)
+    runtime_path_flags: tuple[str, ...] = ()  # runtime flags whose value is a path list (inside the roots)
+    injecting_env: InjectingEnv = NO_INJECTING_ENV
+    process_names: tuple[str, ...] = ()  # a running process's executable names (``python3.11`` → ``python``)
+    attach_hint: str | None = None  # how to start a program under a debug server debug_attach can reach
+    module_runner: str | None = None  # how debug_launch's ``module`` runs (``python -m``), where the backend has one
+    # debug_memory, debug_disassemble, … refused: what the answer offers instead
+    native_refusal: str = "it works with this debugger"
+    # debug_watch refused by the debugger: what the answer suggests (None: the debugger's message says it)
+    watch_hint: str | None = "watch an lvalue such as a global, a local in the current frame, or *(int*)0x…"
 
 
 class Backend(Protocol):

@@ -1,13 +1,17 @@
-"""Which backends exist, which languages each debugs, and what language a program is in.
+"""Which backends exist, which languages each debugs, what language a program is in, and what the layers
+above need to know about a language.
 
-Each backend is described by a ``BackendInfo`` (languages, how to find its debugger, install hint,
-exception filters); ``doctor`` and the session manager read only these. A backend's module is
+Each backend package describes itself in ``info.py`` with a ``BackendInfo`` (languages, how to find its
+debugger, install hint, exception filters, how its expressions are checked and can escape to raw
+commands, its runtime's flags and environment); ``doctor``, the session and the policy read only these,
+through the functions here, so none of them names a language or an adapter. A backend's module is
 imported only when a session needs it (start-up stays cheap), and a backend is the default for a
 language only when its debugger is found on this machine.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import re
@@ -15,38 +19,21 @@ import stat
 from collections.abc import Callable, Sequence
 from typing import cast
 
-from polydbg.backends import locate
-from polydbg.backends.base import Backend, BackendFactory, BackendInfo, BackendListener
+from polydbg.backends.base import Backend, BackendFactory, BackendInfo, BackendListener, CommandEscape
+from polydbg.backends.debugpy import info as debugpy_info
+from polydbg.backends.delve import info as delve_info
+from polydbg.backends.gdb import info as gdb_info
+from polydbg.backends.java import info as java_info
+from polydbg.backends.lldb import info as lldb_info
+from polydbg.backends.node import info as node_info
 from polydbg.errors import UsageError, echo
 
 BACKENDS: dict[str, BackendInfo] = {info.name: info for info in (
-    BackendInfo(
-        name="debugpy", target="polydbg.backends.debugpy.backend:DebugpyBackend", languages=("python",),
-        find=locate.python_itself, install="pip install debugpy (a dependency of polydbg)", version_args=(),
-        break_on_exception={"uncaught": ("uncaught",), "raised": ("raised", "uncaught")}),
-    BackendInfo(
-        name="lldb-dap", target="polydbg.backends.lldb.backend:LldbDapBackend", languages=("c", "cpp", "rust"),
-        find=locate.find_lldb_dap, install="apt-get install lldb-22   (or any lldb ≥ 18 that ships lldb-dap)",
-        break_on_exception={"raised": ("cpp_throw",)}),  # C++ only; other languages drop it
-    BackendInfo(
-        name="gdb", target="polydbg.backends.gdb.backend:GdbMiBackend", languages=("c", "cpp", "rust"),
-        find=lambda: locate.which("gdb"), install="apt-get install gdb gdbserver",
-        break_on_exception={"raised": ("throw", "panic"), "uncaught": ("panic",)}),  # panic: Rust only
-    BackendInfo(
-        name="delve", target="polydbg.backends.delve.backend:DelveBackend", languages=("go",),
-        find=lambda: locate.which("dlv"), version_args=("version",),
-        install="apt-get install delve golang-go   (or: go install github.com/go-delve/delve/cmd/dlv@latest)"),
-    BackendInfo(
-        name="node", target="polydbg.backends.node.backend:NodeBackend", languages=("javascript", "typescript"),
-        find=locate.find_node, install="apt-get install nodejs   (Node ≥ 18; TypeScript also needs tsx in the project: "
-                                       "npm install --save-dev tsx)",
-        break_on_exception={"uncaught": ("uncaught",), "raised": ("raised", "uncaught")}),
-    BackendInfo(
-        name="java", target="polydbg.backends.java.backend:JavaBackend", languages=("java", "kotlin"),
-        find=locate.find_java, install="apt-get install openjdk-17-jdk-headless   (any JDK ≥ 11; javac for .java "
-                                       "programs, kotlinc for .kt ones)", version_args=("-version",),
-        break_on_exception={"uncaught": ("uncaught",), "raised": ("raised", "uncaught")}),
-)}
+    debugpy_info.INFO, lldb_info.INFO, gdb_info.INFO, delve_info.INFO, node_info.INFO, java_info.INFO)}
+
+# What is assumed of an adapter the registry does not know (a test's fake backend): nothing special.
+UNKNOWN = BackendInfo(name="unknown", target="", languages=(), find=lambda: None, install="")
+DEFAULT_ADAPTER = "debugpy"  # what an attach to a debug server is, when nothing says otherwise
 
 _ALIASES = {"c++": "cpp", "py": "python", "golang": "go", "rs": "rust", "js": "javascript", "node": "javascript",
             "ts": "typescript", "jvm": "java", "kt": "kotlin"}
@@ -64,8 +51,8 @@ _OTHER_LANGUAGES = {".kts": "Kotlin script",
                     ".rb": "Ruby", ".lua": "Lua", ".pl": "Perl", ".php": "PHP", ".sh": "shell", ".bash": "shell",
                     ".cs": "C#", ".swift": "Swift", ".zig": "Zig", ".scala": "Scala", ".ex": "Elixir",
                     ".exs": "Elixir", ".erl": "Erlang", ".hs": "Haskell", ".r": "R", ".jl": "Julia", ".dart": "Dart"}
-# Interpreters and VMs that are sometimes passed as the program itself.
-_INTERPRETERS = {"python": "python", "pypy": "python", "java": "java", "node": "node", "nodejs": "node",
+# Interpreters and VMs that are sometimes passed as the program itself: the backends' runtimes, and others.
+_INTERPRETERS = {**{name: info.process_names[0] for info in BACKENDS.values() for name in info.process_names},
                  "ruby": "ruby", "perl": "perl", "php": "php", "lua": "lua", "luajit": "lua", "bash": "shell",
                  "sh": "shell", "dash": "shell", "zsh": "shell", "deno": "deno", "bun": "bun"}
 _SNIFF_BYTES = 64 * 1024 * 1024
@@ -225,3 +212,86 @@ def make_factory(adapter: str, language: str) -> BackendFactory:
     def make(listener: BackendListener) -> Backend:
         return cls(listener, language)
     return make
+
+
+# -- what the layers above ask about a language, a session's adapter, or every backend --------------------------
+
+
+def expression_check(language: str) -> Callable[[str | None, str | None], None] | None:
+    """The check (condition, log_message) → raises ``UsageError`` of the backend that debugs ``language`` first,
+    or None where expressions are read only by the debugger at the hit."""
+    for name in adapters_for(language):
+        target = BACKENDS[name].expression_check
+        if target is not None:
+            module, _, function = target.partition(":")
+            return cast("Callable[[str | None, str | None], None]", getattr(importlib.import_module(module), function))
+    return None
+
+
+def language_of_source(path: str) -> str | None:
+    """The language of a source file by its extension (a breakpoint's file), or None."""
+    return _SOURCE_EXTENSIONS.get(os.path.splitext(path)[1].lower())
+
+
+def command_escapes(adapter: str | None) -> list[tuple[re.Pattern[str], str]]:
+    """How expressions reach raw commands in ``adapter`` (every backend's ways with None: no session yet)."""
+    infos = BACKENDS.values() if adapter is None else [BACKENDS[adapter]] if adapter in BACKENDS else []
+    return [(_compiled(escape.pattern), escape.why) for info in infos if (escape := info.command_escape) is not None]
+
+
+def command_escape_names() -> list[str]:
+    escapes: list[CommandEscape] = [i.command_escape for i in BACKENDS.values() if i.command_escape is not None]
+    return [escape.short for escape in escapes]
+
+
+def runtime_argument(adapter: str) -> str | None:
+    """The debug_launch argument naming the runtime executable ``adapter``'s programs run on."""
+    return info(adapter).runtime_argument
+
+
+def runtime_arguments() -> list[str]:
+    return list(dict.fromkeys(i.runtime_argument for i in BACKENDS.values() if i.runtime_argument))
+
+
+def harmless_runtime_flag(flag: str) -> bool:
+    """A runtime flag that runs no other code, for some backend's runtime."""
+    return any(_compiled(i.runtime_flags, re.DOTALL).fullmatch(flag) for i in BACKENDS.values() if i.runtime_flags)
+
+
+def runtime_path_flags() -> frozenset[str]:
+    """Runtime flags whose value is a list of paths (a classpath), which must lie inside the policy's roots."""
+    return frozenset(flag for i in BACKENDS.values() for flag in i.runtime_path_flags)
+
+
+def injecting_env(name: str) -> bool:
+    """Whether setting ``name`` makes some backend's runtime (or the build its debugger runs) load other code."""
+    upper = name.upper()
+    for backend in BACKENDS.values():
+        env = backend.injecting_env
+        if upper in env.names or (upper.startswith(env.prefixes) and upper not in env.harmless):
+            return True
+    return False
+
+
+def language_of_process(executable: str) -> str:
+    """The language of a running process by its executable: a backend's runtime, else a native program."""
+    base = os.path.basename(executable).lower()
+    for backend in BACKENDS.values():
+        if any(base == n or (base.startswith(n) and not base[len(n)].isalpha()) for n in backend.process_names):
+            return backend.languages[0]
+    return sniff_binary(executable) or "c"
+
+
+def module_runner() -> str:
+    """How debug_launch's ``module`` runs, for answers about it."""
+    return next(i.module_runner for i in BACKENDS.values() if i.module_runner)
+
+
+def attach_hint() -> str:
+    """An example of a debug server debug_attach can reach, for answers that ask for one."""
+    return next(i.attach_hint for i in BACKENDS.values() if i.attach_hint)
+
+
+@functools.cache
+def _compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(pattern, flags)

@@ -199,9 +199,10 @@ def register(server: MCPServer[Clients]) -> None:
         """Start a program with breakpoints; run to the first stop."""
         request = launching.LaunchRequest(
             program=program, module=module, args=tuple(args or ()), cwd=cwd, env=env, language=language,
-            adapter=adapter, python=python, breakpoints=[b.request() for b in breakpoints or ()],
-            stop_on_entry=stop_on_entry, break_on_exception=break_on_exception, core=core, build=build,
-            stdin=stdin, node=node, runtime_args=tuple(runtime_args or ()))
+            adapter=adapter, runtimes={k: v for k, v in (("python", python), ("node", node)) if v is not None},
+            breakpoints=[b.request() for b in breakpoints or ()], stop_on_entry=stop_on_entry,
+            break_on_exception=break_on_exception, core=core, build=build, stdin=stdin,
+            runtime_args=tuple(runtime_args or ()))
         return await on_manager(ctx, "debug_launch",
                                 lambda m: launching.launch(m, request, timeout_s, progress_of(ctx)))
 
@@ -399,7 +400,8 @@ def register(server: MCPServer[Clients]) -> None:
             manager = manager_of(ctx)
             wants_session = session_id or file is None or not os.path.isabs(file)
             session = manager.get(session_id) if wants_session and manager.all() else None
-            result = await src.view(session, file, line, context, manager.policy)
+            result = await session.source(file, line, context) if session is not None \
+                else src.view_file(file, line, context, manager.policy)
             return answer(result, render.source(result, session.cwd if session else None))
         return await guarded(work, "debug_source")
 

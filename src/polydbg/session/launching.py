@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from polydbg import procs
 from polydbg.backends import registry
@@ -41,14 +41,13 @@ class LaunchRequest:
     env: dict[str, str] | None = None
     language: str | None = None
     adapter: str | None = None
-    python: str | None = None
+    runtimes: Mapping[str, str] = field(default_factory=dict)  # debug_launch's runtime argument → an executable
     breakpoints: Sequence[BreakpointRequest] = ()
     stop_on_entry: bool = False
     break_on_exception: str = "uncaught"
     core: str | None = None
     build: str | None = None
     stdin: str | None = None
-    node: str | None = None
     runtime_args: Sequence[str] = ()
 
 
@@ -110,10 +109,7 @@ def check_breakpoint(request: BreakpointRequest, cwd: str | None = None,
     if not 1 <= request.line <= len(lines):
         raise UsageError(f"line {request.line} is outside {echo(path)} (it has {len(lines)} lines); "
                          f"pass a line between 1 and {len(lines)}")
-    if path.endswith((".py", ".pyw")):
-        conditions.check("python", request.condition, request.log_message)
-    elif path.endswith((".java", ".kt")):
-        conditions.check("java", request.condition, request.log_message)
+    conditions.check_file(path, request.condition, request.log_message)
     return BreakpointRequest(path, request.line, request.condition, request.hit_condition, request.log_message)
 
 
@@ -133,14 +129,14 @@ def check_launch(policy: Policy, request: LaunchRequest) -> None:
     if program is not None:
         policy.check_path(program, "program")
     elif cwd is None:
-        policy.check_path(os.getcwd(), "the directory python -m runs in (the server's; pass cwd)")
+        policy.check_path(os.getcwd(), f"the directory {registry.module_runner()} runs in (the server's; pass cwd)")
     if request.core is not None:
         policy.check_path(_path(request.core), "core")
     base = cwd or (program if program and os.path.isdir(program) else os.path.dirname(program or "")) or os.getcwd()
     policy.check_paths((_path(b.file, base) for b in request.breakpoints), "breakpoint file")
     if request.build is not None:
         policy.require("allow_build", f"build {echo(request.build)} (a shell command run before launch)")
-    policy.check_runtime(request.python, request.node, request.runtime_args, base)
+    policy.check_runtime(request.runtimes, request.runtime_args, base)
     policy.check_env(request.env)
 
 
@@ -153,7 +149,7 @@ def check_host(host: str | None) -> None:
 async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: float,
                  progress: Progress | None) -> StopReport:
     if bool(request.program) == bool(request.module):
-        raise UsageError("pass exactly one of program (a path) or module (for python -m)")
+        raise UsageError(f"pass exactly one of program (a path) or module (for {registry.module_runner()})")
     check_launch(manager.policy, request)
     work_dir = existing_dir(request.cwd, "cwd")
     path = None
@@ -186,10 +182,12 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
     except PolydbgError:
         await manager.remove(session, detach=False)
         raise
+    runtime_argument = registry.runtime_argument(session.adapter)
     spec = LaunchSpec(program=path, module=request.module, args=tuple(request.args), cwd=work_dir or home,
-                      env=tuple(sorted((request.env or {}).items())), python=request.python,
-                      stop_on_entry=request.stop_on_entry, core=core_path, stdin=request.stdin,
-                      runtime=request.node, runtime_args=tuple(request.runtime_args))
+                      env=tuple(sorted((request.env or {}).items())), stop_on_entry=request.stop_on_entry,
+                      core=core_path, stdin=request.stdin,
+                      runtime=request.runtimes.get(runtime_argument) if runtime_argument else None,
+                      runtime_args=tuple(request.runtime_args))
     return await manager.start(session, spec, timeout_s, progress)
 
 
@@ -207,25 +205,19 @@ def attach_language(pid: int | None, language: str | None, adapter: str | None, 
             raise UsageError(f"no process {pid}; pass the pid of a running process") from exc
         except OSError:
             exe = ""
-        if os.path.basename(exe).startswith("python"):
-            return "python"
-        if os.path.basename(exe) in ("node", "nodejs"):
-            return "javascript"
-        if os.path.basename(exe) == "java":
-            return "java"
-        return registry.sniff_binary(exe) or "c"
+        return registry.language_of_process(exe)
     if program:
         return registry.infer_language(program, None, None)
     if adapter:
         return registry.info(adapter).languages[0]
-    return "python"
+    return registry.info(registry.DEFAULT_ADAPTER).languages[0]
 
 
 async def attach(manager: SessionManager, request: AttachRequest, timeout_s: float,
                  progress: Progress | None) -> StopReport:
     if (request.pid is None) == (request.port is None):
         raise UsageError("pass pid (a running process) or port (and host) of a listening debug server, e.g. one "
-                         "started with python -m debugpy --listen 5678")
+                         f"started with {registry.attach_hint()}")
     manager.policy.check_attach(request.pid)  # before the process is looked at
     check_host(request.host)
     if request.program:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from polydbg.backends.base import Backend, FrameRef, NativeCapability, parse_address
+from polydbg.backends import registry
+from polydbg.backends.base import Backend, BackendInfo, FrameRef, NativeCapability, parse_address
 from polydbg.errors import UsageError, echo, refused
 from polydbg.session.bpsync import BreakpointSync
 from polydbg.session.breakpoints import Breakpoint
@@ -43,13 +44,13 @@ class Native:
         self.inspector = inspector
         self.bpsync = bpsync
 
+    def _facts(self) -> BackendInfo:
+        return registry.BACKENDS.get(self.core.adapter) or registry.UNKNOWN
+
     def _backend(self, capability: NativeCapability, tool: str) -> Backend:
         backend = self.core.backend
         if not getattr(backend.capabilities, capability):
-            python = self.core.language == "python"
-            what = "native programs (C, C++, Rust, Go)" if python else "this debugger"
-            raise UsageError(f"{tool} is not supported by {self.core.adapter}: it works with {what}"
-                             + ("; for Python use debug_evaluate" if python else ""))
+            raise UsageError(f"{tool} is not supported by {self.core.adapter}: {self._facts().native_refusal}")
         return backend
 
     async def resolve_address(self, scope: StopScope, address: str, frame_index: int | None) -> int:
@@ -134,10 +135,8 @@ class Native:
         if not bp.verified:
             self.core.breakpoints.remove(bp.id)
             await self.core.call(self.bpsync.send_watches(frame))
-            if self.core.language in ("java", "kotlin"):  # the JVM watches fields; the message says which
-                raise UsageError(f"{what}: {bp.message or 'the debugger refused'}")
-            raise UsageError(f"{what}: {bp.message or 'the debugger refused'}; watch an lvalue such as a global, "
-                             "a local in the current frame, or *(int*)0x…")
+            hint = self._facts().watch_hint
+            raise UsageError(f"{what}: {bp.message or 'the debugger refused'}" + (f"; {hint}" if hint else ""))
         return bp
 
     async def command(self, text: str, frame_index: int | None) -> CommandResult:

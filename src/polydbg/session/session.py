@@ -21,6 +21,7 @@ from typing import TypeVar
 from polydbg.backends.base import AttachSpec, BackendFactory, LaunchSpec, StepKind
 from polydbg.errors import AdapterError, ProgramMovedError, SessionError, UsageError
 from polydbg.policy import Policy
+from polydbg.session import source as src
 from polydbg.session.bpsync import BreakpointSync
 from polydbg.session.breakpoints import Breakpoint, BreakpointStore
 from polydbg.session.core import Progress, SessionCore
@@ -33,6 +34,7 @@ from polydbg.session.model import (
     EvaluateResult,
     Location,
     MemoryResult,
+    SourceResult,
     StackResult,
     State,
     StopReport,
@@ -202,6 +204,23 @@ class Session:
         return await self.native.watch(expression, access)
 
     # -- inspection -------------------------------------------------------------------------------------
+
+    async def source(self, file: str | None, line: int | None, context: int) -> SourceResult:
+        """Numbered source around ``line`` of ``file`` (default: where the program is stopped), the current line
+        and the session's breakpoints marked. A ``file`` must lie in the policy's roots unless the program is
+        stopped in it."""
+        location = await self.current_location()
+        if file is None:
+            if location is None or not location.file:
+                raise UsageError(f"session {self.id} is not stopped at a source line; pass file (and line)")
+            path, current = location.file, location.line
+        else:
+            path = src.checked_path(file, self.resolve_path)
+            current = location.line if location is not None and location.file == path else None
+            if current is None:
+                self.policy.check_path(path, "source file")
+        marks = {b.actual_line or b.line or 0 for b in self.breakpoints.in_file(path) if not b.internal}
+        return src.view(path, line or current, context, current, marks)
 
     async def current_location(self) -> Location | None:
         """Where the program is stopped, or None when it is not stopped (or moved while asked)."""

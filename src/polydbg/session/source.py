@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from polydbg.errors import UsageError, echo
+from polydbg.policy import Policy
 from polydbg.session.model import SourceResult
-
-if TYPE_CHECKING:
-    from polydbg.policy import Policy
-    from polydbg.session.session import Session
 
 MAX_LINE_CHARS = 160
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -67,36 +63,27 @@ def names_near(path: str, line: int, before: int = 1) -> set[str]:
     return set(_NAME.findall(text))
 
 
-async def view(session: Session | None, file: str | None, line: int | None, context: int,
-               policy: Policy | None = None) -> SourceResult:
-    """Numbered source around ``line`` of ``file`` (default: where ``session`` is stopped), the current
-    line and the session's breakpoints marked. A ``file`` must lie in the ``policy``'s roots unless the
-    program is stopped in it."""
-    current = None
-    if file is None:
-        if session is None:
-            raise UsageError("no file given and no session stopped; pass file (and line)")
-        location = await session.current_location()
-        if location is None or not location.file:
-            raise UsageError(f"session {session.id} is not stopped at a source line; pass file (and line)")
-        path = location.file
-        current = location.line
-        line = line or current
-    else:
-        if "\0" in file:
-            raise UsageError(f"{echo(file)} contains a NUL byte; pass a path")
-        path = session.resolve_path(file) if session else os.path.abspath(file)
-        if session is not None:
-            location = await session.current_location()
-            if location is not None and location.file == path:
-                current = location.line
-        if policy is not None and current is None:
-            policy.check_path(path, "source file")
+def view(path: str, line: int | None, context: int, current: int | None = None,
+         breakpoints: Collection[int] = ()) -> SourceResult:
+    """Numbered source of ``path`` around ``line`` (default 1), the ``current`` line and ``breakpoints`` marked."""
     lines = read_lines(path)
     if line is not None and line > len(lines):
         raise UsageError(f"line {line} is past the end of {echo(path)} ({len(lines)} lines)")
-    marks: set[int] = set()
-    if session is not None:
-        marks = {b.actual_line or b.line or 0 for b in session.breakpoints.in_file(path) if not b.internal}
-    text, first, last, total = excerpt(path, line or 1, context, current, marks)
+    text, first, last, total = excerpt(path, line or 1, context, current, breakpoints)
     return SourceResult(file=path, start=first, end=last, total_lines=total, text=text)
+
+
+def view_file(file: str | None, line: int | None, context: int, policy: Policy | None = None) -> SourceResult:
+    """``view`` with no session: ``file`` is required and must lie in the ``policy``'s roots."""
+    if file is None:
+        raise UsageError("no file given and no session stopped; pass file (and line)")
+    path = checked_path(file, os.path.abspath)
+    if policy is not None:
+        policy.check_path(path, "source file")
+    return view(path, line, context)
+
+
+def checked_path(file: str, resolve: Callable[[str], str]) -> str:
+    if "\0" in file:
+        raise UsageError(f"{echo(file)} contains a NUL byte; pass a path")
+    return resolve(file)

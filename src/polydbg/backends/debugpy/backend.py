@@ -229,7 +229,7 @@ class DebugpyProcess(DapBackend):
         return await self._spawn_stdio_adapter([sys.executable, "-c", ADAPTER_SHIM], env=env)
 
     def _launch_arguments(self, spec: LaunchSpec) -> dict[str, Any]:
-        python = find_python(spec.python, spec.cwd, spec.program)
+        python = find_python(spec.runtime, spec.cwd, spec.program)
         self._launched = True
         args: dict[str, Any] = {
             "type": "python", "request": "launch", "name": "polydbg",

@@ -1,0 +1,22 @@
+"""What polydbg knows about the debugpy backend before importing it (see ``BackendInfo``)."""
+
+from polydbg.backends import locate
+from polydbg.backends.base import BackendInfo, InjectingEnv
+
+INFO = BackendInfo(
+    name="debugpy", target="polydbg.backends.debugpy.backend:DebugpyBackend", languages=("python",),
+    find=locate.python_itself, install="pip install debugpy (a dependency of polydbg)", version_args=(),
+    break_on_exception={"uncaught": ("uncaught",), "raised": ("raised", "uncaught")},
+    expression_check="polydbg.backends.debugpy.expressions:check",
+    runtime_argument="python",
+    injecting_env=InjectingEnv(prefixes=("PYTHON",), harmless=frozenset({
+        "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "PYTHONHASHSEED", "PYTHONWARNINGS",
+        "PYTHONDEVMODE", "PYTHONFAULTHANDLER", "PYTHONUTF8", "PYTHONTRACEMALLOC", "PYTHONASYNCIODEBUG",
+        "PYTHONNODEBUGRANGES", "PYTHONSAFEPATH", "PYTHONNOUSERSITE", "PYTHONOPTIMIZE", "PYTHONVERBOSE",
+        "PYTHONMALLOC", "PYTHONMALLOCSTATS", "PYTHONINTMAXSTRDIGITS", "PYTHONCOERCECLOCALE",
+        "PYTHONWARNDEFAULTENCODING"})),
+    process_names=("python", "pypy"),
+    attach_hint="python -m debugpy --listen 5678",
+    module_runner="python -m",
+    native_refusal="it works with native programs (C, C++, Rust, Go); for Python use debug_evaluate",
+)
