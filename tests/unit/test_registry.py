@@ -16,8 +16,8 @@ from polydbg.backends.registry import (
     check_launchable,
     choose_adapter,
     infer_language,
-    jvm_main_class,
     languages,
+    named_program,
     normalize_language,
     sniff_binary,
 )
@@ -231,7 +231,7 @@ def test_kotlin_sources_go_to_the_jvm_as_kotlin(tmp_path: Path) -> None:
 ])
 def test_a_jvm_main_class_passed_by_name(program: str, language: str | None, runtime_args: list[str],
                                          expected: str | None) -> None:
-    assert jvm_main_class(program, language, runtime_args) == expected
+    assert named_program(program, language, runtime_args) == expected
 
 
 def test_an_interpreter_passed_as_the_program_is_refused_with_what_to_pass(tmp_path: Path) -> None:

@@ -165,7 +165,7 @@ def infer_language(program: str | None, module: str | None, language: str | None
     raise UsageError(f"cannot tell the language of {echo(program)}; pass language= (one of {languages()})")
 
 
-def jvm_main_class(program: str, language: str | None, runtime_args: Sequence[str]) -> str | None:
+def named_program(program: str, language: str | None, runtime_args: Sequence[str]) -> str | None:
     """The language (java or kotlin) of a program that names a JVM main class (``demo.MainKt``)
     rather than a file: asked for as java/kotlin, or run with a classpath in ``runtime_args``."""
     ext = os.path.splitext(program)[1].lower()

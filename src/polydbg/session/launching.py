@@ -153,14 +153,14 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
     check_launch(manager.policy, request)
     work_dir = existing_dir(request.cwd, "cwd")
     path = None
-    main_class = None  # the language of a JVM main class passed by name (demo.MainKt), no file
+    named = None  # the language of a program passed by name, not as a file (a JVM main class: demo.MainKt)
     if request.program:
         path = _path(request.program, work_dir)
         if request.build:
             await run_build(request.build, work_dir or os.path.dirname(path), timeout_s)
         if not os.path.exists(path):
-            main_class = registry.jvm_main_class(request.program, request.language, request.runtime_args)
-            if main_class is None:
+            named = registry.named_program(request.program, request.language, request.runtime_args)
+            if named is None:
                 raise UsageError(f"program {echo(request.program)} not found (looked for {echo(path)}); pass an "
                                  "existing file, absolute or relative to cwd")
             path = request.program
@@ -170,10 +170,10 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
         if not os.path.isfile(core_path) or path is None:
             raise UsageError(f"core {echo(request.core)} is not a file, or program is missing; pass the executable "
                              "as program and the core dump it produced as core")
-    language = main_class or registry.infer_language(path, request.module, request.language)
-    if path is not None and core_path is None and main_class is None and not os.path.isdir(path):
+    language = named or registry.infer_language(path, request.module, request.language)
+    if path is not None and core_path is None and named is None and not os.path.isdir(path):
         registry.check_launchable(path)
-    home = (path if os.path.isdir(path) else os.path.dirname(path)) if path and not main_class else None
+    home = (path if os.path.isdir(path) else os.path.dirname(path)) if path and not named else None
     target = os.path.basename(path) if path else f"-m {request.module}"
     session = manager.create(language, request.adapter, target, work_dir or home or os.getcwd())
     try:
