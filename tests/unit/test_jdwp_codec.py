@@ -7,7 +7,7 @@ import struct
 import pytest
 
 from polydbg.backends.java.classes import java_name, short_name
-from polydbg.backends.java.values import primitive_text
+from polydbg.backends.java.primitives import primitive_text
 from polydbg.jdwp.codec import (
     EventKind,
     IdSizes,

@@ -1,5 +1,6 @@
 """The JDK's collections as their elements — ``ArrayList size=2 ["alpha", "beta"]``, ``HashMap size=3
-{"a"=1, …}`` — listed and paged by position, in the order their own iterators give.
+{"a"=1, …}`` — listed and paged by position, in the order their own iterators give: which JDK class
+keeps its elements how (``elements.py`` walks them), and the texts a value listing shows.
 
 Read from fields, never by calling methods: ``size()`` or an iterator invoked over JDWP runs the
 program's code, takes its locks, lets the other threads run meanwhile, and is refused on a thread that
@@ -7,32 +8,41 @@ program's code, takes its locks, lets the other threads run meanwhile, and is re
 ``table``/``Node.next``, a TreeMap's red-black tree, …). A layout whose fields are missing or of
 another kind (another JDK) is not opened: the value is then listed by its fields like any object.
 
-The work is bounded: array-backed collections read only the slice asked for; linked ones (LinkedList,
-LinkedHashMap, hash chains, TreeMap) cost a request per element walked, so one listing walks at most
-``WALK_CAP`` elements; nodes that do not wait on each other (other hash bins, a level of a TreeMap
-subtree) are asked together, their round trips overlapping.
+What it reads and how an element's text is written come from the ``Inspector`` it is given
+(``values.Values``, which shows a collection through this module: the interface keeps the two
+modules from importing each other).
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import NamedTuple, Protocol
 
-from polydbg.backends.java.classes import JavaClass
+from polydbg.backends.java.classes import Classes, JavaClass
+from polydbg.backends.java.elements import (
+    WALK_CAP,
+    ArraySlots,
+    Buckets,
+    Chain,
+    Elements,
+    Item,
+    KeysOf,
+    Listed,
+    Reads,
+    Sparse,
+    Tree,
+    UnknownLayout,
+    ValuesOf,
+    int_of,
+    pipelined,
+    ref_of,
+)
 from polydbg.jdwp.client import JdwpRequestError
-from polydbg.jdwp.codec import Tag, Value
+from polydbg.jdwp.codec import Value
 
-if TYPE_CHECKING:
-    from polydbg.backends.java.values import Values
-
-WALK_CAP = 10_000  # links one listing may walk
-SLOT_CHUNK = 1024  # table slots read per request while scanning a hash table
-IN_FLIGHT = 128  # requests sent together (more only slows the client's bookkeeping of what is pending)
 NAME_CHARS = 120  # a map entry's name is its key's text, cut to this
 VIEW_DEPTH = 4  # wrappers unwrapped at most (an unmodifiable view of a synchronized view of …)
 TREEBIN = -2  # ConcurrentHashMap's hash of a bin that holds a tree (its nodes are linked from ``first``)
-_INTEGRAL = frozenset({Tag.INT, Tag.LONG, Tag.SHORT, Tag.BYTE})
 
 # wrappers that show another collection: the field holding it, and whether they show that map's keys
 _VIEWS: dict[str, tuple[str, bool]] = {
@@ -61,15 +71,6 @@ _VALUE_VIEWS: dict[str, str] = {
 }
 
 
-class UnknownLayout(Exception):
-    """A field a layout needs is missing or of another kind: this JDK lays the class out otherwise."""
-
-
-class Item(NamedTuple):
-    key: Value | None  # a map entry's key; None in lists and sets
-    value: Value
-
-
 class Children(NamedTuple):
     """A page of a collection's listing: (name, value) pairs, and why fewer than asked, if so."""
 
@@ -77,334 +78,23 @@ class Children(NamedTuple):
     note: str = ""
 
 
-T = TypeVar("T")
+class Shown(Protocol):
+    @property
+    def text(self) -> str: ...
 
 
-async def _pipelined(read: Callable[[int], Awaitable[T]], ids: list[int]) -> list[T]:
-    """``read`` of each id, IN_FLIGHT requests at a time: their round trips overlap."""
-    found: list[T] = []
-    for at in range(0, len(ids), IN_FLIGHT):
-        found += await asyncio.gather(*(read(one) for one in ids[at:at + IN_FLIGHT]))
-    return found
+class Inspector(Reads, Protocol):
+    """What the layouts need of ``values.Values``: the VM's classes, its reads, and a value's text."""
 
+    classes: Classes
 
-def _int(value: Value) -> int:
-    if value.tag not in _INTEGRAL:
-        raise UnknownLayout
-    return int(value.value)
+    async def class_of(self, object_id: int) -> JavaClass: ...
 
+    async def array_length(self, object_id: int) -> int: ...
 
-def _ref(value: Value) -> int:
-    if not value.is_object:
-        raise UnknownLayout
-    return int(value.value or 0)
+    async def static_values(self, class_id: int, field_ids: list[int]) -> list[Value]: ...
 
-
-class Elements:
-    """A collection opened by its layout: its size, and its items by position in iteration order."""
-
-    is_map = False
-    walked = False  # positions are reached by walking links (at most WALK_CAP per listing)
-    from_end = False  # … or from the last one backwards, whichever is nearer
-
-    def __init__(self, size: int) -> None:
-        self.size = max(0, size)
-
-    def window(self, start: int, count: int) -> tuple[int, int]:
-        """The positions ``[start, end)`` a listing of ``count`` from ``start`` reads."""
-        end = min(start + count, self.size, WALK_CAP if self.walked else self.size)
-        return start, max(start, end)
-
-    async def items(self, start: int, end: int) -> list[Item]:
-        return await self._items(start, end) if start < end else []
-
-    async def _items(self, start: int, end: int) -> list[Item]:
-        raise NotImplementedError
-
-
-class Listed(Elements):
-    """Items read whole at opening: singletons, ``List.of(a, b)``, ``Map.of(k, v)``, empty ones."""
-
-    def __init__(self, items: list[Item], is_map: bool = False) -> None:
-        super().__init__(len(items))
-        self.listed = items
-        self.is_map = is_map
-
-    async def _items(self, start: int, end: int) -> list[Item]:
-        return self.listed[start:end]
-
-
-class ArraySlots(Elements):
-    """Elements in an array from ``head`` on (ArrayList, Vector, ``List.of``…); ``capacity`` > 0 wraps
-    around (ArrayDeque's ring)."""
-
-    def __init__(self, values: Values, array: int, size: int, head: int = 0, capacity: int = 0) -> None:
-        super().__init__(size)
-        self.values, self.array, self.head, self.capacity = values, array, head, capacity
-
-    async def _items(self, start: int, end: int) -> list[Item]:
-        first, count = start + self.head, end - start
-        if self.capacity:
-            first %= self.capacity
-        run = min(count, self.capacity - first) if self.capacity else count
-        found = await self.values.array_items(self.array, first, run)
-        if run < count:
-            found += await self.values.array_items(self.array, 0, count - run)
-        return [Item(None, value) for value in found]
-
-
-class Chain(Elements):
-    """Nodes linked one to the next (LinkedList, LinkedHashMap); walked from whichever end is nearer
-    when ``last`` and ``back`` are known. ``ahead``/``back`` are field ids: the link, then the item's
-    (item; or key and value)."""
-
-    walked = True
-
-    def __init__(self, values: Values, size: int, first: int, ahead: list[int], is_map: bool,
-                 last: int = 0, back: list[int] | None = None) -> None:
-        super().__init__(size)
-        self.values, self.first, self.ahead, self.last, self.back = values, first, ahead, last, back
-        self.is_map = is_map
-        self.from_end = bool(back)
-
-    def window(self, start: int, count: int) -> tuple[int, int]:
-        end = min(start + count, self.size)
-        if self.back and self.size - start <= WALK_CAP:
-            return start, max(start, end)
-        return super().window(start, count)
-
-    async def _items(self, start: int, end: int) -> list[Item]:
-        if self.back and self.size - start < end:
-            found = await self._walk(self.last, self.back, self.size - end, end - start)
-            return found[::-1]
-        return await self._walk(self.first, self.ahead, start, end - start)
-
-    async def _walk(self, node: int, fields: list[int], skip: int, take: int) -> list[Item]:
-        for _ in range(skip):
-            if not node:
-                return []
-            node = _ref((await self.values.field_values(node, fields[:1]))[0])
-        found: list[Item] = []
-        while node and len(found) < take:
-            link, *item = await self.values.field_values(node, fields)
-            found.append(Item(item[0], item[1]) if self.is_map else Item(None, item[0]))
-            node = _ref(link)
-        return found
-
-
-NodeReader = Callable[[int], Awaitable[tuple[Item | None, int]]]  # a node → its item (if any) and next node
-
-
-class Buckets(Elements):
-    """A hash table of bins, each a chain of nodes (HashMap, ConcurrentHashMap), iterated bin by bin."""
-
-    walked = True
-    is_map = True
-
-    def __init__(self, values: Values, size: int, table: int, length: int, node: NodeReader) -> None:
-        super().__init__(size)
-        self.values, self.table, self.length, self.node = values, table, length, node
-
-    async def _items(self, start: int, end: int) -> list[Item]:
-        found: list[Item] = []
-        position = slot = 0
-        while slot < self.length and position < end:
-            chunk = await self.values.array_items(self.table, slot, min(SLOT_CHUNK, self.length - slot))
-            slot += len(chunk) or self.length
-            heads = [_ref(value) for value in chunk if value.value]
-            while heads and position < end:
-                needed = end - position  # each bin holds at least one node: no more bins than that are read
-                batch, heads = heads[:needed], heads[needed:]
-                for item in await self._bins(batch, needed):
-                    if start <= position < end:
-                        found.append(item)
-                    position += 1
-        return found
-
-    async def _bins(self, heads: list[int], needed: int) -> list[Item]:
-        """The items of the bins starting at ``heads``, in order, until ``needed`` are certain: one
-        request per link, the bins' nodes read together."""
-        bins: list[list[Item]] = [[] for _ in heads]
-        frontier = list(enumerate(heads))
-        budget = self.size + 2 * len(heads)  # a chain that loops (a map torn mid-update) ends here
-        while frontier and budget > 0 and _settled(bins, {index for index, _ in frontier}) < needed:
-            budget -= len(frontier)
-            read = await _pipelined(self.node, [node for _, node in frontier])
-            following = []
-            for (index, _), (item, link) in zip(frontier, read, strict=True):
-                if item is not None:
-                    bins[index].append(item)
-                if link:
-                    following.append((index, link))
-            frontier = following
-        unfinished = {index for index, _ in frontier}
-        ordered: list[Item] = []
-        for index, items in enumerate(bins):
-            ordered += items
-            if index in unfinished:
-                break
-        return ordered
-
-
-def _settled(bins: list[list[Item]], unfinished: set[int]) -> int:
-    """How many leading items of ``bins`` are in their final place (up to the first bin not fully read)."""
-    count = 0
-    for index, items in enumerate(bins):
-        count += len(items)
-        if index in unfinished:
-            break
-    return count
-
-
-class TreeNode(NamedTuple):
-    left: int
-    right: int
-    item: Item
-
-
-class Tree(Elements):
-    """TreeMap's red-black tree, read in order (sorted by key). Reaching a position skips whole left
-    subtrees, each counted in one sweep whose requests go together level by level, rather than one
-    request after another; ``fields``: left, right, key, value."""
-
-    walked = True
-    is_map = True
-
-    def __init__(self, values: Values, size: int, root: int, fields: list[int]) -> None:
-        super().__init__(size)
-        self.values, self.root, self.fields = values, root, fields
-        self._nodes: dict[int, TreeNode] = {}
-        self._sizes: dict[int, int] = {}  # node → how many nodes its subtree holds
-
-    async def _items(self, start: int, end: int) -> list[Item]:
-        pending: list[tuple[int, Item]] = []  # ancestors still to list: (right child, item)
-        node, position = await self._skip(start, pending)
-        found: list[Item] = []
-        visits = 0
-        while (pending or node) and position < end:
-            while node and visits <= self.size:  # a tree that loops (torn mid-update) ends here
-                visits += 1
-                read = await self._node(node)
-                pending.append((read.right, read.item))
-                node = read.left
-            if not pending:
-                break
-            node, item = pending.pop()
-            if position >= start:
-                found.append(item)
-            position += 1
-        return found
-
-    async def _skip(self, start: int, pending: list[tuple[int, Item]]) -> tuple[int, int]:
-        """Descends to position ``start``: the node to walk on from, and the position reached."""
-        node, position = self.root, 0
-        for _ in range(self.size + 1):
-            if not node or position >= start:
-                break
-            read = await self._node(node)
-            after_left = position + await self._count(read.left)
-            if start <= after_left:
-                pending.append((read.right, read.item))
-                if start == after_left:
-                    return 0, after_left
-                node = read.left
-            else:
-                position, node = after_left + 1, read.right
-        return node, position
-
-    async def _count(self, root: int) -> int:
-        """The size of ``root``'s subtree, its nodes read level by level (each level's together)."""
-        if root and root not in self._sizes:
-            order: list[int] = []
-            level, seen = [root], {root}
-            while level and len(order) <= self.size:
-                nodes = await _pipelined(self._node, level)
-                order += level
-                level = [child for node in nodes for child in (node.left, node.right)
-                         if child and child not in seen and child not in self._sizes]
-                seen.update(level)
-            for node_id in reversed(order):  # children before their parents
-                read = self._nodes[node_id]
-                self._sizes[node_id] = 1 + self._sizes.get(read.left, 0) + self._sizes.get(read.right, 0)
-        return self._sizes.get(root, 0)
-
-    async def _node(self, node: int) -> TreeNode:
-        found = self._nodes.get(node)
-        if found is None:
-            left, right, key, value = await self.values.field_values(node, self.fields)
-            found = self._nodes[node] = TreeNode(_ref(left), _ref(right), Item(key, value))
-        return found
-
-
-class Sparse(Elements):
-    """``Set.of``/``Map.of`` past two: an open-addressed table (key-value pairs: ``stride`` 2), null
-    where empty, iterated as ImmutableCollections' iterators do: from a per-run salted slot ``first``,
-    upwards or downwards, wrapping."""
-
-    def __init__(self, values: Values, size: int, table: int, length: int, stride: int, first: int,
-                 upwards: bool) -> None:
-        super().__init__(size)
-        self.values, self.table, self.stride, self.first, self.upwards = values, table, stride, first, upwards
-        self.slots = length // stride
-        self.is_map = stride == 2
-
-    async def _items(self, start: int, end: int) -> list[Item]:
-        found: list[Item] = []
-        position = 0
-        async for slot in self._in_order():
-            if not slot[0].value:
-                continue
-            if position >= start:
-                found.append(Item(slot[0], slot[1]) if self.is_map else Item(None, slot[0]))
-            position += 1
-            if position >= end:
-                break
-        return found
-
-    async def _in_order(self) -> AsyncIterator[list[Value]]:
-        for low, high in self._runs():
-            bounds = list(range(low, high, SLOT_CHUNK))
-            for chunk_low in bounds if self.upwards else bounds[::-1]:
-                chunk_high = min(chunk_low + SLOT_CHUNK, high)
-                flat = await self.values.array_items(self.table, chunk_low * self.stride,
-                                                     (chunk_high - chunk_low) * self.stride)
-                slots = [flat[at:at + self.stride] for at in range(0, len(flat), self.stride)]
-                for slot in slots if self.upwards else slots[::-1]:
-                    yield slot
-
-    def _runs(self) -> list[tuple[int, int]]:
-        """The slot ranges in visiting order (each read upwards or downwards as the iterator goes)."""
-        if self.upwards:
-            after = (self.first + 1) % self.slots
-            return [(after, self.slots), (0, after)]
-        before = (self.first - 1) % self.slots
-        return [(0, before + 1), (before + 1, self.slots)]
-
-
-class _Projection(Elements):
-    """One side of a map's entries as a collection of their own."""
-
-    def __init__(self, inner: Elements) -> None:
-        super().__init__(inner.size)
-        self.inner = inner
-        self.walked, self.from_end = inner.walked, inner.from_end
-
-    def window(self, start: int, count: int) -> tuple[int, int]:
-        return self.inner.window(start, count)
-
-
-class KeysOf(_Projection):
-    """A set kept as a map's keys (HashSet, TreeSet, …)."""
-
-    async def _items(self, start: int, end: int) -> list[Item]:
-        return [Item(None, item.key) for item in await self.inner.items(start, end) if item.key is not None]
-
-
-class ValuesOf(_Projection):
-    """A map's values as a collection (``map.values()``)."""
-
-    async def _items(self, start: int, end: int) -> list[Item]:
-        return [Item(None, item.value) for item in await self.inner.items(start, end)]
+    async def describe(self, value: Value, depth: int = 1) -> Shown: ...
 
 
 Opener = Callable[[int, JavaClass], Awaitable[Elements]]
@@ -414,7 +104,7 @@ class Layouts:
     """Opens an object as its elements when its class is, or extends, a JDK collection whose layout is
     known here (a ``class MyList extends ArrayList`` reads as an ArrayList)."""
 
-    def __init__(self, values: Values) -> None:
+    def __init__(self, values: Inspector) -> None:
         self.values = values
         self._known: dict[int, JavaClass | None] = {}  # class id → the known JDK class it is or extends
         self._jdk: dict[str, JavaClass] = {}  # JDK class name → the loaded class
@@ -528,9 +218,9 @@ class Layouts:
                 outer = self._outer[layout.id] = await self.values.classes.outer_field(layout) or 0
             if not outer:
                 raise UnknownLayout
-            inner = _ref((await self.values.field_values(object_id, [outer]))[0])
+            inner = ref_of((await self.values.field_values(object_id, [outer]))[0])
         else:
-            inner = _ref((await self._read(object_id, layout, field))[0])
+            inner = ref_of((await self._read(object_id, layout, field))[0])
         if not inner or depth >= VIEW_DEPTH:
             return None
         shown = await self._open(inner, await self.values.class_of(inner), depth + 1)
@@ -588,26 +278,26 @@ class Layouts:
 
     async def _array_list(self, object_id: int, cls: JavaClass) -> Elements:
         array, size = await self._read(object_id, cls, "elementData", "size")
-        return await self._slots(_ref(array), _int(size))
+        return await self._slots(ref_of(array), int_of(size))
 
     async def _vector(self, object_id: int, cls: JavaClass) -> Elements:
         array, size = await self._read(object_id, cls, "elementData", "elementCount")
-        return await self._slots(_ref(array), _int(size))
+        return await self._slots(ref_of(array), int_of(size))
 
     async def _priority_queue(self, object_id: int, cls: JavaClass) -> Elements:
         array, size = await self._read(object_id, cls, "queue", "size")  # heap order, as its iterator
-        return await self._slots(_ref(array), _int(size))
+        return await self._slots(ref_of(array), int_of(size))
 
     async def _array_deque(self, object_id: int, cls: JavaClass) -> Elements:
         array, head, tail = await self._read(object_id, cls, "elements", "head", "tail")
-        ring = _ref(array)
+        ring = ref_of(array)
         if not ring:
             return Listed([])
         length = await self.values.array_length(ring)
-        return await self._slots(ring, (_int(tail) - _int(head)) % max(length, 1), _int(head), ring=True)
+        return await self._slots(ring, (int_of(tail) - int_of(head)) % max(length, 1), int_of(head), ring=True)
 
     async def _whole_array(self, object_id: int, cls: JavaClass, field: str) -> Elements:
-        array = _ref((await self._read(object_id, cls, field))[0])
+        array = ref_of((await self._read(object_id, cls, field))[0])
         return await self._slots(array, await self.values.array_length(array) if array else 0)
 
     async def _copy_on_write(self, object_id: int, cls: JavaClass) -> Elements:
@@ -623,67 +313,68 @@ class Layouts:
 
     async def _linked_list(self, object_id: int, cls: JavaClass) -> Elements:
         size, first, last = await self._read(object_id, cls, "size", "first", "last")
-        if not _ref(first):
+        if not ref_of(first):
             return Listed([])
         node = await self._jdk_class("java.util.LinkedList$Node")
-        return Chain(self.values, _int(size), _ref(first), await self._ids(node, "next", "item"), False,
-                     _ref(last), await self._ids(node, "prev", "item"))
+        return Chain(self.values, int_of(size), ref_of(first), await self._ids(node, "next", "item"), False,
+                     ref_of(last), await self._ids(node, "prev", "item"))
 
     async def _linked_hash_map(self, object_id: int, cls: JavaClass) -> Elements:
         size, head, tail = await self._read(object_id, cls, "size", "head", "tail")
-        if not _ref(head):
+        if not ref_of(head):
             return Listed([], is_map=True)
         entry = await self._jdk_class("java.util.LinkedHashMap$Entry")
-        return Chain(self.values, _int(size), _ref(head), await self._ids(entry, "after", "key", "value"), True,
-                     _ref(tail), await self._ids(entry, "before", "key", "value"))
+        return Chain(self.values, int_of(size), ref_of(head), await self._ids(entry, "after", "key", "value"), True,
+                     ref_of(tail), await self._ids(entry, "before", "key", "value"))
 
     async def _hash_map(self, object_id: int, cls: JavaClass) -> Elements:
         table, size = await self._read(object_id, cls, "table", "size")
-        if not _ref(table) or not _int(size):
+        if not ref_of(table) or not int_of(size):
             return Listed([], is_map=True)
         fields = await self._ids(await self._jdk_class("java.util.HashMap$Node"), "key", "value", "next")
 
         async def node(node_id: int) -> tuple[Item | None, int]:
             key, value, link = await self.values.field_values(node_id, fields)
-            return Item(key, value), _ref(link)
+            return Item(key, value), ref_of(link)
 
-        return Buckets(self.values, _int(size), _ref(table), await self.values.array_length(_ref(table)), node)
+        return Buckets(self.values, int_of(size), ref_of(table), await self.values.array_length(ref_of(table)), node)
 
     async def _concurrent_hash_map(self, object_id: int, cls: JavaClass) -> Elements:
         table, base, cells = await self._read(object_id, cls, "table", "baseCount", "counterCells")
-        size = _int(base) + await self._counted(_ref(cells))
-        if not _ref(table) or size <= 0:
+        size = int_of(base) + await self._counted(ref_of(cells))
+        if not ref_of(table) or size <= 0:
             return Listed([], is_map=True)
         fields = await self._ids(await self._jdk_class("java.util.concurrent.ConcurrentHashMap$Node"), "hash", "key",
                                  "val", "next")
 
         async def node(node_id: int) -> tuple[Item | None, int]:
             hashed, key, value, link = await self.values.field_values(node_id, fields)
-            if _int(hashed) >= 0:
-                return Item(key, value), _ref(link)
-            if _int(hashed) == TREEBIN:
+            if int_of(hashed) >= 0:
+                return Item(key, value), ref_of(link)
+            if int_of(hashed) == TREEBIN:
                 tree_bin = await self._jdk_class("java.util.concurrent.ConcurrentHashMap$TreeBin")
-                return None, _ref((await self._read(node_id, tree_bin, "first"))[0])
+                return None, ref_of((await self._read(node_id, tree_bin, "first"))[0])
             return None, 0  # a bin being moved by a resize (its nodes are in the next table) or reserved
 
-        return Buckets(self.values, size, _ref(table), await self.values.array_length(_ref(table)), node)
+        return Buckets(self.values, size, ref_of(table), await self.values.array_length(ref_of(table)), node)
 
     async def _counted(self, cells: int) -> int:
         """The sum of ConcurrentHashMap's counter cells (its size is ``baseCount`` plus them)."""
         if not cells:
             return 0
-        found = [_ref(cell) for cell in await self.values.array_items(cells, 0, await self.values.array_length(cells))]
+        length = await self.values.array_length(cells)
+        found = [ref_of(cell) for cell in await self.values.array_items(cells, 0, length)]
         cell_class = await self._jdk_class("java.util.concurrent.ConcurrentHashMap$CounterCell")
         value = await self._ids(cell_class, "value")
-        counts = await _pipelined(lambda cell: self.values.field_values(cell, value), [cell for cell in found if cell])
-        return sum(_int(count[0]) for count in counts)
+        counts = await pipelined(lambda cell: self.values.field_values(cell, value), [cell for cell in found if cell])
+        return sum(int_of(count[0]) for count in counts)
 
     async def _tree_map(self, object_id: int, cls: JavaClass) -> Elements:
         root, size = await self._read(object_id, cls, "root", "size")
-        if not _ref(root):
+        if not ref_of(root):
             return Listed([], is_map=True)
         entry = await self._jdk_class("java.util.TreeMap$Entry")
-        return Tree(self.values, _int(size), _ref(root), await self._ids(entry, "left", "right", "key", "value"))
+        return Tree(self.values, int_of(size), ref_of(root), await self._ids(entry, "left", "right", "key", "value"))
 
     # -- immutable and small ----------------------------------------------------------------------
 
@@ -699,15 +390,15 @@ class Layouts:
                                     strict=True):
                 found[field.name] = value
             salt, reverse, empty = found.get("SALT32L"), found.get("REVERSE"), found.get("EMPTY")
-            self._immutables = (_int(salt) if salt is not None and reverse is not None else None,
+            self._immutables = (int_of(salt) if salt is not None and reverse is not None else None,
                                 bool(reverse.value) if reverse is not None else True,
-                                _ref(empty) if empty is not None else 0)
+                                ref_of(empty) if empty is not None else 0)
         return self._immutables
 
     async def _present(self, *values: Value) -> list[Value]:
         """The values that fill a slot: not null, not ImmutableCollections.EMPTY."""
         _, _, empty = await self._immutable_statics()
-        return [value for value in values if _ref(value) and _ref(value) != empty]
+        return [value for value in values if ref_of(value) and ref_of(value) != empty]
 
     async def _list12(self, object_id: int, cls: JavaClass) -> Elements:
         return Listed([Item(None, value) for value in await self._present(*await self._read(object_id, cls, "e0",
@@ -726,20 +417,20 @@ class Layouts:
 
     async def _salted(self, object_id: int, cls: JavaClass, field: str, stride: int) -> Elements:
         table, size = await self._read(object_id, cls, field, "size")
-        length = await self.values.array_length(_ref(table)) if _ref(table) else 0
-        if not length or not _int(size):
+        length = await self.values.array_length(ref_of(table)) if ref_of(table) else 0
+        if not length or not int_of(size):
             return Listed([], is_map=stride == 2)
         salt, reverse, _ = await self._immutable_statics()
         first = -1 if salt is None else (salt * (length // stride)) >> 32  # as SetNIterator, MapNIterator
-        return Sparse(self.values, _int(size), _ref(table), length, stride, first, reverse or salt is None)
+        return Sparse(self.values, int_of(size), ref_of(table), length, stride, first, reverse or salt is None)
 
     async def _identity_hash_map(self, object_id: int, cls: JavaClass) -> Elements:
         """Keys and values side by side in ``table``, null where empty, iterated from slot 0 up."""
         table, size = await self._read(object_id, cls, "table", "size")
-        length = await self.values.array_length(_ref(table)) if _ref(table) else 0
-        if not length or not _int(size):
+        length = await self.values.array_length(ref_of(table)) if ref_of(table) else 0
+        if not length or not int_of(size):
             return Listed([], is_map=True)
-        return Sparse(self.values, _int(size), _ref(table), length, 2, -1, True)
+        return Sparse(self.values, int_of(size), ref_of(table), length, 2, -1, True)
 
     async def _map1(self, object_id: int, cls: JavaClass) -> Elements:
         key, value = await self._read(object_id, cls, "k0", "v0")

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from polydbg.backends.java.classes import Classes, JavaClass
+from polydbg.backends.kit import timeouts
 from polydbg.jdwp.client import JdwpClient
 from polydbg.jdwp.codec import CommandSet, Location, Reader, Tag, Value
-
-INSPECT_TIMEOUT_S = 10.0
 
 FrameAt = Callable[[int, int], Awaitable[tuple[int, Location]]]  # (thread, shown index) → (frame id, where)
 
@@ -46,7 +45,7 @@ class StoppedFrame:
                 writer = self.client.writer().object_id(self.thread).frame_id(frame_id).i4(1).i4(variable.slot).u1(
                     slot_tag(variable.signature))
                 reply = await self.client.request(CommandSet.STACK_FRAME, 1, writer.bytes(), "StackFrame.GetValues",
-                                                  INSPECT_TIMEOUT_S)
+                                                  timeouts.INSPECT_S)
                 reply.i4()
                 return reply.value()
         return None
@@ -57,7 +56,7 @@ class StoppedFrame:
         if method is None or method.is_static:
             return None
         reply = await self.client.request(CommandSet.STACK_FRAME, 3, self.client.writer().object_id(
-            self.thread).frame_id(frame_id).bytes(), "StackFrame.ThisObject", INSPECT_TIMEOUT_S)
+            self.thread).frame_id(frame_id).bytes(), "StackFrame.ThisObject", timeouts.INSPECT_S)
         this = reply.value()
         return this if this.value else None
 

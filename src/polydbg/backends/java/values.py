@@ -6,21 +6,18 @@ thread anyway)."""
 from __future__ import annotations
 
 import json
-import math
 from typing import NamedTuple
 
 from polydbg.backends.java.classes import Classes, JavaClass, short_name
 from polydbg.backends.java.collections import Layouts
+from polydbg.backends.java.primitives import UNBOX, primitive_text
+from polydbg.backends.java.terms import TAG_NAMES
+from polydbg.backends.kit import timeouts
 from polydbg.jdwp.client import JdwpClient
 from polydbg.jdwp.codec import CommandSet, Tag, Value
 
-INSPECT_TIMEOUT_S = 10.0
 PREVIEW_ITEMS = 5
 STRING_CHARS = 2000
-BOXES = frozenset({"java.lang.Integer", "java.lang.Long", "java.lang.Short", "java.lang.Byte", "java.lang.Character",
-                   "java.lang.Boolean", "java.lang.Float", "java.lang.Double"})
-_TAG_NAMES = {Tag.BYTE: "byte", Tag.CHAR: "char", Tag.FLOAT: "float", Tag.DOUBLE: "double", Tag.INT: "int",
-              Tag.LONG: "long", Tag.SHORT: "short", Tag.BOOLEAN: "boolean", Tag.VOID: "void"}
 
 
 class Described(NamedTuple):
@@ -30,28 +27,8 @@ class Described(NamedTuple):
     children: str = ""  # "array" | "collection" | "object": what listing it shows; "" for values without any
 
 
-def primitive_text(value: Value) -> str:
-    tag, raw = value.tag, value.value
-    if tag == Tag.BOOLEAN:
-        return "true" if raw else "false"
-    if tag == Tag.CHAR:
-        escaped = json.dumps(chr(raw), ensure_ascii=False)[1:-1].replace('\\"', '"').replace("'", "\\'")
-        return f"'{escaped}'"
-    if tag in (Tag.FLOAT, Tag.DOUBLE):
-        number = float(raw)
-        if math.isnan(number):
-            return "NaN"
-        if math.isinf(number):
-            return "Infinity" if number > 0 else "-Infinity"
-        text = f"{number:.7g}" if tag == Tag.FLOAT else repr(number)
-        return text if any(c in text for c in ".eEn") else text + ".0"
-    if tag == Tag.VOID:
-        return "void"
-    return str(raw)
-
-
 def primitive_type(tag: int) -> str:
-    return _TAG_NAMES.get(tag, "?")
+    return TAG_NAMES.get(tag, "?")
 
 
 class Values:
@@ -64,7 +41,7 @@ class Values:
 
     async def class_of(self, object_id: int) -> JavaClass:
         reply = await self.client.request(CommandSet.OBJECT_REFERENCE, 1, self.client.writer().object_id(
-            object_id).bytes(), "ObjectReference.ReferenceType", INSPECT_TIMEOUT_S)
+            object_id).bytes(), "ObjectReference.ReferenceType", timeouts.INSPECT_S)
         tag, class_id = reply.u1(), reply.reference_type()
         cls = await self.classes.get(class_id)
         cls.tag = tag
@@ -72,12 +49,12 @@ class Values:
 
     async def string(self, object_id: int) -> str:
         reply = await self.client.request(CommandSet.STRING_REFERENCE, 1, self.client.writer().object_id(
-            object_id).bytes(), "StringReference.Value", INSPECT_TIMEOUT_S)
+            object_id).bytes(), "StringReference.Value", timeouts.INSPECT_S)
         return reply.string()
 
     async def array_length(self, object_id: int) -> int:
         reply = await self.client.request(CommandSet.ARRAY_REFERENCE, 1, self.client.writer().object_id(
-            object_id).bytes(), "ArrayReference.Length", INSPECT_TIMEOUT_S)
+            object_id).bytes(), "ArrayReference.Length", timeouts.INSPECT_S)
         return reply.i4()
 
     async def array_items(self, object_id: int, start: int, count: int) -> list[Value]:
@@ -85,7 +62,7 @@ class Values:
             return []  # GetValues(…, 0) on an empty array is an error (503)
         writer = self.client.writer().object_id(object_id).i4(start).i4(count)
         reply = await self.client.request(CommandSet.ARRAY_REFERENCE, 2, writer.bytes(), "ArrayReference.GetValues",
-                                          INSPECT_TIMEOUT_S)
+                                          timeouts.INSPECT_S)
         tag, total = reply.u1(), reply.i4()
         if tag in (Tag.OBJECT, Tag.ARRAY, Tag.STRING) or chr(tag) in "tgcl":
             return [reply.value() for _ in range(total)]
@@ -98,7 +75,7 @@ class Values:
         for field_id in field_ids:
             writer.field_id(field_id)
         reply = await self.client.request(CommandSet.OBJECT_REFERENCE, 2, writer.bytes(), "ObjectReference.GetValues",
-                                          INSPECT_TIMEOUT_S)
+                                          timeouts.INSPECT_S)
         return [reply.value() for _ in range(reply.i4())]
 
     async def static_values(self, class_id: int, field_ids: list[int]) -> list[Value]:
@@ -108,7 +85,7 @@ class Values:
         for field_id in field_ids:
             writer.field_id(field_id)
         reply = await self.client.request(CommandSet.REFERENCE_TYPE, 6, writer.bytes(), "ReferenceType.GetValues",
-                                          INSPECT_TIMEOUT_S)
+                                          timeouts.INSPECT_S)
         return [reply.value() for _ in range(reply.i4())]
 
     async def describe(self, value: Value, depth: int = 1) -> Described:
@@ -132,7 +109,7 @@ class Values:
             shown = [(await self.describe(item, 0)).text for item in items]
             more = ", …" if length > PREVIEW_ITEMS else ""
             return Described(f"{head} {{{', '.join(shown)}{more}}}", type_name, length, "array")
-        if cls.name in BOXES:
+        if cls.name in UNBOX:
             inner = await self._field_named(object_id, cls, "value")
             return Described(primitive_text(inner) if inner is not None else type_name, type_name)
         if cls.name == "java.lang.Class" or value.tag == Tag.CLASS_OBJECT:

@@ -8,7 +8,9 @@ import math
 import pytest
 
 from polydbg.backends.java import expr
-from polydbg.backends.java.evaluator import EvaluationError, arithmetic, convert, make, parameter_types, promote, shift
+from polydbg.backends.java.classes import parameter_descriptors as parameter_types
+from polydbg.backends.java.primitives import arithmetic, convert, make, promote, shift
+from polydbg.backends.java.terms import EvaluationError
 from polydbg.jdwp.codec import Tag, Value
 
 
