@@ -47,7 +47,7 @@ from _util import (
     table,
 )
 from polydbg.backends.base import LaunchSpec
-from polydbg.backends.debugpy.backend import ADAPTER_SHIM, DEBUGGEE_SHIM
+from polydbg.backends.debugpy.process import ADAPTER_SHIM, DEBUGGEE_SHIM
 from polydbg.dap.client import DapClient
 from polydbg.mcp.server import build_server
 from polydbg.session.manager import SessionManager

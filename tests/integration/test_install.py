@@ -144,11 +144,11 @@ def test_the_installed_package_finds_its_files(installed: Installed) -> None:
     script = """if True:
         import json, os, polydbg
         from importlib import resources
-        from polydbg.backends import lldb_dap
+        from polydbg.backends.lldb import launch as lldb_launch
         from polydbg.backends.node import children
         from polydbg.demo import run
         print(json.dumps({"file": polydbg.__file__, "version": polydbg.__version__,
-                          "boot": children.BOOT.is_file(), "formatters": os.path.isfile(lldb_dap._CXX_FORMATTERS),
+                          "boot": children.BOOT.is_file(), "formatters": os.path.isfile(lldb_launch.CXX_FORMATTERS),
                           "demo": resources.files("polydbg.demo").joinpath(run.PROGRAM).is_file(),
                           "typed": resources.files("polydbg").joinpath("py.typed").is_file()}))
     """

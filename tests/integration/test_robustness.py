@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from polydbg.backends.dap import backend as dap_backend
+from polydbg.backends.kit import timeouts
 from tests.conftest import PROGRAMS, Tools, line_of, program
 
 BASIC = program("basic.py")
@@ -290,7 +290,7 @@ async def test_a_cancelled_launch_leaves_no_session_and_no_process(tools: Tools)
 
 async def test_an_endless_evaluate_says_it_is_still_running_and_costs_one_deadline(
         tools: Tools, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dap_backend, "INSPECT_TIMEOUT_S", 2.0)
+    monkeypatch.setattr(timeouts, "INSPECT_S", 2.0)
     line = line_of("basic.py", "items.append(add(i, i))")
     await tools("debug_launch", program=BASIC, breakpoints=[{"file": BASIC, "line": line}])
     text = await tools.error("debug_evaluate", expression="exec('while True: pass')")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from polydbg.backends.debugpy.backend import find_python, is_library, just_my_code, python_error
+from polydbg.backends.debugpy.python import find_python, is_library, just_my_code, python_error
 from polydbg.errors import UsageError
 
 

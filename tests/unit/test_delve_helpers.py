@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from polydbg.backends.delve.backend import _in_runtime, _unquote, module_dir
+from polydbg.backends.delve.build import module_dir
+from polydbg.backends.delve.stops import in_runtime as _in_runtime
+from polydbg.backends.delve.stops import unquote as _unquote
 
 # -- module_dir ---------------------------------------------------------------------------------------------
 

@@ -1,2 +1,47 @@
 """Python through debugpy: its adapter over stdio, the debuggee under a TCP_NODELAY shim, child processes as
-stops of their own."""
+stops of their own.
+
+What it is: debugpy is Microsoft's Python debugger: a DAP adapter (``debugpy.adapter``) that drives
+pydevd inside the debuggee over a socket. How it is started: ``python -c <shims/adapter.py>`` (the
+adapter, run by polydbg's own interpreter, under a shim) over stdio; ``launch`` has the adapter's
+launcher run the program with the chosen interpreter under ``shims/debuggee.py``. ``attach`` goes
+to a pid, or straight to the adapter of a program started with ``python -m debugpy --listen
+host:port`` (a TCP connection, no adapter of ours). With ``subProcess`` on, every Python child
+process is attached too (``children``).
+
+Modules: ``backend`` (``DebugpyBackend``, the registry's entry point: the program and its children
+as one backend), ``process`` (``DebugpyProcess``: one Python process), ``children`` (a child's
+connection and its ids folded into the parent's), ``python`` (interpreters, library paths,
+tracebacks, pydevd's synthetic children: pure).
+
+Quirks (checked against debugpy 1.8.22):
+
+==========================================================  ===================================================
+quirk                                                       what polydbg does
+==========================================================  ===================================================
+debugpy's sockets (adapter ↔ pydevd) leave Nagle on, which  the adapter runs under a shim that sets TCP_NODELAY
+with delayed ACKs costs ~40 ms per request (debugpy issue   on its sockets; the debuggee under one that sets it
+2054)                                                       on its first TCP connection (the one back to the
+                                                            adapter) and then restores ``socket.connect``, so
+                                                            the user's program sees an unpatched socket module.
+                                                            (debugpy starts the launcher itself, unshimmed; its
+                                                            connection carries only process events.)
+the target interpreter needs no debugpy                     the launcher runs the adapter's copy
+pydevd shows at most 100 children of a container and        ``child_slice`` evaluates a slice (``python.
+ignores start/count                                         slice_expression``)
+pydevd adds synthetic children (``len()``, groups of        they are filtered; ``len()`` is kept for
+dunders, a "more" marker) and pads indices with zeros       ``length_of``; indices lose their zeros
+pydevd appends "(note: full exception trace is shown but    the note is cut from stops and exception info
+execution is paused at: …)"
+an evaluate error is a full traceback through pydevd        cut to the exception, a SyntaxError's caret, and
+(~2 KB of its frames)                                       where it was raised (``python.python_error``)
+justMyCode skips library code: a breakpoint there is        justMyCode is off when a breakpoint at the start is
+"excluded by filters", a step into it is skipped            in a library; otherwise the message says to
+                                                            debug_restart, and the step's warning says how
+the launch shim's ``<module>`` frame ends every stack       dropped, and the total counted without it
+an unattached child process blocks at its first             each child is attached (a second connection to
+breakpoint for good                                         the adapter) and configured with the session's
+                                                            breakpoints; one stop is shown at a time
+``SystemExit`` stops as an exception                        ``breakOnSystemExit: []``: an exit is an exit
+==========================================================  ===================================================
+"""

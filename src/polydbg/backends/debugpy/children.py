@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
-from polydbg.backends.base import BreakpointResult, StopEvent
+from polydbg.backends.base import AttachSpec, BackendListener, BreakpointResult, StopEvent
+from polydbg.backends.debugpy.process import DebugpyProcess
 from polydbg.backends.kit.gate import StopGate
 from polydbg.errors import AdapterRequestError, UsageError
 from polydbg.transport.streams import FramedStream
@@ -58,6 +59,21 @@ async def connect(config: dict[str, Any], name: str) -> FramedStream:
     return await asyncio.wait_for(FramedStream.connect_tcp(host, port, name), CONNECT_TIMEOUT_S)
 
 
+class ChildBackend(DebugpyProcess):
+    """A child process of the program: a second connection to the same adapter."""
+
+    def __init__(self, listener: BackendListener, config: dict[str, Any], pid: int) -> None:
+        super().__init__(listener)
+        self._config = config
+        self.pid = pid
+
+    async def _start_adapter(self) -> FramedStream:
+        return await connect(self._config, self.name)
+
+    def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:
+        return {**self._config, "request": "attach"}
+
+
 class ChildListener:
     """A child's events, in the parent session's terms: its threads re-numbered, its end a note."""
 
@@ -87,9 +103,6 @@ class ChildListener:
 
     def on_breakpoint_changed(self, bp_id: int, result: BreakpointResult) -> None:
         """A child binding a breakpoint does not change what the parent reported for it."""
-
-
-Replay = Callable[[], Awaitable[None]]
 
 
 def refused_child(index: int) -> AdapterRequestError:

@@ -1,0 +1,60 @@
+"""Evaluating an expression over DAP: one at a time per thread, and an endless one costs one deadline.
+
+A DAP adapter cannot interrupt an evaluation (there is no cancel that reaches the running code), and
+debugpy, lldb-dap and delve evaluate one expression at a time on a thread: an expression that never
+ends (``while True: pass``, a call that waits on a lock) holds the thread until the session ends, and
+every later evaluation on that thread would queue behind it. So an evaluation that passes its
+deadline (``timeouts.INSPECT_S``, read at each call) is remembered as still running, and the next
+evaluation on that thread is refused at once, with what is running and for how long, instead of
+costing another deadline; once the first one answers, evaluations go through again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from polydbg.backends.kit import timeouts
+from polydbg.dap.client import DapClient
+from polydbg.errors import AdapterTimeoutError
+
+
+@dataclass(frozen=True)
+class _Evaluation:
+    expression: str
+    future: asyncio.Future[dict[str, Any]]
+    since: float
+
+
+class Evaluations:
+    """The evaluations still running past their deadline, by thread (None: no frame given)."""
+
+    def __init__(self, adapter: str) -> None:
+        self._adapter = adapter
+        self._running: dict[int | None, _Evaluation] = {}
+
+    def refuse_if_busy(self, thread: int | None) -> None:
+        earlier = self._running.get(thread)
+        if earlier is not None and not earlier.future.done():
+            raise AdapterTimeoutError(
+                f"{earlier.expression!r} is still running in the program (for "
+                f"{time.monotonic() - earlier.since:.0f} s) and {self._adapter} evaluates one expression at a "
+                "time on a thread, so this one would wait behind it. An endless expression cannot be "
+                "interrupted: debug_terminate ends the session")
+
+    async def run(self, client: DapClient, thread: int | None, expression: str,
+                  arguments: dict[str, Any]) -> dict[str, Any]:
+        """Send ``evaluate`` and wait one deadline; past it, remember the evaluation as still running."""
+        future = client.send_request("evaluate", arguments)
+        deadline = timeouts.INSPECT_S
+        try:
+            return await client.wait(future, "evaluate", deadline)
+        except AdapterTimeoutError as exc:
+            self._running[thread] = _Evaluation(expression, future, time.monotonic() - deadline)
+            raise AdapterTimeoutError(
+                f"the expression is still running after {deadline:g} s (an endless loop or a call "
+                f"that waits?): the program stays stopped, but {self._adapter} cannot interrupt an evaluation "
+                "and evaluates nothing else on this thread until it ends. debug_terminate ends the "
+                "session") from exc

@@ -1,0 +1,194 @@
+"""One Python process through debugpy (``DebugpyProcess``): starting or reaching the adapter, the launch
+and attach arguments, and pydevd's answers shaped (children, tracebacks, stacks, breakpoint messages).
+
+The program and each of its child processes is one ``DebugpyProcess`` (the children's class is in
+``children``); ``backend.DebugpyBackend`` puts them together. The adapter runs under the
+``shims/adapter.py`` shim and the debuggee under ``shims/debuggee.py`` (TCP_NODELAY, see the
+package docstring for why).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from typing import Any, ClassVar
+
+from polydbg.backends.base import (
+    AttachSpec,
+    BackendListener,
+    BreakpointResult,
+    EvaluateContext,
+    ExceptionDetail,
+    Frame,
+    FrameRef,
+    LaunchSpec,
+    SourceBreakpoint,
+    Variable,
+)
+from polydbg.backends.dap.backend import DapBackend
+from polydbg.backends.debugpy import python
+from polydbg.backends.kit import shims, timeouts
+from polydbg.errors import AdapterRequestError, UsageError
+from polydbg.transport.streams import FramedStream
+
+ADAPTER_SHIM = shims.source(__file__, "adapter.py")
+DEBUGGEE_SHIM = shims.source(__file__, "debuggee.py")
+
+
+class DebugpyProcess(DapBackend):
+    """One Python process through debugpy (the program, or one of its children)."""
+
+    name = "debugpy"
+    adapter_id = "debugpy"
+    evaluate_context: ClassVar[EvaluateContext] = "repl"  # statements too; pydevd prints their output
+    pause_limits: ClassVar[str] = (
+        "debugpy stops a thread only when it runs Python code it traces (your code: library code is "
+        "skipped), and no thread has: each is blocked (a lock, socket, sleep or C call) or running only "
+        "library code, like a server's accept loop. A thread stops as soon as it runs your code (a "
+        "request to the server, say). Set a breakpoint where you expect it and debug_continue, or "
+        "debug_terminate")
+
+    def __init__(self, listener: BackendListener, language: str = "python") -> None:
+        super().__init__(listener, language)
+        self._lengths: dict[int, int] = {}
+        self._launched = False  # launched under our shim (not attached)
+        self._connect_to: tuple[str, int] | None = None
+
+    # -- starting ---------------------------------------------------------------------------------
+
+    async def _start_adapter(self) -> FramedStream:
+        if self._connect_to is not None:  # `debugpy --listen` runs its own adapter: talk DAP to it directly
+            host, port = self._connect_to
+            try:
+                return await asyncio.wait_for(FramedStream.connect_tcp(host, port, self.name), timeouts.CONNECT_S)
+            except (OSError, asyncio.TimeoutError) as exc:
+                raise UsageError(f"cannot connect to a debug server at {host}:{port} ({exc}); start the program "
+                                 f"with python -m debugpy --listen {host}:{port} yourprogram.py") from exc
+        env = dict(os.environ)
+        env.pop("PYTHONSTARTUP", None)
+        return await self._spawn_stdio_adapter([sys.executable, "-c", ADAPTER_SHIM], env=env)
+
+    def _launch_arguments(self, spec: LaunchSpec) -> dict[str, Any]:
+        interpreter = python.find_python(spec.runtime, spec.cwd, spec.program)
+        self._launched = True
+        args: dict[str, Any] = {
+            "type": "python", "request": "launch", "name": "polydbg",
+            "python": [interpreter, "-X", "frozen_modules=off", "-c", DEBUGGEE_SHIM],
+            "args": list(spec.args), "console": "internalConsole", "redirectOutput": True,
+            "justMyCode": python.just_my_code(spec.breakpoint_files), "stopOnEntry": spec.stop_on_entry,
+            "showReturnValue": True, "subProcess": True,
+            "breakOnSystemExit": [],  # an exit is an exit, whatever its code, not an exception stop
+        }
+        if spec.module:
+            args["module"] = spec.module
+        else:
+            args["program"] = spec.program
+        if spec.cwd:
+            args["cwd"] = spec.cwd
+        if spec.env:
+            args["env"] = dict(spec.env)
+        if spec.stdin is not None:  # the shim puts it on fd 0 before the program runs
+            args["env"] = {**args.get("env", {}), "POLYDBG_STDIN": self._proc.input_file(spec.stdin)}
+        return args
+
+    def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:
+        args: dict[str, Any] = {"type": "python", "request": "attach", "name": "polydbg",
+                                "justMyCode": python.just_my_code(spec.breakpoint_files), "subProcess": True,
+                                "breakOnSystemExit": []}
+        if spec.pid is not None:
+            args["processId"] = spec.pid
+        else:
+            self._connect_to = (spec.address, int(spec.port or 0))
+            args["connect"] = {"host": self._connect_to[0], "port": self._connect_to[1]}
+        if spec.path_mappings:
+            args["pathMappings"] = [{"localRoot": local, "remoteRoot": remote}
+                                    for local, remote in spec.path_mappings]
+        return args
+
+    # -- events -----------------------------------------------------------------------------------
+
+    def _on_output(self, body: dict[str, Any]) -> None:
+        if str(body.get("output", "")).startswith(python.SKIPPED_STEP_IN):
+            body = {**body, "output": python.SKIPPED_STEP_IN_NOTE}
+        super()._on_output(body)
+
+    def _on_stopped(self, body: dict[str, Any]) -> None:
+        for key in ("description", "text"):
+            if isinstance(body.get(key), str):
+                body[key] = python.without_note(body[key])
+        super()._on_stopped(body)
+
+    # -- breakpoints and logpoints ------------------------------------------------------------------
+
+    async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
+        results = await super().set_breakpoints(file, breakpoints)
+        return [r._replace(message=python.LIBRARY_SKIPPED) if r.message and python.EXCLUDED in r.message else r
+                for r in results]
+
+    def trace_interpolation(self, expression: str) -> str:
+        """A logpoint interpolation of ``expression`` that yields its repr, or ``<error: …>``."""
+        if not self._launched:
+            return "{" + expression + "}"
+        return "{__import__('_polydbg').v('" + expression.encode().hex() + "')}"
+
+    # -- inspection -------------------------------------------------------------------------------
+
+    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
+        """Frames without the launch shim's own ``<module>`` frame at the bottom of every stack."""
+        frames, total = await super().stack_trace(thread_id, start, levels)
+        if frames and frames[-1].file == "<string>" and frames[-1].name == "<module>" and \
+                (total is None or start + len(frames) >= total):
+            frames = frames[:-1]
+            total = total - 1 if total is not None else None
+        elif total is not None and start + len(frames) < total:
+            total -= 1  # the shim frame is further down
+        return frames, total
+
+    async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:
+        """Children without pydevd's synthetic entries; ``len()`` is kept aside for ``length_of``."""
+        out = []
+        for child in await super().variables(ref, start, count):
+            if child.name in python.GROUPS:
+                continue
+            if child.name == "len()":
+                if child.value.isdigit():
+                    self._lengths[ref] = int(child.value)
+                continue
+            if child.name == "more" and child.value == "...":
+                continue
+            if child.name.isdigit() and child.name.startswith("0") and len(child.name) > 1:
+                child = child._replace(name=child.name.lstrip("0") or "0")
+            out.append(child)
+        return out
+
+    async def child_slice(self, parent: Variable, start: int, count: int,
+                          frame: FrameRef | None = None) -> list[Variable] | None:
+        """Evaluate ``parent[start:start+count]`` (pydevd ignores start/count and caps at 300)."""
+        if not parent.evaluate_name:
+            return None
+        kind = (parent.type or "").lower()
+        sliced = python.slice_expression(parent.evaluate_name, kind, start, start + count)
+        result = await self.evaluate(sliced, frame, "watch")
+        if not result.ref:
+            return None
+        return python.renumbered(await self.variables(result.ref), parent.evaluate_name, kind, start)
+
+    def length_of(self, parent: Variable, children: list[Variable]) -> int | None:
+        return self._lengths.get(parent.ref)
+
+    def is_noise(self, variable: Variable) -> bool:
+        """Modules, functions and classes in a scope listing (they flood module-level stops)."""
+        return python.is_noise(variable)
+
+    async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
+        try:
+            return await super().evaluate(expression, frame, context)
+        except AdapterRequestError as exc:
+            raise AdapterRequestError(exc.command, python.python_error(exc.message)) from exc
+
+    async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
+        detail = await super().exception_info(thread_id)
+        if detail is None:
+            return None
+        return ExceptionDetail(type=python.without_note(detail.type), message=detail.message)

@@ -1,0 +1,122 @@
+"""What debugpy's answers mean in Python's terms: pure helpers, no adapter.
+
+Which interpreter runs the debuggee; which files are library code (debugpy skips them while
+``justMyCode`` is on, so a breakpoint there asks for it off); a pydevd traceback cut to what the
+agent needs; pydevd's synthetic children and decorations, recognised so they can be dropped; and
+the expression that slices a container, since pydevd ignores ``start``/``count``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+from polydbg.backends.base import Variable
+from polydbg.errors import UsageError
+
+# pydevd's synthetic children: groups of dunders/methods, the length, and the "more items" marker.
+GROUPS = frozenset({"special variables", "function variables", "class variables", "protected variables"})
+NOISE_TYPES = frozenset({"module", "function", "type", "builtin_function_or_method", "method", "ABCMeta"})
+PYDEVD_NOTE = re.compile(r"\s*\(note: full exception trace is shown but execution is paused at: .*\)\s*$")
+MAPPINGS = frozenset({"dict", "ordereddict", "defaultdict", "counter", "mappingproxy"})
+LIBRARY_SKIPPED = ("not hit: this is library code, and the session started debugging only your code "
+                   "(justMyCode); debug_restart starts again with library code debugged, as this breakpoint asks")
+EXCLUDED = "excluded by filters"
+# pydevd's warning when a step into lands in library code it skips, and what polydbg can offer instead
+# (its advice, a launch.json setting, is not something the agent has).
+SKIPPED_STEP_IN = "Frame skipped from debugging during step-in."
+SKIPPED_STEP_IN_NOTE = ("(the step went past library code: this session debugs only your code (justMyCode); to step "
+                        "through a library, set a breakpoint in its file and debug_restart)\n")
+_LIBRARY = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]lib[/\\]python\d\.\d+[/\\]")
+_FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>.+))?$')
+
+
+def find_python(explicit: str | None, cwd: str | None, program: str | None) -> str:
+    """The interpreter for the debuggee: explicit, else the active or a nearby venv, else ours."""
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not path.exists():
+            raise UsageError(f"python interpreter {explicit!r} does not exist; pass an existing interpreter "
+                             "path, or omit 'python' to use the project's virtualenv")
+        return str(path)
+    virtual_env = os.environ.get("VIRTUAL_ENV")
+    if virtual_env and (Path(virtual_env) / "bin" / "python").exists():
+        return str(Path(virtual_env) / "bin" / "python")
+    starts = [Path(p).resolve() for p in (cwd, Path(program).parent if program else None) if p]
+    for start in starts:
+        for directory in (start, *start.parents):
+            for name in (".venv", "venv"):
+                candidate = directory / name / "bin" / "python"
+                if candidate.exists():
+                    return str(candidate)
+    return sys.executable
+
+
+def python_error(text: str) -> str:
+    """A Python traceback from pydevd cut to what the agent needs: the exception, the caret of a
+    SyntaxError, and where the error was raised when that is not the expression itself (pydevd's own
+    frames, ~2 KB of them, are dropped)."""
+    if "Traceback (most recent call last):" not in text:
+        return text
+    lines = text.rstrip().splitlines()
+    last = max((i for i, line in enumerate(lines) if line and not line[0].isspace()), default=len(lines) - 1)
+    exception = lines[last]
+    frames = [(i, m) for i, line in enumerate(lines[:last]) if (m := _FRAME.match(line))]
+    if exception.startswith(("SyntaxError", "IndentationError", "TabError")):
+        start = frames[-1][0] + 1 if frames else last
+        caret = [line for line in lines[start:last] if line.strip()]
+        indent = min((len(line) - len(line.lstrip()) for line in caret), default=0)
+        return "\n".join([exception, *(line[indent:] for line in caret)])
+    user = [m for _, m in frames if "pydevd" not in m["file"] and "debugpy" not in m["file"]]
+    if user and user[-1]["file"] != "<string>":
+        where = user[-1]
+        return f"{exception} (raised at {where['file']}:{where['line']} in {where['function'] or '?'})"
+    return exception
+
+
+def is_library(path: str) -> bool:
+    """Installed or standard-library code, which debugpy skips while justMyCode is on."""
+    return _LIBRARY.search(path) is not None
+
+
+def just_my_code(breakpoint_files: tuple[str, ...]) -> bool:
+    """Debug only the user's code, unless a breakpoint asks to stop in a library (then honour it)."""
+    return not any(is_library(f) for f in breakpoint_files)
+
+
+def without_note(text: str) -> str:
+    """A stop's text without pydevd's "(note: full exception trace is shown …)"."""
+    return PYDEVD_NOTE.sub("", text).strip()
+
+
+def is_noise(variable: Variable) -> bool:
+    """Modules, functions and classes in a scope listing (they flood module-level stops)."""
+    return (variable.type or "") in NOISE_TYPES or (variable.name.startswith("__") and variable.name.endswith("__"))
+
+
+def slice_expression(expression: str, kind: str, start: int, end: int) -> str:
+    """The expression whose value is items ``start..end`` of ``expression``, a container of type ``kind``
+    (lower case): a dict's items as a dict, a set's or deque's as a list, anything else sliced."""
+    if kind in MAPPINGS:
+        return f"dict(list(({expression}).items())[{start}:{end}])"
+    if kind in ("set", "frozenset", "deque"):
+        return f"list({expression})[{start}:{end}]"
+    return f"({expression})[{start}:{end}]"
+
+
+def renumbered(children: list[Variable], expression: str, kind: str, start: int) -> list[Variable]:
+    """A slice's children named by their index in the whole container (a dict's keep their keys)."""
+    out: list[Variable] = []
+    for child in children:
+        name = child.name
+        evaluate_name: str | None
+        if name.isdigit() and kind not in MAPPINGS:
+            name = str(start + int(name))
+            evaluate_name = f"({expression})[{name}]"
+        else:
+            evaluate_name = child.evaluate_name
+        out.append(Variable(name=name, value=child.value, type=child.type, ref=child.ref,
+                            evaluate_name=evaluate_name))
+    return out

@@ -1,0 +1,210 @@
+"""Where delve stopped, as polydbg reports it: which goroutine a pause or a fatal error is shown on,
+and the Go runtime's frames hidden above the user's code.
+
+- Panics: delve stops on an unrecovered panic or a fatal error with reason "exception"; its message
+  (a Go-quoted string) is unquoted, and the runtime frames of the panic machinery
+  (runtime.fatalpanic, runtime.gopanic, …) are hidden from the top of the panicking goroutine's
+  stack, so frame 0 is the user function that panicked.
+- Fatal errors (a deadlock: "all goroutines are asleep") stop on the runtime thread that detected
+  them, with no user frame: the stop is moved to a user goroutine (frame 0: the deadlocked line)
+  and the error kept for ``exception_info``.
+- Pause: delve halts every thread and names whichever it halted first, often a runtime thread with
+  no goroutine (sysmon, in runtime.usleep). The stop is moved to a user goroutine, preferably one
+  that was running. A running goroutine caught inside the runtime (async preemption, a signal
+  handler) sometimes does not unwind to its own frames (delve cannot unwind through sigtramp), so it
+  is resumed for a few milliseconds and paused again (``PAUSE_ATTEMPTS`` at most), and runtime
+  frames left on top of it are hidden as for panics: an infinite loop is reported at its line.
+- At the entry point there is no goroutine yet (delve still names "thread 1"): the current OS
+  thread's stack is listed instead (``at_entry``).
+
+Moving a stop takes requests, so these stops are reported after them (``kit.ordering`` holds the
+events behind them); the continue and the stop of a re-pause are the refinement's own, not news.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+
+from polydbg.backends.base import ExceptionDetail, StopEvent
+from polydbg.backends.dap import wire
+from polydbg.backends.kit import timeouts
+from polydbg.backends.kit.frames import FrameHandles, leading
+from polydbg.backends.kit.ordering import OrderedEvents
+
+log = logging.getLogger(__name__)
+
+PROGRAM_VANISHED = "the program ended without delve reporting it: it was probably killed from outside"
+PAUSE_ATTEMPTS = 4
+# a goroutine as delve names it: selected?, its topmost user function, and its OS thread when running
+_GOROUTINE = re.compile(r"(\* )?\[Go \d+\] (\S+)( \(Thread \d+\))?$")
+
+
+def unquote(text: str) -> str:
+    """A Go-quoted string value (``"boom"``) as its text; anything else unchanged."""
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return text[1:-1]
+        return value if isinstance(value, str) else text
+    return text
+
+
+def in_runtime(frame: dict[str, Any]) -> bool:
+    """A frame of the Go runtime (also its assembly, e.g. gogo in asm_amd64.s)."""
+    name = str(frame.get("name", ""))
+    path = str((frame.get("source") or {}).get("path") or "").replace(os.sep, "/")
+    return frame.get("presentationHint") == "subtle" or name.startswith("runtime.") \
+        or ("." not in name and "/src/runtime/" in path)
+
+
+def pause_target(threads: list[dict[str, Any]], current: int | None) -> tuple[int | None, bool]:
+    """Of delve's threads (goroutines), the one to report a pause on, and whether it was running (on an OS
+    thread): a running one in user code (``current`` if it is one), else one running in the runtime, else
+    the selected one, else one in user code, else any goroutine."""
+    ranked: list[tuple[int, int, bool]] = []
+    for thread in threads:
+        match = _GOROUTINE.match(str(thread.get("name", "")))
+        if match is None:
+            continue
+        running, in_user_code = bool(match[3]), not match[2].startswith("runtime.")
+        rank = (0 if in_user_code else 1) if running else (2 if match[1] else 3 if in_user_code else 4)
+        ranked.append((rank, int(thread["id"]), running))
+    if not ranked:
+        return None, False
+    if any(goroutine == current and rank == 0 for rank, goroutine, _ in ranked):
+        return current, True
+    _, goroutine, running = min(ranked)
+    return goroutine, running
+
+
+class DelveStops:
+    """The stop shown now: which goroutine it is on, what is hidden, what a moved fatal error was."""
+
+    def __init__(self, ordered: OrderedEvents, frames: FrameHandles[int], request: wire.Request,
+                 stop_event: Callable[[dict[str, Any]], StopEvent], connected: Callable[[], bool],
+                 vanished: Callable[[str], None]) -> None:
+        self._ordered = ordered
+        self._frames = frames
+        self._request = request
+        self._stop_event = stop_event
+        self._connected = connected  # the connection to delve is still open
+        self._vanished = vanished  # the program's end, with its cause
+        self.stopped = False  # the program is stopped (a detach must resume it)
+        self.at_entry = False  # stopped before the runtime made any goroutine
+        self._trim_thread: int | None = None  # the goroutine that panicked or was paused
+        self._pause_waiter: asyncio.Future[dict[str, Any]] | None = None
+        self._exception_detail: ExceptionDetail | None = None  # a fatal error moved to a user goroutine
+
+    def moving(self) -> None:
+        self.stopped = False
+        self._exception_detail = None
+        self.at_entry = False
+        self._trim_thread = None
+
+    def moved_exception(self, thread: int) -> ExceptionDetail | None:
+        """The fatal error a stop was moved to ``thread`` for (delve knows it only on the runtime's thread)."""
+        return self._exception_detail if thread == self._trim_thread else None
+
+    async def hidden_frames(self, thread_id: int) -> int:
+        """How many runtime frames top the stack of the goroutine that panicked or was paused (0 elsewhere)."""
+        if thread_id != self._trim_thread:
+            return 0
+        hidden = self._frames.hidden(thread_id)
+        if hidden is None:
+            body = await self._request("stackTrace", {"threadId": thread_id, "startFrame": 0, "levels": 20})
+            hidden = leading(body.get("stackFrames", []), in_runtime)
+            self._frames.hide(thread_id, hidden)
+        return hidden
+
+    # -- a stop ---------------------------------------------------------------------------------------
+
+    def take(self, body: dict[str, Any]) -> None:
+        """A ``stopped`` event: reported, moved to a user goroutine first, or the answer a re-pause waits for."""
+        self.stopped = True
+        self._frames.clear()
+        self._exception_detail = None
+        self._trim_thread = body.get("threadId") if body.get("reason") == "exception" else None
+        self.at_entry = body.get("reason") == "entry"
+        if isinstance(body.get("text"), str):
+            body["text"] = unquote(body["text"])
+        if self._pause_waiter is not None and not self._pause_waiter.done():
+            self._pause_waiter.set_result(body)  # a pause being refined by _report_pause
+            return
+        if body.get("reason") == "exception" and "no such process" in (body.get("text"), body.get("description")):
+            self._vanished(PROGRAM_VANISHED)  # delve tried to resume a program killed from outside
+            return
+        if body.get("reason") == "exception" and body.get("description") != "panic":
+            self._ordered.refine(self._report_fatal(body))
+        elif body.get("reason") == "pause":
+            self._ordered.refine(self._report_pause(body))
+        else:
+            self._ordered.on_stopped(self._stop_event(body))
+
+    def _report_refined(self, body: dict[str, Any]) -> None:
+        """A refined stop goes straight to the session (events behind it wait in ``_ordered``)."""
+        self._frames.clear()
+        self._ordered.target.on_stopped(self._stop_event(body))
+
+    async def _report_pause(self, body: dict[str, Any]) -> None:
+        """Report a pause on a user goroutine, preferably one that was running, not on whichever
+        thread delve halted first (often the runtime's sysmon thread, in runtime.usleep).
+
+        A running goroutine caught inside the runtime (async preemption, a signal handler) may not
+        unwind to its user frames (delve cannot unwind through sigtramp), so it is resumed for a few
+        milliseconds and paused again, a few times at most.
+        """
+        try:
+            for attempt in range(PAUSE_ATTEMPTS):
+                goroutine, running = await self._pause_target(body.get("threadId"))
+                if goroutine is not None:
+                    body["threadId"] = goroutine
+                if goroutine is None or not running or attempt + 1 == PAUSE_ATTEMPTS:
+                    break
+                top = (await self._request("stackTrace", {"threadId": goroutine, "startFrame": 0, "levels": 1})
+                       ).get("stackFrames", [])
+                if not top or not in_runtime(top[0]):
+                    break
+                waiter = self._pause_waiter = asyncio.get_running_loop().create_future()
+                await self._request("continue", {"threadId": goroutine})
+                await asyncio.sleep(0.01 * 2 ** attempt)  # let it leave the runtime (re-pausing at once would not)
+                await self._request("pause", {"threadId": goroutine})
+                body = await asyncio.wait_for(waiter, timeouts.INSPECT_S)
+                if body.get("reason") != "pause":
+                    break  # it hit a breakpoint (or similar) meanwhile: report that
+        except Exception:
+            log.debug("delve: could not refine a pause", exc_info=True)
+            if not self._connected():
+                return
+        finally:
+            self._pause_waiter = None
+        if body.get("reason") == "pause":
+            self._trim_thread = body.get("threadId")  # it may be inside asyncPreempt or a signal handler
+        self._report_refined(body)
+
+    async def _report_fatal(self, body: dict[str, Any]) -> None:
+        """A fatal error (a deadlock, a concurrent map write) stops on the runtime's own thread, with
+        no user frame: report it on a user goroutine instead, keeping the error for exception_info."""
+        try:
+            thread = body.get("threadId")
+            frames = (await self._request("stackTrace", {"threadId": thread or 0, "startFrame": 0, "levels": 50})
+                      ).get("stackFrames", [])
+            if all(in_runtime(frame) for frame in frames):
+                goroutine, _ = await self._pause_target(thread)
+                if goroutine is not None and goroutine != thread:
+                    self._exception_detail = ExceptionDetail(type=str(body.get("description") or "fatal error"),
+                                                             message=str(body.get("text") or ""))
+                    body["threadId"] = self._trim_thread = goroutine
+        except Exception:
+            log.debug("delve: could not place a fatal error on a goroutine", exc_info=True)
+        self._report_refined(body)
+
+    async def _pause_target(self, current: int | None) -> tuple[int | None, bool]:
+        """The goroutine to report a pause on, and whether it was running (on an OS thread)."""
+        return pause_target((await self._request("threads")).get("threads", []), current)

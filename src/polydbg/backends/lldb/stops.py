@@ -1,0 +1,331 @@
+"""Why lldb-dap stopped, as polydbg reports it: signals, pauses, core files, Rust panics, aborts,
+C++ throws, and breakpoints whose condition lldb could not evaluate.
+
+Most stops are rewritten from the ``stopped`` body alone (``rewrite``). Three need a look at the
+stack first, so they are reported after it (``kit.ordering`` holds the events behind them):
+
+- SIGABRT (abort(), a failed assert(), std::terminate): the frames of glibc's and libstdc++'s abort
+  path are hidden, so frame 0 is the code that called abort()/assert(); the message std::terminate
+  or assert printed (in the program's output) is kept for ``exception_info``.
+- A C++ throw (the ``cpp_throw`` filter stops in ``__cxa_throw``): the runtime frames are hidden and
+  the thrown exception is read from ``__cxa_throw``'s argument registers and memory (``kit.cxx``),
+  never with an lldb expression, which can hang lldb-dap for good.
+- A Rust panic stops on polydbg's ``rust_panic`` breakpoint, which is not one of the session's: if
+  the top frame is ``rust_panic``, the std/core frames above the panicking code are hidden and the
+  panic message the hook printed (``kit.panics``) becomes the stop's description.
+
+A stop at a conditional breakpoint waits ``CONDITION_ERROR_WAIT_S`` for lldb's console line saying
+the condition failed to evaluate (lldb stops then, and says so only in output sent just after the
+stop), so the report can tell the agent to fix the condition.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+
+from polydbg.backends.base import ExceptionDetail, Frame, StopEvent
+from polydbg.backends.dap import wire
+from polydbg.backends.kit import cxx
+from polydbg.backends.kit.frames import FrameHandles, is_runtime_source, leading
+from polydbg.backends.kit.handles import IdMap
+from polydbg.backends.kit.ordering import OrderedEvents
+from polydbg.backends.kit.panics import panic_message
+from polydbg.backends.lldb import values
+from polydbg.errors import AdapterError
+
+PANIC_MESSAGE_WAIT_S = 0.3
+STACK_PEEK = 64  # frames read to find the user frame under a panic / abort
+CONDITION_ERROR_WAIT_S = 0.1  # lldb prints a failed condition's error just after the stop
+OUTPUT_TAIL = 8192  # the program's recent output kept, where panic and abort messages are found
+
+_SIGNAL = re.compile(r"^signal (SIG[A-Z0-9]+)(?::\s*(.*))?$", re.DOTALL)
+_FATAL_SIGNAL = re.compile(r"\bSIG(SEGV|ABRT|BUS|FPE|ILL|TRAP|SYS|XCPU|XFSZ)\b")
+_CXX_TERMINATE = re.compile(r"terminate called after throwing an instance of '([^'\n]+)'\n\s*what\(\):\s*([^\n]*)")
+_CONDITION_FAILED = re.compile(r'stopped due to an error evaluating condition of breakpoint ([\d.]+): "(.*?)"\n')
+_ASSERT_FAILED = re.compile(r"(Assertion `.*' failed\.)")
+_SIGNAL_TEXT = {
+    "SIGABRT": "aborted (abort() was called, e.g. by a failed assert)",
+    "SIGSEGV": "segmentation fault",
+    "SIGBUS": "bus error",
+    "SIGFPE": "arithmetic exception",
+    "SIGILL": "illegal instruction",
+    "SIGTRAP": "trace/breakpoint trap",
+}
+# Frames of glibc's and libstdc++'s abort path, above the code that called abort() / assert().
+_ABORT_FRAMES = frozenset({
+    "__pthread_kill_implementation", "__pthread_kill_internal", "__GI___pthread_kill", "pthread_kill",
+    "__pthread_kill", "__GI_raise", "raise", "gsignal", "__GI_abort", "abort", "__assert_fail_base",
+    "__GI___assert_fail", "__assert_fail", "__assert_perror_fail", "__libc_message", "__libc_message_impl",
+    "__fortify_fail", "__chk_fail", "__stack_chk_fail", "malloc_printerr",
+    "__gnu_cxx::__verbose_terminate_handler()", "std::terminate()", "__cxxabiv1::__terminate(void (*)())",
+    "__cxa_throw", "__cxa_rethrow", "std::__terminate()",
+})
+
+
+def library_frame(frame: Frame) -> bool:
+    """A frame of libc, the C++ runtime or Rust's std, not of the program: no source, a source path
+    relative to some build directory (Debian's libc), or Rust's ``/rustc/<commit>/library``."""
+    file = frame.file
+    return frame.name in _ABORT_FRAMES or not file or not os.path.isabs(file) or is_runtime_source(file)
+
+
+def signal_detail(detail: ExceptionDetail) -> ExceptionDetail:
+    """lldb-dap's exception info for a signal ("signal SIGSEGV: invalid address") as the signal's name and
+    what it means; any other detail unchanged."""
+    match = _SIGNAL.match(detail.message.strip())
+    if match:
+        name = match.group(1)
+        return ExceptionDetail(type=name, message=(match.group(2) or _SIGNAL_TEXT.get(name, "")).strip())
+    return detail
+
+
+def abort_detail(output: str) -> ExceptionDetail | None:
+    """Why the program aborted, from what it printed: the uncaught C++ exception std::terminate names, or
+    the failed assertion."""
+    terminate = list(_CXX_TERMINATE.finditer(output))
+    failed = list(_ASSERT_FAILED.finditer(output))
+    if terminate:  # std::terminate printed the uncaught exception
+        return ExceptionDetail(type=terminate[-1].group(1), message=terminate[-1].group(2))
+    if failed:
+        return ExceptionDetail(type="SIGABRT", message=failed[-1].group(1))
+    return None
+
+
+def condition_failure(text: str) -> str | None:
+    """What to tell the agent when lldb's output says a breakpoint's condition could not be evaluated."""
+    failed = _CONDITION_FAILED.search(text)
+    if failed is None:
+        return None
+    return (f"the condition {failed.group(2)!r} of this breakpoint could not be evaluated, so lldb stopped here "
+            "(its error is in the output); fix it: debug_clear this breakpoint, then debug_break with a valid "
+            "condition")
+
+
+class LldbStops:
+    """The stops of one lldb-dap session: classified, rewritten and reported in order."""
+
+    def __init__(self, language: str, ordered: OrderedEvents, frames: FrameHandles[int], request: wire.Request,
+                 stop_event: Callable[[dict[str, Any]], StopEvent], breakpoint_ids: IdMap[int]) -> None:
+        self._language = language
+        self._ordered = ordered
+        self._frames = frames
+        self._request = request
+        self._stop_event = stop_event
+        self._breakpoint_ids = breakpoint_ids  # the session's breakpoints: a stop at any other may be rust_panic
+        self.core: str | None = None  # the core file opened post-mortem
+        self.remote = False  # attached to a gdbserver: its initial SIGTRAP stop is not the user's
+        self._remote_resumed = False
+        self._pause_requested = False
+        self._stop_reported = False  # a focus stop was reported since the last resume
+        self._first_stop = True
+        self.conditional: set[int] = set()  # lldb's ids of breakpoints with a condition
+        self._panics: dict[int, str] = {}  # thread id → panic message at this stop
+        self._aborts: dict[int, ExceptionDetail] = {}  # thread id → why it aborted (uncaught C++ exception …)
+        self._output_tail = ""  # recent program output, where panic messages are found
+        self._output_seen = asyncio.Event()
+        self._condition_failure: str | None = None  # lldb's complaint about the condition of the next stop
+        self._console_seen = asyncio.Event()
+
+    # -- what the backend tells it ------------------------------------------------------------------
+
+    def output(self, category: str, text: str) -> None:
+        """Output the backend shows: lldb's console lines about a condition, the program's own text."""
+        if category == "important":
+            self._console_seen.set()
+        failure = condition_failure(text)
+        if failure is not None:  # lldb stops at a breakpoint whose condition it cannot evaluate: the stop must say so
+            self._condition_failure = failure
+        if category in ("stdout", "stderr"):  # lldb gives the debuggee a pty: stderr arrives as stdout
+            self._output_tail = (self._output_tail + text)[-OUTPUT_TAIL:]
+            self._output_seen.set()
+
+    def continued(self) -> None:
+        self._remote_resumed = True
+
+    def pausing(self) -> None:
+        self._pause_requested = True
+
+    def forget(self) -> None:
+        self._frames.clear()
+        self._panics.clear()
+        self._aborts.clear()
+
+    def moving(self) -> None:
+        self._stop_reported = False
+        self.forget()
+
+    def known_detail(self, thread: int) -> ExceptionDetail | None:
+        """Why ``thread`` aborted or panicked, when this stop learnt it (None: ask lldb-dap)."""
+        if thread in self._aborts:
+            return self._aborts[thread]
+        if thread in self._panics:
+            message = self._panics[thread]
+            return ExceptionDetail(type="panic", message=message.removeprefix("panicked at ")
+                                   if message.startswith("panicked at ") else message)
+        return None
+
+    # -- a stop ---------------------------------------------------------------------------------------
+
+    def take(self, body: dict[str, Any]) -> None:
+        """A ``stopped`` event, once the events before it were delivered."""
+        if self.remote and not self._remote_resumed and body.get("reason") == "exception" \
+                and "SIGTRAP" in str(body.get("description") or ""):
+            return  # gdbserver's stop at the connection (lldb-dap resumes from it after configurationDone)
+        if body.get("preserveFocusHint") and not body.get("allThreadsStopped", True) and self._stop_reported:
+            return  # another thread's reason at a stop already reported for the focus thread
+        self.forget()
+        if self._needs_stack(body):
+            self._ordered.refine(self._classify(body))
+            return
+        if body.get("reason") == "breakpoint" and any(
+                i in self.conditional for i in body.get("hitBreakpointIds") or ()):
+            self._ordered.refine(self._conditional_stop(body))
+            return
+        self._report(self._rewrite(body))
+
+    async def _conditional_stop(self, body: dict[str, Any]) -> None:
+        """A stop at a conditional breakpoint: lldb also stops when the condition fails to evaluate, and
+        says so only in console output sent just after the stop — wait a moment for it."""
+        self._console_seen.clear()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._console_seen.wait(), CONDITION_ERROR_WAIT_S)
+        self._report(self._rewrite(body))
+
+    def _report(self, body: dict[str, Any]) -> None:
+        """Straight to the session: only called when nothing is queued, or by the refinement itself."""
+        self._stop_reported = True
+        self._first_stop = False
+        self._ordered.target.on_stopped(self._stop_event(body))
+
+    def _needs_stack(self, body: dict[str, Any]) -> bool:
+        reason = body.get("reason")
+        if "SIGABRT" in str(body.get("description") or "") and (
+                reason == "exception" or (self.core is not None and self._first_stop)):
+            return True
+        if reason == "exception" and "C++ Throw" in str(body.get("description") or ""):
+            return True
+        if reason == "breakpoint" and self._language == "rust" and self.core is None:
+            hits = [i for i in body.get("hitBreakpointIds") or () if isinstance(i, int)]
+            return all(self._breakpoint_ids.id_of(i) is None for i in hits)  # not ours: maybe the rust_panic one
+        return False
+
+    def _rewrite(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Stop reasons as polydbg reports them (no stack needed)."""
+        reason = str(body.get("reason", ""))
+        description = str(body.get("description") or "")
+        body = dict(body)
+        if self._pause_requested and (reason in ("pause", "step", "entry") or (
+                reason == "exception" and "SIGSTOP" in description)):  # lldb stops the threads with SIGSTOP
+            body.update(reason="pause", description="paused", text=None)
+        elif reason == "entry" and self.core is None:
+            body.update(description=None, text=None)  # lldb says "signal SIGSTOP": how it holds a new process
+        elif self.core is not None and self._first_stop:
+            name = os.path.basename(self.core)
+            crashed = _FATAL_SIGNAL.search(description)
+            body.update(reason="exception" if crashed else "core", text=None,
+                        description=f"post-mortem: core file {name}" + (f" ({description})" if description else ""))
+        elif reason == "exception" and description.startswith("signal "):
+            body["text"] = None
+        elif reason == "breakpoint" and self._condition_failure is not None:
+            body.update(description=self._condition_failure, text=None)
+        self._condition_failure = None
+        self._pause_requested = False
+        return body
+
+    async def _classify(self, body: dict[str, Any]) -> None:
+        """Look at the stack of a stop that may be a panic or an abort, and report it."""
+        try:
+            body = await self._classified(body)
+        except (AdapterError, LookupError, ValueError, TypeError):
+            body = self._rewrite(body)
+        self._report(body)
+
+    async def _classified(self, body: dict[str, Any]) -> dict[str, Any]:
+        thread = body.get("threadId")
+        if not isinstance(thread, int):
+            return self._rewrite(body)
+        frames = await self._raw_frames(thread, 0, STACK_PEEK)
+        if "SIGABRT" in str(body.get("description") or ""):  # hide abort()/assert()/std::terminate machinery
+            hidden = leading(frames, library_frame)
+            body = self._rewrite(body)
+            detail = abort_detail(self._output_tail)
+            if detail is not None:
+                self._aborts[thread] = detail
+            self._output_tail = ""
+            if hidden:
+                self._frames.hide(thread, hidden)
+                body["description"] = (f"{body.get('description') or 'signal SIGABRT'} from "
+                                       f"{frames[hidden - 1].name} ({hidden} library frames above "
+                                       f"{frames[hidden].name} hidden)")
+            return body
+        if "C++ Throw" in str(body.get("description") or ""):  # stopped in __cxa_throw: report the thrower
+            hidden = leading(frames, library_frame)
+            if hidden and hidden < len(frames):
+                self._frames.hide(thread, hidden)
+            thrown = await self._thrown(thread)
+            if thrown is not None:
+                self._aborts[thread] = thrown
+            return {**self._rewrite(body), "description": "C++ exception thrown", "text": None}
+        if not frames or "rust_panic" not in frames[0].name:
+            return self._rewrite(body)
+        self._frames.hide(thread, leading(frames, library_frame))  # std/core frames above the panicking code
+        message = await self._panic_message()
+        self._panics[thread] = message
+        self._pause_requested = False
+        return {**body, "reason": "exception", "description": message, "text": None, "hitBreakpointIds": []}
+
+    async def _raw_frames(self, thread_id: int, start: int, levels: int) -> list[Frame]:
+        """The stack as lldb-dap lists it, nothing hidden (to decide what to hide)."""
+        body = await self._request("stackTrace", {"threadId": thread_id, "startFrame": start, "levels": levels})
+        return [values.frame(f, self._language) for f in body.get("stackFrames", [])]
+
+    async def _thrown(self, thread: int) -> ExceptionDetail | None:
+        """The exception in __cxa_throw's argument registers (see kit.cxx), read as memory only:
+        an lldb expression here can hang lldb-dap for good."""
+        with contextlib.suppress(AdapterError, LookupError, ValueError, TypeError):
+            top = (await self._request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": 1}))["stackFrames"]
+            scopes = (await self._request("scopes", {"frameId": top[0]["id"]}))["scopes"]
+            registers = next(s for s in scopes if str(s.get("name", "")).lower().startswith("register"))
+            found: dict[str, int] = {}
+            for group in (await self._request("variables", {"variablesReference": registers["variablesReference"]}))[
+                    "variables"][:1]:  # the general purpose registers come first
+                for register in (await self._request("variables", {
+                        "variablesReference": group["variablesReference"]}))["variables"]:
+                    if register.get("name") in cxx.ARGUMENT_REGISTERS:
+                        found[register["name"]] = int(str(register["value"]).split()[0], 0)
+            first, second = (found[r] for r in cxx.ARGUMENT_REGISTERS)
+            type_ = cxx.demangle_type(await self._c_string_at(second + 8))
+            message = await self._c_string_at(first + 8) if type_ in cxx.STRING_MESSAGE_TYPES else ""
+            return ExceptionDetail(type=type_, message=message)
+        return None
+
+    async def _read_memory(self, address: int, count: int) -> bytes:
+        body = await self._request("readMemory", {"memoryReference": hex(address), "count": count})
+        return wire.memory_block(body, address).data
+
+    async def _c_string_at(self, pointer_address: int, limit: int = 512) -> str:
+        """The NUL-terminated string a pointer stored at ``pointer_address`` points to."""
+        pointer = int.from_bytes(await self._read_memory(pointer_address, 8), "little")
+        data = await self._read_memory(pointer, limit)
+        return data.split(b"\0", 1)[0].decode("utf-8", "replace")
+
+    async def _panic_message(self) -> str:
+        """The message the panic hook printed just before ``rust_panic`` (it is already in the output)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + PANIC_MESSAGE_WAIT_S
+        while True:
+            message = panic_message(self._output_tail)
+            if message is not None:
+                self._output_tail = ""
+                return message
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return "Rust panic"
+            self._output_seen.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._output_seen.wait(), remaining)

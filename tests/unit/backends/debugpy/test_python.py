@@ -1,0 +1,34 @@
+"""debugpy's pure helpers beyond tests/unit/test_debugpy_helpers.py: pydevd's decorations and slices of
+containers (pydevd ignores start/count)."""
+
+from __future__ import annotations
+
+from polydbg.backends.base import Variable
+from polydbg.backends.debugpy import python
+
+
+def test_pydevds_note_is_cut() -> None:
+    text = "ValueError: bad (note: full exception trace is shown but execution is paused at: <module>)"
+    assert python.without_note(text) == "ValueError: bad"
+    assert python.without_note("  plain  ") == "plain"
+
+
+def test_modules_functions_classes_and_dunders_are_noise() -> None:
+    assert python.is_noise(Variable("os", "<module 'os'>", "module"))
+    assert python.is_noise(Variable("__name__", "'__main__'", "str"))
+    assert not python.is_noise(Variable("items", "[]", "list"))
+
+
+def test_a_slice_for_each_kind_of_container() -> None:
+    assert python.slice_expression("d", "dict", 2, 4) == "dict(list((d).items())[2:4])"
+    assert python.slice_expression("s", "frozenset", 0, 3) == "list(s)[0:3]"
+    assert python.slice_expression("xs", "list", 100, 200) == "(xs)[100:200]"
+
+
+def test_a_slices_children_are_named_by_their_index_in_the_whole() -> None:
+    children = [Variable("0", "10", "int"), Variable("1", "11", "int", evaluate_name="tmp[1]")]
+    assert python.renumbered(children, "xs", "list", 100) == [
+        Variable("100", "10", "int", evaluate_name="(xs)[100]"),
+        Variable("101", "11", "int", evaluate_name="(xs)[101]")]
+    keys = [Variable("'a'", "1", "int", evaluate_name="d['a']")]
+    assert python.renumbered(keys, "d", "dict", 5) == keys
