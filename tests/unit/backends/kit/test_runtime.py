@@ -84,16 +84,16 @@ async def test_exit_code_waits_no_longer_than_the_grace(monkeypatch: pytest.Monk
         held.cancel()
 
 
-@pytest.mark.parametrize(("code", "events"), [
-    (0, [("exited", 0), ("terminated", None)]),
-    (3, [("exited", 3), ("terminated", None)]),
-    (None, [("exited", None), ("terminated", None)]),
-    (-9, [("terminated", "node was killed by SIGKILL; look at dmesg")]),
-    (-11, [("terminated", "node was killed by SIGSEGV; look at dmesg")]),
-    (-200, [("terminated", "node was killed by signal 200; look at dmesg")]),
-])
-def test_report_end_is_an_exit_or_a_termination_naming_the_signal(code: int | None,
-                                                                 events: list[tuple[str, object]]) -> None:
-    listener = RecordingListener()
-    runtime.report_end(listener, code, "node", "; look at dmesg")
-    assert listener.events == events
+def test_report_end_is_an_exit_or_a_termination_naming_the_signal() -> None:
+    cases: dict[int | None, list[tuple[str, object]]] = {
+        0: [("exited", 0), ("terminated", None)],
+        3: [("exited", 3), ("terminated", None)],
+        None: [("exited", None), ("terminated", None)],
+        -9: [("terminated", "node was killed by SIGKILL; look at dmesg")],
+        -11: [("terminated", "node was killed by SIGSEGV; look at dmesg")],
+        -200: [("terminated", "node was killed by signal 200; look at dmesg")],  # no such signal
+    }
+    for code, events in cases.items():
+        listener = RecordingListener()
+        runtime.report_end(listener, code, "node", "; look at dmesg")
+        assert listener.events == events, code
