@@ -1,5 +1,7 @@
 """Fakes at the Backend seam, for the session's unit tests: a ``FakeBackend`` that answers from the stop it is
-at and can hold any call at a gate the test opens, and a ``RecordingListener`` that keeps what a backend reports.
+at, can hold any call at a gate the test opens, records what it is sent (breakpoint groups, exception filters),
+and can bind a line elsewhere, fail a call or act once a call is answered (stop after a step); and a
+``RecordingListener`` that keeps what a backend reports and lets a test wait for it.
 
 The real debuggers are driven by the integration tests; these stand in only where a test must decide exactly
 what happens while the session awaits the backend.
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from polydbg.backends.base import (
@@ -18,12 +21,15 @@ from polydbg.backends.base import (
     BreakpointResult,
     Capabilities,
     Configure,
+    DataBreakpoint,
     EvaluateContext,
     ExceptionDetail,
     Frame,
     FrameRef,
     FunctionBreakpoint,
+    Instruction,
     LaunchSpec,
+    MemoryBlock,
     Scope,
     SourceBreakpoint,
     StepKind,
@@ -40,25 +46,41 @@ class RecordingListener:
     def __init__(self) -> None:
         self.events: list[tuple[str, Any]] = []
         self.stopped = asyncio.Event()
+        self._arrived = asyncio.Event()  # replaced after each event: set when the next one arrives
+
+    def _record(self, kind: str, value: Any) -> None:
+        self.events.append((kind, value))
+        self._arrived.set()
+        self._arrived = asyncio.Event()
+
+    def kinds(self) -> list[str]:
+        return [kind for kind, _ in self.events]
+
+    async def until(self, kind: str, count: int = 1, timeout_s: float = 2.0) -> None:
+        """Wait, within a deadline, until ``count`` events of ``kind`` have been recorded."""
+        async def arrived() -> None:
+            while self.kinds().count(kind) < count:
+                await self._arrived.wait()
+        await asyncio.wait_for(arrived(), timeout_s)
 
     def on_stopped(self, event: StopEvent) -> None:
-        self.events.append(("stopped", event))
+        self._record("stopped", event)
         self.stopped.set()
 
     def on_continued(self, thread_id: int | None, all_threads: bool) -> None:
-        self.events.append(("continued", thread_id))
+        self._record("continued", thread_id)
 
     def on_output(self, category: str, text: str) -> None:
-        self.events.append(("output", (category, text)))
+        self._record("output", (category, text))
 
     def on_exited(self, exit_code: int | None) -> None:
-        self.events.append(("exited", exit_code))
+        self._record("exited", exit_code)
 
     def on_terminated(self, cause: str | None) -> None:
-        self.events.append(("terminated", cause))
+        self._record("terminated", cause)
 
     def on_breakpoint_changed(self, bp_id: int, result: BreakpointResult) -> None:
-        self.events.append(("breakpoint", (bp_id, result)))
+        self._record("breakpoint", (bp_id, result))
 
 
 class FakeBackend(Backend):
@@ -75,6 +97,14 @@ class FakeBackend(Backend):
         self.calls: list[str] = []
         self.die_on_step = False
         self.terminated = False
+        # what the debugger was sent, in order: ("breakpoints", (file, specs)), ("functions", specs), ("filters", names)
+        self.sent: list[tuple[str, Any]] = []
+        self.moved_lines: dict[int, int] = {}  # a requested line → the line the debugger binds it to
+        self.unbound_lines: dict[int, str] = {}  # a requested line → why the debugger cannot bind it
+        self.failures: dict[str, BaseException] = {}  # method name → raised when it is called (after its gate)
+        self.after: dict[str, Callable[[], None]] = {}  # method name → what the debugger does once it answered
+        self.locals: list[Variable] | None = None  # a frame's locals (None: x and obj)
+        self.exception: ExceptionDetail | None = None  # what exception_info answers
 
     def hold(self, method: str) -> asyncio.Event:
         gate = self.gates[method] = asyncio.Event()
@@ -86,10 +116,22 @@ class FakeBackend(Backend):
         gate = self.gates.get(method)
         if gate is not None:
             await gate.wait()
+        failure = self.failures.get(method)
+        if failure is not None:
+            raise failure
 
-    def stop_again(self, reason: str = "breakpoint") -> None:
+    def _then(self, method: str) -> None:
+        reaction = self.after.get(method)
+        if reaction is not None:
+            reaction()
+
+    def stop_again(self, reason: str = "breakpoint", hit: tuple[int, ...] = ()) -> None:
         self.stop_no += 1
-        self.listener.on_stopped(StopEvent(reason, 1))
+        self.listener.on_stopped(StopEvent(reason, 1, hit_breakpoint_ids=hit))
+
+    def sent_files(self, file: str) -> list[list[SourceBreakpoint]]:
+        """Every group of breakpoints sent for ``file``, oldest first."""
+        return [value[1] for kind, value in self.sent if kind == "breakpoints" and value[0] == file]
 
     # -- lifecycle
     async def launch(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
@@ -107,23 +149,29 @@ class FakeBackend(Backend):
 
     # -- breakpoints
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
-        return [BreakpointResult(True, bp.line) for bp in breakpoints]
+        self.sent.append(("breakpoints", (file, list(breakpoints))))
+        await self._enter("set_breakpoints")
+        return [BreakpointResult(False, message=self.unbound_lines[bp.line]) if bp.line in self.unbound_lines
+                else BreakpointResult(True, self.moved_lines.get(bp.line, bp.line)) for bp in breakpoints]
 
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
+        self.sent.append(("functions", list(breakpoints)))
         return [BreakpointResult(True) for _ in breakpoints]
 
     async def set_exception_filters(self, filters: list[str]) -> None:
-        return None
+        self.sent.append(("filters", list(filters)))
 
     # -- execution
     async def resume(self, thread_id: int | None) -> None:
         await self._enter("resume")
         self.listener.on_continued(thread_id, True)
+        self._then("resume")
 
     async def step(self, thread_id: int, kind: StepKind) -> None:
         await self._enter("step")
         if self.die_on_step:
             raise AdapterGoneError("fake adapter closed its connection")
+        self._then("step")
 
     async def pause(self, thread_id: int | None) -> None:
         await self._enter("pause")
@@ -149,6 +197,8 @@ class FakeBackend(Backend):
         await self._enter("variables")
         if ref >= 1000:
             return [Variable("item", f"child of {ref} at stop {at}")]
+        if self.locals is not None:
+            return list(self.locals)
         return [Variable("x", f"x at stop {at}"), Variable("obj", f"obj at stop {at}", ref=1000 + at)]
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
@@ -161,4 +211,24 @@ class FakeBackend(Backend):
         return Variable(name, value)
 
     async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
-        return None
+        return self.exception
+
+    # -- native operations: none (the capabilities say so, and the session asks only for what they offer)
+    async def read_memory(self, address: int, count: int) -> MemoryBlock:
+        raise NotImplementedError
+
+    async def write_memory(self, address: int, data: bytes) -> int:
+        raise NotImplementedError
+
+    async def disassemble(self, address: int, count: int, offset: int) -> list[Instruction]:
+        raise NotImplementedError
+
+    async def registers(self, frame: FrameRef) -> list[Variable]:
+        raise NotImplementedError
+
+    async def set_data_breakpoints(self, breakpoints: list[DataBreakpoint],
+                                   frame: FrameRef | None) -> list[BreakpointResult]:
+        raise NotImplementedError
+
+    async def command(self, text: str, frame: FrameRef | None) -> str:
+        raise NotImplementedError

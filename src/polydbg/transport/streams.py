@@ -71,6 +71,8 @@ class FramedStream:
                 return None
             try:
                 self._ready.extend(self._decoder.feed(chunk))
+                if self._ready:  # a bad frame after these messages ends the stream now, not at a next chunk
+                    self._decoder.feed(b"")  # that may never come
             except FramingError:
                 log.error("%s: bad frame from adapter, closing stream", self.name, exc_info=True)
                 self._eof = True

@@ -1,0 +1,174 @@
+"""Breakpoint sync against the fake debugger: the store is independent of any connection, sent whole at each
+start (files, then functions, then exception filters) and a file at a time on every change; what the debugger
+made of each breakpoint (verified, moved, refused) lands on it; what the debugger cannot do is refused up front."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from polydbg.backends.base import BreakpointResult, Capabilities, SourceBreakpoint
+from polydbg.errors import AdapterRequestError, UsageError
+from tests.fakes import FakeBackend
+from tests.unit.session.rig import Rig, write_program
+
+
+@pytest.fixture
+def program(tmp_path: Path) -> str:
+    return write_program(tmp_path)
+
+
+def lines(specs: list[SourceBreakpoint]) -> list[int]:
+    return [spec.line for spec in specs]
+
+
+async def test_breakpoints_set_before_the_start_are_sent_at_configure(program: str, tmp_path: Path) -> None:
+    other = write_program(tmp_path, "other.py")
+    third = write_program(tmp_path, "a_third.py")
+    rig = Rig(program)
+    session = rig.session
+    second = await session.add_line_breakpoint(program, 7)
+    first = await session.add_line_breakpoint(other, 3, condition="line_3 > 1")
+    await session.add_line_breakpoint(third, 1)
+    function = await session.add_function_breakpoint("main")
+    await session.set_exception_filters(["raised", "uncaught", "raised"])
+    assert rig.backends == []  # nothing to send to yet
+    await rig.start()
+    sent = rig.backend.sent
+    assert [kind for kind, _ in sent] == ["breakpoints", "breakpoints", "breakpoints", "functions", "filters"]
+    assert [file for _, (file, _specs) in sent[:3]] == sorted([other, program, third])  # a file at a time, in order
+    assert rig.backend.sent_files(other) == [[(first.id, 3, "line_3 > 1", None, None)]]
+    assert lines(rig.backend.sent_files(program)[0]) == [7] and rig.backend.sent_files(program)[0][0].id == second.id
+    assert sent[3][1][0].name == "main" and sent[3][1][0].id == function.id
+    assert sent[4] == ("filters", ["raised", "uncaught"])  # asked twice, sent once
+    assert all(info.verified for info in session.breakpoint_infos())
+
+
+async def test_adding_and_removing_a_breakpoint_resends_its_whole_file(program: str) -> None:
+    rig = Rig(program)
+    await rig.start()
+    session = rig.session
+    a = await session.add_line_breakpoint(program, 5)
+    b = await session.add_line_breakpoint(program, 9)
+    assert [lines(specs) for specs in rig.backend.sent_files(program)] == [[5], [5, 9]]
+    assert await session.remove_breakpoints(a.id, None, False) == [a.id]
+    assert lines(rig.backend.sent_files(program)[-1]) == [9]
+    assert await session.remove_breakpoints(None, program, False) == [b.id]
+    assert rig.backend.sent_files(program)[-1] == []  # an empty group clears the file in the debugger
+    assert session.breakpoint_infos() == []
+
+
+async def test_the_same_breakpoint_asked_twice_is_one(program: str) -> None:
+    rig = Rig(program)
+    await rig.start()
+    session = rig.session
+    first = await session.add_line_breakpoint(program, 5, condition="line_5 == 5")
+    again = await session.add_line_breakpoint(program, 5, condition="line_5 == 5")  # a retry after a timeout
+    other = await session.add_line_breakpoint(program, 5)  # another condition: another breakpoint
+    assert again is first and other.id != first.id
+    assert [info.id for info in session.breakpoint_infos()] == [first.id, other.id]
+    assert len(rig.backend.sent_files(program)) == 2  # the retry sent nothing
+    rig.backend.capabilities.function_breakpoints = True
+    assert await session.add_function_breakpoint("main") is await session.add_function_breakpoint("main")
+    assert len([kind for kind, _ in rig.backend.sent if kind == "functions"]) == 1
+
+
+async def test_a_debugger_without_conditions_refuses_one_and_says_what_to_do(program: str) -> None:
+    rig = Rig(program)
+    await rig.start()
+    rig.backend.capabilities.conditional_breakpoints = False
+    sent = len(rig.backend.sent)
+    with pytest.raises(UsageError, match="fake does not support conditions on breakpoints") as refused:
+        await rig.session.add_line_breakpoint(program, 5, condition="line_5 == 5")
+    assert "without one and check the value with debug_evaluate" in str(refused.value)
+    with pytest.raises(UsageError, match=r"fake does not support hit conditions.*continue past the hits"):
+        await rig.session.add_line_breakpoint(program, 5, hit_condition="3")  # the fake has none either
+    with pytest.raises(UsageError, match=r"does not support function breakpoints.*first line instead"):
+        await rig.session.add_function_breakpoint("main")
+    assert rig.session.breakpoint_infos() == [] and len(rig.backend.sent) == sent
+
+
+async def test_a_debugger_with_hit_conditions_takes_them(program: str) -> None:
+    def counting(backend: FakeBackend) -> None:
+        backend.capabilities = Capabilities(conditional_breakpoints=True, hit_conditional_breakpoints=True)
+
+    rig = Rig(program, prepare=counting)
+    await rig.start()
+    bp = await rig.session.add_line_breakpoint(program, 5, hit_condition=">= 2")
+    assert rig.backend.sent_files(program)[-1][0].hit_condition == ">= 2" and bp.hit_condition == ">= 2"
+
+
+async def test_a_condition_the_language_cannot_evaluate_is_refused_before_it_is_sent(program: str) -> None:
+    rig = Rig(program)
+    await rig.start()
+    with pytest.raises(UsageError, match=r"not a Python expression.*to compare, write =="):
+        await rig.session.add_line_breakpoint(program, 5, condition="line_5 = 5")
+    assert rig.backend.sent_files(program) == [] and rig.session.breakpoint_infos() == []
+
+
+async def test_lines_outside_the_file_are_refused(program: str, tmp_path: Path) -> None:
+    rig = Rig(program)
+    for line in (0, 20):
+        with pytest.raises(UsageError, match=f"line {line} is outside .*it has 19 lines.*between 1 and 19"):
+            await rig.session.add_line_breakpoint(program, line)
+    with pytest.raises(UsageError, match="does not exist or cannot be read"):
+        await rig.session.add_line_breakpoint(str(tmp_path / "missing.py"), 1)
+    assert rig.session.breakpoint_infos() == []
+
+
+async def test_verified_and_moved_lines_come_from_the_debugger(program: str) -> None:
+    def binding(backend: FakeBackend) -> None:
+        backend.moved_lines = {4: 6}  # line 4 has no code: the debugger binds the next line that has
+        backend.unbound_lines = {8: "no executable code at line 8"}
+
+    rig = Rig(program, prepare=binding)
+    moved = await rig.session.add_line_breakpoint(program, 4)
+    unbound = await rig.session.add_line_breakpoint(program, 8)
+    report = await rig.start()
+    infos = {info.id: info for info in rig.session.breakpoint_infos()}
+    assert (infos[moved.id].verified, infos[moved.id].line, infos[moved.id].actual_line) == (True, 4, 6)
+    assert (infos[unbound.id].verified, infos[unbound.id].message) == (False, "no executable code at line 8")
+    assert report.note is not None and f"not bound yet: #{unbound.id} prog.py:8: no executable code" in report.note
+
+
+async def test_a_later_change_from_the_debugger_lands_on_its_breakpoint(program: str) -> None:
+    rig = Rig(program, prepare=lambda backend: backend.unbound_lines.update({8: "pending: not loaded yet"}))
+    bp = await rig.session.add_line_breakpoint(program, 8)
+    await rig.start()
+    assert not rig.session.breakpoint_infos()[0].verified
+    rig.backend.listener.on_breakpoint_changed(bp.id, BreakpointResult(True, 9))  # the module was loaded
+    rig.backend.listener.on_breakpoint_changed(999, BreakpointResult(True, 1))  # not ours: ignored
+    info = rig.session.breakpoint_infos()[0]
+    assert (info.verified, info.actual_line, info.message) == (True, 9, None)
+
+
+async def test_a_breakpoint_the_debugger_refuses_is_not_kept(program: str) -> None:
+    rig = Rig(program)
+    await rig.start()
+    rig.backend.failures["set_breakpoints"] = AdapterRequestError("setBreakpoints", "no such file loaded")
+    with pytest.raises(UsageError, match=r"the debugger rejected the breakpoint at .*prog.py:5: no such file loaded"):
+        await rig.session.add_line_breakpoint(program, 5)
+    assert rig.session.breakpoint_infos() == []
+
+
+async def test_unknown_exception_filters_are_refused_with_the_ones_offered(program: str) -> None:
+    rig = Rig(program)
+    await rig.start()
+    rig.backend.capabilities.exception_filters = ("raised", "uncaught")
+    with pytest.raises(UsageError, match=r"unknown exception filter\(s\) \['thrown'\]; fake offers \['raised', "):
+        await rig.session.set_exception_filters(["uncaught", "thrown"])
+    await rig.session.set_exception_filters(["uncaught"])
+    assert rig.backend.sent[-1] == ("filters", ["uncaught"]) and rig.session.exception_filters == ["uncaught"]
+
+
+async def test_removing_what_is_not_there_says_what_is(program: str) -> None:
+    rig = Rig(program)
+    bp = await rig.session.add_line_breakpoint(program, 5)
+    with pytest.raises(UsageError, match=f"no breakpoint with id 42; existing ids: \\[{bp.id}\\]"):
+        await rig.session.remove_breakpoints(42, None, False)
+    with pytest.raises(UsageError, match="no breakpoints in"):
+        await rig.session.remove_breakpoints(None, program.replace("prog", "other"), False)
+    with pytest.raises(UsageError, match="say which breakpoints to remove"):
+        await rig.session.remove_breakpoints(None, None, False)
+    assert await rig.session.remove_breakpoints(None, None, True) == [bp.id]

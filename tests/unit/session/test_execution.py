@@ -1,0 +1,156 @@
+"""Execution against the fake debugger: a continue or a step is sent, then waits for the program's next state
+and reports it (a stop, an exit, a termination, or still running at the deadline); run-to sets and removes a
+hidden breakpoint; a refused request leaves the program where it was; a replaced debugger's events are ignored."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from polydbg.errors import AdapterRequestError, SessionEndedError, UsageError
+from polydbg.session.model import State
+from tests.unit.session.rig import Rig, write_program
+
+DEADLINE_S = 5.0
+
+
+@pytest.fixture
+def program(tmp_path: Path) -> str:
+    return write_program(tmp_path)
+
+
+@pytest.fixture
+async def rig(program: str) -> Rig:
+    rig = Rig(program)
+    report = await rig.start()
+    assert report.state == State.stopped and report.location is not None and report.location.line == 2
+    return rig
+
+
+async def test_continue_waits_for_the_stop_and_reports_it(rig: Rig, program: str) -> None:
+    bp = await rig.session.add_line_breakpoint(program, 3)
+    continuing = asyncio.ensure_future(rig.session.resume(None, None, DEADLINE_S, None))
+    await asyncio.wait_for(rig.backend.entered["resume"].wait(), DEADLINE_S)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert not continuing.done() and rig.session.state == State.running
+    rig.backend.stop_again()
+    report = await asyncio.wait_for(continuing, DEADLINE_S)
+    assert report.state == State.stopped and report.reason == "breakpoint" and not report.timed_out
+    assert report.location is not None and (report.location.file, report.location.line) == (program, 3)
+    assert rig.session.breakpoint_infos()[0].hits == 1  # counted by where it stopped: the stop named none
+    assert bp.hits == 1
+
+
+async def test_a_stop_that_names_its_breakpoints_counts_those(rig: Rig, program: str) -> None:
+    named = await rig.session.add_line_breakpoint(program, 12)
+    rig.backend.after["resume"] = lambda: rig.backend.stop_again(hit=(named.id,))
+    report = await rig.session.resume(None, None, DEADLINE_S, None)
+    assert report.location is not None and report.location.line == 3  # not at line 12, but it named #named
+    assert named.hits == 1
+
+
+async def test_a_continue_that_meets_no_stop_reports_running_at_its_deadline(rig: Rig) -> None:
+    report = await rig.session.resume(None, None, 0.05, None)
+    assert report.state == State.running and report.timed_out and report.location is None
+
+
+async def test_a_step_reports_where_it_stopped(rig: Rig) -> None:
+    rig.backend.after["step"] = lambda: rig.backend.stop_again("step")
+    report = await rig.session.step("over", 1, None, DEADLINE_S, None)
+    assert report.reason == "step" and report.location is not None and report.location.line == 3
+    three = await rig.session.step("into", 3, None, DEADLINE_S, None)
+    assert three.location is not None and three.location.line == 6 and three.note is None
+    assert rig.backend.calls.count("step") == 4
+
+
+async def test_steps_stop_early_at_a_breakpoint_and_say_so(rig: Rig) -> None:
+    reasons = iter(["step", "breakpoint", "step"])
+    rig.backend.after["step"] = lambda: rig.backend.stop_again(next(reasons))
+    report = await rig.session.step("over", 3, None, DEADLINE_S, None)
+    assert report.note == "stopped after 2 of 3 steps (breakpoint)"
+    assert rig.backend.calls.count("step") == 2
+
+
+async def test_a_refused_step_leaves_the_program_where_it_was(rig: Rig) -> None:
+    before = await rig.session.report()
+    rig.backend.failures["step"] = AdapterRequestError("next", "the thread is not suspended")
+    with pytest.raises(UsageError, match="the debugger refused: the thread is not suspended"):
+        await rig.session.step("over", 1, None, DEADLINE_S, None)
+    after = await rig.session.report()
+    assert after.state == State.stopped and after.location == before.location
+
+
+async def test_run_to_a_line_sets_a_hidden_breakpoint_and_removes_it(rig: Rig, program: str) -> None:
+    def reached() -> None:
+        assert rig.session.breakpoint_infos() == []  # hidden from the agent's list while it waits
+        rig.backend.stop_again()
+
+    rig.backend.after["resume"] = reached
+    report = await rig.session.resume(None, (program, 3), DEADLINE_S, None)
+    assert report.note == "reached prog.py:3"
+    assert [[spec.line for spec in specs] for specs in rig.backend.sent_files(program)] == [[3], []]
+    assert rig.session.breakpoints.items == {}
+
+
+async def test_a_refused_run_to_leaves_no_hidden_breakpoint_behind(rig: Rig, program: str) -> None:
+    rig.backend.failures["resume"] = AdapterRequestError("continue", "the target is not running")
+    with pytest.raises(UsageError, match="the debugger refused: the target is not running"):
+        await rig.session.resume(None, (program, 3), DEADLINE_S, None)
+    assert rig.session.breakpoints.items == {} and rig.backend.sent_files(program)[-1] == []
+    assert rig.session.state == State.stopped
+
+
+async def test_an_exit_while_continuing_is_the_answer(rig: Rig) -> None:
+    def exits() -> None:
+        rig.backend.listener.on_output("stdout", "bye\n")
+        rig.backend.listener.on_exited(3)
+        rig.backend.listener.on_terminated(None)
+
+    rig.backend.after["resume"] = exits
+    report = await rig.session.resume(None, None, DEADLINE_S, None)
+    assert report.state == State.exited and report.exit_code == 3 and report.location is None
+    assert report.output is not None and report.output.text == "bye\n"
+    with pytest.raises(SessionEndedError, match="has exited \\(code 3\\); start it again with debug_restart"):
+        await rig.session.evaluate("line_2", None)
+    with pytest.raises(SessionEndedError):
+        await rig.session.resume(None, None, DEADLINE_S, None)
+
+
+async def test_a_termination_while_continuing_names_its_cause_and_reaps_the_debugger(rig: Rig) -> None:
+    rig.backend.after["resume"] = lambda: rig.backend.listener.on_terminated("the program was killed by SIGKILL")
+    report = await rig.session.resume(None, None, DEADLINE_S, None)
+    assert report.state == State.terminated and report.note == "the program was killed by SIGKILL"
+    for _ in range(5):  # the debugger is ended in the background
+        await asyncio.sleep(0)
+    assert rig.backend.terminated
+
+
+async def test_pausing_a_stopped_program_says_it_is_stopped(rig: Rig) -> None:
+    report = await rig.session.pause(None, DEADLINE_S)
+    assert report.note == "already stopped" and "pause" not in rig.backend.calls
+
+
+async def test_a_restart_resends_the_breakpoints_and_ignores_the_old_debugger(rig: Rig, program: str) -> None:
+    bp = await rig.session.add_line_breakpoint(program, 2)
+    bp.hits = 4
+    old = rig.backend
+    report = await rig.session.restart(DEADLINE_S, None)
+    assert rig.backend is not old and old.terminated
+    assert report.state == State.stopped and report.location is not None and report.location.line == 2
+    assert "--- restarted ---" in rig.session.output.read(None, 10_000).text  # marked in the program's output
+    assert [[spec.line for spec in specs] for specs in rig.backend.sent_files(program)] == [[2]]
+    assert bp.hits == 1 and bp.verified  # counted again from the new process's first stop
+    old.listener.on_terminated("the old debugger ended")  # late news from the replaced debugger
+    old.listener.on_output("stdout", "old output\n")
+    assert rig.session.state == State.stopped and "old output" not in rig.session.output.read(None, 10_000).text
+
+
+async def test_terminate_ends_the_debugger_and_the_session(rig: Rig) -> None:
+    await rig.session.terminate(detach=False)
+    assert rig.backend.terminated and rig.session.state == State.terminated
+    assert rig.session.cause == "terminated by debug_terminate"
+    report = await rig.session.report()
+    assert report.state == State.terminated and report.note == "terminated by debug_terminate"
