@@ -146,8 +146,24 @@ def descendants(root: int) -> dict[int, str]:
 
 
 def _children() -> dict[int, str]:
-    me = os.getpid()
-    return {pid: cmd for pid, (ppid, cmd) in process_table().items() if ppid == me}
+    """This process's live children (orphans re-parented to it as subreaper too), read from each thread's
+    ``children`` file: a few small reads where scanning /proc costs ~25 ms per test."""
+    pids: set[int] = set()
+    try:
+        for tasks in Path("/proc/self/task").iterdir():
+            pids.update(int(pid) for pid in (tasks / "children").read_text().split())
+    except OSError:  # a kernel without CONFIG_PROC_CHILDREN
+        me = os.getpid()
+        return {pid: cmd for pid, (ppid, cmd) in process_table().items() if ppid == me}
+    found = {}
+    for pid in pids:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] == "Z":
+                continue
+            found[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+    return found
 
 
 def _reap_zombies() -> None:

@@ -8,7 +8,7 @@ stored breakpoints by polydbg's own ids.
 
 from __future__ import annotations
 
-from polydbg.backends.base import BreakpointResult, FrameRef, StopEvent
+from polydbg.backends.base import Backend, BreakpointResult, FrameRef, StopEvent
 from polydbg.errors import UsageError, echo, refused
 from polydbg.session import conditions
 from polydbg.session import source as src
@@ -36,14 +36,37 @@ class BreakpointSync:
         await backend.set_exception_filters(list(self.core.exception_filters))
 
     async def send_file(self, file: str) -> None:
-        bps = sorted(self.core.breakpoints.in_file(file), key=lambda b: b.id)
+        bps = self._supported(self.core.breakpoints.in_file(file))
         results = await self.core.connected_backend().set_breakpoints(file, [source_spec(b) for b in bps])
         _apply(bps, results)
 
     async def send_functions(self) -> None:
-        bps = sorted(self.core.breakpoints.functions(), key=lambda b: b.id)
+        bps = self._supported(self.core.breakpoints.functions())
         results = await self.core.connected_backend().set_function_breakpoints([function_spec(b) for b in bps])
         _apply(bps, results)
+
+    def _supported(self, bps: list[Breakpoint]) -> list[Breakpoint]:
+        """The breakpoints the debugger can set, by id; the others (set before the session, with what this
+        debugger lacks) are marked unverified with the reason instead of being sent."""
+        out = []
+        backend = self.core.connected_backend()
+        for bp in sorted(bps, key=lambda b: b.id):
+            problem = self._lacks(backend, bp.condition, bp.hit_condition)
+            if problem is None:
+                out.append(bp)
+            else:
+                bp.apply(BreakpointResult(False, message=problem))
+        return out
+
+    def _lacks(self, backend: Backend, condition: str | None, hit_condition: str | None) -> str | None:
+        """What ``backend`` cannot do with a breakpoint's condition or hit condition, or None."""
+        if condition and not backend.capabilities.conditional_breakpoints:
+            return (f"{self.core.adapter} does not support conditions on breakpoints; set the breakpoint without one "
+                    "and check the value with debug_evaluate when it stops")
+        if hit_condition and not backend.capabilities.hit_conditional_breakpoints:
+            return (f"{self.core.adapter} does not support hit conditions; set the breakpoint without one and "
+                    "continue past the hits you do not want")
+        return None
 
     async def send_watches(self, frame: FrameRef | None) -> None:
         bps = sorted(self.core.breakpoints.watches(), key=lambda b: b.id)
@@ -76,16 +99,12 @@ class BreakpointSync:
                              f"pass a line between 1 and {len(lines)}")
 
     def check_supported(self, condition: str | None, hit_condition: str | None) -> None:
-        """Refuse what the session's debugger cannot do with a breakpoint (before a session: checked at start)."""
+        """Refuse what the session's debugger cannot do with a breakpoint (one set before the session is sent
+        at its start only if the debugger can do it, else it is listed unverified with the reason)."""
         backend = self.core.live_backend()
-        if backend is None:
-            return
-        if condition and not backend.capabilities.conditional_breakpoints:
-            raise UsageError(f"{self.core.adapter} does not support conditions on breakpoints; set the breakpoint "
-                             "without one and check the value with debug_evaluate when it stops")
-        if hit_condition and not backend.capabilities.hit_conditional_breakpoints:
-            raise UsageError(f"{self.core.adapter} does not support hit conditions; set the breakpoint without one "
-                             "and continue past the hits you do not want")
+        problem = self._lacks(backend, condition, hit_condition) if backend is not None else None
+        if problem is not None:
+            raise UsageError(problem)
 
     async def add_line(self, file: str, line: int, condition: str | None = None, hit_condition: str | None = None,
                        log_message: str | None = None, internal: bool = False) -> Breakpoint:

@@ -89,6 +89,18 @@ async def test_a_debugger_without_conditions_refuses_one_and_says_what_to_do(pro
     assert rig.session.breakpoint_infos() == [] and len(rig.backend.sent) == sent
 
 
+async def test_one_set_before_the_start_that_the_debugger_cannot_do_is_listed_unverified(program: str) -> None:
+    rig = Rig(program)  # the fake has conditions but no hit conditions
+    counted = await rig.session.add_line_breakpoint(program, 5, hit_condition="3")
+    plain = await rig.session.add_line_breakpoint(program, 7)
+    await rig.start()
+    assert [spec.id for spec in rig.backend.sent_files(program)[0]] == [plain.id]  # the other is not sent
+    infos = {info.id: info for info in rig.session.breakpoint_infos()}
+    assert infos[plain.id].verified
+    assert not infos[counted.id].verified
+    assert "fake does not support hit conditions" in (infos[counted.id].message or "")
+
+
 async def test_a_debugger_with_hit_conditions_takes_them(program: str) -> None:
     def counting(backend: FakeBackend) -> None:
         backend.capabilities = Capabilities(conditional_breakpoints=True, hit_conditional_breakpoints=True)

@@ -41,8 +41,11 @@ def plan(placed: Sequence[Placed[H]], wanted: Sequence[S], key: Callable[[S], Ha
         spare.setdefault(entry.key, []).append(entry)
     keep: list[Placed[H] | None] = []
     for spec in wanted:
-        pool = spare.get(key(spec))
-        keep.append(pool.pop(0) if pool and reusable(pool[0]) else None)
+        pool = spare.get(key(spec), [])
+        found = next((entry for entry in pool if reusable(entry)), None)
+        if found is not None:
+            pool.remove(found)
+        keep.append(found)
     return Plan(keep=keep, delete=[entry for pool in spare.values() for entry in pool])
 
 

@@ -12,14 +12,17 @@ from tests.fakes import RecordingListener
 
 async def test_phases_only_move_forward() -> None:
     life = Lifecycle("test", RecordingListener())
-    assert life.phase == Phase.NEW and not life.ending
+    seen = [life.phase]
+    assert not life.ending
     life.starting()
     life.started()
     assert life.is_started
     life.starting()  # a late call does not move it back
-    assert life.phase == Phase.STARTED
+    seen.append(life.phase)
     await life.end(_nothing)
-    assert life.phase == Phase.ENDED and life.ending and not life.is_started
+    seen.append(life.phase)
+    assert seen == [Phase.NEW, Phase.STARTED, Phase.ENDED]
+    assert life.ending and not life.is_started
 
 
 async def test_the_end_runs_once_for_every_caller_and_cancels_background_work() -> None:
