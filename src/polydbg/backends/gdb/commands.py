@@ -1,6 +1,7 @@
-"""GDB/MI text both ways: the commands polydbg sends (arguments, logpoints, watchpoints, the Python it
-loads into gdb) and the records it reads back (breakpoints, disassembly). Pure functions but one:
-``rust_printer_dir`` asks rustc once where its gdb pretty printers are."""
+"""GDB/MI text both ways: the commands polydbg sends (a launched program's setup, arguments, path
+mappings, logpoints, watchpoints, the Python it loads into gdb) and the records it reads back
+(breakpoints, disassembly). Pure functions but one: ``rust_printer_dir`` asks rustc once where its gdb
+pretty printers are."""
 
 from __future__ import annotations
 
@@ -18,10 +19,12 @@ from polydbg.backends.base import (
     DataBreakpoint,
     FunctionBreakpoint,
     Instruction,
+    LaunchSpec,
     SourceBreakpoint,
 )
 from polydbg.backends.gdb.values import as_dict, to_int
 from polydbg.backends.kit import shims
+from polydbg.mi.client import mi_quote
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +62,35 @@ def shell_args(args: tuple[str, ...]) -> tuple[str, bool]:
     if all(a and not re.search(r"[\s'\"\\$`|&;<>(){}*?\[\]~#!]", a) for a in args):
         return " ".join(args), False
     return " ".join(shlex.quote(a) for a in args), True
+
+
+def console(text: str) -> str:
+    """A CLI command run through MI (its output arrives as console text)."""
+    return f"-interpreter-exec console {mi_quote(text)}"
+
+
+def program_commands(spec: LaunchSpec, tty: str, stdin_file: str | None) -> list[str]:
+    """How a launched program runs: on its own terminal ``tty``, with its arguments (through gdb's startup
+    shell only when they need one, or when ``stdin_file`` is redirected into it), in its directory and
+    with its environment."""
+    commands = [f"-inferior-tty-set {mi_quote(tty)}"]
+    arguments, shell = shell_args(spec.args)
+    if stdin_file is not None:  # the shell gdb starts the program with redirects its input
+        arguments = f"{arguments} < {shlex.quote(stdin_file)}".strip()
+        shell = True
+    commands.append(f"-gdb-set startup-with-shell {'on' if shell else 'off'}")
+    if arguments:
+        commands.append(console("set args " + arguments))
+    if spec.cwd:
+        commands.append(f"-environment-cd {mi_quote(spec.cwd)}")
+    for name, value in spec.env:
+        commands.append(console(f"set environment {name}={value}"))
+    return commands
+
+
+def substitute_paths(mappings: tuple[tuple[str, str], ...]) -> list[str]:
+    """``set substitute-path`` for each (local, remote) mapping: gdb reads the remote program's paths here."""
+    return [console("set substitute-path " + gdb_arg(remote) + " " + gdb_arg(local)) for local, remote in mappings]
 
 
 def logpoint_call(message: str) -> str:

@@ -1,0 +1,68 @@
+"""What the parts of the gdb backend share: the MI client they send commands through, the program's
+language, what the current stop is about and the program's latest output; and, for the backend alone,
+whether the program runs.
+
+The backend is split by job (``breakpoints``, ``frames``, ``inspection``, ``native``, ``stops``); each part
+is handed this object and the parts it calls, and none reaches into another's attributes. Commands go
+out with the inspection deadline, read as ``timeouts.INSPECT_S`` at each call so a test can shorten it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from polydbg.backends.gdb.stops import StopFacts
+from polydbg.backends.kit import timeouts
+from polydbg.errors import AdapterGoneError
+from polydbg.mi.client import MiClient, MiResult
+
+
+class GdbState:
+    def __init__(self, language: str) -> None:
+        self.language = language  # c | cpp | rust: how types and values are shortened
+        self.mi: MiClient | None = None  # set once gdb runs
+        self.python = False  # gdb runs Python: logpoints can be formatted
+        self.stop = StopFacts()  # what the current stop is about (set at each reported stop)
+        self.output_tail = ""  # the program's latest output (a panic's message is read from it)
+
+    @property
+    def client(self) -> MiClient:
+        if self.mi is None:
+            raise AdapterGoneError("gdb is not running")
+        return self.mi
+
+    async def cmd(self, command: str) -> MiResult:
+        return await self.client.command(command, timeouts.INSPECT_S)
+
+    async def cmds(self, commands: list[str]) -> list[MiResult]:
+        """Several commands pipelined: one round trip."""
+        return await self.client.commands(commands, timeouts.INSPECT_S)
+
+    def fire(self, command: str) -> None:
+        """Send a command nobody waits for (its failure is only logged)."""
+        if self.mi is not None and not self.mi.is_closed:
+            self.mi.send(command)
+
+
+class Execution:
+    """Whether the program runs — execution state, not lifecycle: a started program runs and stops
+    many times. ``pause`` interrupts only a running program, and the end interrupts one before it
+    kills or detaches."""
+
+    def __init__(self) -> None:
+        self.running = False
+        self.interrupting = False  # -exec-interrupt sent: the next signal stop is the pause
+        self.stopped = asyncio.Event()
+
+    def ran(self) -> None:
+        self.running = True
+        self.stopped.clear()
+
+    def halted(self) -> None:
+        self.running = False
+        self.stopped.set()
+
+    def take_interrupt(self) -> bool:
+        """Whether this stop answers an ``-exec-interrupt`` (asked once per reported stop)."""
+        interrupting, self.interrupting = self.interrupting, False
+        return interrupting
