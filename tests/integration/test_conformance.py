@@ -263,10 +263,6 @@ async def test_hit_condition_stops_only_on_the_hit_it_names(tools: Tools, target
         request.applymarker(pytest.mark.xfail(strict=True, reason=(
             "lldb-dap takes hitCondition as a bare ignore count: '== 2' is accepted (verified) and ignored, "
             "so the breakpoint stops on every hit (i = 0, 1, 2, 3)")))
-    if target.flavour.name == "rust-gdb":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "gdb counts '== N' hits with the condition (++$_polydbg_hK) == N, and in Rust mode gdb reads ++ "
-            "as two unary pluses: the counter stays 0, so '== 2' never stops ('% 2' and '< 3' always do)")))
     report = await tools("debug_launch",
                          **target.launch_arguments(breakpoints=[target.at("loop body", hit_condition="== 2")]))
     assert report["reason"] == "breakpoint"

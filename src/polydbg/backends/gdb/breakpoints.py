@@ -7,10 +7,10 @@ catchpoints, each set one at a time and known by gdb's number.
   counts; gdb's numbers are mapped to polydbg's ids (``IdMap``).
 - Hit conditions (``kit.hits``): ``>= N`` is an ignore count of N-1, ``> N`` one of N (gdb skips the
   condition while it runs the count down, so those count every hit); ``N`` / ``== N``, ``< N``,
-  ``<= N`` and ``% N`` count in the condition with a convenience variable of the breakpoint's own
-  (``(++$_polydbg_hK) == N``), which counts only the hits whose condition holds. In Rust mode gdb 13.1
-  reads ``++`` as two unary pluses, so the counter stays 0 and those four are wrong there (a strict
-  xfail in test_conformance).
+  ``<= N`` and ``% N`` count in the condition with a counter of the breakpoint's own
+  (``$_polydbg_hit(K) == N``, a function of the Python gdb loads), which counts only the hits whose
+  condition holds. Without Python the counter is a convenience variable, ``(++$_polydbg_hK) == N`` —
+  which gdb 13.1's Rust mode reads as two unary pluses, so there it never counts.
 - Logpoints are ``-dprintf-insert`` calling ``$_polydbg_log`` (the Python gdb loads at start,
   ``shims/gdb_init.py``): each ``{expr}`` is evaluated, ``<error: …>`` when it fails, the program never
   stops; without Python in gdb a logpoint is refused.
@@ -87,7 +87,7 @@ class Breakpoints:
         def insert(bp: SourceBreakpoint) -> Awaitable[Placed[int]]:
             where = f"--source {mi_quote(file)} --line {bp.line}"
             return self._insert("line", line_key(bp), where, bp.condition, bp.hit_condition, bp.log_message)
-        entries = await self._replace(self._line.get(file, []), breakpoints, line_key, insert)
+        entries = await self._replace(self._line.get(file, []), breakpoints, line_key, insert, reusable=_held)
         self._line[file] = entries
         return [e.result for e in entries]
 
@@ -95,7 +95,7 @@ class Breakpoints:
         def insert(bp: FunctionBreakpoint) -> Awaitable[Placed[int]]:
             return self._insert("function", function_key(bp), f"--function {mi_quote(bp.name)}", bp.condition,
                                 bp.hit_condition, None)
-        self._function = await self._replace(self._function, breakpoints, function_key, insert)
+        self._function = await self._replace(self._function, breakpoints, function_key, insert, reusable=_held)
         return [e.result for e in self._function]
 
     async def set_data_breakpoints(self, breakpoints: list[DataBreakpoint],
@@ -103,7 +103,7 @@ class Breakpoints:
         def insert(bp: DataBreakpoint) -> Awaitable[Placed[int]]:
             return self._insert_watch(bp, frame)
         self._watch = await self._replace(self._watch, breakpoints, watch_key, insert,
-                                          reusable=lambda entry: entry.handle is not None)
+                                          reusable=_held)
         return [e.result for e in self._watch]
 
     async def set_exception_filters(self, filters: list[str]) -> None:
@@ -156,9 +156,9 @@ class Breakpoints:
             ignore = ignore_count(hit)
             if ignore is None:
                 self._hit_vars += 1
-                counter = f"$_polydbg_h{self._hit_vars}"
-                await self._gdb.cmd(f"-interpreter-exec console {mi_quote(f'set {counter} = 0')}")
-                conditions.append(counting_condition(hit, counter))
+                if not self._gdb.python:
+                    await self._gdb.cmd(f"-interpreter-exec console {mi_quote(f'set $_polydbg_h{self._hit_vars} = 0')}")
+                conditions.append(counting_condition(hit, counter(self._hit_vars, self._gdb.python)))
             elif ignore:
                 options.append(f"-i {ignore}")
         if conditions:
@@ -244,8 +244,19 @@ def ignore_count(hit: hits.HitCondition) -> int | None:
     return None
 
 
-def counting_condition(hit: hits.HitCondition, counter: str) -> str:
-    """The condition that counts hits in the convenience variable ``counter`` and holds on the ones that
-    stop (``==``, ``<``, ``<=``, ``%``)."""
+def counting_condition(hit: hits.HitCondition, count: str) -> str:
+    """The condition that holds on the hits that stop (``==``, ``<``, ``<=``, ``%``); ``count`` is an expression
+    that counts this hit and yields the count so far."""
     test = {"==": "==", "<": "<", "<=": "<="}.get(hit.op)
-    return f"(++{counter}) {test} {hit.number}" if test else f"(++{counter}) % {hit.number} == 0"
+    return f"{count} {test} {hit.number}" if test else f"{count} % {hit.number} == 0"
+
+
+def counter(number: int, python: bool) -> str:
+    """The ``number``-th hit counter: gdb's Python ``$_polydbg_hit`` (any source language), else a convenience
+    variable incremented with C's ``++`` (which gdb's Rust mode reads as two unary pluses)."""
+    return f"$_polydbg_hit({number})" if python else f"(++$_polydbg_h{number})"
+
+
+def _held(entry: Placed[int]) -> bool:
+    """A placed breakpoint gdb still has (one it refused, or one deleted with a raw ``delete``, is inserted again)."""
+    return entry.handle is not None

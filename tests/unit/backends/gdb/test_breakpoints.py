@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from polydbg.backends.base import BreakpointResult, DataBreakpoint, FunctionBreakpoint, SourceBreakpoint
-from polydbg.backends.gdb.breakpoints import Breakpoints, counting_condition, ignore_count
+from polydbg.backends.gdb.breakpoints import Breakpoints, counter, counting_condition, ignore_count
 from polydbg.backends.gdb.frames import Frames
 from polydbg.backends.gdb.state import GdbState
 from polydbg.backends.kit.hits import HitCondition
@@ -56,7 +56,12 @@ def test_from_some_hit_on_is_an_ignore_count_else_a_counter(text: str, ignore: i
 @pytest.mark.parametrize(("text", "condition"), [("3", "(++$c) == 3"), ("< 3", "(++$c) < 3"),
                                                  ("<= 3", "(++$c) <= 3"), ("% 2", "(++$c) % 2 == 0")])
 def test_a_counting_condition(text: str, condition: str) -> None:
-    assert counting_condition(HitCondition.parse(text), "$c") == condition
+    assert counting_condition(HitCondition.parse(text), "(++$c)") == condition
+
+
+def test_the_counter_is_gdbs_python_function_where_gdb_has_python() -> None:
+    assert counter(4, python=True) == "$_polydbg_hit(4)"
+    assert counter(4, python=False) == "(++$_polydbg_h4)"
 
 
 async def test_unchanged_breakpoints_keep_their_numbers() -> None:
@@ -78,10 +83,13 @@ async def test_hit_conditions_become_ignore_counts_or_counters_in_the_condition(
     await breakpoints.set_function_breakpoints([FunctionBreakpoint(1, "add", hit_condition=">= 3"),
                                                 FunctionBreakpoint(2, "sub", condition="x", hit_condition="% 2")])
     assert gdb.sent[0] == f"-break-insert -f -i 2 --function {mi_quote('add')}"
-    assert gdb.sent[1] == f"-interpreter-exec console {mi_quote('set $_polydbg_h1 = 0')}"
-    assert gdb.sent[2] == f"-break-insert -f -c {mi_quote('(x) && (++$_polydbg_h1) % 2 == 0')} " \
+    assert gdb.sent[1] == f"-break-insert -f -c {mi_quote('(x) && $_polydbg_hit(1) % 2 == 0')} " \
                           f"--function {mi_quote('sub')}"
     assert breakpoints.kind_of(1) == "function"
+    gdb.python = False  # a gdb without Python counts in a convenience variable
+    await breakpoints.set_function_breakpoints([FunctionBreakpoint(3, "mul", hit_condition="2")])
+    assert gdb.sent[-2] == f"-interpreter-exec console {mi_quote('set $_polydbg_h2 = 0')}"
+    assert gdb.sent[-1] == f"-break-insert -f -c {mi_quote('(++$_polydbg_h2) == 2')} --function {mi_quote('mul')}"
 
 
 async def test_what_gdb_or_polydbg_refuses_is_unverified_with_the_reason() -> None:

@@ -32,6 +32,20 @@ class _PolydbgLog(_gdb.Function):
 
 _PolydbgLog()
 
+class _PolydbgHit(_gdb.Function):
+    """$_polydbg_hit(k): counts a hit of the breakpoint with counter k and returns its count (in any language
+    mode: gdb's Rust mode reads C's ++ as two unary pluses)."""
+    def __init__(self):
+        super().__init__("_polydbg_hit")
+        self.counts = {}
+
+    def invoke(self, number):
+        key = int(number)
+        self.counts[key] = self.counts.get(key, 0) + 1
+        return self.counts[key]
+
+_PolydbgHit()
+
 class _PolydbgNoShell(_gdb.Function):
     def __init__(self):
         super().__init__("_shell")
