@@ -32,14 +32,23 @@ async def exit_code(process: asyncio.subprocess.Process, readers: list[asyncio.T
     return code
 
 
-def report_end(listener: BackendListener, code: int | None, runtime: str, hint: str = "") -> None:
-    """An exit (code ≥ 0, or unknown) is an exit; a signal is a termination that names it."""
+def killed_by(code: int | None, runtime: str, hint: str = "") -> str | None:
+    """What ended the program when its exit status is a signal (``node was killed by SIGKILL``); None
+    for an exit (code ≥ 0, or unknown)."""
     if code is None or code >= 0:
-        listener.on_exited(code)
-        listener.on_terminated(None)
-        return
+        return None
     try:
         name = signal.Signals(-code).name
     except ValueError:
         name = f"signal {-code}"
-    listener.on_terminated(f"{runtime} was killed by {name}{hint}")
+    return f"{runtime} was killed by {name}{hint}"
+
+
+def report_end(listener: BackendListener, code: int | None, runtime: str, hint: str = "") -> None:
+    """An exit (code ≥ 0, or unknown) is an exit; a signal is a termination that names it."""
+    cause = killed_by(code, runtime, hint)
+    if cause is None:
+        listener.on_exited(code)
+        listener.on_terminated(None)
+        return
+    listener.on_terminated(cause)

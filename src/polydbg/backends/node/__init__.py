@@ -1,1 +1,76 @@
-"""The node backend: JavaScript and TypeScript over the V8 inspector (CDP)."""
+"""The node backend: JavaScript and TypeScript over the V8 inspector (CDP).
+
+**The debugger.** Node is both the debugger and the debuggee: its inspector speaks the Chrome DevTools
+Protocol (the ``Runtime``, ``Debugger``, ``NodeWorker`` and ``NodeRuntime`` domains) over a WebSocket
+(``polydbg.cdp``). There is no separate adapter process.
+
+**How it is started.** Launch: ``node --inspect-brk=127.0.0.1:0 [runtime_args] [TypeScript loader]
+program [args]`` (``launcher``); Node's first stderr line names the WebSocket, and the program waits
+at its start until the breakpoints are set (``Runtime.runIfWaitingForDebugger``). TypeScript runs
+through what the project has: compiled ``.js`` with ``.map`` files, ``tsx`` or ``ts-node`` as a loader
+in the same Node. Child Node processes load ``shims/boot.cjs`` through ``NODE_OPTIONS`` and announce
+themselves on a named pipe (``children``). Attach: to ``host:port`` of ``node --inspect`` (its
+``/json/list`` names the WebSocket), or a pid (SIGUSR1 opens its inspector on 127.0.0.1:9229);
+``path_mappings`` ({local: remote}) make a script's ``file://`` path the local one and a breakpoint's
+file the URL the program loads (``scripts.PathMap``).
+
+**How CDP maps onto the Backend protocol.**
+
+- Targets (``targets``, ``target``): the program's main thread, each worker thread (``NodeWorker``,
+  attached while it waits at its start) and each child Node process is a ``Target``, shown to the
+  agent as a thread. Breakpoints and exception settings go to every target; each stops on its own,
+  and a ``StopGate`` shows one stop at a time (the others wait, stopped, and are shown as the answer
+  to the next resume).
+- Breakpoints (``breakpoints``, ``conditions``): a JavaScript file's are ``setBreakpointByUrl``; a file
+  reached through a source map (``scripts``, ``sourcemap``) is bound per script by an *entry
+  breakpoint* that pauses each user script before it runs. Conditions are V8's, hit counts are
+  counted here, a logpoint is a condition that calls ``console.log`` and answers false.
+- Stops (``stops``): ``Debugger.paused``. Pauses the agent must not see (the start, entry breakpoints,
+  hits that do not count, steps that land in Node's internals or unmapped code) are resumed or stepped
+  on before anything is reported (``OrderedEvents`` keeps later events behind them).
+- Values (``inspection``, ``values``): RemoteObjects behind per-stop handles, paged by functions run on
+  the object; getters are never invoked.
+
+**Quirks** (checked against Node v20.20.2 unless the row says otherwise):
+
+======================================================  =================================================
+quirk                                                   what polydbg does
+======================================================  =================================================
+``Debugger.pause`` takes effect at the next JavaScript  a probe script (``polydbg://idle-probe``) is
+statement; an idle event loop runs none, so the pause   evaluated after it: a pause that lands in the probe
+never comes.                                            alone means idle — it is resumed, the other targets
+                                                        are tried, and if all are idle the agent is told so.
+Node runs inspector messages from an interrupt of       a pause in the probe *on top of* other frames is a
+running JavaScript: the probe can run on top of a busy  busy thread's pause: reported, the probe's frame
+thread's frames.                                        hidden.
+Node undoes a pause inside its own message loops: a     a pause that is over before it is handled is
+``Debugger.paused`` may be followed at once by          dropped (``stops``).
+``resumed``.
+A worker that runs to its end while a message to it is  nothing is sent to a target that runs
+in flight aborts Node (v20).                            (``Target.run`` releases the stop's objects only
+                                                        while paused).
+An ES module's top-level throw counts as caught         ``Runtime.exceptionThrown`` is kept: at the exit the
+(nodejs/node#50430): it never pauses on an uncaught     agent is told where it was thrown and to set a
+exception.                                              breakpoint on that line and restart.
+V8 treats a breakpoint condition that does not parse    every condition and logpoint ``{expression}`` is
+as never true.                                          compiled first (``Runtime.compileScript``); one that
+                                                        does not parse refuses the breakpoint.
+A mapped file's breakpoints cannot be named before its  an entry breakpoint (line 0 of every user script,
+generated script loads.                                 ``urlRegex``) pauses each script before it runs;
+                                                        the pause sets its breakpoints by script id, line
+                                                        and column, and resumes.
+V8 does not stop again where it is already paused: a    the entry pause counts a breakpoint it just set at
+breakpoint set by the entry pause at that very          the paused location as hit.
+location is not hit.
+``tsx`` emits a whole module on one generated line.     mapped breakpoints are set by line *and* column.
+An older Node lacks the ``NodeRuntime`` or              their ``enable`` requests' refusals are ignored.
+``NodeWorker`` domain.
+Node waits for the debugger to disconnect when the      ``NodeRuntime.waitingForDisconnect`` closes the
+program is done (``Waiting for the debugger to          connection; Node's own inspector lines are kept out
+disconnect...``).                                       of the program's stderr.
+A loader (tsx under ``--import``) runs before the       ``stop_on_entry`` stops at the first user script
+user's code: "Break on start" is in the loader.         instead (an entry breakpoint).
+SIGUSR1 opens the inspector a moment after the signal.  attach by pid asks ``/json/list`` again for up to
+                                                        5 s.
+======================================================  =================================================
+"""

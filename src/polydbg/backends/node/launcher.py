@@ -5,19 +5,31 @@ TypeScript runs through what the project has, in this order: compiled JavaScript
 (the program is the ``.js``), ``tsx`` as a loader in the same Node (``--import`` for ES modules,
 ``--require …/cjs`` for CommonJS — never the ``tsx`` CLI, which starts a second Node), ``ts-node``'s
 register hook. Loaders are passed by absolute path, so ``cwd`` may be anywhere.
+
+Node is started with ``--inspect-brk=127.0.0.1:0``: its first stderr line names the WebSocket
+(``inspector_url``); Node's own inspector lines are kept out of the program's stderr
+(``StderrFilter``). A running program is reached at ``host:port`` of ``node --inspect`` (its
+``/json/list`` names the WebSocket, ``discover``), or by pid: SIGUSR1 opens its inspector on
+127.0.0.1:9229, listening a moment later (``discover_after_signal`` asks again until it answers).
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import json
 import os
 import re
 import shutil
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from polydbg.errors import AdapterGoneError, EnvironmentProblem, UsageError, echo
+from polydbg.errors import AdapterGoneError, AdapterTimeoutError, EnvironmentProblem, UsageError, echo
+
+if TYPE_CHECKING:  # doctor imports this module for find_package: keep it light
+    from polydbg import procs
 
 TS_EXTENSIONS = (".ts", ".mts", ".cts", ".tsx")
 JS_EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx")
@@ -105,6 +117,67 @@ def inspector_url(line: str) -> str | None:
     return match.group(0) if match else None
 
 
+async def read_inspector_url(stderr: asyncio.StreamReader, proc: procs.DebuggerProcess, timeout_s: float) -> str:
+    """Node's first stderr line names the inspector; anything else first is why it did not start."""
+    seen: list[str] = []
+
+    async def first_url() -> str | None:
+        while raw := await stderr.readline():
+            line = raw.decode("utf-8", "replace")
+            url = inspector_url(line) if line.startswith("Debugger listening") else None
+            if url:
+                return url
+            seen.append(line)
+            proc.remember(line)
+        return None
+
+    try:
+        found = await asyncio.wait_for(first_url(), timeout_s)
+    except asyncio.TimeoutError as exc:
+        raise AdapterTimeoutError(f"node did not open its inspector within {timeout_s:g} s"
+                                  f"{proc.stderr_hint()}") from exc
+    if found is None:
+        raise EnvironmentProblem(f"node exited before its inspector opened: {''.join(seen).strip()[-800:]}")
+    return found
+
+
+class StderrFilter:
+    """The program's stderr without Node's own inspector lines, fed in chunks: a line may be huge, so
+    one longer than ``HOLD`` characters is passed on before its end."""
+
+    HOLD = 4096
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._pending = ""
+
+    def feed(self, chunk: bytes) -> str:
+        """The program's text in ``chunk`` (``b""``: the end, everything held back)."""
+        self._pending += self._decoder.decode(chunk, final=not chunk)
+        lines = self._pending.split("\n")
+        self._pending = lines.pop()  # the line still being written
+        tail = ""
+        if not chunk or len(self._pending) > self.HOLD:  # the end, or a line too long to hold back
+            tail, self._pending = self._pending, ""
+        text = "".join(line + "\n" for line in lines if not INSPECTOR_LINES.match(line))
+        if tail and not INSPECTOR_LINES.match(tail):
+            text += tail
+        return text
+
+
+async def read_stderr(reader: asyncio.StreamReader, proc: procs.DebuggerProcess,
+                      emit: Callable[[str], None]) -> None:
+    """Pass the program's stderr to ``emit`` (``StderrFilter``), its tail kept for error messages."""
+    program = StderrFilter()
+    while True:
+        chunk = await reader.read(65536)
+        if text := program.feed(chunk):
+            proc.remember(text[-600:])
+            emit(text)
+        if not chunk:
+            return
+
+
 _DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # no proxy, whatever the environment says
 
 
@@ -129,6 +202,19 @@ async def discover(host: str, port: int, timeout_s: float) -> str:
     except (OSError, ValueError, asyncio.TimeoutError) as exc:
         raise AdapterGoneError(f"no Node inspector answers at {where}:{port} ({exc}); start the program with "
                                f"node --inspect={where}:{port} app.js, or attach by pid") from exc
+
+
+async def discover_after_signal(host: str, port: int, timeout_s: float) -> str:
+    """``discover``, asked again until the inspector a SIGUSR1 opens answers (5 s at most)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + min(timeout_s, 5.0)
+    while True:
+        try:
+            return await discover(host, port, 1.0)
+        except AdapterGoneError:
+            if loop.time() >= deadline:
+                raise
+        await asyncio.sleep(0.05)
 
 
 def _url(path: str) -> str:

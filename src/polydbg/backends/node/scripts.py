@@ -3,7 +3,8 @@
 Every location the agent sees is in the file it wrote: a frame in a mapped script reports the
 original (``.ts``) file and line; a position the map does not cover (a loader's helper code) has no
 line. Node's own modules (``node:…``) and dependencies (``/node_modules/``) are not the user's code:
-stepping does not stop there.
+stepping does not stop there. A user script whose map cannot be read keeps why (``map_problem``): a
+breakpoint in a file no loaded map covers says so, since that map may well be the one that should.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class Script:
     url: str
     path: str | None  # for file:// scripts
     map: SourceMap | None = None
-    map_problem: str | None = None
+    map_problem: str | None = None  # why its source map could not be read
 
     @property
     def internal(self) -> bool:
@@ -83,6 +84,7 @@ class Scripts:
         self._paths = paths or PathMap()
         self._by_id: dict[str, Script] = {}
         self._mapped: list[Script] = []  # the few scripts with a source map (Node's own have none)
+        self._broken: list[Script] = []  # user scripts whose source map could not be read
 
     def parsed(self, params: dict[str, Any]) -> Script:
         """Record a ``Debugger.scriptParsed``; a user script's source map is read now, before it runs."""
@@ -96,6 +98,7 @@ class Scripts:
                 script.map = sourcemap.load(map_url, script.path)
             except SourceMapError as exc:
                 script.map_problem = str(exc)
+                self._broken.append(script)
                 log.info("source map of %s: %s", url, exc)
         if script.map is not None:
             self._mapped.append(script)
@@ -107,6 +110,17 @@ class Scripts:
     def mapping(self, path: str) -> list[Script]:
         """Loaded scripts whose source maps cover ``path``."""
         return [s for s in self._mapped if s.map is not None and s.map.knows(path)]
+
+    def map_problems(self) -> str:
+        """Why loaded scripts' source maps could not be read, as a parenthesis to add to a message ("" if none)."""
+        broken = self._broken
+        if not broken:
+            return ""
+        first = broken[0]
+        if len(broken) == 1:
+            return f" (the source map of {first.path} could not be read: {first.map_problem})"
+        return (f" (the source maps of {len(broken)} loaded scripts could not be read; {first.path}: "
+                f"{first.map_problem})")
 
     def place(self, script_id: str, line: int, column: int) -> Place:
         """A 0-based generated position as the user's file, 1-based line and column."""

@@ -4,7 +4,8 @@ CDP describes a value by type/subtype/className/description and, when asked, a *
 first properties. The text here follows what Node's own inspector console shows, compact: strings
 JSON-quoted, functions by name only (their description is their whole source), an Error by its
 first line, a Promise with its state, containers with their size and first entries. How many
-children a value has (``count_of``) lets the session page arrays and collections.
+children a value has (``count_of``) lets the session page arrays and collections. An exception's
+``ExceptionDetails`` reads as its first line (``exception_text``).
 """
 
 from __future__ import annotations
@@ -167,3 +168,25 @@ def _preview_value(prop: dict[str, Any]) -> str:
     if kind == "accessor":
         return "(getter)"
     return str(value)
+
+
+def exception_text(details: dict[str, Any]) -> str:
+    """A CDP ``ExceptionDetails`` as one line: the thrown error's first line, else what V8 says."""
+    exception = details.get("exception") or {}
+    description = exception.get("description")
+    if isinstance(description, str) and description:
+        return description.split("\n", 1)[0]
+    if exception:
+        return text_of(exception)
+    return str(details.get("text") or "exception")
+
+
+def call_argument(obj: dict[str, Any]) -> dict[str, Any]:
+    """A RemoteObject as the ``CallArgument`` that passes it back to V8."""
+    if "objectId" in obj:
+        return {"objectId": obj["objectId"]}
+    if "unserializableValue" in obj:
+        return {"unserializableValue": obj["unserializableValue"]}
+    if obj.get("type") == "undefined":
+        return {}
+    return {"value": obj.get("value")}

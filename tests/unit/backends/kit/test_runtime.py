@@ -4,6 +4,7 @@ the grace has passed), and its end reported as an exit or as a termination that 
 from __future__ import annotations
 
 import asyncio
+import signal
 from typing import cast
 
 import pytest
@@ -97,3 +98,22 @@ def test_report_end_is_an_exit_or_a_termination_naming_the_signal() -> None:
         listener = RecordingListener()
         runtime.report_end(listener, code, "node", "; look at dmesg")
         assert listener.events == events, code
+
+
+def test_an_exit_is_not_a_kill() -> None:
+    assert runtime.killed_by(0, "node") is None
+    assert runtime.killed_by(3, "node") is None
+    assert runtime.killed_by(None, "node") is None
+
+
+def test_a_signal_is_named() -> None:
+    killed = runtime.killed_by(-signal.SIGKILL, "node", "; node stderr: x")
+    assert killed == "node was killed by SIGKILL; node stderr: x"
+    assert runtime.killed_by(-200, "the JVM") == "the JVM was killed by signal 200"
+
+
+def test_report_end_reports_an_exit_then_the_end_or_the_kill() -> None:
+    listener = RecordingListener()
+    runtime.report_end(listener, 2, "node")
+    runtime.report_end(listener, -signal.SIGTERM, "node")
+    assert listener.events == [("exited", 2), ("terminated", None), ("terminated", "node was killed by SIGTERM")]

@@ -1,0 +1,383 @@
+"""Breakpoints in every target: line breakpoints (JavaScript and source-mapped files), function
+breakpoints and exception settings.
+
+V8 sets breakpoints one at a time, per target (each worker and child has its own breakpoint ids), so a
+breakpoint here is one spec with a V8 id in each live target. A new file group is diffed against what
+is set (``kit.bpdiff``): unchanged breakpoints stay as they are (their V8 ids and hit counts), the
+others are removed and set again.
+
+- A JavaScript file's breakpoints are ``setBreakpointByUrl`` (V8 binds them when the module loads,
+  ``breakpointResolved``). A file reached through a source map (TypeScript) cannot be named before its
+  generated script loads, so an *entry breakpoint* on line 0 of every user script pauses each one
+  before it runs; the pause reads its map, sets the file's breakpoints by script id, line and column
+  (``bind_mapped``), and resumes.
+- Conditions are V8's, compiled first (``conditions``); hit counts are counted here (``kit.hits``: a hit
+  that does not count resumes); a logpoint is a condition that calls ``console.log`` and answers false.
+- A function breakpoint is ``setBreakpointOnFunctionCall`` on what the name evaluates to where it is
+  reachable (the stopped frame, else the global scope); one not reachable yet is tried again at each stop.
+- A breakpoint bound for the first time anywhere (a target, a script) is news for the session
+  (``on_breakpoint_changed``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+from polydbg.backends.base import BreakpointResult, FunctionBreakpoint, SourceBreakpoint
+from polydbg.backends.kit import bpdiff, hits
+from polydbg.backends.kit.bpdiff import Placed
+from polydbg.backends.node import conditions, inspection, launcher
+from polydbg.backends.node import values as jsv
+from polydbg.backends.node.scripts import position, url_of
+from polydbg.backends.node.target import Target
+from polydbg.backends.node.targets import Targets
+from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
+
+log = logging.getLogger(__name__)
+
+ENTRY_REGEX = r"^file://(?!.*/node_modules/)"  # the entry breakpoint: line 0 of every user script
+
+
+@dataclass
+class _Bp:
+    spec: SourceBreakpoint | FunctionBreakpoint
+    file: str | None = None
+    natives: list[tuple[Target, str]] = field(default_factory=list)  # (target, V8 breakpoint id)
+    condition: str | None = None  # what V8 evaluates (the condition, a logpoint's console.log)
+    refused: bool = False  # its condition or hit condition was refused: it was never set
+    counter: hits.HitCounter = field(default_factory=lambda: hits.HitCounter(None))
+    result: BreakpointResult = field(default_factory=lambda: BreakpointResult(False))
+
+
+def line_key(spec: SourceBreakpoint) -> Hashable:
+    return spec.line, spec.condition, spec.hit_condition, spec.log_message
+
+
+def function_key(spec: FunctionBreakpoint) -> Hashable:
+    return spec.name, spec.condition, spec.hit_condition
+
+
+def needs_map(path: str) -> bool:
+    """A file the program runs through a source map (not JavaScript itself)."""
+    return not path.lower().endswith(launcher.JS_EXTENSIONS)
+
+
+class Breakpoints:
+    def __init__(self, targets: Targets) -> None:
+        self._targets = targets
+        self._bps: dict[int, _Bp] = {}
+        self._files: dict[str, list[int]] = {}
+        self._functions: list[int] = []
+        self._filters: list[str] = []
+
+    # -- the session's groups -------------------------------------------------------------------------
+
+    async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
+        path = os.path.normpath(file)
+        group = await self._replace(self._files.get(path, []), breakpoints, line_key)
+        self._files[path] = group
+        for spec in breakpoints:
+            if spec.id not in group:  # placed after the kept ones; registered before placing (a hit may come)
+                bp = self._bps[spec.id] = _Bp(spec, file=path)
+                group.append(spec.id)
+                bp.result = await self._place(bp)
+        self._files[path] = [spec.id for spec in breakpoints]
+        if needs_map(path):
+            for target in self._targets.live():
+                await self.ensure_entry_bp(target)
+        return [self._bps[spec.id].result for spec in breakpoints]
+
+    async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
+        self._functions = await self._replace(self._functions, breakpoints, function_key)
+        for spec in breakpoints:
+            if spec.id in self._functions:
+                continue
+            bp = self._bps[spec.id] = _Bp(spec)
+            self._functions.append(spec.id)
+            try:
+                bp.condition = await self._condition(bp)
+            except AdapterRequestError as exc:
+                bp.refused = True
+                bp.result = BreakpointResult(False, message=exc.message)
+            else:
+                bp.result = await self._place_function(self._targets.get(None), bp)
+        self._functions = [spec.id for spec in breakpoints]
+        return [self._bps[spec.id].result for spec in breakpoints]
+
+    async def _replace(self, ids: list[int], wanted: list[Any], key: Callable[[Any], Hashable]) -> list[int]:
+        """Keep the group's breakpoints whose spec is unchanged (under the wanted spec's id), remove the
+        others; the ids kept. The new ones are for the caller to place."""
+        group = [self._bps[i] for i in ids if i in self._bps]
+        plan = bpdiff.plan([Placed(key(bp.spec), bp, bp.result) for bp in group], wanted, key,
+                           lambda placed: placed.handle is not None and bool(placed.handle.natives)
+                           and not placed.handle.refused)
+        for doomed in plan.delete:
+            if doomed.handle is not None:
+                await self._remove(doomed.handle)
+        kept = [(spec, entry.handle) for spec, entry in zip(wanted, plan.keep, strict=True)
+                if entry is not None and entry.handle is not None]
+        for _, bp in kept:  # every old id first: two kept breakpoints may trade ids
+            if self._bps.get(bp.spec.id) is bp:
+                del self._bps[bp.spec.id]
+        for spec, bp in kept:
+            bp.spec = spec
+            self._bps[spec.id] = bp
+            for target, native in bp.natives:
+                target.by_native[native] = spec.id
+        return [spec.id for spec, _ in kept]
+
+    async def _remove(self, bp: _Bp) -> None:
+        if self._bps.get(bp.spec.id) is bp:
+            del self._bps[bp.spec.id]
+        for target, native in bp.natives:
+            target.by_native.pop(native, None)
+            target.native_at.pop(native, None)
+            if not target.ended:
+                with contextlib.suppress(AdapterRequestError, AdapterGoneError):
+                    await target.request("Debugger.removeBreakpoint", {"breakpointId": native})
+
+    def _exception_state(self) -> str:
+        return "all" if "raised" in self._filters else "uncaught" if "uncaught" in self._filters else "none"
+
+    async def set_exception_filters(self, filters: list[str]) -> None:
+        self._filters = list(filters)
+        for target in self._targets.live():
+            await target.request("Debugger.setPauseOnExceptions", {"state": self._exception_state()})
+
+    @property
+    def breaks_on_exceptions(self) -> bool:
+        return bool(self._filters)
+
+    # -- targets coming and going -------------------------------------------------------------------------
+
+    async def configure(self, target: Target) -> None:
+        """A new worker or child process: the session's line breakpoints and exception settings."""
+        for bp_id in [i for ids in self._files.values() for i in ids]:
+            bp = self._bps.get(bp_id)
+            if bp is not None and isinstance(bp.spec, SourceBreakpoint):
+                self._improve(target, bp, await self._place_in(target, bp))
+        if any(needs_map(p) for p in self._files):
+            await self.ensure_entry_bp(target)
+        if self._filters:
+            await target.request("Debugger.setPauseOnExceptions", {"state": self._exception_state()})
+
+    def forget(self, target: Target) -> None:
+        """A target ended: its V8 ids are gone with it."""
+        for bp in self._bps.values():
+            bp.natives = [(owner, native) for owner, native in bp.natives if owner is not target]
+
+    def release(self, target: Target) -> None:
+        """Detaching: remove every breakpoint polydbg set in ``target`` (sent, not awaited)."""
+        for bp in list(self._bps.values()):
+            for owner, native in bp.natives:
+                if owner is target:
+                    target.channel.send("Debugger.removeBreakpoint", {"breakpointId": native})
+        if target.entry_bp:
+            target.channel.send("Debugger.removeBreakpoint", {"breakpointId": target.entry_bp})
+
+    # -- placing ---------------------------------------------------------------------------------------
+
+    async def _condition(self, bp: _Bp) -> str | None:
+        """The V8 condition for a breakpoint, each expression compiled first; its hit counter."""
+        spec = bp.spec
+        if spec.condition:
+            await conditions.check_syntax(self._targets.main, spec.condition, "condition")
+        try:
+            bp.counter = hits.HitCounter.of(spec.hit_condition)
+        except ValueError as exc:
+            raise AdapterRequestError("setBreakpoint", str(hits.refusal(str(spec.hit_condition)).message)) from exc
+        message = spec.log_message if isinstance(spec, SourceBreakpoint) else None
+        if message is not None:
+            for expression in conditions.interpolated(message):
+                await conditions.check_syntax(self._targets.main, expression, f"{{{expression}}} in log_message")
+        return conditions.v8_condition(spec.condition, message)
+
+    async def _place(self, bp: _Bp) -> BreakpointResult:
+        """Set ``bp`` in every live target: the first place it bound, else the program's answer."""
+        try:
+            bp.condition = await self._condition(bp)
+        except AdapterRequestError as exc:
+            bp.refused = True
+            return BreakpointResult(False, message=exc.message)
+        results = [await self._place_in(target, bp) for target in self._targets.live()]
+        bound = next((r for r in results if r.verified), None)
+        return bound or (results[0] if results else BreakpointResult(False, message="node is not connected"))
+
+    async def _place_in(self, target: Target, bp: _Bp) -> BreakpointResult:
+        assert isinstance(bp.spec, SourceBreakpoint) and bp.file is not None
+        condition = bp.condition
+        mapping = target.scripts.mapping(bp.file)
+        if not needs_map(bp.file) and not mapping:
+            placed = await self._set(target, bp, "Debugger.setBreakpointByUrl", condition, {
+                "url": url_of(self._targets.paths.remote(bp.file)), "lineNumber": bp.spec.line - 1,
+                "columnNumber": 0})
+            if isinstance(placed, BreakpointResult):
+                return placed
+            native, found = placed
+            locations = found.get("locations") or []
+            if locations:
+                return self._bound(target, locations[0], native)
+            return BreakpointResult(False, message="not bound yet: the module has not loaded; it binds when it does")
+        results = [await self._bind_one(target, bp, script.id, condition) for script in mapping]
+        bound = next((r for r in results if r.verified), None)
+        if bound is not None:
+            return bound
+        if results:
+            return results[0]
+        return BreakpointResult(False, message="not bound yet: no loaded script maps to this file; it binds when "
+                                               f"the module that does loads{target.scripts.map_problems()}")
+
+    @staticmethod
+    def _bound(target: Target, location: dict[str, Any], native: str) -> BreakpointResult:
+        target.native_at[native] = here = position(location)
+        return BreakpointResult(True, line=target.scripts.place(*here).line)
+
+    async def _bind_one(self, target: Target, bp: _Bp, script_id: str, condition: str | None) -> BreakpointResult:
+        script = target.scripts.get(script_id)
+        assert isinstance(bp.spec, SourceBreakpoint) and bp.file is not None
+        if script is None or script.map is None:
+            return BreakpointResult(False)
+        found_place = script.map.generated(bp.file, bp.spec.line - 1)
+        if found_place is None:
+            return BreakpointResult(False, message=f"no code at or after line {bp.spec.line} in {bp.file}")
+        (gen_line, gen_column), _ = found_place
+        location = {"scriptId": script_id, "lineNumber": gen_line, "columnNumber": gen_column}
+        placed = await self._set(target, bp, "Debugger.setBreakpoint", condition, {"location": location})
+        if isinstance(placed, BreakpointResult):
+            return placed
+        native, found = placed
+        return self._bound(target, found.get("actualLocation") or location, native)
+
+    @staticmethod
+    async def _set(target: Target, bp: _Bp, method: str, condition: str | None,
+                   params: dict[str, Any]) -> tuple[str, dict[str, Any]] | BreakpointResult:
+        """Send one V8 breakpoint request for ``bp``: its id and answer, or the refusal as a result."""
+        if condition:
+            params["condition"] = condition
+        try:
+            found = await target.request(method, params)
+        except AdapterRequestError as exc:
+            return BreakpointResult(False, message=str(exc))
+        native = str(found.get("breakpointId"))
+        bp.natives.append((target, native))
+        target.by_native[native] = bp.spec.id
+        return native, found
+
+    async def ensure_entry_bp(self, target: Target) -> None:
+        """The entry breakpoint (line 0 of every user script) in ``target``, once."""
+        if target.entry_bp is None:
+            found = await target.request("Debugger.setBreakpointByUrl",
+                                         {"urlRegex": ENTRY_REGEX, "lineNumber": 0, "columnNumber": 0})
+            target.entry_bp = str(found.get("breakpointId"))
+
+    # -- mapped scripts ---------------------------------------------------------------------------------
+
+    def on_script(self, target: Target, params: dict[str, Any]) -> None:
+        """``Debugger.scriptParsed``: a mapped script covering files with breakpoints gets them now."""
+        script = target.scripts.parsed(params)
+        if script.map is not None and self._mapped_bps_for(script.map.sources):
+            self.bind_mapped(target, script.id)
+
+    def _mapped_bps_for(self, sources: list[str]) -> list[_Bp]:
+        wanted = {os.path.normpath(s) for s in sources}
+        return [self._bps[i] for path, ids in self._files.items() if path in wanted for i in ids if i in self._bps]
+
+    def bind_mapped(self, target: Target, script_id: str) -> asyncio.Future[list[str]]:
+        """Set (once per script) the breakpoints of the files a newly loaded mapped script covers; the
+        V8 ids set."""
+        binding = target.binding.get(script_id)
+        if binding is None:
+            binding = target.binding[script_id] = asyncio.ensure_future(self._bind_script(target, script_id))
+        return binding
+
+    async def _bind_script(self, target: Target, script_id: str) -> list[str]:
+        script = target.scripts.get(script_id)
+        if script is None or script.map is None:
+            return []
+        placed: list[str] = []
+        for bp in self._mapped_bps_for(script.map.sources):
+            mine = [n for owner, n in bp.natives if owner is target]
+            if any(target.native_at.get(n, ("",))[0] == script_id for n in mine):
+                continue
+            before = len(bp.natives)
+            try:
+                result = await self._bind_one(target, bp, script_id, bp.condition)
+            except (AdapterRequestError, AdapterTimeoutError, AdapterGoneError) as exc:
+                log.info("binding breakpoint %s in script %s failed: %s", bp.spec.id, script_id, exc)
+                continue
+            placed.extend(native for _, native in bp.natives[before:])
+            self._improve(target, bp, result)
+        return placed
+
+    @staticmethod
+    def _improve(target: Target, bp: _Bp, result: BreakpointResult) -> None:
+        """A breakpoint bound somewhere (a target, a script) for the first time: the session hears of it."""
+        if result.verified and not bp.result.verified:
+            bp.result = result
+            target.events.on_breakpoint_changed(bp.spec.id, result)
+
+    def on_resolved(self, target: Target, params: dict[str, Any]) -> None:
+        """``Debugger.breakpointResolved``: a URL breakpoint bound in a module that just loaded."""
+        native = str(params.get("breakpointId"))
+        bp_id = target.by_native.get(native)
+        bp = self._bps.get(bp_id) if bp_id is not None else None
+        if bp is None:
+            return
+        self._improve(target, bp, self._bound(target, params.get("location") or {}, native))
+
+    # -- hits -------------------------------------------------------------------------------------------
+
+    def counts(self, bp_id: int) -> bool:
+        """A hit of ``bp_id`` (its condition held): whether it stops (0: the entry stop always does)."""
+        if bp_id == 0:
+            return True
+        bp = self._bps.get(bp_id)
+        if bp is None:
+            return False
+        return bp.counter.hit()
+
+    # -- function breakpoints ---------------------------------------------------------------------------
+
+    @property
+    def has_functions(self) -> bool:
+        return bool(self._functions)
+
+    async def _place_function(self, target: Target, bp: _Bp) -> BreakpointResult:
+        """A breakpoint on each call of the function the name evaluates to, where it is reachable
+        (the stopped frame's scope, else the global one); unreachable names are tried again at each stop."""
+        assert isinstance(bp.spec, FunctionBreakpoint)
+        try:
+            found = await inspection.evaluate(target, bp.spec.name, 0 if target.paused else None)
+        except AdapterRequestError:
+            return BreakpointResult(False, message=f"{bp.spec.name} is not reachable from here yet; it is looked up "
+                                                   "again at every stop (or set a line breakpoint in it)")
+        obj = found.get("result") or {}
+        if obj.get("type") != "function" or "objectId" not in obj:
+            return BreakpointResult(False, message=f"{bp.spec.name} is {jsv.text_of(obj)}, not a function")
+        placed = await self._set(target, bp, "Debugger.setBreakpointOnFunctionCall", bp.condition,
+                                 {"objectId": obj["objectId"]})
+        if isinstance(placed, BreakpointResult):
+            return placed
+        return BreakpointResult(True, line=await self._function_location(target, obj["objectId"]))
+
+    @staticmethod
+    async def _function_location(target: Target, object_id: str) -> int | None:
+        found = await target.request("Runtime.getProperties", {"objectId": object_id, "ownProperties": True})
+        for prop in found.get("internalProperties") or []:
+            if prop.get("name") == "[[FunctionLocation]]":
+                return target.scripts.place(*position((prop.get("value") or {}).get("value") or {})).line
+        return None
+
+    async def retry_functions(self, target: Target) -> None:
+        """At a stop of ``target``: the function breakpoints not set in it yet, looked up again."""
+        for bp_id in self._functions:
+            bp = self._bps.get(bp_id)
+            if bp is not None and not any(owner is target for owner, _ in bp.natives):
+                with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
+                    self._improve(target, bp, await self._place_function(target, bp))

@@ -1,0 +1,226 @@
+"""Running and stopping: the agent's resume, step and pause, and what each ``Debugger.paused`` becomes.
+
+Pauses the agent must not see (the start, entry breakpoints, hits that do not count, steps that land
+in Node's internals or a loader's unmapped code) are resumed or stepped on before anything is reported;
+the target's ``OrderedEvents`` keeps later events behind them. Each target stops on its own; the
+session's ``StopGate`` shows one stop at a time.
+
+Pause: ``Debugger.pause`` takes effect at the next JavaScript statement; an idle event loop runs none,
+so a probe script is evaluated after it — if the pause lands in the probe, nothing was running: the
+probe's pause is resumed and the other targets are tried; if all are idle the agent is told so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from polydbg.backends.base import StepKind, StopEvent
+from polydbg.backends.kit import timeouts
+from polydbg.backends.kit.frames import leading
+from polydbg.backends.kit.gate import StopGate
+from polydbg.backends.kit.lifecycle import Lifecycle
+from polydbg.backends.node.breakpoints import Breakpoints
+from polydbg.backends.node.scripts import position
+from polydbg.backends.node.target import Target
+from polydbg.backends.node.targets import Targets
+from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
+
+STEP_ON_LIMIT = 60  # steps taken through code that is not the user's before giving up and running on
+PROBE_URL = "polydbg://idle-probe"
+PAUSE_LIMITS = ("no JavaScript was running: the program is idle, waiting on I/O or timers. Set a breakpoint "
+                "where the next callback runs and debug_continue, or pause again while it is busy")
+_STEPS = {"over": "Debugger.stepOver", "into": "Debugger.stepInto", "out": "Debugger.stepOut"}
+
+
+class Stops:
+    def __init__(self, targets: Targets, breakpoints: Breakpoints, life: Lifecycle, gate: StopGate) -> None:
+        self._targets = targets
+        self._breakpoints = breakpoints
+        self._life = life
+        self._gate = gate
+        self.stop_on_entry = False  # report the first user statement (Node's "Break on start", else the first entry)
+
+    # -- the debugger's events ----------------------------------------------------------------------------
+
+    def on_paused(self, target: Target, params: dict[str, Any]) -> None:
+        target.on_paused(params)
+        target.events.refine(self._handle_pause(target, params))
+
+    def on_resumed(self, target: Target) -> None:
+        target.on_resumed()
+        if target.reported:
+            target.reported = False
+            target.events.on_continued(target.thread_id, False)
+
+    async def _handle_pause(self, target: Target, params: dict[str, Any]) -> None:
+        reason = target.pause_reason
+        own = params.get("callFrames") or []
+        top = target.scripts.get(position((own[0].get("location") or {}) if own else {})[0])
+        in_probe = top is not None and top.url == PROBE_URL
+        # Idle only when nothing ran beneath the probe. Node also runs the inspector's messages from an
+        # interrupt of running JavaScript, so the probe can run (and the pause land) on top of a busy
+        # thread's frames: that thread was busy, and this pause, the probe's frame hidden, is the answer.
+        if in_probe and len(own) == 1:
+            if target.idle is not None and not target.idle.done():
+                target.idle.set_result(True)
+            if target.paused:
+                await self._resume_quietly(target)
+            return
+        if target.idle is not None and not target.idle.done():
+            target.idle.set_result(False)
+        if not target.paused:  # over before it was handled (Node undoes a pause inside its own message loops)
+            return
+        frames = target.frames
+        here = position((frames[0].get("location") or {}) if frames else {})
+        script_id = here[0]
+        hit_natives = [str(h) for h in params.get("hitBreakpoints") or []]
+        user: list[int] = []
+        entry = False
+        for native in hit_natives:
+            if native == target.entry_bp:
+                entry = True
+            elif (bp_id := target.by_native.get(native)) is not None:
+                user.append(bp_id)
+        if entry:
+            for native in await self._breakpoints.bind_mapped(target, script_id):
+                bp_id = target.by_native.get(native)
+                if bp_id is not None and target.native_at.get(native) == here:
+                    user.append(bp_id)  # V8 does not stop again where it is paused: this is the hit
+        at_user_code = target.scripts.is_user_code(*here)
+        on_entry = self.stop_on_entry and target.kind == "main"
+        if on_entry and (entry or reason == "Break on start"):
+            if not at_user_code:  # a loader's start (tsx under --import): stop at the first user script instead
+                await self._breakpoints.ensure_entry_bp(target)
+                await self._resume_quietly(target)
+                return
+            self.stop_on_entry = False
+            user.append(0)
+        elif reason == "Break on start":
+            await self._resume_quietly(target)
+            return
+        stopping = [b for b in user if self._breakpoints.counts(b)]
+        exception = reason in ("exception", "promiseRejection")
+        target.hidden = leading(frames, lambda frame: _internal_frame(target, frame)) if frames else 0
+        if in_probe and frames:
+            target.hidden = max(target.hidden, 1)
+        thread = target.thread_id
+        if exception:
+            event = _exception_event(target, reason)
+        elif stopping:
+            if 0 in stopping:
+                event = StopEvent("entry", thread, "Paused on entry")
+            else:
+                event = StopEvent("breakpoint", thread, "Paused on breakpoint",
+                                  hit_breakpoint_ids=tuple(b for b in stopping if b))
+        elif target.stepping is not None:
+            if not at_user_code:
+                await self._step_on(target, script_id)
+                return
+            event = StopEvent("step", thread, "Paused after step")
+        elif target.pausing:
+            event = StopEvent("pause", thread, "Paused")
+        elif user or entry:
+            await self._resume_quietly(target)  # hits that do not count, or a script's entry
+            return
+        else:
+            event = StopEvent("breakpoint", thread, "Paused on debugger statement", text="debugger statement")
+        target.stepping = None
+        target.steps_on = 0
+        target.pausing = False
+        target.reported = True
+        if target.kind != "main":
+            event = event._replace(thread_name=target.name)
+        target.events.target.on_stopped(event)
+        if self._breakpoints.has_functions:
+            self._life.spawn(self._breakpoints.retry_functions(target))
+
+    async def _step_on(self, target: Target, script_id: str) -> None:
+        """A step ended outside the user's code: step on (out of Node's internals, through a loader's
+        unmapped helpers) until user code, or run on after ``STEP_ON_LIMIT`` steps."""
+        target.steps_on += 1
+        if target.steps_on > STEP_ON_LIMIT:
+            target.stepping = None
+            target.steps_on = 0
+            await self._resume_quietly(target)
+            return
+        script = target.scripts.get(script_id)
+        method = "Debugger.stepInto" if script is not None and not script.internal else "Debugger.stepOut"
+        with contextlib.suppress(AdapterRequestError, AdapterGoneError):
+            await target.run(method)
+
+    @staticmethod
+    async def _resume_quietly(target: Target) -> None:
+        with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
+            await target.run("Debugger.resume")
+
+    # -- the agent's requests -------------------------------------------------------------------------------
+
+    async def resume(self, thread_id: int | None) -> None:
+        if thread_id is None:
+            for target in self._targets.live():
+                if target.paused:
+                    await target.run("Debugger.resume")
+            self._gate.resumed(None)
+            return
+        target = self._targets.get(thread_id)
+        await target.run("Debugger.resume")
+        self._gate.resumed(target.thread_id)
+
+    async def step(self, thread_id: int, kind: StepKind) -> None:
+        target = self._targets.get(thread_id)
+        target.stepping = kind
+        target.steps_on = 0
+        await target.run(_STEPS[kind])
+        self._gate.resumed(target.thread_id)
+
+    async def pause(self, thread_id: int | None) -> None:
+        """Pause at the next statement; when the thread is idle, pause the busy ones among the others;
+        when every one is idle (an idle event loop runs no JavaScript) say so instead of waiting.
+
+        Children and workers being attached are waited for first: each is about to run, and one still
+        held at its start (``waitForDebugger``) evaluates the probe there, which would read as idle."""
+        arrivals = self._targets.arrivals
+        await arrivals.settled(timeouts.INSPECT_S)
+        first = self._targets.get(thread_id)
+        if not await self._pause_one(first):
+            return
+        await arrivals.settled(timeouts.INSPECT_S)  # one announced while the first was probed
+        others = [t for t in self._targets.live() if t is not first and not t.paused and not t.held]
+        stopped = await asyncio.gather(*(self._pause_one(t) for t in others), return_exceptions=True)
+        if not all(result is True for result in stopped) or any(t.reported for t in self._targets.live()):
+            return  # a pause landed, or a thread stopped meanwhile (a child at a breakpoint): that is the answer
+        if arrivals:
+            raise AdapterRequestError("pause", "nothing paused: the running threads are idle and "
+                                               f"{len(arrivals)} child process(es) or worker(s) are still "
+                                               "being attached (they have not run yet); pause again")
+        raise AdapterRequestError("pause", f"nothing to pause: {PAUSE_LIMITS}")
+
+    @staticmethod
+    async def _pause_one(target: Target) -> bool:
+        """Pause one target: True when it was idle (its pause landed in the probe and was resumed)."""
+        target.pausing = True
+        target.idle = asyncio.get_running_loop().create_future()
+        await target.request("Debugger.pause")
+        target.channel.send("Runtime.evaluate", {"expression": f"void 0\n//# sourceURL={PROBE_URL}", "silent": True})
+        try:
+            idle = await asyncio.wait_for(asyncio.shield(target.idle), timeouts.INSPECT_S)
+        except asyncio.TimeoutError:
+            return False
+        if idle:
+            target.pausing = False
+        return idle
+
+
+def _internal_frame(target: Target, frame: dict[str, Any]) -> bool:
+    script = target.scripts.get(str((frame.get("location") or {}).get("scriptId")))
+    return script is None or script.internal
+
+
+def _exception_event(target: Target, reason: str) -> StopEvent:
+    detail = target.exception_detail()
+    kind = "promise rejection" if reason == "promiseRejection" else "exception"
+    uncaught = bool((target.pause_data or {}).get("uncaught"))
+    text = f"{detail.type}: {detail.message}" if detail else None
+    return StopEvent("exception", target.thread_id, f"Paused on {'uncaught ' if uncaught else ''}{kind}", text=text)

@@ -1,0 +1,128 @@
+"""Breakpoints over a fake V8: a group is diffed against what is set (unchanged ones keep their V8 ids
+and hit counts), refused ones are tried again, a mapped file says why it is not bound."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from polydbg.backends.base import FunctionBreakpoint, SourceBreakpoint
+from polydbg.backends.node.breakpoints import function_key, line_key, needs_map
+from tests.unit.backends.node.fakev8 import Session
+
+APP = "/tmp/app/main.js"
+
+
+@pytest.fixture
+async def session() -> AsyncIterator[Session]:
+    made = Session()
+    yield made
+    await made.close()
+
+
+def _v8_sets(session: Session) -> list[dict[str, Any]]:
+    return [params for method, params in session.v8.calls if method == "Debugger.setBreakpointByUrl"]
+
+
+async def test_an_unchanged_breakpoint_stays_set_and_a_changed_one_is_set_again(session: Session) -> None:
+    first = await session.breakpoints.set_breakpoints(APP, [SourceBreakpoint(1, 3), SourceBreakpoint(2, 5)])
+    assert [(r.verified, r.line) for r in first] == [(True, 3), (True, 5)]
+    session.v8.calls.clear()
+    again = await session.breakpoints.set_breakpoints(APP, [SourceBreakpoint(1, 3),
+                                                            SourceBreakpoint(2, 5, condition="i > 1"),
+                                                            SourceBreakpoint(3, 9)])
+    assert [r.line for r in again] == [3, 5, 9]
+    assert session.v8.calls[0] == ("Debugger.removeBreakpoint", {"breakpointId": "bp2"})
+    assert [(p["lineNumber"], p.get("condition")) for p in _v8_sets(session)] == [(4, "i > 1"), (8, None)]
+    assert session.main.by_native == {"bp1": 1, "bp3": 2, "bp4": 3}
+
+
+async def test_a_kept_breakpoint_keeps_its_hit_count(session: Session) -> None:
+    spec = SourceBreakpoint(1, 3, hit_condition="2")
+    await session.breakpoints.set_breakpoints(APP, [spec])
+    assert not session.breakpoints.counts(1)  # the first hit
+    await session.breakpoints.set_breakpoints(APP, [spec, SourceBreakpoint(2, 7)])
+    assert session.breakpoints.counts(1)  # the second: counted on, not from zero
+
+
+async def test_removed_breakpoints_are_removed_from_v8(session: Session) -> None:
+    await session.breakpoints.set_breakpoints(APP, [SourceBreakpoint(1, 3), SourceBreakpoint(2, 5)])
+    session.v8.calls.clear()
+    assert await session.breakpoints.set_breakpoints(APP, []) == []
+    assert sorted(params["breakpointId"] for _, params in session.v8.calls) == ["bp1", "bp2"]
+    assert session.main.by_native == {}
+    assert not session.breakpoints.counts(1)
+
+
+async def test_breakpoints_that_trade_ids_keep_their_places(session: Session) -> None:
+    await session.breakpoints.set_breakpoints(APP, [SourceBreakpoint(1, 3), SourceBreakpoint(2, 5)])
+    session.v8.calls.clear()
+    results = await session.breakpoints.set_breakpoints(APP, [SourceBreakpoint(2, 3), SourceBreakpoint(1, 5)])
+    assert session.v8.calls == []
+    assert [r.line for r in results] == [3, 5]
+    assert session.main.by_native == {"bp1": 2, "bp2": 1}
+
+
+async def test_a_refused_condition_is_checked_again_when_sent_again(session: Session) -> None:
+    session.main.context_id = 1
+    session.v8.answers["Runtime.compileScript"] = {"exceptionDetails": {"exception": {
+        "description": "SyntaxError: Unexpected token ')'\n    at x"}}}
+    spec = SourceBreakpoint(1, 3, condition="i >")
+    [refused] = await session.breakpoints.set_breakpoints(APP, [spec])
+    assert not refused.verified
+    assert refused.message == ("condition 'i >' is not a JavaScript expression (SyntaxError: Unexpected token ')'); "
+                               "the breakpoint was not set")
+    del session.v8.answers["Runtime.compileScript"]
+    [placed] = await session.breakpoints.set_breakpoints(APP, [spec])
+    assert placed.verified and [p["condition"] for p in _v8_sets(session)] == ["i >"]
+
+
+async def test_a_hit_condition_that_is_not_one_is_refused(session: Session) -> None:
+    [result] = await session.breakpoints.set_breakpoints(APP, [SourceBreakpoint(1, 3, hit_condition="often")])
+    assert not result.verified and "hit_condition 'often' is not understood" in (result.message or "")
+    assert _v8_sets(session) == []
+
+
+async def test_a_logpoint_is_a_condition_that_logs(session: Session) -> None:
+    await session.breakpoints.set_breakpoints(APP, [SourceBreakpoint(1, 3, log_message="i={i}")])
+    [params] = _v8_sets(session)
+    assert params["condition"].startswith('(console.log("i=%s", ') and params["condition"].endswith(", false)")
+
+
+async def test_a_mapped_file_without_a_loaded_map_says_which_map_could_not_be_read(session: Session) -> None:
+    session.main.scripts.parsed({"scriptId": "9", "url": "file:///nonexistent/dist/a.js", "sourceMapURL": "a.js.map"})
+    [result] = await session.breakpoints.set_breakpoints("/nonexistent/src/a.ts", [SourceBreakpoint(1, 2)])
+    assert not result.verified
+    assert result.message == (
+        "not bound yet: no loaded script maps to this file; it binds when the module that does loads (the source "
+        "map of /nonexistent/dist/a.js could not be read: cannot read source map /nonexistent/dist/a.js.map: "
+        "No such file or directory)")
+    entry = [p for p in _v8_sets(session) if "urlRegex" in p]
+    assert len(entry) == 1 and session.main.entry_bp == "bp1"
+
+
+async def test_an_unchanged_function_breakpoint_is_not_looked_up_again(session: Session) -> None:
+    session.v8.answers["Runtime.evaluate"] = {"result": {"type": "function", "objectId": "f1"}}
+    session.v8.answers["Runtime.getProperties"] = {"internalProperties": [
+        {"name": "[[FunctionLocation]]", "value": {"value": {"scriptId": "7", "lineNumber": 10}}}]}
+    [result] = await session.breakpoints.set_function_breakpoints([FunctionBreakpoint(4, "add")])
+    assert result.verified and result.line == 11
+    session.v8.calls.clear()
+    [again] = await session.breakpoints.set_function_breakpoints([FunctionBreakpoint(4, "add")])
+    assert again == result and session.v8.calls == []
+    await session.breakpoints.set_function_breakpoints([])
+    assert session.v8.calls == [("Debugger.removeBreakpoint", {"breakpointId": "bp1"})]
+
+
+def test_keys_are_everything_but_the_id() -> None:
+    assert line_key(SourceBreakpoint(1, 3, "c", "2", "m")) == line_key(SourceBreakpoint(9, 3, "c", "2", "m"))
+    assert line_key(SourceBreakpoint(1, 3)) != line_key(SourceBreakpoint(1, 3, log_message="m"))
+    assert function_key(FunctionBreakpoint(1, "f")) != function_key(FunctionBreakpoint(1, "f", hit_condition="2"))
+
+
+@pytest.mark.parametrize(("path", "mapped"), [("a.js", False), ("A.MJS", False), ("b.cjs", False), ("c.jsx", False),
+                                              ("d.ts", True), ("e.tsx", True), ("f.coffee", True)])
+def test_files_other_than_javascript_need_a_source_map(path: str, mapped: bool) -> None:
+    assert needs_map(path) is mapped

@@ -1,0 +1,75 @@
+"""What a ``Debugger.paused`` becomes, over a fake V8: a hit that does not count resumes unseen, one
+that counts is a stop naming its breakpoint; a pause of an idle program says so."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import pytest
+
+from polydbg.backends.base import SourceBreakpoint, StopEvent
+from polydbg.backends.node.stops import PROBE_URL
+from polydbg.errors import AdapterRequestError
+from tests.unit.backends.node.fakev8 import Session
+
+
+@pytest.fixture
+async def session() -> AsyncIterator[Session]:
+    made = Session()
+    await made.v8.event("Debugger.scriptParsed", {"scriptId": "7", "url": "file:///tmp/app/main.js"})
+    yield made
+    await made.close()
+
+
+def _paused(script: str, line: int, hit: list[str], reason: str = "other") -> dict[str, Any]:
+    frame = {"callFrameId": "f0", "functionName": "main", "location": {"scriptId": script, "lineNumber": line}}
+    return {"callFrames": [frame], "reason": reason, "hitBreakpoints": hit}
+
+
+def _stops(session: Session) -> list[StopEvent]:
+    return [value for kind, value in session.listener.events if kind == "stopped"]
+
+
+async def test_a_hit_that_does_not_count_resumes_and_the_one_that_counts_stops(session: Session) -> None:
+    await session.breakpoints.set_breakpoints("/tmp/app/main.js", [SourceBreakpoint(1, 3, hit_condition="2")])
+    with anyio.fail_after(5):
+        await session.v8.event("Debugger.paused", _paused("7", 2, ["bp1"]))
+        await session.v8.wait_for("Debugger.resume")
+        await session.v8.event("Debugger.resumed", {})
+        assert _stops(session) == []
+        await session.v8.event("Debugger.paused", _paused("7", 2, ["bp1"]))
+        await session.listener.stopped.wait()
+    [stop] = _stops(session)
+    assert (stop.reason, stop.thread_id, stop.hit_breakpoint_ids) == ("breakpoint", 1, (1,))
+    assert session.main.stack_trace(0, 10)[0][0][1:3] == ("/tmp/app/main.js", 3)
+
+
+async def test_a_debugger_statement_stops(session: Session) -> None:
+    with anyio.fail_after(5):
+        await session.v8.event("Debugger.paused", _paused("7", 0, []))
+        await session.listener.stopped.wait()
+    [stop] = _stops(session)
+    assert (stop.reason, stop.description, stop.text) == ("breakpoint", "Paused on debugger statement",
+                                                          "debugger statement")
+
+
+async def test_the_start_is_not_a_stop(session: Session) -> None:
+    with anyio.fail_after(5):
+        await session.v8.event("Debugger.paused", _paused("7", 0, [], reason="Break on start"))
+        await session.v8.wait_for("Debugger.resume")
+    assert _stops(session) == []
+
+
+async def test_a_pause_of_an_idle_program_says_so(session: Session) -> None:
+    async def probe_pauses(_params: dict[str, Any]) -> None:
+        await session.v8.event("Debugger.scriptParsed", {"scriptId": "99", "url": PROBE_URL})
+        await session.v8.event("Debugger.paused", _paused("99", 0, [], reason="other"))
+
+    session.v8.after["Runtime.evaluate"] = probe_pauses
+    with anyio.fail_after(5), pytest.raises(AdapterRequestError, match="nothing to pause: no JavaScript was running"):
+        await session.stops.pause(None)
+    assert session.v8.methods() == ["Debugger.pause", "Runtime.evaluate", "Runtime.releaseObjectGroup",
+                                    "Debugger.resume"]
+    assert _stops(session) == []

@@ -1,0 +1,42 @@
+"""Pure helpers around RemoteObjects: an exception's one line, a value passed back, module clutter,
+and the source maps that could not be read."""
+
+from __future__ import annotations
+
+from polydbg.backends.base import Variable
+from polydbg.backends.node.inspection import is_noise
+from polydbg.backends.node.scripts import Scripts
+from polydbg.backends.node.values import call_argument, exception_text
+
+
+def test_an_exception_reads_as_its_first_line() -> None:
+    assert exception_text({"exception": {"description": "TypeError: x is undefined\n    at f (a.js:1)"}}) == \
+        "TypeError: x is undefined"
+    assert exception_text({"exception": {"type": "number", "value": 3, "description": ""}}) == "3"
+    assert exception_text({"text": "Uncaught"}) == "Uncaught"
+    assert exception_text({}) == "exception"
+
+
+def test_a_value_passed_back_to_v8() -> None:
+    assert call_argument({"type": "object", "objectId": "o1"}) == {"objectId": "o1"}
+    assert call_argument({"type": "number", "unserializableValue": "NaN"}) == {"unserializableValue": "NaN"}
+    assert call_argument({"type": "undefined"}) == {}
+    assert call_argument({"type": "string", "value": "s"}) == {"value": "s"}
+
+
+def test_module_clutter_is_noise() -> None:
+    assert is_noise(Variable("require", "ƒ require(path)", "function"))
+    assert is_noise(Variable("__vite_ssr_import_0__", "{…}", "Object"))
+    assert not is_noise(Variable("module", "3", "number"))  # a local the user named so
+    assert not is_noise(Variable("total", "3", "number"))
+
+
+def test_unreadable_source_maps_are_named() -> None:
+    scripts = Scripts()
+    assert scripts.map_problems() == ""
+    scripts.parsed({"scriptId": "1", "url": "file:///nowhere/a.js", "sourceMapURL": "a.js.map"})
+    scripts.parsed({"scriptId": "2", "url": "file:///nowhere/node_modules/b.js", "sourceMapURL": "b.js.map"})
+    assert scripts.map_problems() == (" (the source map of /nowhere/a.js could not be read: cannot read source map "
+                                      "/nowhere/a.js.map: No such file or directory)")
+    scripts.parsed({"scriptId": "3", "url": "file:///nowhere/c.js", "sourceMapURL": "data:,{"})
+    assert scripts.map_problems().startswith(" (the source maps of 2 loaded scripts could not be read; /nowhere/a.js")
