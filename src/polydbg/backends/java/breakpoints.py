@@ -49,6 +49,7 @@ def line_key(spec: SourceBreakpoint) -> Hashable:
 
 
 def result_of(entry: Placed[LineBp]) -> BreakpointResult:
+    """What to report for a breakpoint: a set one's own result (it changes as its classes load), else the refusal."""
     return entry.handle.result if entry.handle is not None else entry.result
 
 
@@ -73,14 +74,15 @@ class LineBreakpoints:
         package = self._sources.package_of(path)
         self._sources.add_file_root(path, package)
         plan = bpdiff.plan(self._files.pop(path, []), specs, line_key)
-        for entry in plan.delete:
-            if entry.handle is not None:
-                await self._remove(entry.handle)
         for spec, kept in zip(specs, plan.keep, strict=True):
             if kept is not None and kept.handle is not None:
                 kept.handle.spec = spec  # the same breakpoint (its id may be new)
-        inserted = [await self._place(spec, path, package) for spec in plan.to_insert(specs)]
-        entries = self._files[path] = bpdiff.merge(plan.keep, inserted)
+        fresh = [self._new(spec, path, package) for spec in plan.to_insert(specs)]
+        entries = self._files[path] = bpdiff.merge(plan.keep, fresh)  # a class loading meanwhile binds them too
+        await self._remove([entry.handle for entry in plan.delete if entry.handle is not None])
+        for entry in fresh:
+            if entry.handle is not None:
+                await self._bind_loaded(entry.handle)
         name = os.path.basename(path)
         if specs and name not in self._prepare_requests:
             modifiers = self._vm.client.writer().u1(Modifier.SOURCE_NAME_MATCH).string(name).bytes()
@@ -89,7 +91,10 @@ class LineBreakpoints:
             await self._scan_loaded(name)  # may bind what was reported unbound above
         return [result_of(entry) for entry in entries]
 
-    async def _place(self, spec: SourceBreakpoint, path: str, package: str) -> Placed[LineBp]:
+    @staticmethod
+    def _new(spec: SourceBreakpoint, path: str, package: str) -> Placed[LineBp]:
+        """A breakpoint to set, or its refusal (an expression that does not parse, a hit condition that
+        is not one)."""
         problem = expression_problem(spec.condition, spec.log_message)
         if problem:
             return Placed(line_key(spec), None, BreakpointResult(False, message=problem))
@@ -97,13 +102,15 @@ class LineBreakpoints:
             counter = hits.HitCounter.of(spec.hit_condition)
         except ValueError:
             return Placed(line_key(spec), None, hits.refusal(str(spec.hit_condition)))
-        bp = LineBp(spec, path, package, counter=counter)
+        return Placed(line_key(spec), LineBp(spec, path, package, counter=counter), BreakpointResult(False))
+
+    async def _bind_loaded(self, bp: LineBp) -> None:
+        """Set a new breakpoint in the file's classes known to be loaded."""
         for cls in list(self._vm.classes.by_id.values()):
-            if cls.source is not None and matches_file(cls, path, package):
+            if cls.source is not None and matches_file(cls, bp.file, bp.package):
                 await self._bind_in(bp, cls)
         if not bp.result.verified:
             bp.result = BreakpointResult(False, message=NOT_BOUND)
-        return Placed(line_key(spec), bp, bp.result)
 
     async def _scan_loaded(self, source_name: str) -> None:
         """Classes of the file loaded before its ClassPrepare request existed (a breakpoint added later);
@@ -140,9 +147,12 @@ class LineBreakpoints:
                 if bp.result.verified and not was:
                     self._changed(bp.spec.id, bp.result)
 
-    async def _remove(self, bp: LineBp) -> None:
-        for request in bp.requests:
+    async def _remove(self, doomed: list[LineBp]) -> None:
+        """Clear breakpoints no spec wants (no hit of theirs counts from now on)."""
+        requests = [request for bp in doomed for request in bp.requests]
+        for request in requests:
             self._by_request.pop(request, None)
+        for request in requests:
             await self._vm.clear_request(EventKind.BREAKPOINT, request)
 
     async def hit(self, request_id: int, thread: int) -> tuple[int, str] | None:
