@@ -17,11 +17,12 @@ import re
 from collections.abc import Awaitable, Callable
 
 from polydbg.backends.base import AttachSpec
+from polydbg.backends.java import sources
 from polydbg.backends.java import vm as jvm
+from polydbg.backends.kit import timeouts
 from polydbg.errors import AdapterGoneError, AdapterRequestError, UsageError
 from polydbg.jdwp.codec import CommandSet
 
-HANDSHAKE_TIMEOUT_S = 5.0
 AGENT = "-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:PORT"
 _OPTIONS = re.compile(r"(?:-agentlib:jdwp=|-Xrunjdwp:)(\S+)")
 _ENVIRONMENT = ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS")
@@ -81,7 +82,7 @@ Handshake = Callable[[asyncio.StreamReader, asyncio.StreamWriter, float], Awaita
 async def connect(host: str, port: int, timeout_s: float, handshake: Handshake) -> None:
     """Connect to the agent at ``host:port`` and ``handshake`` on it; each failure says what to do."""
     where = f"{host}:{port}"
-    wait = min(timeout_s, HANDSHAKE_TIMEOUT_S)
+    wait = min(timeout_s, timeouts.HANDSHAKE_S)
     try:
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), wait)
     except ConnectionRefusedError as exc:
@@ -104,11 +105,10 @@ async def connect(host: str, port: int, timeout_s: float, handshake: Handshake) 
 
 async def suspended_at_start(vm: jvm.Vm) -> bool:
     """Whether the JVM waits at its start for a debugger (``suspend=y``): every thread is suspended."""
-    client = vm.client
-    reply = await client.request(CommandSet.VM, 4, b"", "VirtualMachine.AllThreads", jvm.INSPECT_TIMEOUT_S)
+    reply = await vm.request(CommandSet.VM, 4, b"", "VirtualMachine.AllThreads")
     ids = [reply.object_id() for _ in range(reply.i4())]
-    counts = await asyncio.gather(*(client.request(CommandSet.THREAD_REFERENCE, 12, client.writer().object_id(
-        t).bytes(), "ThreadReference.SuspendCount", jvm.INSPECT_TIMEOUT_S) for t in ids), return_exceptions=True)
+    counts = await asyncio.gather(*(vm.request(CommandSet.THREAD_REFERENCE, 12, vm.client.writer().object_id(
+        t).bytes(), "ThreadReference.SuspendCount") for t in ids), return_exceptions=True)
     numbers = [c.i4() for c in counts if not isinstance(c, BaseException)]
     return bool(numbers) and all(n > 0 for n in numbers)
 
@@ -127,28 +127,13 @@ async def source_roots(vm: jvm.Vm, spec: AttachSpec) -> list[str]:
             directories.insert(0, os.readlink(f"/proc/{spec.pid}/cwd"))
     for directory in directories:
         roots += [directory, os.path.join(directory, "src", "main", "java")]
-    reply = await vm.client.request(CommandSet.VM, 13, b"", "VirtualMachine.ClassPaths", jvm.INSPECT_TIMEOUT_S)
+    reply = await vm.request(CommandSet.VM, 13, b"", "VirtualMachine.ClassPaths")
     base = reply.string()
     paths = [reply.string() for _ in range(reply.i4())]
     for path in paths:
         entry = os.path.join(base, path)
         roots.append(entry)
         if os.path.isdir(entry):
-            roots += sources_near(entry)
+            roots += sources.sources_near(entry)
     return [root for root in dict.fromkeys(roots) if os.path.isdir(root)]
 
-
-def sources_near(classes: str) -> list[str]:
-    """Source roots beside a class-path directory: ``out/``, ``bin/`` or ``classes/`` next to ``src/``
-    or ``src/main/java``, Maven's ``target/classes``, Gradle's ``build/classes/java/main``."""
-    found = []
-    parent = os.path.abspath(classes)
-    for depth in range(4):
-        parent = os.path.dirname(parent)
-        candidates = [os.path.join(parent, "src", "main", "java"), os.path.join(parent, "src", "main", "kotlin")]
-        if depth == 0:
-            candidates.append(os.path.join(parent, "src"))
-        found += [candidate for candidate in candidates if os.path.isdir(candidate)]
-        if found:
-            break
-    return found

@@ -8,11 +8,11 @@ import os
 from dataclasses import dataclass, field
 
 from polydbg.backends.java.kotlin import Smap, parse_smap
+from polydbg.backends.kit import timeouts
 from polydbg.jdwp.client import JdwpClient, JdwpRequestError
 from polydbg.jdwp.codec import CommandSet, Location, TypeTag
 
 ABSENT_INFORMATION = 101
-INSPECT_TIMEOUT_S = 10.0
 STATIC = 0x0008
 SYNTHETIC = 0xF0000000 | 0x1000
 
@@ -138,14 +138,14 @@ class Classes:
         found = self.by_id.get(class_id)
         if found is None:
             reply = await self.client.request(CommandSet.REFERENCE_TYPE, 1, self.client.writer().reference_type(
-                class_id).bytes(), "ReferenceType.Signature", INSPECT_TIMEOUT_S)
+                class_id).bytes(), "ReferenceType.Signature", timeouts.INSPECT_S)
             found = self.known(class_id, TypeTag.CLASS, reply.string())
         return found
 
     async def named(self, signature: str) -> JavaClass | None:
         """The loaded class of ``signature`` (the first loader's); None while no loader has loaded it."""
         reply = await self.client.request(CommandSet.VM, 2, self.client.writer().string(signature).bytes(),
-                                          "VirtualMachine.ClassesBySignature", INSPECT_TIMEOUT_S)
+                                          "VirtualMachine.ClassesBySignature", timeouts.INSPECT_S)
         found = None
         for _ in range(reply.i4()):
             tag, class_id = reply.u1(), reply.reference_type()
@@ -158,7 +158,7 @@ class Classes:
             cls.source_asked = True
             try:
                 reply = await self.client.request(CommandSet.REFERENCE_TYPE, 7, self.client.writer().reference_type(
-                    cls.id).bytes(), "ReferenceType.SourceFile", INSPECT_TIMEOUT_S)
+                    cls.id).bytes(), "ReferenceType.SourceFile", timeouts.INSPECT_S)
                 cls.source = reply.string()
             except JdwpRequestError:
                 cls.source = None
@@ -171,7 +171,7 @@ class Classes:
             if (await self.source(cls) or "").endswith(".kt"):
                 try:
                     reply = await self.client.request(CommandSet.REFERENCE_TYPE, 12, self.client.writer(
-                    ).reference_type(cls.id).bytes(), "ReferenceType.SourceDebugExtension", INSPECT_TIMEOUT_S)
+                    ).reference_type(cls.id).bytes(), "ReferenceType.SourceDebugExtension", timeouts.INSPECT_S)
                     cls.smap = parse_smap(reply.string())
                 except JdwpRequestError:  # none (ABSENT_INFORMATION)
                     cls.smap = None
@@ -192,7 +192,7 @@ class Classes:
     async def methods(self, cls: JavaClass) -> dict[int, Method]:
         if cls.methods is None:
             reply = await self.client.request(CommandSet.REFERENCE_TYPE, 5, self.client.writer().reference_type(
-                cls.id).bytes(), "ReferenceType.Methods", INSPECT_TIMEOUT_S)
+                cls.id).bytes(), "ReferenceType.Methods", timeouts.INSPECT_S)
             methods = {}
             for _ in range(reply.i4()):
                 method = Method(reply.method_id(), reply.string(), reply.string(), reply.i4())
@@ -208,7 +208,7 @@ class Classes:
         if method.lines is None:
             try:
                 reply = await self.client.request(CommandSet.METHOD, 1, self.client.writer().reference_type(
-                    cls.id).method_id(method.id).bytes(), "Method.LineTable", INSPECT_TIMEOUT_S)
+                    cls.id).method_id(method.id).bytes(), "Method.LineTable", timeouts.INSPECT_S)
                 reply.i8()
                 reply.i8()
                 method.lines = sorted((reply.i8(), reply.i4()) for _ in range(reply.i4()))
@@ -220,7 +220,7 @@ class Classes:
         if method.variables is None:
             try:
                 reply = await self.client.request(CommandSet.METHOD, 2, self.client.writer().reference_type(
-                    cls.id).method_id(method.id).bytes(), "Method.VariableTable", INSPECT_TIMEOUT_S)
+                    cls.id).method_id(method.id).bytes(), "Method.VariableTable", timeouts.INSPECT_S)
                 reply.i4()  # argument slots
                 method.variables = [Variable(reply.i8(), reply.string(), reply.string(), reply.i4(), reply.i4())
                                     for _ in range(reply.i4())]
@@ -236,7 +236,7 @@ class Classes:
         """The class's own fields, then its superclasses' (synthetic ones left out)."""
         if cls.fields is None:
             reply = await self.client.request(CommandSet.REFERENCE_TYPE, 4, self.client.writer().reference_type(
-                cls.id).bytes(), "ReferenceType.Fields", INSPECT_TIMEOUT_S)
+                cls.id).bytes(), "ReferenceType.Fields", timeouts.INSPECT_S)
             own = [Field(reply.field_id(), reply.string(), reply.string(), reply.i4()) for _ in range(reply.i4())]
             own = [f for f in own if not f.modifiers & SYNTHETIC and not f.name.startswith("this$")]
             inherited: list[Field] = []
@@ -250,14 +250,14 @@ class Classes:
     async def outer_field(self, cls: JavaClass) -> int | None:
         """The id of an inner class's ``this$0`` (its enclosing object; ``fields`` leaves it out)."""
         reply = await self.client.request(CommandSet.REFERENCE_TYPE, 4, self.client.writer().reference_type(
-            cls.id).bytes(), "ReferenceType.Fields", INSPECT_TIMEOUT_S)
+            cls.id).bytes(), "ReferenceType.Fields", timeouts.INSPECT_S)
         own = [Field(reply.field_id(), reply.string(), reply.string(), reply.i4()) for _ in range(reply.i4())]
         return next((f.id for f in own if f.name == "this$0"), None)
 
     async def superclass(self, cls: JavaClass) -> JavaClass | None:
         if cls.superclass is None:
             reply = await self.client.request(CommandSet.CLASS_TYPE, 1, self.client.writer().reference_type(
-                cls.id).bytes(), "ClassType.Superclass", INSPECT_TIMEOUT_S)
+                cls.id).bytes(), "ClassType.Superclass", timeouts.INSPECT_S)
             cls.superclass = reply.reference_type()
         return await self.get(cls.superclass) if cls.superclass else None
 

@@ -87,7 +87,7 @@ async def run(vm: jvm.Vm, text: str, context: Context) -> str:
 
 
 async def _version(vm: jvm.Vm) -> str:
-    reply = await vm.client.request(CommandSet.VM, 1, b"", "VirtualMachine.Version", jvm.INSPECT_TIMEOUT_S)
+    reply = await vm.request(CommandSet.VM, 1, b"", "VirtualMachine.Version")
     description, major, minor, version, name = reply.string(), reply.i4(), reply.i4(), reply.string(), reply.string()
     return f"{name} {version} (JDWP {major}.{minor})\n{description}"
 
@@ -161,16 +161,15 @@ async def _fields(vm: jvm.Vm, cls: JavaClass) -> str:
 
 async def _threads(vm: jvm.Vm, context: Context) -> str:
     client = vm.client
-    reply = await client.request(CommandSet.VM, 4, b"", "VirtualMachine.AllThreads", jvm.INSPECT_TIMEOUT_S)
+    reply = await vm.request(CommandSet.VM, 4, b"", "VirtualMachine.AllThreads")
     ids = [reply.object_id() for _ in range(reply.i4())]
 
     async def one(thread: int) -> str:
         data = client.writer().object_id(thread).bytes()
         name, status, count = await asyncio.gather(
-            client.request(CommandSet.THREAD_REFERENCE, 1, data, "ThreadReference.Name", jvm.INSPECT_TIMEOUT_S),
-            client.request(CommandSet.THREAD_REFERENCE, 4, data, "ThreadReference.Status", jvm.INSPECT_TIMEOUT_S),
-            client.request(CommandSet.THREAD_REFERENCE, 12, data, "ThreadReference.SuspendCount",
-                           jvm.INSPECT_TIMEOUT_S))
+            vm.request(CommandSet.THREAD_REFERENCE, 1, data, "ThreadReference.Name"),
+            vm.request(CommandSet.THREAD_REFERENCE, 4, data, "ThreadReference.Status"),
+            vm.request(CommandSet.THREAD_REFERENCE, 12, data, "ThreadReference.SuspendCount"))
         state, suspended = status.i4(), status.i4()
         mark = "*" if thread == context.stopped_thread else " "
         return (f"{mark} {context.thread_id(thread):>3}  {name.string():<24} {_STATUS.get(state, 'not started')}"
@@ -183,7 +182,7 @@ async def _threads(vm: jvm.Vm, context: Context) -> str:
 
 
 async def _classpath(vm: jvm.Vm) -> str:
-    reply = await vm.client.request(CommandSet.VM, 13, b"", "VirtualMachine.ClassPaths", jvm.INSPECT_TIMEOUT_S)
+    reply = await vm.request(CommandSet.VM, 13, b"", "VirtualMachine.ClassPaths")
     base = reply.string()
     paths = [reply.string() for _ in range(reply.i4())]
     boot = [reply.string() for _ in range(reply.i4())]

@@ -89,11 +89,10 @@ class MethodBreakpoints:
         self._prepares: list[int] = []
 
     async def replace(self, specs: list[FunctionBreakpoint], started: bool) -> list[BreakpointResult]:
-        client = self._vm.client
         old = self._bps
         for request in self._by_request:
-            await jvm.clear_request(client, EventKind.BREAKPOINT, request)
-        await jvm.clear_prepares(client, self._prepares)
+            await self._vm.clear_request(EventKind.BREAKPOINT, request)
+        await jvm.clear_prepares(self._vm, self._prepares)
         self._bps, self._by_request, self._prepares = {}, {}, []
         loaded = await jvm.loaded_classes(self._vm) if started and specs else []
         results = []
@@ -122,7 +121,7 @@ class MethodBreakpoints:
         if None in qualifiers:
             qualifiers = {None}  # every non-JDK class covers the named ones too
         for qualifier in sorted(qualifiers, key=str):
-            self._prepares.extend(await jvm.prepare_requests(client, qualifier))
+            self._prepares.extend(await jvm.prepare_requests(self._vm, qualifier))
         return results
 
     async def class_loaded(self, cls: JavaClass) -> None:
@@ -172,7 +171,7 @@ class MethodBreakpoints:
                 continue
             where = Location(cls.tag, cls.id, method.id, table[0][0])
             modifiers = client.writer().u1(Modifier.LOCATION_ONLY).location(where).bytes()
-            request = await jvm.event_request(client, EventKind.BREAKPOINT, Suspend.ALL, modifiers, 1)
+            request = await self._vm.event_request(EventKind.BREAKPOINT, Suspend.ALL, modifiers, 1)
             bp.requests[request] = where
             self._by_request[request] = bp.spec.id
             bp.bound.append(describe(cls, method))

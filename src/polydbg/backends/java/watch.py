@@ -88,11 +88,10 @@ class FieldWatches:
     # -- setting ------------------------------------------------------------------------------------
 
     async def replace(self, specs: list[DataBreakpoint], at: FrameAt | None) -> list[BreakpointResult]:
-        client = self._vm.client
         for watch in self._watches.values():
             for request, kind in zip(watch.requests, kinds(watch.spec.access), strict=False):
-                await jvm.clear_request(client, kind, request)
-        await jvm.clear_prepares(client, self._prepares)
+                await self._vm.clear_request(kind, request)
+        await jvm.clear_prepares(self._vm, self._prepares)
         self._watches, self._by_request, self._prepares = {}, {}, []
         pending: set[str] = set()
         for spec in specs:
@@ -112,7 +111,7 @@ class FieldWatches:
                 continue
             await self._set(watch, target)
         for qualifier in sorted(pending):
-            self._prepares.extend(await jvm.prepare_requests(client, qualifier))
+            self._prepares.extend(await jvm.prepare_requests(self._vm, qualifier))
         return [watch.result for watch in self._watches.values()]
 
     async def _set(self, watch: FieldWatch, target: Target) -> None:
@@ -124,7 +123,7 @@ class FieldWatches:
             count += 1
         try:
             for kind in kinds(watch.spec.access):
-                request = await jvm.event_request(client, kind, Suspend.ALL, writer.bytes(), count)
+                request = await self._vm.event_request(kind, Suspend.ALL, writer.bytes(), count)
                 watch.requests.append(request)
                 self._by_request[request] = watch.spec.id
         except JdwpRequestError as exc:
@@ -272,9 +271,8 @@ class FieldWatches:
         _, method = await self._vm.classes.method(where.class_id, where.method_id)
         if method is None or method.is_static:
             return None
-        client = self._vm.client
-        reply = await client.request(CommandSet.STACK_FRAME, 3, client.writer().object_id(thread).frame_id(
-            frame_id).bytes(), "StackFrame.ThisObject", jvm.INSPECT_TIMEOUT_S)
+        reply = await self._vm.request(CommandSet.STACK_FRAME, 3, self._vm.client.writer().object_id(thread).frame_id(
+            frame_id).bytes(), "StackFrame.ThisObject")
         return reply.value()
 
     async def _local(self, name: str, at: FrameAt) -> Value | None:
@@ -285,11 +283,9 @@ class FieldWatches:
             return None
         for variable in await classes.variables(cls, method):
             if variable.name == name and variable.visible_at(where.code_index):
-                client = self._vm.client
                 tag = Tag.ARRAY if variable.signature.startswith("[") else ord(variable.signature[0])
-                writer = client.writer().object_id(thread).frame_id(frame_id).i4(1).i4(variable.slot).u1(tag)
-                reply = await client.request(CommandSet.STACK_FRAME, 1, writer.bytes(), "StackFrame.GetValues",
-                                             jvm.INSPECT_TIMEOUT_S)
+                writer = self._vm.client.writer().object_id(thread).frame_id(frame_id).i4(1).i4(variable.slot).u1(tag)
+                reply = await self._vm.request(CommandSet.STACK_FRAME, 1, writer.bytes(), "StackFrame.GetValues")
                 reply.i4()
                 return reply.value()
         return None

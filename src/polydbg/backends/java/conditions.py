@@ -1,0 +1,69 @@
+"""What a breakpoint hit does beyond stopping, decided by polydbg (JDWP has no conditions of its own):
+a condition evaluated in the hit's frame, a logpoint's message with each ``{expression}`` in it.
+
+The expressions are Java (the subset expr.py parses, run by evaluator.py); a condition or an
+interpolation that does not parse refuses the breakpoint when it is set, so only a failure at run
+time remains: a condition that cannot be evaluated stops, saying why (a broken condition must not
+pass silently); an interpolation that fails reads ``<error: …>`` in the logged line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from polydbg.backends.java import expr
+from polydbg.backends.java.threads import Threads
+from polydbg.backends.java.vm import Vm
+from polydbg.errors import AdapterRequestError, AdapterTimeoutError
+
+INTERPOLATION = re.compile(r"\{([^{}]+)\}")
+
+
+def expression_problem(condition: str | None, log_message: str | None) -> str | None:
+    """Why a condition or a logpoint's ``{expression}`` cannot be evaluated (the breakpoint is not set)."""
+    checks = [("condition", condition)] if condition else []
+    checks += [(f"{{{e}}} in log_message", e) for e in INTERPOLATION.findall(log_message or "")]
+    for what, text in checks:
+        try:
+            expr.parse(text or "")
+        except expr.ParseError as exc:
+            return f"{what} {text!r} is not evaluable Java: {exc}; the breakpoint was not set"
+    return None
+
+
+def reason(exc: Exception) -> str:
+    return exc.message if isinstance(exc, AdapterRequestError) else str(exc)
+
+
+class Conditions:
+    def __init__(self, vm: Vm, threads: Threads, output: Callable[[str, str], None]) -> None:
+        self._vm = vm
+        self._threads = threads
+        self._output = output
+
+    async def holds(self, condition: str | None, thread: int) -> bool | str:
+        """A condition's verdict at a hit on ``thread`` (True without one), or why it could not be evaluated."""
+        if not condition:
+            return True
+        try:
+            return await self._vm.evaluator.truth(condition, self._threads.scope(thread, 0, None))
+        except (AdapterRequestError, AdapterTimeoutError) as exc:
+            return f"its condition {condition.strip()!r} could not be evaluated: {reason(exc)}"
+
+    async def log(self, message: str, thread: int) -> None:
+        """A logpoint's line: each ``{expression}`` as Java's string conversion gives it."""
+        evaluator = self._vm.evaluator
+        scope = self._threads.scope(thread, 0, None)
+        parts: list[str] = []
+        last = 0
+        for match in INTERPOLATION.finditer(message):
+            parts.append(message[last:match.start()])
+            try:
+                found = await evaluator.evaluate(match.group(1), scope)
+                parts.append(await evaluator.text_of(found, scope))
+            except (AdapterRequestError, AdapterTimeoutError) as exc:
+                parts.append(f"<error: {reason(exc)}>")
+            last = match.end()
+        parts.append(message[last:])
+        self._output("console", "".join(parts) + "\n")

@@ -1,0 +1,269 @@
+"""The JVM's threads and their frames as the agent sees them, and the stop being shown.
+
+- Ids: JDWP thread ids are object ids (large, reused after a collection); polydbg numbers the threads
+  1, 2, 3 … in the order it first meets them, for the session's life.
+- Which threads are the JVM's own: those outside the ``main`` thread group, which every thread the
+  program starts (in any group of its own) descends from — and ``DestroyJavaVM``, which is in ``main``
+  but only waits for the program's end. A listing shows the program's threads first, with their state
+  (``ThreadReference.Status``), then the JVM's own marked ``system``.
+- Frames: ``ThreadReference.Frames`` is read once per thread per stop (error 13, not suspended, is a
+  thread started after the stop: no frames). Leading frames in the JDK (an exception thrown inside it)
+  are hidden when the program's code is below, and the lambdas' generated classes between a caller and
+  the lambda's body (``Foo$$Lambda$14.run``, no source) are left out. An invoke runs the thread, which
+  invalidates its frame ids: they are forgotten and found again by (thread, shown index) (scope.py).
+- The current stop (``CurrentStop``): the thread, whether debug_pause made it (no method calls then:
+  JDWP invokes only on a thread suspended by an event), the exception of an exception stop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from dataclasses import dataclass
+
+from polydbg.backends.base import Frame, FrameRef, Thread
+from polydbg.backends.java.classes import short_name
+from polydbg.backends.java.scope import StoppedFrame
+from polydbg.backends.java.sources import Sources
+from polydbg.backends.java.vm import LIBRARY_PACKAGES, Vm
+from polydbg.backends.kit.frames import leading
+from polydbg.errors import AdapterRequestError
+from polydbg.jdwp.client import JdwpRequestError
+from polydbg.jdwp.codec import CommandSet, Location, Reader, Value
+
+# ThreadReference.Status: what a thread was doing when the JVM suspended it
+THREAD_STATES = {0: "ended", 1: "running", 2: "sleeping", 3: "blocked on a monitor", 4: "waiting", 5: "not started"}
+JVM_THREADS = frozenset({"DestroyJavaVM"})  # the JVM's, though in the main group (it waits for the program's end)
+THREAD_NOT_SUSPENDED = 13
+
+
+@dataclass
+class CurrentStop:
+    """The stop shown to the agent: execution state, apart from the backend's lifecycle."""
+
+    thread: int | None = None  # the stopped thread's JDWP id; None while the program runs
+    name: str | None = None  # its name, when it is not ``main`` (a stop elsewhere names its thread)
+    paused: bool = False  # the stop is debug_pause's (no method calls then)
+    exception: Value | None = None  # the exception of an exception stop
+    reported: bool = False  # the session was told of it (resuming then reports "continued")
+
+    def clear(self) -> bool:
+        """The program moves on; whether a reported stop ended."""
+        reported = self.reported
+        self.thread, self.name, self.paused, self.exception, self.reported = None, None, False, None, False
+        return reported
+
+
+def thread_label(name: str, system: bool, state: object, stopped: bool) -> str:
+    """``worker (sleeping)``, ``Finalizer (system, waiting)``, ``main (stopped here)``."""
+    label = "stopped here" if stopped else (state if isinstance(state, str) else "state unknown")
+    return f"{name} ({'system, ' if system else ''}{label})"
+
+
+def pause_rank(name: str, state: object, runs_program_code: bool) -> int:
+    """How a thread ranks for the stop a pause shows (lowest first): running the program's code, then
+    waiting with the program's code on its stack, then the rest — ``main`` first within each."""
+    main = 0 if name == "main" else 1
+    if runs_program_code:
+        return (0 if state == "running" else 2) + main
+    return 4 + main
+
+
+class Threads:
+    def __init__(self, vm: Vm, sources: Sources) -> None:
+        self._vm = vm
+        self._sources = sources
+        self.stop = CurrentStop()
+        self._ids: dict[int, int] = {}  # JDWP thread id → polydbg's
+        self._jdwp: dict[int, int] = {}  # polydbg's → JDWP
+        self._system: dict[int, bool] = {}  # JDWP thread → whether it is the JVM's own
+        self._groups: dict[int, tuple[str, int]] = {}  # JDWP thread group → (name, parent)
+        self._frames: dict[int, list[tuple[int, Location]]] = {}  # JDWP thread → (frame id, location)
+        self._hidden: dict[int, int] = {}  # JDWP thread → leading frames hidden
+        self._invoking: set[int] = set()  # threads running a method for an evaluation
+
+    # -- ids ------------------------------------------------------------------------------------------
+
+    def id_of(self, jdwp: int) -> int:
+        known = self._ids.get(jdwp)
+        if known is None:
+            known = self._ids[jdwp] = len(self._ids) + 1
+            self._jdwp[known] = jdwp
+        return known
+
+    def jdwp(self, thread_id: int | None) -> int:
+        """The JDWP id of polydbg's thread ``thread_id`` (None: the stopped thread)."""
+        if thread_id is None:
+            if self.stop.thread is None:
+                raise AdapterRequestError("thread", "no thread is stopped")
+            return self.stop.thread
+        jdwp = self._jdwp.get(thread_id)
+        if jdwp is None:
+            raise AdapterRequestError("thread", f"no thread {thread_id}; debug_stack(all_threads=true) lists them")
+        return jdwp
+
+    # -- the threads ----------------------------------------------------------------------------------
+
+    async def all(self) -> list[tuple[int, str, bool]]:
+        """(JDWP id, name, is the JVM's own) of the live threads: the program's first, in start order,
+        then the JVM's own (Reference Handler, Signal Dispatcher, Common-Cleaner …)."""
+        reply = await self._vm.request(CommandSet.VM, 4, b"", "VirtualMachine.AllThreads")
+        ids = [reply.object_id() for _ in range(reply.i4())]
+        names = await asyncio.gather(*(self.name(t) for t in ids), return_exceptions=True)
+        system = await asyncio.gather(*(self._is_system(t) for t in ids), return_exceptions=True)
+        found = [(t, n if isinstance(n, str) else "?", s is True or n in JVM_THREADS)
+                 for t, n, s in zip(ids, names, system, strict=True)]
+        return sorted(found, key=lambda thread: thread[2])  # stable: start order within each part
+
+    async def listing(self) -> list[Thread]:
+        """Every live thread with its state, ``worker (sleeping)``: the program's threads first, then
+        the JVM's own, marked ``system``; the thread of the stop is ``stopped here``."""
+        found = await self.all()
+        states = await asyncio.gather(*(self.state(t) for t, _, _ in found), return_exceptions=True)
+        return [Thread(self.id_of(jdwp), thread_label(name, system, state, jdwp == self.stop.thread))
+                for (jdwp, name, system), state in zip(found, states, strict=True)]
+
+    async def name(self, thread: int) -> str:
+        reply = await self._vm.request(CommandSet.THREAD_REFERENCE, 1, self._vm.client.writer().object_id(
+            thread).bytes(), "ThreadReference.Name")
+        return reply.string()
+
+    async def state(self, thread: int) -> str:
+        """What the thread was doing when the JVM suspended it (or does now, while it runs)."""
+        reply = await self._vm.request(CommandSet.THREAD_REFERENCE, 4, self._vm.client.writer().object_id(
+            thread).bytes(), "ThreadReference.Status")
+        return THREAD_STATES.get(reply.i4(), "state unknown")
+
+    async def _is_system(self, thread: int) -> bool:
+        """Whether the thread is the JVM's own: outside the ``main`` thread group."""
+        known = self._system.get(thread)
+        if known is None:
+            reply = await self._vm.request(CommandSet.THREAD_REFERENCE, 5, self._vm.client.writer().object_id(
+                thread).bytes(), "ThreadReference.ThreadGroup")
+            group = reply.object_id()
+            if not group:  # ended: no group any more
+                return False
+            known = True
+            while group:
+                name, group = await self._group(group)
+                if name == "main":
+                    known = False
+                    break
+            self._system[thread] = known
+        return known
+
+    async def _group(self, group: int) -> tuple[str, int]:
+        """A thread group's name and parent (0 for the top one)."""
+        known = self._groups.get(group)
+        if known is None:
+            writer = self._vm.client.writer().object_id(group)
+            name = (await self._vm.request(CommandSet.THREAD_GROUP_REFERENCE, 1, writer.bytes(),
+                                           "ThreadGroupReference.Name")).string()
+            parent = (await self._vm.request(CommandSet.THREAD_GROUP_REFERENCE, 2, writer.bytes(),
+                                             "ThreadGroupReference.Parent")).object_id()
+            known = self._groups[group] = (name, parent)
+        return known
+
+    async def pause_thread(self) -> int:
+        """The thread a pause shows, the way a busy program is found busy (``pause_rank``); the JVM's own
+        threads are never picked over the program's."""
+        threads = await self.all()
+        user = [(jdwp, name) for jdwp, name, system in threads if not system]
+        states = await asyncio.gather(*(self.state(jdwp) for jdwp, _ in user), return_exceptions=True)
+        ranked: list[tuple[int, int, int]] = []
+        for position, ((jdwp, name), state) in enumerate(zip(user, states, strict=True)):
+            ranked.append((pause_rank(name, state, await self._runs_program_code(jdwp)), position, jdwp))
+        return min(ranked)[2] if ranked else threads[0][0]
+
+    async def _runs_program_code(self, thread: int) -> bool:
+        for _, where in await self.frames(thread):
+            if not (await self._vm.classes.get(where.class_id)).name.startswith(LIBRARY_PACKAGES):
+                return True
+        return False
+
+    # -- the stop -------------------------------------------------------------------------------------
+
+    async def stopped_at(self, thread: int) -> None:
+        """The stop shown is on ``thread``: its name, and its runtime frames hidden."""
+        self.stop.thread = thread
+        try:
+            name: str | None = await self.name(thread)
+        except JdwpRequestError:
+            name = None
+        self.stop.name = None if name == "main" else name
+        frames = await self.frames(thread)
+        names = [(await self._vm.classes.get(where.class_id)).name for _, where in frames]
+        self._hidden[thread] = leading(names, lambda name: name.startswith(LIBRARY_PACKAGES))
+
+    def forget_frames(self, thread: int | None = None) -> None:
+        """A thread's frames (every thread's, for None) are stale: it ran."""
+        if thread is None:
+            self._frames.clear()
+            self._hidden.clear()
+        else:
+            self._frames.pop(thread, None)
+
+    def is_invoking(self, thread: int) -> bool:
+        """Whether ``thread`` runs a method for an evaluation (its events are not stops)."""
+        return thread in self._invoking
+
+    def scope(self, thread: int, index: int, refusal: str | None) -> StoppedFrame:
+        """Frame ``index`` of ``thread`` as the evaluator sees it (``refusal``: why no method may be called)."""
+        return StoppedFrame(self._vm.client, self._vm.classes, self._frame_of, thread, index, refusal,
+                            self.forget_frames, self._invoke)
+
+    async def _invoke(self, thread: int, request: Awaitable[Reader]) -> Reader:
+        self._invoking.add(thread)
+        try:
+            return await request
+        finally:
+            self._invoking.discard(thread)
+
+    # -- frames ---------------------------------------------------------------------------------------
+
+    async def frames(self, thread: int) -> list[tuple[int, Location]]:
+        """Every frame of ``thread`` (frame id, location), hidden ones too; none while it runs."""
+        frames = self._frames.get(thread)
+        if frames is None:
+            writer = self._vm.client.writer().object_id(thread).i4(0).i4(-1)
+            try:
+                reply = await self._vm.request(CommandSet.THREAD_REFERENCE, 6, writer.bytes(), "ThreadReference.Frames")
+            except JdwpRequestError as exc:
+                if exc.code == THREAD_NOT_SUSPENDED:  # it runs (a thread started after the stop)
+                    return []
+                raise
+            frames = self._frames[thread] = [(reply.frame_id(), reply.location()) for _ in range(reply.i4())]
+        return frames
+
+    async def shown(self, thread: int) -> list[tuple[int, Location]]:
+        """The frames from the first one shown, without the lambdas' generated classes below it."""
+        frames = (await self.frames(thread))[self._hidden.get(thread, 0):]
+        return frames[:1] + [frame for frame in frames[1:]
+                             if "$$Lambda" not in (await self._vm.classes.get(frame[1].class_id)).signature]
+
+    async def frame_at(self, frame: FrameRef) -> tuple[int, int, Location]:
+        """(JDWP thread, frame id, location) of a shown frame."""
+        thread = self.jdwp(frame.thread_id)
+        shown = await self.shown(thread)
+        if not 0 <= frame.index < len(shown):
+            raise AdapterRequestError("frame", f"no frame {frame.index}; the stack has {len(shown)} frames")
+        frame_id, where = shown[frame.index]
+        return thread, frame_id, where
+
+    async def _frame_of(self, thread: int, index: int) -> tuple[int, Location]:
+        _, frame_id, where = await self.frame_at(FrameRef(self.id_of(thread), index))
+        return frame_id, where
+
+    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
+        shown = await self.shown(self.jdwp(thread_id))
+        classes = self._vm.classes
+        out = []
+        for _, where in shown[start:start + levels]:
+            cls, method = await classes.method(where.class_id, where.method_id)
+            line = None
+            if method is not None:
+                await classes.lines(cls, method)
+                line = await classes.shown_line(cls, method.line_at(where.code_index))
+            name = f"{short_name(cls.signature)}.{method.name if method else '?'}"
+            out.append(Frame(name, await self._sources.path(cls), line))
+        return out, len(shown)
