@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import os
 import shutil
-import signal
 import tempfile
 from typing import Any, ClassVar
 
@@ -76,17 +75,6 @@ from polydbg.jdwp.codec import CommandSet, EventKind
 
 CONNECT_BACK_S = 30.0  # from the JVM's start until its agent connects back (a JVM start, not a socket's answer)
 END_REQUEST_S = 2.0  # each request of the end (VirtualMachine.Exit, Dispose …): the JVM may be going
-
-
-def end_cause(code: int, hint: str = "") -> str | None:
-    """What ended the JVM, from its exit status: None for an exit (code ≥ 0), else the signal that killed it."""
-    if code >= 0:
-        return None
-    try:
-        name = signal.Signals(-code).name
-    except ValueError:
-        name = f"signal {-code}"
-    return f"the JVM was killed by {name}{hint}"
 
 
 class JavaBackend(Backend):
@@ -236,10 +224,7 @@ class JavaBackend(Backend):
         code = await runtime.exit_code(process, readers)
         if self._life.ending or self._life.terminated:
             return
-        cause = end_cause(code, self._proc.stderr_hint())
-        if cause is None:
-            self._life.report_exited(code)
-        self._life.report_terminated(cause)
+        runtime.report_end(self._life, code, "the JVM", self._proc.stderr_hint())
 
     async def _watch_connection(self, client: JdwpClient) -> None:
         """An attached JVM's end: the agent reports VM death and closes the connection (a JVM killed

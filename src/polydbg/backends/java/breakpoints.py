@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 
 from polydbg.backends.base import BreakpointResult, SourceBreakpoint
 from polydbg.backends.java import vm as jvm
+from polydbg.backends.java.checks import problem as expression_problem
 from polydbg.backends.java.classes import JavaClass, matches_file
-from polydbg.backends.java.conditions import Conditions, expression_problem
+from polydbg.backends.java.conditions import Conditions
 from polydbg.backends.java.sources import Sources
 from polydbg.backends.kit import bpdiff, hits
 from polydbg.backends.kit.bpdiff import Placed

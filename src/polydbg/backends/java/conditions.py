@@ -2,34 +2,19 @@
 a condition evaluated in the hit's frame, a logpoint's message with each ``{expression}`` in it.
 
 The expressions are Java (the subset expr.py parses, run by evaluator.py); a condition or an
-interpolation that does not parse refuses the breakpoint when it is set, so only a failure at run
-time remains: a condition that cannot be evaluated stops, saying why (a broken condition must not
+interpolation that does not parse refuses the breakpoint when it is set (``checks.problem``), so only a
+failure at run time remains: a condition that cannot be evaluated stops, saying why (a broken condition must not
 pass silently); an interpolation that fails reads ``<error: …>`` in the logged line.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
-from polydbg.backends.java import expr
+from polydbg.backends.java.checks import INTERPOLATION
 from polydbg.backends.java.threads import Threads
 from polydbg.backends.java.vm import Vm
 from polydbg.errors import AdapterRequestError, AdapterTimeoutError
-
-INTERPOLATION = re.compile(r"\{([^{}]+)\}")
-
-
-def expression_problem(condition: str | None, log_message: str | None) -> str | None:
-    """Why a condition or a logpoint's ``{expression}`` cannot be evaluated (the breakpoint is not set)."""
-    checks = [("condition", condition)] if condition else []
-    checks += [(f"{{{e}}} in log_message", e) for e in INTERPOLATION.findall(log_message or "")]
-    for what, text in checks:
-        try:
-            expr.parse(text or "")
-        except expr.ParseError as exc:
-            return f"{what} {text!r} is not evaluable Java: {exc}; the breakpoint was not set"
-    return None
 
 
 def reason(exc: Exception) -> str:

@@ -97,8 +97,8 @@ class Lifecycle:
         return self._exited
 
     def report_exited(self, code: int | None) -> bool:
-        """Report the program's exit status once; False if it was reported already."""
-        if self._exited:
+        """Report the program's exit status once, before its end; False if it was reported already, or the end."""
+        if self._exited or self._terminated:
             return False
         self._exited = True
         self._listener.on_exited(code)

@@ -9,7 +9,7 @@ import contextlib
 import signal
 from collections.abc import Callable
 
-from polydbg.backends.base import BackendListener
+from polydbg.backends.kit.lifecycle import Lifecycle
 
 OUTPUT_GRACE_S = 0.5  # after the exit, time for the last output (a child may still hold the pipes)
 
@@ -44,11 +44,10 @@ def killed_by(code: int | None, runtime: str, hint: str = "") -> str | None:
     return f"{runtime} was killed by {name}{hint}"
 
 
-def report_end(listener: BackendListener, code: int | None, runtime: str, hint: str = "") -> None:
-    """An exit (code ≥ 0, or unknown) is an exit; a signal is a termination that names it."""
+def report_end(life: Lifecycle, code: int | None, runtime: str, hint: str = "") -> None:
+    """The program's exit status as its end, once: an exit (code ≥ 0, or unknown) is an exit, a signal a
+    termination that names it."""
     cause = killed_by(code, runtime, hint)
     if cause is None:
-        listener.on_exited(code)
-        listener.on_terminated(None)
-        return
-    listener.on_terminated(cause)
+        life.report_exited(code)
+    life.report_terminated(cause)

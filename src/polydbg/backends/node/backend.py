@@ -208,10 +208,7 @@ class NodeBackend(Backend):
         if cause is not None:
             self._life.report_terminated(f"{cause}{self._proc.stderr_hint()}")
             return
-        killed = runtime.killed_by(code, "node", self._proc.stderr_hint())
-        if killed is None:
-            self._life.report_exited(code)
-        self._life.report_terminated(killed)
+        runtime.report_end(self._life, code, "node", self._proc.stderr_hint())
 
     # -- the session's end ----------------------------------------------------------------------------------
 

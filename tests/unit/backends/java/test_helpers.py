@@ -1,25 +1,16 @@
-"""Small pure parts of the java backend: the end's cause, array indexes, class scans' filters."""
+"""Small pure parts of the java backend: array indexes, class scans' filters."""
 
 from __future__ import annotations
-
-import signal
 
 import pytest
 
 from polydbg.backends.java import vm as vm_module
-from polydbg.backends.java.backend import end_cause
 from polydbg.backends.java.classes import JavaClass
 from polydbg.backends.java.inspection import array_index
 from polydbg.backends.java.stepping import STEP_EXCLUDES
 from polydbg.backends.java.vm import LIBRARY_PACKAGES, Vm, is_hidden, is_runtime, program_classes
 from polydbg.jdwp.codec import TypeTag
 from tests.unit.backends.java.fakevm import FakeVm
-
-
-def test_the_end_s_cause_names_a_killing_signal() -> None:
-    assert end_cause(0) is None and end_cause(3) is None
-    assert end_cause(-signal.SIGKILL, "; stderr: boom") == "the JVM was killed by SIGKILL; stderr: boom"
-    assert end_cause(-99) == "the JVM was killed by signal 99"
 
 
 def test_an_array_element_is_named_with_or_without_brackets() -> None:
