@@ -160,7 +160,7 @@ class Breakpoints:
         """A new worker or child process: the session's line breakpoints and exception settings."""
         for bp_id in [i for ids in self._files.values() for i in ids]:
             bp = self._bps.get(bp_id)
-            if bp is not None and isinstance(bp.spec, SourceBreakpoint):
+            if bp is not None and isinstance(bp.spec, SourceBreakpoint) and not bp.refused:
                 self._improve(target, bp, await self._place_in(target, bp))
         if any(needs_map(p) for p in self._files):
             await self.ensure_entry_bp(target)
@@ -286,7 +286,8 @@ class Breakpoints:
 
     def _mapped_bps_for(self, sources: list[str]) -> list[_Bp]:
         wanted = {os.path.normpath(s) for s in sources}
-        return [self._bps[i] for path, ids in self._files.items() if path in wanted for i in ids if i in self._bps]
+        return [bp for path, ids in self._files.items() if path in wanted for i in ids
+                if (bp := self._bps.get(i)) is not None and not bp.refused]
 
     def bind_mapped(self, target: Target, script_id: str) -> asyncio.Future[list[str]]:
         """Set (once per script) the breakpoints of the files a newly loaded mapped script covers; the
@@ -378,6 +379,6 @@ class Breakpoints:
         """At a stop of ``target``: the function breakpoints not set in it yet, looked up again."""
         for bp_id in self._functions:
             bp = self._bps.get(bp_id)
-            if bp is not None and not any(owner is target for owner, _ in bp.natives):
+            if bp is not None and not bp.refused and not any(owner is target for owner, _ in bp.natives):
                 with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
                     self._improve(target, bp, await self._place_function(target, bp))

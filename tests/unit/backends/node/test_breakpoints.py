@@ -85,6 +85,16 @@ async def test_a_hit_condition_that_is_not_one_is_refused(session: Session) -> N
     assert _v8_sets(session) == []
 
 
+async def test_a_refused_breakpoint_is_not_set_in_a_target_that_arrives_later(session: Session) -> None:
+    await session.breakpoints.set_breakpoints(APP, [SourceBreakpoint(1, 3, hit_condition="often"),
+                                                    SourceBreakpoint(2, 5)])
+    session.v8.calls.clear()
+    await session.breakpoints.configure(session.main)  # as for a worker or child process that starts now
+    assert [p["lineNumber"] for p in _v8_sets(session)] == [4]  # line 5 only: line 3 would stop on every hit
+    [changed] = [r for kind, r in session.listener.events if kind == "breakpoint" and r[0] == 1] or [None]
+    assert changed is None  # and the refused one is never reported verified
+
+
 async def test_a_logpoint_is_a_condition_that_logs(session: Session) -> None:
     await session.breakpoints.set_breakpoints(APP, [SourceBreakpoint(1, 3, log_message="i={i}")])
     [params] = _v8_sets(session)
