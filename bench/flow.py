@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import collections
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -333,7 +334,7 @@ async def session_start() -> tuple[SessionManager, Session]:
     session = manager.create("python", None, os.path.basename(PROGRAM), os.path.dirname(PROGRAM))
     await session.add_line_breakpoint(PROGRAM, BP_LINE)
     session.exception_filters = ["uncaught"]
-    spec = LaunchSpec(program=PROGRAM, cwd=os.path.dirname(PROGRAM), python=sys.executable)
+    spec = LaunchSpec(program=PROGRAM, cwd=os.path.dirname(PROGRAM), runtime=sys.executable)
     report = await manager.start(session, spec, 30.0, None)
     assert report.location is not None and report.location.line == BP_LINE, report
     return manager, session
@@ -464,10 +465,11 @@ async def bench_calls(iters: int, plain_iters: int) -> dict[str, Any]:
                 await measured.run("stack", lambda: session.stack(None, 0, 20, False))
                 for label, client in sdk_clients.items():
                     measured = paths[label]
-                    await measured.run("evaluate", lambda c=client: tool(c, "debug_evaluate", expression=EXPRESSION))
-                    await measured.run("variables", lambda c=client: tool(c, "debug_variables"))
-                    await measured.run("stack", lambda c=client: tool(c, "debug_stack"))
-                    await measured.run("floor", lambda c=client: tool(c, "debug_output"))
+                    await measured.run("evaluate", functools.partial(tool, client, "debug_evaluate",
+                                                                     expression=EXPRESSION))
+                    await measured.run("variables", functools.partial(tool, client, "debug_variables"))
+                    await measured.run("stack", functools.partial(tool, client, "debug_stack"))
+                    await measured.run("floor", functools.partial(tool, client, "debug_output"))
                 measured = paths[LEAN]
                 await measured.run("evaluate", lambda: lean.call_tool("debug_evaluate", expression=EXPRESSION))
                 await measured.run("variables", lambda: lean.call_tool("debug_variables"))

@@ -66,7 +66,10 @@ class RawRun:
         server.close()
         client = await JdwpClient.connect(reader, writer, 30.0)
         events: asyncio.Queue[Event] = asyncio.Queue()
-        client.on_event("events", lambda body: [events.put_nowait(e) for e in body["events"]])
+        def queue(body: dict[str, Any]) -> None:
+            for event in body["events"]:
+                events.put_nowait(event)
+        client.on_event("events", queue)
 
         async def event_request(kind: int, suspend: int, modifiers: bytes, count: int) -> None:
             data = client.writer().u1(kind).u1(suspend).i4(count).bytes() + modifiers

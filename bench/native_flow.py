@@ -69,7 +69,8 @@ from _util import (
     table,
 )
 from polydbg.backends.base import LaunchSpec
-from polydbg.backends.lldb.backend import COMMAND_PREFIX, find_lldb_dap
+from polydbg.backends.lldb.launch import COMMAND_PREFIX
+from polydbg.backends.locate import find_lldb_dap
 from polydbg.dap.client import DapClient
 from polydbg.mcp.server import build_server
 from polydbg.mi.client import MiClient

@@ -213,7 +213,7 @@ async def cancel_a_waiting_continue(tools: Tools) -> None:
     answers at once with the session still running (stdio and HTTP tests share this)."""
     waiting = anyio.Event()
 
-    async def progressed(_value: float, _total: float | None, _message: str | None) -> None:
+    async def progressed(progress: float, total: float | None, message: str | None) -> None:
         waiting.set()
 
     async def wait_long() -> None:

@@ -160,15 +160,15 @@ async def test_progress_and_cancellation_over_http(mode: str) -> None:
     program keeps running, still debuggable."""
     async with serving() as server, server.client(mode=mode) as tools:
         await tools("debug_launch", program=TICKER, stop_on_entry=True)
-        progress: list[tuple[float, str | None]] = []
+        reported: list[tuple[float, str | None]] = []
 
-        async def on_progress(value: float, _total: float | None, message: str | None) -> None:
-            progress.append((value, message))
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            reported.append((progress, message))
 
         result = await tools.client.call_tool("debug_continue", {"timeout_s": 2.5}, progress_callback=on_progress)
         assert not result.is_error and result.structured_content is not None
         assert result.structured_content["timed_out"] is True
-        assert len(progress) >= 2 and all(message and "running" in message for _, message in progress)
+        assert len(reported) >= 2 and all(message and "running" in message for _, message in reported)
         await tools("debug_pause")
 
         await cancel_a_waiting_continue(tools)

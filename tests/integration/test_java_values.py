@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from polydbg.backends.java import collections
+from polydbg.backends.java import collections, elements
 from polydbg.backends.java.classes import JavaClass
 from tests.conftest import PROGRAMS, Tools, line_of, require
 
@@ -142,7 +142,7 @@ async def test_big_collections_and_arrays_page_by_slices(tools: Tools) -> None:
 
 
 async def test_an_unknown_layout_falls_back_to_fields(tools: Tools, monkeypatch: pytest.MonkeyPatch) -> None:
-    async def renamed(self: collections.Layouts, object_id: int, cls: JavaClass) -> collections.Elements:
+    async def renamed(self: collections.Layouts, object_id: int, cls: JavaClass) -> elements.Elements:
         await self._read(object_id, cls, "elementStore", "size")  # a field this JDK does not have
         raise AssertionError("unreachable: the field is missing")
 

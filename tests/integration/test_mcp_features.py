@@ -17,19 +17,19 @@ CHATTY = program("chatty.py")
 
 async def test_long_wait_sends_progress_notifications(tools: Tools) -> None:
     await tools("debug_launch", program=TICKER, stop_on_entry=True)
-    progress: list[tuple[float, str | None]] = []
+    reported: list[tuple[float, str | None]] = []
 
-    async def on_progress(value: float, _total: float | None, message: str | None) -> None:
-        progress.append((value, message))
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        reported.append((progress, message))
 
     result = await tools.client.call_tool("debug_continue", {"timeout_s": 2.5}, progress_callback=on_progress)
     assert not result.is_error, text_of(result)
     assert result.structured_content is not None
     assert result.structured_content["timed_out"] is True
     assert result.structured_content["state"] == "running"
-    assert len(progress) >= 2  # about one a second while waiting
-    assert [value for value, _ in progress] == sorted(value for value, _ in progress)
-    assert all(message and "running" in message for _, message in progress)
+    assert len(reported) >= 2  # about one a second while waiting
+    assert [value for value, _ in reported] == sorted(value for value, _ in reported)
+    assert all(message and "running" in message for _, message in reported)
     await tools("debug_pause")
     await tools("debug_terminate")
 

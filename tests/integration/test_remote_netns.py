@@ -153,6 +153,7 @@ def netns() -> Iterator[Netns]:
         unavailable(f"cannot create a network namespace (needs root: CAP_SYS_ADMIN, CAP_NET_ADMIN): "
                     f"{created.stderr.strip()}")
     try:
+        step: tuple[str, ...]
         for step in (("link", "add", outside, "type", "veth", "peer", "name", inside, "netns", name),
                      ("addr", "add", f"{space.host_address}/30", "dev", outside),
                      ("link", "set", outside, "up"),

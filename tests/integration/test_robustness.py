@@ -265,7 +265,7 @@ async def test_a_cancelled_launch_leaves_no_session_and_no_process(tools: Tools)
     request, so the cleanup must not be cut short)."""
     waiting = anyio.Event()
 
-    async def progressed(_progress: float, _total: float | None, _message: str | None) -> None:
+    async def progressed(progress: float, total: float | None, message: str | None) -> None:
         waiting.set()  # the program runs: the launch is waiting for a stop
 
     async def launch() -> None:

@@ -11,7 +11,7 @@ import pytest
 from polydbg import cli
 from polydbg.mcp import http, tokens
 from polydbg.mcp.http import HttpOptions
-from polydbg.mcp.tokens import StartupError
+from polydbg.mcp.tokens import StartupError, Token
 
 
 @pytest.fixture
@@ -138,7 +138,7 @@ def test_hosts_and_origins_are_the_bound_port_s_loopback_names() -> None:
 
 
 def test_the_banner_says_where_the_token_is_without_printing_it() -> None:
-    token = http.Token("secret-secret-secret", "/home/u/.local/state/polydbg/token",
+    token = Token("secret-secret-secret", "/home/u/.local/state/polydbg/token",
                        "$(cat /home/u/.local/state/polydbg/token)")
     text = http.banner(HttpOptions(), 8765, token)
     assert "http://127.0.0.1:8765/mcp" in text and "secret-secret" not in text

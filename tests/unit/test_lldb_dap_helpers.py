@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from polydbg.backends.lldb.backend import find_lldb_dap
 from polydbg.backends.lldb.values import pair_of, rust_function, rust_type, rust_value, split_top
+from polydbg.backends.locate import find_lldb_dap
 
 # -- find_lldb_dap -------------------------------------------------------------------------------------
 

@@ -34,7 +34,8 @@ pytestmark = pytest.mark.usefixtures("anyio_backend")
 
 
 class Harness(Protocol):
-    client: ProtocolClient[Any, Any]
+    @property
+    def client(self) -> ProtocolClient[Any, Any, Any]: ...
 
     def send(self, label: str) -> asyncio.Future[Any]: ...
     async def wait(self, future: asyncio.Future[Any], label: str, timeout: float) -> Any: ...

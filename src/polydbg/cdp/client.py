@@ -21,12 +21,11 @@ from typing import Any
 
 from polydbg.cdp.stream import WebSocketStream
 from polydbg.errors import AdapterRequestError
-from polydbg.protocol.core import ProtocolClient
+from polydbg.protocol.core import REQUEST_TIMEOUT_S, ProtocolClient
 from polydbg.transport.streams import MessageStream
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT_S = 30.0
 
 
 class CdpChannel(ProtocolClient[int, dict[str, Any], dict[str, Any]]):
@@ -49,7 +48,7 @@ class CdpChannel(ProtocolClient[int, dict[str, Any], dict[str, Any]]):
         return self._send(self._next_id, method, {"id": self._next_id, "method": method, "params": params or {}})
 
     async def request(self, method: str, params: dict[str, Any] | None = None,
-                      timeout: float = DEFAULT_TIMEOUT_S) -> dict[str, Any]:
+                      timeout: float = REQUEST_TIMEOUT_S) -> dict[str, Any]:
         return await self.wait(self.send(method, params), method, timeout)
 
     def _dispatch(self, message: dict[str, Any]) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from polydbg.errors import AdapterRequestError
-from polydbg.protocol.core import AnyEventHandler, EventHandler, ProtocolClient
+from polydbg.protocol.core import REQUEST_TIMEOUT_S, AnyEventHandler, EventHandler, ProtocolClient
 from polydbg.transport.streams import MessageStream
 
 log = logging.getLogger(__name__)
@@ -27,7 +27,6 @@ __all__ = ["AnyEventHandler", "DapClient", "EventHandler", "ReverseHandler"]
 
 ReverseHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
-DEFAULT_TIMEOUT_S = 30.0
 
 
 class DapClient(ProtocolClient[int, dict[str, Any], dict[str, Any]]):
@@ -62,7 +61,7 @@ class DapClient(ProtocolClient[int, dict[str, Any], dict[str, Any]]):
         return self._send(self._seq, command, message)
 
     async def request(self, command: str, arguments: dict[str, Any] | None = None,
-                      timeout: float = DEFAULT_TIMEOUT_S) -> dict[str, Any]:
+                      timeout: float = REQUEST_TIMEOUT_S) -> dict[str, Any]:
         """Send a request and wait for its response body (``{}`` when the adapter sent none)."""
         return await self.wait(self.send_request(command, arguments), command, timeout)
 

@@ -15,12 +15,11 @@ from polydbg.errors import AdapterRequestError
 from polydbg.jdwp import stream as packets
 from polydbg.jdwp.codec import REPLY_FLAG, CommandSet, IdSizes, JdwpError, Reader, Writer, decode_composite
 from polydbg.jdwp.stream import Packet, PacketStream
-from polydbg.protocol.core import ProtocolClient
+from polydbg.protocol.core import REQUEST_TIMEOUT_S, ProtocolClient
 from polydbg.transport.streams import MessageStream
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT_S = 30.0
 COMPOSITE = 100
 
 
@@ -66,7 +65,7 @@ class JdwpClient(ProtocolClient[int, bytes, Packet]):
                           packets.command(self._next_id, command_set, command, data))
 
     async def request(self, command_set: int, command: int, data: bytes = b"", label: str | None = None,
-                      timeout: float = DEFAULT_TIMEOUT_S) -> Reader:
+                      timeout: float = REQUEST_TIMEOUT_S) -> Reader:
         name = label or f"command {command_set}/{command}"
         reply = await self.wait(self.send(command_set, command, data, name), name, timeout)
         return Reader(reply, self.sizes)

@@ -36,12 +36,11 @@ from typing import Any, NamedTuple
 from pygdbmi.gdbmiparser import parse_response
 
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
-from polydbg.protocol.core import ProtocolClient
+from polydbg.protocol.core import REQUEST_TIMEOUT_S, ProtocolClient
 from polydbg.transport.streams import MessageStream
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT_S = 30.0
 
 AsyncHandler = Callable[[dict[str, Any]], None]
 AnyAsyncHandler = Callable[[str, dict[str, Any]], None]
@@ -129,11 +128,11 @@ class MiClient(ProtocolClient[int, MiResult, str]):
         log.debug("%s <- %d%s", self.name, token, command)
         return future
 
-    async def command(self, command: str, timeout: float = DEFAULT_TIMEOUT_S) -> MiResult:
+    async def command(self, command: str, timeout: float = REQUEST_TIMEOUT_S) -> MiResult:
         """Send one command and wait for its result (``AdapterRequestError`` on ``^error``)."""
         return await self.wait(self.send(command), command_name(command), timeout)
 
-    async def commands(self, commands: Iterable[str], timeout: float = DEFAULT_TIMEOUT_S) -> list[MiResult]:
+    async def commands(self, commands: Iterable[str], timeout: float = REQUEST_TIMEOUT_S) -> list[MiResult]:
         """Pipeline several commands; their results in order, or the first failure (all are awaited)."""
         sent = [(c, self.send(c)) for c in commands]
         return await self.gather(sent, timeout)

@@ -34,6 +34,7 @@ K = TypeVar("K", bound=Hashable)
 R = TypeVar("R")
 M = TypeVar("M")
 
+REQUEST_TIMEOUT_S = 30.0  # a request's deadline when its caller names none
 STALLED_WAIT_S = 1.0  # how long a request waits while an earlier one is still unanswered past its deadline
 
 EventHandler = Callable[[dict[str, Any]], None]

@@ -33,6 +33,7 @@ from polydbg.backends.base import (
 from polydbg.backends.debugpy import children
 from polydbg.backends.debugpy.children import ChildBackend
 from polydbg.backends.debugpy.process import DebugpyProcess
+from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.dap.client import DapClient
 from polydbg.errors import AdapterError
@@ -74,7 +75,7 @@ class DebugpyBackend(DebugpyProcess):
             await child.set_exception_filters(self._sent_filters)
 
         try:
-            await child.attach(AttachSpec(), configure, children.CONNECT_TIMEOUT_S)
+            await child.attach(AttachSpec(), configure, timeouts.CONNECT_S)
             self._listener.on_output("console", f"[child process {child.pid} started: debugged in this session]\n")
         except Exception as exc:  # a child that cannot be attached must not take the session down
             log.warning("debugpy: cannot attach child process %s: %s", child.pid, exc)

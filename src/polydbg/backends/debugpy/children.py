@@ -22,6 +22,7 @@ from typing import Any
 
 from polydbg.backends.base import AttachSpec, BackendListener, BreakpointResult, StopEvent
 from polydbg.backends.debugpy.process import DebugpyProcess
+from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.gate import StopGate
 from polydbg.errors import AdapterRequestError, UsageError
 from polydbg.transport.streams import FramedStream
@@ -30,7 +31,6 @@ log = logging.getLogger(__name__)
 
 THREAD_STRIDE = 1_000_000
 REF_STRIDE = 1 << 32
-CONNECT_TIMEOUT_S = 10.0
 
 
 def child_thread(index: int, native: int) -> int:
@@ -56,7 +56,7 @@ async def connect(config: dict[str, Any], name: str) -> FramedStream:
     host, port = str(where.get("host") or "127.0.0.1"), int(where.get("port") or 0)
     if not port:
         raise UsageError("debugpy announced a child process without a port to attach to")
-    return await asyncio.wait_for(FramedStream.connect_tcp(host, port, name), CONNECT_TIMEOUT_S)
+    return await asyncio.wait_for(FramedStream.connect_tcp(host, port, name), timeouts.CONNECT_S)
 
 
 class ChildBackend(DebugpyProcess):

@@ -33,9 +33,11 @@ BOOK = Book({1: ("line", 11, ""), 2: ("function", 12, ""), 3: ("watch", 13, ""),
              5: ("catch", None, "catch"), 6: ("catch", None, "panic")})
 
 
-def stop(reason: str, interrupting: bool = False, output: str = "", **payload: Any) -> Any:
-    return classify(reason, {"reason": reason, "thread-id": "1", **payload}, interrupting=interrupting,
-                    breakpoints=BOOK, output=output)
+def stop(reason: str, fields: dict[str, Any] | None = None, *, interrupting: bool = False, output: str = "",
+         **payload: Any) -> Any:
+    """A classified *stopped record; ``fields`` for payload names that are not Python names (return-value)."""
+    return classify(reason, {"reason": reason, "thread-id": "1", **(fields or {}), **payload},
+                    interrupting=interrupting, breakpoints=BOOK, output=output)
 
 
 def test_a_breakpoint_hit_names_the_breakpoint_and_polydbg_id() -> None:
@@ -70,28 +72,28 @@ def test_a_panic_is_reported_with_the_message_its_hook_printed() -> None:
 def test_steps_and_finishes() -> None:
     assert stop("end-stepping-range").event == StopEvent("step", 1)
     assert stop("location-reached").event == StopEvent("step", 1)
-    assert stop("function-finished", **{"return-value": "7"}).event == StopEvent("step", 1, "returned 7")
+    assert stop("function-finished", {"return-value": "7"}).event == StopEvent("step", 1, "returned 7")
     assert stop("function-finished").event == StopEvent("step", 1, None)
 
 
 def test_a_signal_is_an_exception_but_after_an_interrupt_a_pause() -> None:
-    segv = stop("signal-received", **{"signal-name": "SIGSEGV", "signal-meaning": "Segmentation fault"})
+    segv = stop("signal-received", {"signal-name": "SIGSEGV", "signal-meaning": "Segmentation fault"})
     assert segv.event == StopEvent("exception", 1, "SIGSEGV", "SIGSEGV (Segmentation fault)")
     assert segv.facts == StopFacts(signal=("SIGSEGV", "Segmentation fault"))
-    interrupted = stop("signal-received", interrupting=True, **{"signal-name": "SIGINT"})
+    interrupted = stop("signal-received", {"signal-name": "SIGINT"}, interrupting=True)
     assert interrupted.event == StopEvent("pause", 1, "paused") and interrupted.facts == StopFacts()
-    assert stop("signal-received", **{"signal-name": "SIGINT"}).event.reason == "exception"  # not ours
+    assert stop("signal-received", {"signal-name": "SIGINT"}).event.reason == "exception"  # not ours
 
 
 def test_an_abort_hides_the_runtime_frames_above_the_caller() -> None:
-    abort = stop("signal-received", **{"signal-name": "SIGABRT", "signal-meaning": "Aborted"})
+    abort = stop("signal-received", {"signal-name": "SIGABRT", "signal-meaning": "Aborted"})
     assert abort.facts == StopFacts(signal=("SIGABRT", "Aborted"), machinery_thread=1)
 
 
 def test_a_watchpoint_says_what_changed() -> None:
     write = stop("watchpoint-trigger", wpt={"number": "3", "exp": "total"}, value={"old": "1", "new": "2"})
     assert write.event == StopEvent("data breakpoint", 1, "watchpoint 3", "total: 1 → 2", hit_breakpoint_ids=(13,))
-    read = stop("read-watchpoint-trigger", **{"hw-rwpt": {"number": "3", "exp": "total"}}, value={"value": "2"})
+    read = stop("read-watchpoint-trigger", {"hw-rwpt": {"number": "3", "exp": "total"}}, value={"value": "2"})
     assert read.event.text == "total = 2"
 
 

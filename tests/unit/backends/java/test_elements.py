@@ -108,11 +108,11 @@ async def test_a_hash_table_is_iterated_bin_by_bin_each_chain_in_order() -> None
     for node, key, link in ((11, 1, 12), (12, 2, 13), (13, 3, 0), (20, 4, 0), (30, 5, 31), (31, 6, 0)):
         vm.objects[node] = {KEY: i(key), VALUE: i(key * 10), LINK: ref(link)}
 
-    async def node(node_id: int) -> tuple[Item | None, int]:
+    async def read_node(node_id: int) -> tuple[Item | None, int]:
         key, value, link = await vm.field_values(node_id, [KEY, VALUE, LINK])
         return Item(key, value), ref_of(link)
 
-    table = Buckets(vm, 6, 50, 5, node)
+    table = Buckets(vm, 6, 50, 5, read_node)
     assert await listed(table) == [1, 2, 3, 4, 5, 6]
     assert [item.value.value for item in await table.items(0, 6)] == [10, 20, 30, 40, 50, 60]
     assert await listed(table, 2, 3) == [3, 4, 5]
