@@ -2,7 +2,7 @@
 dir, .go file, prebuilt binary), Go values and expressions, hit conditions, goroutines, panics,
 deadlocks, pause, output, native tools, attach by pid and to dlv --headless. The basic flow (line and
 conditional breakpoints, stepping, evaluate, set variable, exit, terminate) is test_conformance.py's,
-for every backend; delve's pure helpers are tested in tests/unit/test_delve_helpers.py.
+for every backend; delve's pure helpers are tested in tests/unit/backends/delve/test_helpers.py.
 
 The test program is built once per run (``go build -gcflags=all=-N -l``), which also fills Go's
 build cache for the debug-mode launches (delve builds with the same flags).

@@ -4,7 +4,7 @@ the program's pty, step out's return value, structs and STL containers, Rust pre
 signals, C++ exceptions, core files, attach by pid, gdbserver, and the native tools (watchpoints,
 memory, disassembly, registers, raw commands). The basic flow (line and conditional breakpoints,
 stepping, evaluate, set variable, exit, terminate) is test_conformance.py's, for every backend;
-gdb's pure helpers are tested in tests/unit/test_gdb_helpers.py.
+gdb's pure helpers are tested in tests/unit/backends/gdb/test_helpers.py.
 
 The programs under tests/programs/native/gdb/ are built once per run with gcc/g++ -g -O0.
 """

@@ -3,7 +3,7 @@
 crashes and panics, threads, native tools (watchpoints, memory, disassembly, registers, raw
 commands), attach by pid and to a gdbserver, and core files. The basic flow (line and conditional
 breakpoints, stepping, evaluate, set variable, exit, terminate) is test_conformance.py's, for every
-backend; lldb-dap's pure helpers are tested in tests/unit/test_lldb_dap_helpers.py.
+backend; lldb-dap's pure helpers are tested in tests/unit/backends/lldb/test_helpers.py.
 
 The test programs are built once per run: gcc/g++ -g -O0, and cargo into a target dir under the
 run's build directory (the source tree stays clean).

@@ -5,7 +5,7 @@ input schemas and advertise a plain-object output schema: tools/list is paid for
 conversation), the low-level server (to serve stdio on the event loop's own pipes instead of the
 SDK's worker threads), a request's connection (its MCP session id, the one a client's debug sessions
 belong to over HTTP, and its teardown, which ends them), and nothing else.
-``tests/unit/test_sdk_compat.py`` exercises each function against the installed SDK, so an upgrade
+``tests/unit/mcp/test_sdk_compat.py`` exercises each function against the installed SDK, so an upgrade
 that moves one of these fails loudly there.
 """
 

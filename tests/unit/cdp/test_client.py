@@ -1,6 +1,7 @@
-"""The CDP channel's own parts (the request/answer contract is in test_protocol_contract): what an error answer
-reads as, events and odd messages, and a worker thread reached through its process's ``NodeWorker`` domain —
-its own ids and pending table, its messages wrapped in ``sendMessageToWorker`` and unwrapped on delivery."""
+"""The CDP channel's own parts (the request/answer contract is in tests/unit/protocol/test_contract.py): what
+an error answer reads as, events and odd messages, and a worker thread reached through its process's
+``NodeWorker`` domain — its own ids and pending table, its messages wrapped in ``sendMessageToWorker`` and
+unwrapped on delivery."""
 
 from __future__ import annotations
 

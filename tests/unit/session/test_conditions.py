@@ -1,6 +1,6 @@
 """Conditions and logpoint messages are checked by the checker the registry names for the session's language
 (the file's, before any session) when they are set; languages whose debugger reads them at the hit are left
-to it. (Python's checker itself is tested in tests/unit/test_conditions.py.)"""
+to it. (Python's checker itself is tested in tests/unit/backends/debugpy/test_expressions.py.)"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""debugpy's pure helpers beyond tests/unit/test_debugpy_helpers.py: pydevd's decorations and slices of
+"""debugpy's pure helpers beyond tests/unit/backends/debugpy/test_helpers.py: pydevd's decorations and slices of
 containers (pydevd ignores start/count)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What dlv dap is launched with (tests/unit/test_delve_helpers.py covers module_dir)."""
+"""What dlv dap is launched with (tests/unit/backends/delve/test_helpers.py covers module_dir)."""
 
 from __future__ import annotations
 

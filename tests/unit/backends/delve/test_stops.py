@@ -1,5 +1,5 @@
 """Which goroutine delve's stops are shown on, and the runtime frames hidden above the user's code
-(tests/unit/test_delve_helpers.py covers unquote and in_runtime)."""
+(tests/unit/backends/delve/test_helpers.py covers unquote and in_runtime)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """lldb's values in the program's language: frames, pointers, Rust names, container previews, registers
-(tests/unit/test_lldb_dap_helpers.py covers rust_type, rust_value, rust_function, split_top, pair_of)."""
+(tests/unit/backends/lldb/test_helpers.py covers rust_type, rust_value, rust_function, split_top, pair_of)."""
 
 from __future__ import annotations
 

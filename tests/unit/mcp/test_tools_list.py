@@ -1,6 +1,6 @@
 """tools/list is what every agent conversation pays for: a snapshot catches accidental changes.
 
-Rewrite the snapshot after an intended change with ``UPDATE_SNAPSHOT=1 pytest tests/integration/test_tools_list.py``.
+Rewrite the snapshot after an intended change with ``UPDATE_SNAPSHOT=1 pytest tests/unit/mcp/test_tools_list.py``.
 """
 
 from __future__ import annotations
