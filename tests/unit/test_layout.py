@@ -33,7 +33,7 @@ def _modules() -> dict[str, Path]:
 
 
 def _imports(path: Path, known: dict[str, Path]) -> set[str]:
-    out = set()
+    out: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names)
