@@ -21,15 +21,12 @@ from polydbg.backends.base import (
     BreakpointResult,
     Capabilities,
     Configure,
-    DataBreakpoint,
     EvaluateContext,
     ExceptionDetail,
     Frame,
     FrameRef,
     FunctionBreakpoint,
-    Instruction,
     LaunchSpec,
-    MemoryBlock,
     Scope,
     SourceBreakpoint,
     StepKind,
@@ -212,23 +209,3 @@ class FakeBackend(Backend):
 
     async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
         return self.exception
-
-    # -- native operations: none (the capabilities say so, and the session asks only for what they offer)
-    async def read_memory(self, address: int, count: int) -> MemoryBlock:
-        raise NotImplementedError
-
-    async def write_memory(self, address: int, data: bytes) -> int:
-        raise NotImplementedError
-
-    async def disassemble(self, address: int, count: int, offset: int) -> list[Instruction]:
-        raise NotImplementedError
-
-    async def registers(self, frame: FrameRef) -> list[Variable]:
-        raise NotImplementedError
-
-    async def set_data_breakpoints(self, breakpoints: list[DataBreakpoint],
-                                   frame: FrameRef | None) -> list[BreakpointResult]:
-        raise NotImplementedError
-
-    async def command(self, text: str, frame: FrameRef | None) -> str:
-        raise NotImplementedError

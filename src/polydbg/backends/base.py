@@ -363,30 +363,37 @@ class Backend(Protocol):
         """How a logpoint message interpolates ``expression`` (``{expr}`` in DAP)."""
         return "{" + expression + "}"
 
-    # -- native operations --------------------------------------------------------------------------------
+    # -- native operations (defaults for a backend whose capabilities offer none) ---------------------------
 
     async def read_memory(self, address: int, count: int) -> MemoryBlock:
-        raise NotImplementedError
+        raise _lacks("memory", self)
 
     async def write_memory(self, address: int, data: bytes) -> int:
         """Write ``data`` at ``address``; returns the number of bytes written."""
-        raise NotImplementedError
+        raise _lacks("memory", self)
 
     async def disassemble(self, address: int, count: int, offset: int) -> list[Instruction]:
         """``count`` instructions starting ``offset`` instructions from ``address`` (offset may be < 0)."""
-        raise NotImplementedError
+        raise _lacks("disassemble", self)
 
     async def registers(self, frame: FrameRef) -> list[Variable]:
-        raise NotImplementedError
+        raise _lacks("registers", self)
 
     async def set_data_breakpoints(self, breakpoints: list[DataBreakpoint],
                                    frame: FrameRef | None) -> list[BreakpointResult]:
         """Replace all watchpoints; resolves each expression (in ``frame``) where needed."""
-        raise NotImplementedError
+        raise _lacks("data_breakpoints", self)
 
     async def command(self, text: str, frame: FrameRef | None) -> str:
         """Run a raw debugger command (lldb, gdb, dlv …) and return its output."""
-        raise NotImplementedError
+        raise _lacks("raw_command", self)
+
+
+def _lacks(capability: NativeCapability, backend: Backend) -> NotImplementedError:
+    """What a native operation a backend does not offer raises (the session asks only when the capability is
+    set, so reaching this is a bug). A call, not a bare raise: such a default would make the method abstract to
+    the type checker, and every backend without native code would have to restate it."""
+    return NotImplementedError(f"{backend.name} has no {capability} capability")
 
 
 BackendFactory = Callable[[BackendListener], Backend]
