@@ -257,12 +257,7 @@ async def test_conditional_breakpoint_stops_only_when_the_condition_holds(tools:
     await tools("debug_terminate")
 
 
-async def test_hit_condition_stops_only_on_the_hit_it_names(tools: Tools, target: Target,
-                                                             request: pytest.FixtureRequest) -> None:
-    if target.flavour.adapter == "lldb-dap":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "lldb-dap takes hitCondition as a bare ignore count: '== 2' is accepted (verified) and ignored, "
-            "so the breakpoint stops on every hit (i = 0, 1, 2, 3)")))
+async def test_hit_condition_stops_only_on_the_hit_it_names(tools: Tools, target: Target) -> None:
     report = await tools("debug_launch",
                          **target.launch_arguments(breakpoints=[target.at("loop body", hit_condition="== 2")]))
     assert report["reason"] == "breakpoint"

@@ -450,3 +450,21 @@ async def test_stdin_feeds_a_native_program(tools: Tools, native: dict[str, str]
     text = (await tools("debug_output"))["text"]
     assert "got: one" in text and "got: two words" in text and "lines: 2" in text, text
     await tools("debug_terminate")
+
+
+async def test_a_hit_condition_lldb_cannot_count_is_counted_for_it(tools: Tools, native: dict[str, str]) -> None:
+    start = line_of("native/c/basics.c", "int sum = 0;")
+    report = await tools("debug_launch", program=native["basics"], adapter="lldb-dap",
+                         breakpoints=[{"file": BASICS_C, "line": start},
+                                      {"file": BASICS_C, "line": LOOP_BODY, "hit_condition": "== 3"}])
+    assert report["location"]["line"] == start
+    stepped = await tools("debug_step", kind="over")
+    while stepped["location"]["line"] != LOOP_BODY:  # a step that ends on the counted breakpoint is the step's
+        stepped = await tools("debug_step", kind="over")
+    assert stepped["state"] == "stopped" and by_name(stepped["locals"])["i"]["value"] == "0"
+    counted = await tools("debug_continue")
+    assert counted["location"]["line"] == LOOP_BODY
+    assert by_name(counted["locals"])["i"]["value"] == "2"  # the 3rd hit, the step's arrival counted as the 1st
+    done = await tools("debug_continue")  # and never again
+    assert done["state"] == "exited", done
+    await tools("debug_terminate")

@@ -43,6 +43,9 @@ a C++ throw stops in ``__cxa_throw``, and an lldb        the thrower is frame 0;
 expression there can hang lldb-dap for good              message are read from registers and memory only
 lldb stops at a breakpoint whose condition fails to      the stop waits 0.1 s for lldb's console line and says
 evaluate, saying so only in console output after it      to fix the condition
+``hitCondition`` is read only as a whole number N (an    ``>= N`` / ``> N`` are sent as N / N+1; ``N``, ``==``,
+ignore count: the Nth hit and every later one); other    ``<``, ``<=``, ``%`` are counted by polydbg, a hit that
+texts are accepted, verified and ignored                 does not stop resumed unseen (``hits.py``)
 stops that need a look at the stack to be classified     reported after that look (``kit.ordering``); events
                                                          behind them are held back so their order is kept
 another thread's reason at a stop already reported       dropped (``preserveFocusHint``, not all stopped)

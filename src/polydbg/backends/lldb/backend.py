@@ -26,16 +26,18 @@ from polydbg.backends.base import (
     ExceptionDetail,
     Frame,
     FrameRef,
+    FunctionBreakpoint,
     LaunchSpec,
     Scope,
     SourceBreakpoint,
+    StepKind,
     Variable,
 )
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
 from polydbg.backends.kit.lifecycle import Phase
 from polydbg.backends.kit.ordering import OrderedEvents
-from polydbg.backends.lldb import launch, stops, values
+from polydbg.backends.lldb import hits, launch, stops, values
 from polydbg.backends.lldb.launch import COMMAND_PREFIX
 from polydbg.backends.locate import find_lldb_dap
 from polydbg.dap.client import DapClient
@@ -161,15 +163,28 @@ class LldbDapBackend(DapBackend):
         self._stops.pausing()
         await super().pause(thread_id)
 
+    async def resume(self, thread_id: int | None) -> None:
+        self._stops.running(stepping=False)
+        await super().resume(thread_id)
+
+    async def step(self, thread_id: int, kind: StepKind) -> None:
+        self._stops.running(stepping=True)
+        await super().step(thread_id, kind)
+
     # -- breakpoints --------------------------------------------------------------------------------
 
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
-        results = await super().set_breakpoints(file, breakpoints)
-        for bp in breakpoints:
+        sent, refused = self._stops.hits.prepare(breakpoints)
+        results = hits.merged(breakpoints, await super().set_breakpoints(file, sent), refused)
+        for bp in sent:
             native = self._breakpoints.ids.native_of(bp.id)
             if native is not None:
                 (self._stops.conditional.add if bp.condition else self._stops.conditional.discard)(native)
         return results
+
+    async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
+        sent, refused = self._stops.hits.prepare(breakpoints)
+        return hits.merged(breakpoints, await super().set_function_breakpoints(sent), refused)
 
     async def set_exception_filters(self, filters: list[str]) -> None:
         await super().set_exception_filters([f for f in filters if f in self.capabilities.exception_filters])

@@ -17,6 +17,10 @@ stack first, so they are reported after it (``kit.ordering`` holds the events be
 A stop at a conditional breakpoint waits ``CONDITION_ERROR_WAIT_S`` for lldb's console line saying
 the condition failed to evaluate (lldb stops then, and says so only in output sent just after the
 stop), so the report can tell the agent to fix the condition.
+
+A stop at breakpoints whose hit conditions polydbg counts (``hits.LldbHits``) is counted; when no counter
+says stop, the thread is resumed before the session hears of it (never after a step: a step that ends on
+such a breakpoint counts the hit and is the step's stop).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from polydbg.backends.kit.handles import IdMap
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.kit.panics import panic_message
 from polydbg.backends.lldb import values
+from polydbg.backends.lldb.hits import LldbHits
 from polydbg.errors import AdapterError
 
 PANIC_MESSAGE_WAIT_S = 0.3
@@ -124,6 +129,8 @@ class LldbStops:
         self._stop_reported = False  # a focus stop was reported since the last resume
         self._first_stop = True
         self.conditional: set[int] = set()  # lldb's ids of breakpoints with a condition
+        self.hits = LldbHits()
+        self._stepping = False  # a step is under way: its stop is shown whatever the breakpoints there count
         self._panics: dict[int, str] = {}  # thread id → panic message at this stop
         self._aborts: dict[int, ExceptionDetail] = {}  # thread id → why it aborted (uncaught C++ exception …)
         self._output_tail = ""  # recent program output, where panic messages are found
@@ -149,6 +156,10 @@ class LldbStops:
 
     def pausing(self) -> None:
         self._pause_requested = True
+
+    def running(self, stepping: bool) -> None:
+        """The program is resumed (``stepping``: by a step, whose stop is always shown)."""
+        self._stepping = stepping
 
     def forget(self) -> None:
         self._frames.clear()
@@ -186,6 +197,9 @@ class LldbStops:
                 i in self.conditional for i in body.get("hitBreakpointIds") or ()):
             self._ordered.refine(self._conditional_stop(body))
             return
+        if self._not_counted(body):
+            self._ordered.refine(self._resume_quietly(body))
+            return
         self._report(self._rewrite(body))
 
     async def _conditional_stop(self, body: dict[str, Any]) -> None:
@@ -194,10 +208,32 @@ class LldbStops:
         self._console_seen.clear()
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self._console_seen.wait(), CONDITION_ERROR_WAIT_S)
+        if self._condition_failure is None and self._not_counted(body):
+            await self._resume_quietly(body)
+            return
         self._report(self._rewrite(body))
+
+    def _not_counted(self, body: dict[str, Any]) -> bool:
+        """A breakpoint stop that no hit counter lets through. The hit is counted even where a step ended on it
+        (as gdb's and lldb's own counts do), but then the step's stop is shown."""
+        if body.get("reason") != "breakpoint":
+            return False
+        ids = [bp_id for n in body.get("hitBreakpointIds") or () if isinstance(n, int)
+               and (bp_id := self._breakpoint_ids.id_of(n)) is not None]
+        return bool(ids) and not self.hits.stops(ids) and not self._stepping
+
+    async def _resume_quietly(self, body: dict[str, Any]) -> None:
+        """Let a hit the hit condition does not stop on run on, unseen (the events after it wait)."""
+        self.forget()
+        thread = body.get("threadId")
+        try:
+            await self._request("continue", {"threadId": thread if isinstance(thread, int) else 0})
+        except AdapterError:  # the program ended meanwhile, or lldb-dap is gone: the session hears of that
+            return
 
     def _report(self, body: dict[str, Any]) -> None:
         """Straight to the session: only called when nothing is queued, or by the refinement itself."""
+        self._stepping = False
         self._stop_reported = True
         self._first_stop = False
         self._ordered.target.on_stopped(self._stop_event(body))

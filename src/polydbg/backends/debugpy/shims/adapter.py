@@ -1,10 +1,8 @@
 """Runs debugpy's adapter in polydbg's interpreter with TCP_NODELAY on every socket it opens.
 
-Passed as ``python -c`` (see ``polydbg.backends.debugpy.backend``); kept short, as it is sent on each start.
+Passed as ``python -c`` (see ``polydbg.backends.debugpy.process``); kept short, as it is sent on each start.
 """
-import runpy
-import socket
-
+import socket, runpy
 _a, _c = socket.socket.accept, socket.socket.connect
 def _nd(s):
     try: s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -7,11 +7,7 @@ with 1: pydevd would stop on it as an exception, as it ignores only int codes wi
 ``v`` evaluates a hex-encoded expression in its caller's frame (the logpoint's) and never raises, so one failing
 expression cannot swallow a whole trace line. Passed as ``python -c``.
 """
-import runpy
-import socket
-import sys
-import types
-
+import sys, socket, runpy, types
 _m = types.ModuleType('_polydbg')
 def _v(h):
     f = sys._getframe(1)
@@ -36,7 +32,6 @@ socket.socket.connect = connect
 sys.argv = a
 del connect
 import os
-
 _i = os.environ.pop('POLYDBG_STDIN', None) if '--connect' in a else None
 if _i:
     _f = os.open(_i, os.O_RDONLY); os.dup2(_f, 0); os.close(_f)
