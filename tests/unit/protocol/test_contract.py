@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import pytest
 
@@ -25,9 +25,10 @@ from polydbg.jdwp.stream import Packet
 from polydbg.mi.client import MiClient
 from polydbg.protocol import core
 from polydbg.protocol.core import ProtocolClient
-from polydbg.transport.streams import memory_pair
+from polydbg.transport.streams import MemoryStream, memory_pair
 
 DEADLINE_S = 2.0
+M = TypeVar("M")
 
 # Asked for by name, so anyio's plugin keeps each test's protocol parameter (see test_conformance).
 pytestmark = pytest.mark.usefixtures("anyio_backend")
@@ -48,190 +49,154 @@ class Harness(Protocol):
     def refusal(self, text: str) -> str: ...  # what a refusal answered with ``text`` reads as
 
 
-class DapHarness:
+class DebuggerEnd(Generic[M]):
+    """What every harness shares: the client on one end of an in-memory pair, the debugger's end (``far``)
+    in the test's hands, and the requests that arrived there so far."""
+
+    def __init__(self, client: ProtocolClient[Any, Any, M], far: MemoryStream[M]) -> None:
+        self._client = client
+        self.far = far
+        self.received: list[M] = []
+        client.start()
+
+    @property
+    def client(self) -> ProtocolClient[Any, Any, M]:
+        return self._client
+
+    async def wait(self, future: asyncio.Future[Any], label: str, timeout: float) -> Any:
+        return await self._client.wait(future, label, timeout)
+
+    async def request(self, index: int) -> M:
+        """The ``index``-th request the client sent (waiting for it to arrive)."""
+        while len(self.received) <= index:
+            message = await asyncio.wait_for(self.far.receive(), DEADLINE_S)
+            assert message is not None
+            self.received.append(message)
+        return self.received[index]
+
+    def subscribe(self, name: str, handler: Callable[[dict[str, Any]], None]) -> None:
+        self._client.on_event(name, handler)
+
+    async def eof(self) -> None:
+        await self.far.close()
+
+    def refusal(self, text: str) -> str:
+        return text
+
+    def wire_name(self, name: str) -> str:
+        return name
+
+
+class DapHarness(DebuggerEnd[dict[str, Any]]):
     """The adapter's end of an in-memory DAP stream."""
 
     def __init__(self) -> None:
-        client_end, self.adapter = memory_pair()
-        self.client: DapClient = DapClient(client_end, "fake-dap")
-        self.client.start()
-        self.requests: list[dict[str, Any]] = []
+        near, far = memory_pair()
+        self.dap = DapClient(near, "fake-dap")
+        super().__init__(self.dap, far)
 
     def send(self, label: str) -> asyncio.Future[Any]:
-        return self.client.send_request(label, {})
-
-    async def wait(self, future: asyncio.Future[Any], label: str, timeout: float) -> Any:
-        return await self.client.wait(future, label, timeout)
-
-    async def _requests_until(self, index: int) -> dict[str, Any]:
-        while len(self.requests) <= index:
-            message = await asyncio.wait_for(self.adapter.receive(), DEADLINE_S)
-            assert message is not None
-            self.requests.append(message)
-        return self.requests[index]
+        return self.dap.send_request(label, {})
 
     async def answer(self, index: int, ok: bool = True, text: str = "") -> None:
-        request = await self._requests_until(index)
+        request = await self.request(index)
         response: dict[str, Any] = {"seq": 9000 + index, "type": "response", "request_seq": request["seq"],
                                     "command": request["command"], "success": ok}
         if ok:
             response["body"] = {"value": text}
         else:
             response["message"] = text
-        await self.adapter.send(response)
+        await self.far.send(response)
 
     async def event(self, name: str, value: str) -> None:
-        await self.adapter.send({"seq": 1, "type": "event", "event": name, "body": {"value": value}})
-
-    def subscribe(self, name: str, handler: Callable[[dict[str, Any]], None]) -> None:
-        self.client.on_event(name, handler)
-
-    async def eof(self) -> None:
-        await self.adapter.close()
-
-    def refusal(self, text: str) -> str:
-        return text
-
-    def wire_name(self, name: str) -> str:
-        return name
+        await self.far.send({"seq": 1, "type": "event", "event": name, "body": {"value": value}})
 
     def value(self, answer: Any) -> str:
         return str(answer["value"])
 
 
-class MiHarness:
+class MiHarness(DebuggerEnd[str]):
     """gdb's end: MI lines each way."""
 
     def __init__(self) -> None:
-        client_end, self.gdb = memory_pair()
-        self.client: MiClient = MiClient(client_end, "fake-gdb")
-        self.client.start()
-        self.written: list[str] = []
+        near, far = memory_pair()
+        self.mi = MiClient(near, "fake-gdb")
+        super().__init__(self.mi, far)
 
     def send(self, label: str) -> asyncio.Future[Any]:
-        return self.client.send(f"-{label}")
-
-    async def wait(self, future: asyncio.Future[Any], label: str, timeout: float) -> Any:
-        return await self.client.wait(future, label, timeout)
+        return self.mi.send(f"-{label}")
 
     async def answer(self, index: int, ok: bool = True, text: str = "") -> None:
-        while len(self.written) <= index:
-            line = await asyncio.wait_for(self.gdb.receive(), DEADLINE_S)
-            assert line is not None
-            self.written.append(line)
-        line = self.written[index]
+        line = await self.request(index)
         token = line[: len(line) - len(line.lstrip("0123456789"))]
-        await self.gdb.send(f'{token}^done,value="{text}"' if ok else f'{token}^error,msg="{text}"')
-        await self.gdb.send("(gdb) ")
+        await self.far.send(f'{token}^done,value="{text}"' if ok else f'{token}^error,msg="{text}"')
+        await self.far.send("(gdb) ")
 
     async def event(self, name: str, value: str) -> None:
-        await self.gdb.send(f'*{name},value="{value}"')
-
-    def subscribe(self, name: str, handler: Callable[[dict[str, Any]], None]) -> None:
-        self.client.on_async(name, handler)
-
-    async def eof(self) -> None:
-        await self.gdb.close()
-
-    def refusal(self, text: str) -> str:
-        return text
-
-    def wire_name(self, name: str) -> str:
-        return name
+        await self.far.send(f'*{name},value="{value}"')
 
     def value(self, answer: Any) -> str:
         return str(answer.payload["value"])
 
 
-class CdpHarness:
+class CdpHarness(DebuggerEnd[dict[str, Any]]):
     """The V8 inspector's end: JSON messages with ids, results, errors and method events."""
 
     def __init__(self) -> None:
-        client_end, self.inspector = memory_pair()
-        self.client: CdpChannel = CdpChannel(client_end, "fake-cdp")
-        self.client.start()
-        self.requests: list[dict[str, Any]] = []
+        near, far = memory_pair()
+        self.cdp = CdpChannel(near, "fake-cdp")
+        super().__init__(self.cdp, far)
 
     def send(self, label: str) -> asyncio.Future[Any]:
-        return self.client.send(label, {})
-
-    async def wait(self, future: asyncio.Future[Any], label: str, timeout: float) -> Any:
-        return await self.client.wait(future, label, timeout)
+        return self.cdp.send(label, {})
 
     async def answer(self, index: int, ok: bool = True, text: str = "") -> None:
-        while len(self.requests) <= index:
-            message = await asyncio.wait_for(self.inspector.receive(), DEADLINE_S)
-            assert message is not None
-            self.requests.append(message)
-        key = self.requests[index]["id"]
-        await self.inspector.send({"id": key, "result": {"value": text}} if ok
-                                  else {"id": key, "error": {"code": -32000, "message": text}})
+        key = (await self.request(index))["id"]
+        await self.far.send({"id": key, "result": {"value": text}} if ok
+                            else {"id": key, "error": {"code": -32000, "message": text}})
 
     async def event(self, name: str, value: str) -> None:
-        await self.inspector.send({"method": name, "params": {"value": value}})
-
-    def subscribe(self, name: str, handler: Callable[[dict[str, Any]], None]) -> None:
-        self.client.on_event(name, handler)
-
-    async def eof(self) -> None:
-        await self.inspector.close()
-
-    def refusal(self, text: str) -> str:
-        return text
-
-    def wire_name(self, name: str) -> str:
-        return name
+        await self.far.send({"method": name, "params": {"value": value}})
 
     def value(self, answer: Any) -> str:
         return str(answer["value"])
 
 
-class JdwpHarness:
+class JdwpHarness(DebuggerEnd[Packet]):
     """The JVM's end: packets; a reply carries its command's id and an error code, an event is a composite
     command (its one event of kind ``name`` carrying a thread id: the value)."""
 
     KINDS: ClassVar[dict[str, int]] = {"stopped": EventKind.THREAD_START, "unknown": EventKind.THREAD_DEATH}
 
     def __init__(self) -> None:
-        client_end, self.vm = memory_pair()
-        self.client: JdwpClient = JdwpClient(client_end, "fake-jvm")
-        self.client.start()
-        self.requests: list[Packet] = []
+        near, far = memory_pair()
+        self.jdwp = JdwpClient(near, "fake-jvm")
+        super().__init__(self.jdwp, far)
 
     def send(self, label: str) -> asyncio.Future[Any]:
-        return self.client.send(1, 1, label.encode(), label=label)
-
-    async def wait(self, future: asyncio.Future[Any], label: str, timeout: float) -> Any:
-        return await self.client.wait(future, label, timeout)
+        return self.jdwp.send(1, 1, label.encode(), label=label)
 
     async def answer(self, index: int, ok: bool = True, text: str = "") -> None:
-        while len(self.requests) <= index:
-            packet = await asyncio.wait_for(self.vm.receive(), DEADLINE_S)
-            assert packet is not None
-            self.requests.append(packet)
-        key = self.requests[index].id
-        await self.vm.send(Packet(key, REPLY_FLAG, 0, text.encode()) if ok
-                           else Packet(key, REPLY_FLAG, 41, b""))  # JDWP refuses with a code only
+        key = (await self.request(index)).id
+        await self.far.send(Packet(key, REPLY_FLAG, 0, text.encode()) if ok
+                            else Packet(key, REPLY_FLAG, 41, b""))  # JDWP refuses with a code only
 
     async def event(self, name: str, value: str) -> None:
         data = Writer(IdSizes()).u1(Suspend.NONE).i4(1).u1(self.KINDS[name]).i4(0).object_id(int(value, 36))
-        await self.vm.send(Packet(1, 0, CommandSet.EVENT << 8 | 100, data.bytes()))
+        await self.far.send(Packet(1, 0, CommandSet.EVENT << 8 | 100, data.bytes()))
 
     def subscribe(self, name: str, handler: Callable[[dict[str, Any]], None]) -> None:
         def of_kind(body: dict[str, Any]) -> None:  # the composite's events of one kind, as the java backend reads them
             for event in body["events"]:
                 if event.kind == self.KINDS[name]:
                     handler({"value": _base36(event.thread)})
-        self.client.on_event("events", of_kind)
+        self.jdwp.on_event("events", of_kind)
 
     def refusal(self, text: str) -> str:
         return "absent information"  # what error 41 reads as
 
     def wire_name(self, name: str) -> str:
         return "events"
-
-    async def eof(self) -> None:
-        await self.vm.close()
 
     def value(self, answer: Any) -> str:
         return bytes(answer).decode()
