@@ -17,7 +17,7 @@ import os
 import signal
 import socket
 import subprocess
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -343,3 +343,25 @@ async def test_gdbserver_remote_target(tools: Tools, built: dict[str, str]) -> N
         assert (await tools("debug_evaluate", expression="total"))["value"] == "0"
         await tools("debug_terminate")
         assert await asyncio.wait_for(server.wait(), 10) is not None  # gdbserver exits with its program
+
+
+
+@pytest.fixture
+def sleeper() -> Iterator[subprocess.Popen[bytes]]:
+    process = subprocess.Popen(["sleep", "60"])
+    yield process
+    process.kill()
+    process.wait()
+
+
+async def test_terminating_an_attached_running_program_leaves_gdb_whole(
+        tools: Tools, sleeper: subprocess.Popen[bytes], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gdb 13.1 asserts (x86_linux_update_debug_registers: lwp_is_stopped) and dumps a core of itself into
+    its working directory when it exits while the program it attached to dies under it still running."""
+    require("gdb")
+    monkeypatch.chdir(tmp_path)  # gdb starts here: a core of it would land here
+    report = await tools("debug_attach", pid=sleeper.pid, adapter="gdb")
+    assert report["state"] == "running"
+    await tools("debug_terminate")
+    assert await asyncio.to_thread(sleeper.wait, 10) == -signal.SIGKILL  # terminate ends the program
+    assert not [p.name for p in tmp_path.iterdir() if p.name == "core" or p.name.startswith("core.")]

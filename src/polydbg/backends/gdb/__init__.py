@@ -92,5 +92,8 @@ lists the AVX-512 mask registers k0–k7 in ``info registers``   leaves them out
 deletes a watchpoint whose frame returns (watchpoint-scope)    reports the stop and the breakpoint as unverified
 a ptrace-stopped program dies of SIGKILL at once               SIGKILLs a local program at terminate; ``-gdb-exit``
                                                                reaps it
+exiting while a running program it attached to dies under it   waits for gdb's exit record of a running program
+fails an assertion (``x86_linux_update_debug_registers:        it killed before ``-gdb-exit``
+lwp_is_stopped``) and dumps a core of gdb into its cwd
 =============================================================  =================================================
 """

@@ -404,6 +404,9 @@ class GdbMiBackend(Backend):
         if kill and local is not None:
             with contextlib.suppress(OSError):
                 os.kill(local, signal.SIGKILL)  # a ptrace-stopped process dies of SIGKILL at once
+            if self._execution.running:  # gdb 13.1 must see a running program die before -gdb-exit, or it
+                with contextlib.suppress(asyncio.TimeoutError):  # fails an assertion and dumps core in the cwd
+                    await asyncio.wait_for(self._execution.stopped.wait(), END_STEP_S)
             return  # -gdb-exit reaps it
         if self._mode == "core" or exited:
             return
