@@ -8,6 +8,7 @@ an oversized body) are raw HTTP requests, so the status codes are what any clien
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -369,3 +370,18 @@ async def test_sigterm_ends_the_server_and_every_program() -> None:
         finally:
             for fd in fds.values():
                 os.close(fd)
+
+
+async def test_a_lone_surrogate_in_an_argument_is_answered_naming_the_argument() -> None:
+    """The SDK answers a body with a lone surrogate escape "Parse error" with no id; polydbg answers the call."""
+    async with serving() as server:
+        bearer = f"Bearer {TOKEN}"
+        session = (await _post(server, INIT, Authorization=bearer)).headers["mcp-session-id"]
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "debug_evaluate", "arguments": {"expression": "1 + \ud800"}}}
+        async with httpx2.AsyncClient(timeout=30) as http:  # json.dumps writes the escape the SDK chokes on
+            answer = await http.post(server.url, content=json.dumps(call), headers={
+                **JSON_HEADERS, "Authorization": bearer, "Mcp-Session-Id": session,
+                "MCP-Protocol-Version": "2025-11-25"})
+        assert answer.status_code == 200, answer.text
+        assert "argument 'expression' holds a lone UTF-16 surrogate" in answer.text

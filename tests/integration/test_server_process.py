@@ -8,6 +8,7 @@ subreaper (see conftest), so orphans are reparented to it and the autouse fixtur
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import signal
@@ -202,3 +203,37 @@ async def test_sigkill_of_the_server_takes_a_running_native_program_along(
         assert any(cmd.startswith(prog) for cmd in below.values()), below
         survivors = _survivors_of_sigkill(server, below)
         assert not survivors, f"alive 5 s after the server was SIGKILLed: {survivors}"
+
+
+async def test_a_lone_surrogate_in_an_argument_is_answered_naming_the_argument() -> None:
+    """The SDK's JSON parser refuses a message with a lone surrogate escape outright (no id, so no answer: the
+    client waited out its own timeout); the server answers it as a tool error naming the argument."""
+    import anyio
+
+    def message(id_: int, method: str, params: dict[str, object]) -> bytes:
+        return (json.dumps({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}) + "\n").encode()
+
+    process = await anyio.open_process([sys.executable, "-m", "polydbg", "serve"], stderr=subprocess.DEVNULL)
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        await process.stdin.send(message(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                                           "clientInfo": {"name": "t", "version": "1"}}))
+        await process.stdin.send(message(2, "tools/call", {"name": "debug_evaluate",
+                                                           "arguments": {"expression": "1 + \ud800"}}))
+        assert b"\\ud800" in message(2, "x", {"e": "\ud800"})  # json.dumps writes the escape the SDK chokes on
+        answers: dict[int, dict[str, object]] = {}
+        buffer = b""
+        with anyio.fail_after(20):
+            while 2 not in answers:
+                buffer += await process.stdout.receive()
+                *lines, buffer = buffer.split(b"\n")
+                for line in lines:
+                    parsed = json.loads(line)
+                    answers[parsed.get("id")] = parsed
+        result = answers[2]["result"]
+        assert isinstance(result, dict) and result["isError"]
+        assert "argument 'expression' holds a lone UTF-16 surrogate" in result["content"][0]["text"]
+    finally:
+        await process.stdin.aclose()
+        with anyio.fail_after(10):
+            await process.wait()

@@ -27,8 +27,9 @@ from typing import TextIO
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from polydbg.mcp import arguments
 from polydbg.mcp.server import build_server
 from polydbg.mcp.tokens import TOKEN_ENV, ClientTokens, StartupError, Token, TokenVerifier, load_token
 from polydbg.policy import Policy
@@ -190,6 +191,40 @@ class TrimmedHeaderValues:
         await self.app(scope, receive, send)
 
 
+class MarkedSurrogates:
+    """A request body whose JSON holds a lone surrogate escape (``"\\ud800"``) reaches the SDK with it marked
+    (``arguments.mark_lone_surrogates``): the SDK's parser refuses the whole message with "Parse error" and
+    no id, where the tool can answer naming the argument. Bodies over the SDK's limit pass untouched (it
+    answers 413)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size, more, first = 0, True, None
+        while more and size <= MAX_REQUEST_BYTES:
+            message = await receive()
+            if message["type"] != "http.request":
+                first = message
+                break
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        if not more and first is None:
+            body = arguments.mark_lone_surrogates(body.decode("utf-8", "surrogateescape")).encode(
+                "utf-8", "surrogateescape")
+        replayed = [{"type": "http.request", "body": body, "more_body": more}] if first is None else [first]
+
+        async def replay() -> Message:
+            return replayed.pop() if replayed else await receive()
+        await self.app(scope, replay, send)
+
+
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on ``host``:``port`` (0: a free port)."""
     try:
@@ -220,8 +255,8 @@ async def serve_http(options: HttpOptions, policy: Policy | None = None, err: Te
     port = int(sock.getsockname()[1])
     app = build_app(options, port, token, policy, clients)
     # http="httptools" (a dependency): uvicorn's pure-Python h11 costs ~0.9 ms more per answer.
-    config = uvicorn.Config(TrimmedHeaderValues(app), log_config=None, access_log=False, ws="none", lifespan="on",
-                            http="httptools", timeout_graceful_shutdown=3, server_header=False)
+    config = uvicorn.Config(TrimmedHeaderValues(MarkedSurrogates(app)), log_config=None, access_log=False, ws="none",
+                            lifespan="on", http="httptools", timeout_graceful_shutdown=3, server_header=False)
     err.write(banner(options, port, token, clients))
     if policy is not None:
         err.write("polydbg: " + policy.describe().replace("\n", "\npolydbg: ") + "\n")

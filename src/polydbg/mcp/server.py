@@ -13,12 +13,14 @@ from typing import Any
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, GetPromptResult, InputRequiredResult
+from mcp_types import INVALID_PARAMS, CallToolResult, GetPromptResult, InputRequiredResult
+from pydantic import ValidationError
 
 from polydbg import __version__
-from polydbg.errors import UnknownSessionError
+from polydbg.errors import UnknownSessionError, UsageError
+from polydbg.mcp import arguments as arguments_module
 from polydbg.mcp import sdk_compat, tools
 from polydbg.mcp.clients import manager_of
 from polydbg.policy import Policy
@@ -115,6 +117,24 @@ class PolydbgServer(MCPServer[Clients]):
         if name not in known:
             raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name!r}; prompts: {', '.join(known)}")
         return await super().get_prompt(name, arguments, context)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Clients, Any] | None = None
+                        ) -> CallToolResult | InputRequiredResult:
+        """Arguments the SDK would drop or choke on are refused first, naming the argument (``arguments``);
+        the SDK's own validation errors are rewritten the same way."""
+        registered = {tool.name: tool for tool in sdk_compat.registered_tools(self)}
+        tool = registered.get(name)
+        if tool is None:
+            return tools.failure(UsageError(arguments_module.unknown_tool(name, list(registered))), name)
+        problem = arguments_module.problem(name, tool.parameters, arguments)
+        if problem is not None:
+            return tools.failure(UsageError(problem), name)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                return tools.failure(UsageError(arguments_module.validation_message(name, exc.__cause__)), name)
+            raise
 
 
 def build_server(limits: Limits = STDIO_LIMITS, token_verifier: TokenVerifier | None = None,

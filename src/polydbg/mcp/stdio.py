@@ -20,13 +20,14 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 
-from polydbg.mcp import sdk_compat
+from polydbg.mcp import arguments, sdk_compat
 
 _LINE_LIMIT = 64 * 1024 * 1024
 
 
 class _Lines:
-    """Async iterator of decoded lines (the shape ``stdio_server`` reads)."""
+    """Async iterator of decoded lines (the shape ``stdio_server`` reads); a lone surrogate escape is
+    marked so the tool can name the argument (``arguments.mark_lone_surrogates``)."""
 
     def __init__(self, reader: asyncio.StreamReader) -> None:
         self._reader = reader
@@ -38,7 +39,7 @@ class _Lines:
         line = await self._reader.readline()
         if not line:
             raise StopAsyncIteration
-        return line.decode("utf-8", "replace")
+        return arguments.mark_lone_surrogates(line.decode("utf-8", "replace"))
 
 
 class _Writer:

@@ -19,7 +19,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from polydbg.errors import PolydbgError, ProgramMovedError, UsageError
+from polydbg.errors import PolydbgError, ProgramMovedError, UsageError, echo
 from polydbg.mcp import render
 from polydbg.mcp.clients import manager_of
 from polydbg.session import launching
@@ -64,9 +64,14 @@ RUNS = ToolAnnotations(destructive_hint=True)
 OVERWRITES = ToolAnnotations(destructive_hint=True, idempotent_hint=True)
 
 
+# A line number, or text on the line (agents often know the statement, not its number).
+LineOrText = Annotated[int, Field(ge=1)] | str
+Line = Annotated[LineOrText, Field(description="number, or text on the line")]
+
+
 class BreakpointSpec(BaseModel):
     file: str
-    line: int
+    line: Line
     condition: str | None = None
     hit_condition: str | None = None
     log_message: str | None = None
@@ -77,7 +82,7 @@ class BreakpointSpec(BaseModel):
 
 class Place(BaseModel):
     file: str
-    line: int
+    line: LineOrText
 
 
 SessionId = str | None  # the server instructions say it defaults to the most recently used session
@@ -260,7 +265,7 @@ def register(server: MCPServer[Clients]) -> None:
     async def debug_break(
         ctx: Context,
         file: str | None = None,
-        line: Annotated[int | None, Field(ge=1)] = None,
+        line: Line | None = None,
         function: str | None = None,
         condition: str | None = None,
         hit_condition: Annotated[str | None, Field(description="e.g. >= 3")] = None,
@@ -283,8 +288,8 @@ def register(server: MCPServer[Clients]) -> None:
                                                                        log_message), policy=manager.policy)
                 manager.add_pending(pending)
                 result = BreakpointList(session_id="", breakpoints=[], exception_filters=[])
-                return answer(result, f"no session yet: breakpoint at {pending.file}:{line} will be set by the "
-                                      "next debug_launch")
+                return answer(result, f"no session yet: breakpoint at {pending.file}:{pending.line} will be set by "
+                                      "the next debug_launch")
             session = manager.get(session_id)
             if exception is not None:
                 await session.set_exception_filters(exception)
@@ -298,7 +303,8 @@ def register(server: MCPServer[Clients]) -> None:
                 bp = await session.add_line_breakpoint(file, line, condition, hit_condition, log_message)
             result = BreakpointList(session_id=session.id, breakpoints=[bp.info()],
                                     exception_filters=session.exception_filters)
-            return answer(result, render.breakpoint_line(bp.info(), session.cwd))
+            chosen = f" (line {bp.line} holds {echo(line, 80)})" if isinstance(line, str) and not line.isdigit() else ""
+            return answer(result, render.breakpoint_line(bp.info(), session.cwd) + chosen)
         return await guarded(work, "debug_break")
 
     @tool(OVERWRITES)

@@ -16,10 +16,11 @@ from polydbg.session.model import BreakpointInfo
 
 @dataclass(frozen=True)
 class BreakpointRequest:
-    """A line breakpoint as a tool asks for it (also kept by the manager before any session exists)."""
+    """A line breakpoint as a tool asks for it (also kept by the manager before any session exists); ``line``
+    may be text on the line (``source.line_number``)."""
 
     file: str
-    line: int
+    line: int | str
     condition: str | None = None
     hit_condition: str | None = None
     log_message: str | None = None

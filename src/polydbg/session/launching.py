@@ -106,11 +106,12 @@ def check_breakpoint(request: BreakpointRequest, cwd: str | None = None,
         policy.check_path(path, "breakpoint file")
         policy.check_expressions(None, request.condition, request.hit_condition, request.log_message)
     lines = src.read_lines(path)
-    if not 1 <= request.line <= len(lines):
-        raise UsageError(f"line {request.line} is outside {echo(path)} (it has {len(lines)} lines); "
+    line = src.line_number(path, request.line)
+    if not 1 <= line <= len(lines):
+        raise UsageError(f"line {line} is outside {echo(path)} (it has {len(lines)} lines); "
                          f"pass a line between 1 and {len(lines)}")
     conditions.check_file(path, request.condition, request.log_message)
-    return BreakpointRequest(path, request.line, request.condition, request.hit_condition, request.log_message)
+    return BreakpointRequest(path, line, request.condition, request.hit_condition, request.log_message)
 
 
 async def apply_breakpoints(session: Session, requests: Sequence[BreakpointRequest]) -> None:

@@ -19,7 +19,7 @@ import anyio
 
 from polydbg.backends import registry
 from polydbg.backends.base import AttachSpec, LaunchSpec
-from polydbg.errors import UnknownSessionError, UsageError
+from polydbg.errors import UnknownSessionError, UsageError, echo
 from polydbg.policy import Policy
 from polydbg.session.breakpoints import BreakpointRequest
 from polydbg.session.model import State, StopReport
@@ -118,7 +118,7 @@ class SessionManager:
             session = self._sessions.get(session_id)
             if session is None:  # the same answer for another client's session: nothing is revealed
                 known = ", ".join(self._sessions) or "none"
-                raise UnknownSessionError(f"no session {session_id!r} (sessions: {known}); "
+                raise UnknownSessionError(f"no session {echo(session_id, 60)} (sessions: {known}); "
                                           "see debug_sessions, or start one with debug_launch")
         else:
             if not self._sessions:

@@ -15,7 +15,7 @@ against raw-command escapes, raw commands, memory writes — before any of it re
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from polydbg.backends.base import AttachSpec, BackendFactory, LaunchSpec, StepKind
@@ -144,11 +144,14 @@ class Session:
     async def start(self, spec: LaunchSpec | AttachSpec, timeout_s: float, progress: Progress | None) -> StopReport:
         return await self.execution.start(spec, timeout_s, progress)
 
-    async def resume(self, thread_id: int | None, to: tuple[str, int] | None, timeout_s: float,
+    async def resume(self, thread_id: int | None, to: tuple[str, int | str] | None, timeout_s: float,
                      progress: Progress | None) -> StopReport:
+        place = None
         if to is not None:
-            self.policy.check_path(self.resolve_path(to[0]), "run-to file")
-        return await self.execution.resume(thread_id, to, timeout_s, progress)
+            path = self.resolve_path(to[0])
+            self.policy.check_path(path, "run-to file")
+            place = (to[0], src.line_number(path, to[1]))
+        return await self.execution.resume(thread_id, place, timeout_s, progress)
 
     async def step(self, kind: StepKind, count: int, thread_id: int | None, timeout_s: float,
                    progress: Progress | None) -> StopReport:
@@ -166,24 +169,28 @@ class Session:
     async def report(self, timed_out: bool = False, note: str | None = None) -> StopReport:
         return await self.reporter.report(timed_out, note)
 
-    async def trace(self, points: list[tuple[str, int]], expressions: list[str], max_hits: int,
+    async def trace(self, points: Sequence[tuple[str, int | str]], expressions: list[str], max_hits: int,
                     timeout_s: float, progress: Progress | None) -> TraceResult:
         self.policy.check_paths((self.resolve_path(file) for file, _ in points), "trace point file")
         self.policy.check_expressions(self.adapter, *expressions)
-        return await self.tracer.trace(points, expressions, max_hits, timeout_s, progress)
+        numbered = [(file, src.line_number(self.resolve_path(file), line)) for file, line in points]
+        return await self.tracer.trace(numbered, expressions, max_hits, timeout_s, progress)
 
     # -- breakpoints ------------------------------------------------------------------------------------
 
     def validate_line(self, path: str, line: int) -> None:
         self.bpsync.validate_line(path, line)
 
-    async def add_line_breakpoint(self, file: str, line: int, condition: str | None = None,
+    async def add_line_breakpoint(self, file: str, line: int | str, condition: str | None = None,
                                   hit_condition: str | None = None, log_message: str | None = None,
                                   internal: bool = False) -> Breakpoint:
+        """A breakpoint at ``line`` of ``file``: a number, or text on the line (``source.line_number``)."""
+        path = self.resolve_path(file)
         if not internal:
-            self.policy.check_path(self.resolve_path(file), "breakpoint file")
+            self.policy.check_path(path, "breakpoint file")
             self.policy.check_expressions(self.adapter, condition, hit_condition, log_message)
-        return await self.bpsync.add_line(file, line, condition, hit_condition, log_message, internal)
+        number = src.line_number(path, line)
+        return await self.bpsync.add_line(file, number, condition, hit_condition, log_message, internal)
 
     async def add_function_breakpoint(self, function: str, condition: str | None = None,
                                       hit_condition: str | None = None) -> Breakpoint:

@@ -13,6 +13,7 @@ from polydbg.session.model import SourceResult
 
 MAX_LINE_CHARS = 160
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SPACE = re.compile(r"\s+")
 
 
 @lru_cache(maxsize=64)
@@ -30,6 +31,35 @@ def read_lines(path: str) -> tuple[str, ...]:
     if not os.path.isfile(path):
         raise UsageError(f"{echo(path)} is not a file; pass the path of a source file")
     return _lines_cached(path, stat.st_mtime_ns, stat.st_size)
+
+
+def line_number(path: str, line: int | str) -> int:
+    """``line`` as a line number of ``path``: a number as it is, a string of digits as its number, and any
+    other string the one line that contains it (agents often know the statement, not its line). Text on no
+    line, or on several, is refused with what to pass instead (the lines it is on)."""
+    if isinstance(line, int):
+        return line
+    text = line.strip()
+    if text.isdigit():
+        return int(text)
+    if not text:
+        raise UsageError("line is empty; pass a line number, or text from the line")
+    lines = read_lines(path)
+    found = [n for n, content in enumerate(lines, 1) if text in content]
+    if not found:  # the same text spaced differently
+        squeezed = _SPACE.sub("", text)
+        found = [n for n, content in enumerate(lines, 1) if squeezed in _SPACE.sub("", content)]
+    if len(found) > 1:  # a line that is exactly the text wins over lines that merely hold it
+        exact = [n for n in found if lines[n - 1].strip() == text]
+        found = exact if len(exact) == 1 else found
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise UsageError(f"no line of {echo(path)} contains {echo(text, 80)}; pass the line number, or text copied "
+                         "from the line (debug_source shows the file)")
+    shown = ", ".join(map(str, found[:12])) + (f" and {len(found) - 12} more" if len(found) > 12 else "")
+    raise UsageError(f"{echo(text, 80)} is on {len(found)} lines of {echo(path)}: {shown}; pass the line number, "
+                     "or more of the line's text")
 
 
 def excerpt(path: str, line: int, context: int, current: int | None = None,
