@@ -6,12 +6,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import atexit
+import contextlib
+import gc
 import logging
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from types import FrameType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NoReturn
 
 from polydbg import __version__, procs
 from polydbg import policy as security
@@ -42,11 +45,39 @@ def serve(args: argparse.Namespace | None = None) -> int:
     signal.signal(signal.SIGHUP, _on_signal)
     if args is not None and args.http:
         return serve_http(args)
-    from polydbg.mcp.server import build_server
-    from polydbg.mcp.stdio import serve_stdio
+    with _collector_paused():
+        from polydbg.mcp.server import build_server
+        from polydbg.mcp.stdio import serve_stdio
 
-    asyncio.run(serve_stdio(build_server(policy=load_policy(args, "stdio"))))
+        server = build_server(policy=load_policy(args, "stdio"))
+    asyncio.run(serve_stdio(server))
     return 0
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Import the SDK with the garbage collector off, then freeze what it made: its ~90,000 objects live as long
+    as the server, and collecting them while they are made cost ~170 ms of start-up (and every full
+    collection later ~70 ms) for nothing."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
+
+
+def leave(code: int) -> NoReturn:
+    """End the process once serving is over, without the interpreter's teardown: every debugger and program
+    has been ended and the MCP stream written by now, and tearing down the SDK's objects one by one took
+    ~150 ms of the client's wait (exit after stdin EOF 164 ms, ~12 ms this way). What an exit would still
+    do is done here: the atexit work (no process left behind) and flushing the logs and standard streams."""
+    procs.kill_all_now()
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
 
 
 def load_policy(args: argparse.Namespace | None, transport: Literal["stdio", "http"]) -> Policy:
@@ -60,14 +91,17 @@ def load_policy(args: argparse.Namespace | None, transport: Literal["stdio", "ht
 
 
 def serve_http(args: argparse.Namespace) -> int:
-    from polydbg.mcp import http
-    from polydbg.mcp.tokens import StartupError
+    with _collector_paused():
+        from polydbg.mcp import http
+        from polydbg.mcp.tokens import StartupError
+
+        policy = load_policy(args, "http")
 
     options = http.HttpOptions(host=args.host, port=args.port, allow_remote=args.allow_remote,
                                no_auth=args.no_auth, allowed_hosts=tuple(args.allowed_host),
                                allowed_origins=tuple(args.allowed_origin))
     try:
-        asyncio.run(http.serve_http(options, load_policy(args, "http")))
+        asyncio.run(http.serve_http(options, policy))
     except StartupError as exc:
         print(f"polydbg: {exc}", file=sys.stderr)
         return 2
@@ -164,7 +198,7 @@ def main(argv: list[str] | None = None) -> None:
         if given:
             serve_parser.error(f"{', '.join(given)}: for --http only (stdio has no host, port or token)")
     if args.command in (None, "serve"):
-        sys.exit(serve(args if args.command else None))
+        leave(serve(args if args.command else None))
     if args.command == "token":
         sys.exit(token(args))
     sys.exit({"doctor": doctor, "demo": demo}[args.command]())
