@@ -92,9 +92,24 @@ BreakOn = Literal["uncaught", "raised", "none"]
 Show = Callable[[M, str | None], str]  # renders an answer; the second argument is the session's cwd
 
 
+# No answer's text is longer, whatever the program or the input: each tool pages and cuts its own lists far
+# below this (2 KB by default); this is the net under them.
+ANSWER_LIMIT = 64 * 1024
+
+
 def answer(model: BaseModel, text: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)],
+    return CallToolResult(content=[TextContent(type="text", text=bounded(text))],
                           structured_content=model.model_dump(mode="json", exclude_none=True))
+
+
+def bounded(text: str, limit: int = ANSWER_LIMIT) -> str:
+    """``text`` cut to ``limit`` bytes of UTF-8, saying so."""
+    data = text.encode()
+    if len(data) <= limit:
+        return text
+    kept = data[:limit - 200].decode(errors="ignore")
+    return (f"{kept}\n… answer cut at {limit // 1024} KB of {len(data):,} bytes; ask for less (the tool's start, "
+            "count, levels or max_bytes arguments page the rest)")
 
 
 def failure(error: Exception, tool: str) -> CallToolResult:
@@ -110,7 +125,7 @@ def failure(error: Exception, tool: str) -> CallToolResult:
     if isinstance(error, ProgramMovedError) and isinstance(error.report, StopReport):
         text = f"{text}\n{render.stop_report(error.report)}"
         structured["report"] = error.report.model_dump(mode="json", exclude_none=True)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured,
+    return CallToolResult(content=[TextContent(type="text", text=bounded(text))], structured_content=structured,
                           is_error=True)
 
 

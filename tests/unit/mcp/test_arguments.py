@@ -86,3 +86,4 @@ async def test_the_sdk_s_validation_errors_read_as_one_line_per_argument(client:
     assert "pydantic" not in stream and "\n" not in stream
     count = await refusal(client, "debug_step", count="x" * 5000)
     assert len(count) < 400 and "count:" in count
+
