@@ -290,10 +290,26 @@ def language_of_source(path: str) -> str | None:
     return _SOURCE_EXTENSIONS.get(os.path.splitext(path)[1].lower())
 
 
+def _infos(adapter: str | None) -> list[BackendInfo]:
+    """``adapter``'s facts; every backend's with None (no session yet); none for an adapter the registry lacks."""
+    return list(BACKENDS.values()) if adapter is None else [BACKENDS[adapter]] if adapter in BACKENDS else []
+
+
 def command_escapes(adapter: str | None) -> list[tuple[re.Pattern[str], str]]:
     """How expressions reach raw commands in ``adapter`` (every backend's ways with None: no session yet)."""
-    infos = BACKENDS.values() if adapter is None else [BACKENDS[adapter]] if adapter in BACKENDS else []
-    return [(_compiled(escape.pattern), escape.why) for info in infos if (escape := info.command_escape) is not None]
+    return [(_compiled(escape.pattern), escape.why) for info in _infos(adapter)
+            if (escape := info.command_escape) is not None]
+
+
+def read_only_command(adapter: str | None, text: str) -> bool:
+    """Whether debug_command ``text`` is a query ``adapter`` declares read-only (with None: some backend's)."""
+    words = text.split(None, 1)
+    return bool(words) and any(words[0].lower() in info.read_only_commands for info in _infos(adapter))
+
+
+def read_only_commands(adapter: str | None) -> dict[str, tuple[str, ...]]:
+    """The read-only debug_command queries of ``adapter`` (with None: of every backend), by backend."""
+    return {info.name: info.read_only_commands for info in _infos(adapter) if info.read_only_commands}
 
 
 def command_escape_names() -> list[str]:
