@@ -266,7 +266,9 @@ async def attach(manager: SessionManager, request: AttachRequest, timeout_s: flo
     host = request.host or "127.0.0.1"
     host = f"[{host}]" if ":" in host and not host.startswith("[") else host  # an IPv6 address: [::1]:5678
     target = f"pid {request.pid}" if request.pid is not None else f"{host}:{request.port}"
-    session = manager.create(language, request.adapter, target, None)
+    # The program's own directory may be elsewhere (another process, another machine): an attached session's
+    # paths are relative to where polydbg runs, which is where its relative arguments are taken from.
+    session = manager.create(language, request.adapter, target, os.getcwd())
     try:
         await apply_breakpoints(session, request.breakpoints)
     except PolydbgError:
