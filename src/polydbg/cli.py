@@ -128,15 +128,15 @@ def _serve_arguments(serve_parser: argparse.ArgumentParser) -> None:
                       help="another Origin to accept (e.g. https://proxy.example); repeatable")
 
 
-def doctor() -> int:
+def doctor(args: argparse.Namespace | None = None) -> int:
     from polydbg.doctor import report
 
     text, ok = report()
     print(text)
     print()
-    for transport in ("stdio", "http"):  # the settings polydbg serve would start with here (flags aside)
+    for transport in ("stdio", "http"):  # the settings polydbg serve would start with here, given the same flags
         try:
-            print(security.Policy.load(transport, os.getcwd()).describe())
+            print(security.Policy.load(transport, os.getcwd(), args).describe())
         except security.PolicyConfigError as exc:
             print(f"policy ({transport}): {exc}")
             ok = False
@@ -181,7 +181,9 @@ def main(argv: list[str] | None = None) -> None:
     sub = parser.add_subparsers(dest="command")
     serve_parser = sub.add_parser("serve", help="serve MCP over stdio (the default), or over HTTP with --http")
     _serve_arguments(serve_parser)
-    sub.add_parser("doctor", help="show which debug adapters are found and how to install the others")
+    doctor_parser = sub.add_parser("doctor", help="show which debug adapters are found and how to install the others, "
+                                                  "and the policy serve would start with (given the same flags)")
+    security.add_arguments(doctor_parser)
     sub.add_parser("demo", help="debug a bundled buggy program through the MCP server and print the transcript")
     token_parser = sub.add_parser("token", help="named clients' tokens for serve --http: each its own sessions")
     actions = token_parser.add_subparsers(dest="action", required=True)
@@ -201,4 +203,6 @@ def main(argv: list[str] | None = None) -> None:
         leave(serve(args if args.command else None))
     if args.command == "token":
         sys.exit(token(args))
-    sys.exit({"doctor": doctor, "demo": demo}[args.command]())
+    if args.command == "doctor":
+        sys.exit(doctor(args))
+    sys.exit(demo())

@@ -54,6 +54,10 @@ _DEFAULTS: dict[str, dict[str, bool]] = {
              "allow_env": False},
 }
 
+# The origins of roots --root gave: with the start directory (see _from_flags), or without it.
+ROOT_FLAG_ORIGIN = "--root, with the directory polydbg was started in; --no-default-root leaves that out"
+ROOT_FLAG_ALONE_ORIGIN = "--root with --no-default-root: without the directory polydbg was started in"
+
 # What each switch lets the agent do, for --help and `polydbg doctor`.
 MEANING = {
     "roots": "directories programs, cwd, core files, breakpoint files and source reads must lie in",
@@ -182,6 +186,17 @@ class Policy:
                 if pattern.search(text):
                     raise PolicyError(self.refusal("allow_command", f"{echo(text)} {why}: it"))
 
+    def check_command(self, adapter: str | None, text: str) -> None:
+        """``debug_command`` needs ``allow_command``, unless ``text`` is a query ``adapter``'s backend declares
+        read-only (``BackendInfo.read_only_commands``); with ``adapter`` None (no session to ask), any backend's."""
+        if self.allow_command or registry.read_only_command(adapter, text):
+            return
+        queries = registry.read_only_commands(adapter)
+        allowed = "; ".join(f"{name}: {', '.join(words)}" for name, words in queries.items())
+        allowed = f"; the read-only queries are allowed: {allowed}" if allowed else ""
+        raise PolicyError(self.refusal(
+            "allow_command", f"debug_command {echo(text)} (a raw {adapter or 'debugger'} command{allowed})"))
+
     def check_env(self, env: Mapping[str, str] | None) -> None:
         if self.allow_env or not env:
             return
@@ -249,11 +264,14 @@ class Policy:
 
     def _how_to_widen(self) -> str:
         origin = self.origins.get("roots", "")
+        if origin == ROOT_FLAG_ALONE_ORIGIN:
+            return "start polydbg with another --root DIR, or without --no-default-root for the directory it starts in"
         if origin.startswith("--"):
             return "start polydbg with another --root DIR"
         if origin.startswith("POLYDBG_"):
             return "add the directory to POLYDBG_ROOTS or start polydbg with --root DIR"
-        return f"start polydbg with --root DIR, set POLYDBG_ROOTS, or add the directory to roots in {CONFIG_NAME}"
+        return (f"start polydbg with --root DIR (added to the directory it starts in), list every root in "
+                f"POLYDBG_ROOTS, or add the directory to roots in {CONFIG_NAME}")
 
 
 def _within(path: str, root: str) -> bool:
@@ -296,8 +314,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
         "security policy", f"flags override POLYDBG_* variables, which override {CONFIG_NAME} (see SECURITY.md)")
     group.add_argument("--root", action="append", dest="roots", metavar="DIR",
-                       help=MEANING["roots"] + " (repeatable; default: anywhere over stdio, the start directory "
-                            "over HTTP)")
+                       help=MEANING["roots"] + " (repeatable; added to the directory polydbg starts in, unless "
+                            "--no-default-root; default: anywhere over stdio, the start directory over HTTP)")
+    group.add_argument("--no-default-root", action="store_true", dest="no_default_root",
+                       help="the roots are the --root directories alone, without the directory polydbg starts in")
     for key in SWITCHES:
         group.add_argument("--" + key.replace("_", "-"), dest=key, action=argparse.BooleanOptionalAction,
                            default=None, help=MEANING[key])
@@ -309,8 +329,13 @@ def _from_flags(flags: argparse.Namespace | Mapping[str, Any] | None, start: str
     given = vars(flags) if isinstance(flags, argparse.Namespace) else dict(flags)
     layer: Layer = {}
     roots = given.get("roots")
-    if roots:
-        layer["roots"] = (_roots(roots, start, "--root"), "--root")
+    alone = bool(given.get("no_default_root"))
+    if alone and not roots:
+        raise PolicyConfigError("--no-default-root leaves the start directory out of the roots --root gives; pass "
+                                "--root DIR too (or leave --no-default-root out)")
+    if roots:  # the start directory (the project, the HTTP default's root) stays a root unless left out
+        listed = _roots(roots if alone else [start, *roots], start, "--root")
+        layer["roots"] = (listed, ROOT_FLAG_ALONE_ORIGIN if alone else ROOT_FLAG_ORIGIN)
     for key in SWITCHES:
         value = given.get(key)
         if value is not None:

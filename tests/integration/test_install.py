@@ -1,19 +1,24 @@
-"""The package as users get it (``uvx polydbg``, ``pipx run polydbg``): built, installed from PyPI, run.
+"""The package as users get it: built, installed, run, and started the way the README's client snippets
+start it (``uvx --from /abs/path/to/polydbg polydbg serve``: polydbg is not on PyPI yet).
 
 ``uv build`` makes the sdist from the working tree and then the wheel from the sdist, as ``python -m build``
 does, so a file the sdist leaves out is missing from the wheel too. The wheel goes into a fresh venv with
 its dependencies from PyPI; the installed ``polydbg`` then runs ``doctor`` and serves a one-breakpoint
 debugging session to the SDK's stdio client, started the way an MCP client starts it (its own small
-environment, no PYTHONPATH, no VIRTUAL_ENV). Last, ``uvx --from <wheel> polydbg doctor``, the way the
-README tells users to run it. uv comes with the dev extra: it installs the venv in ~2 s where pip takes
-~35 s. Its cache is private to the run unless UV_CACHE_DIR says otherwise (e.g. a CI cache).
+environment, no PYTHONPATH, no VIRTUAL_ENV). The README's snippets are read back and run as written, with
+this checkout's path: uvx builds polydbg from the checkout and serves the same session, and builds it again
+when a source file changes. uv comes with the dev extra (installed into this venv if it is missing): it
+installs the venv in ~2 s where pip takes ~35 s. Its cache is private to the run unless UV_CACHE_DIR says
+otherwise (e.g. a CI cache).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -26,6 +31,7 @@ from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import get_default_environment
 from packaging.requirements import Requirement
 
 from polydbg.backends.registry import BACKENDS
@@ -60,10 +66,24 @@ class Installed:
         return str(self.venv / "bin" / "polydbg")
 
 
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+CHECKOUT = "/abs/path/to/polydbg"  # how the README's snippets name the checkout
+CHECKOUT_FORM = ["uvx", "--from", CHECKOUT, "polydbg", "serve"]
+
+
 def _uv() -> str:
-    """uv from the dev extra (beside this interpreter), else from PATH; missing fails under CI."""
+    """uv from the dev extra (beside this interpreter), else from PATH, else the dev extra's uv installed into
+    this venv now (it is on PyPI)."""
     beside = Path(sys.executable).with_name("uv")
+    if not beside.exists() and shutil.which("uv") is None:
+        pinned = next(r for r in PROJECT["optional-dependencies"]["dev"] if Requirement(r).name == "uv")
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", pinned], check=True, timeout=TIMEOUT_S)
     return str(beside) if beside.exists() else require("uv")["uv"]
+
+
+def _uvx(uv: str) -> list[str]:
+    uvx = Path(uv).with_name("uvx")
+    return [str(uvx)] if uvx.exists() else [uv, "tool", "run"]
 
 
 def _run(argv: list[str], env: dict[str, str], cwd: Path | None = None, ok: tuple[int, ...] = (0,)
@@ -176,12 +196,12 @@ def test_doctor_through_the_installed_entry_point(installed: Installed) -> None:
     _check_doctor(done.stdout, done.returncode, installed.venv)
 
 
-async def test_a_debugging_session_through_the_installed_server(installed: Installed) -> None:
-    program = installed.work / "basic.py"  # outside the checkout: debugged with the install's own python
+async def _debug_basic_py(server: StdioServerParameters, work: Path) -> str:
+    """A one-breakpoint session through ``server`` (run in ``work``) on a copy of basic.py in ``work``, debugged
+    with the server's own Python; returns that Python's ``sys.prefix``."""
+    program = work / "basic.py"  # outside the checkout: debugged with the server's own python
     shutil.copy(PROGRAMS / "basic.py", program)
     line = line_of("basic.py", 'print("numbers:", numbers)')
-    # no env: the SDK passes the small environment it gives every server (PATH, HOME, …), as clients do
-    server = StdioServerParameters(command=installed.polydbg, args=["serve"], cwd=str(installed.work))
     async with Client(server) as client:
         tools = Tools(client)
         result = await client.call_tool("debug_launch", {"program": str(program),
@@ -193,15 +213,86 @@ async def test_a_debugging_session_through_the_installed_server(installed: Insta
         assert f"basic.py:{line}" in text and "greeting (str) = 'hello'" in text, text
         assert {v["name"]: v["value"] for v in report["locals"]}["numbers"] == "[0, 2, 4, 6, 8]", report
         prefix = await tools("debug_evaluate", expression="__import__('sys').prefix")
-        assert prefix["value"] == repr(str(installed.venv)), prefix
         await tools("debug_terminate")
         assert (await tools("debug_sessions"))["sessions"] == []
+    return str(ast.literal_eval(prefix["value"]))  # the repr of a str
+
+
+async def test_a_debugging_session_through_the_installed_server(installed: Installed) -> None:
+    # no env: the SDK passes the small environment it gives every server (PATH, HOME, …), as clients do
+    server = StdioServerParameters(command=installed.polydbg, args=["serve"], cwd=str(installed.work))
+    assert await _debug_basic_py(server, installed.work) == str(installed.venv)
 
 
 def test_uvx_runs_the_wheel(installed: Installed) -> None:
-    uvx = Path(installed.uv).with_name("uvx")
-    command = [str(uvx)] if uvx.exists() else [installed.uv, "tool", "run"]
-    done = _run([*command, "--python", sys.executable, "--from", str(installed.wheel), "polydbg", "doctor"],
-                installed.env, cwd=installed.work, ok=(0, 1))
+    done = _run([*_uvx(installed.uv), "--python", sys.executable, "--from", str(installed.wheel), "polydbg",
+                 "doctor"], installed.env, cwd=installed.work, ok=(0, 1))
     # uvx runs it from an environment of its own, in uv's cache
     _check_doctor(done.stdout, done.returncode, Path(installed.env["UV_CACHE_DIR"]))
+
+
+# -- the README's client snippets -----------------------------------------------------------------------------
+
+
+def _server_in(config: Any) -> dict[str, Any]:
+    """The server entry of a client's JSON or TOML config: the table that has a ``command``."""
+    assert isinstance(config, dict), config
+    if "command" in config:
+        return config
+    (entry,) = [_server_in(value) for value in config.values()]
+    return entry
+
+
+def readme_client_commands() -> dict[str, list[str]]:
+    """The command line each client snippet of the README's "Configure your client" starts the server with."""
+    section = README.split("\n## Configure your client\n", 1)[1].split("\n## ", 1)[0]
+    commands: dict[str, list[str]] = {}
+    for client, kind, body in re.findall(r"^\*\*([^*]+)\*\*[^\n]*\n\n```(\w+)\n(.*?)```", section,
+                                         re.MULTILINE | re.DOTALL):
+        if kind == "sh":
+            (line,) = re.findall(r"^claude mcp add polydbg -- (.+)$", body, re.MULTILINE)
+            commands[client] = shlex.split(line)
+        else:
+            entry = _server_in(tomllib.loads(body) if kind == "toml" else json.loads(body))
+            commands[client] = [entry["command"], *entry["args"]]
+    return commands
+
+
+def test_every_client_snippet_starts_the_checkout_form() -> None:
+    """polydbg is not on PyPI: each snippet must run what works today, from the checkout."""
+    commands = readme_client_commands()
+    assert sorted(commands) == ["Claude Code", "Codex", "Cursor", "Gemini CLI", "VS Code", "Zed"], commands
+    assert all(command == CHECKOUT_FORM for command in commands.values()), commands
+
+
+def _client_env(installed: Installed) -> dict[str, str]:
+    """What an MCP client gives the server (the SDK's small default), this run's uv settings, and what this
+    machine needs to reach the package index (its CA bundle, a proxy), which a user would add likewise."""
+    return get_default_environment() | {k: v for k, v in installed.env.items()
+                                        if k.startswith(("UV_", "SSL_CERT_")) or k.lower().endswith("_proxy")}
+
+
+async def test_the_readmes_checkout_form_serves_a_debugging_session(installed: Installed) -> None:
+    """The snippets' command as written (uvx found on PATH as a client finds it), with this checkout's path."""
+    command = [ROOT.as_posix() if word == CHECKOUT else word for word in readme_client_commands()["Claude Code"]]
+    uvx = _uvx(installed.uv)
+    server = StdioServerParameters(command=uvx[0], args=[*uvx[1:], *command[1:]], cwd=str(installed.work),
+                                   env=_client_env(installed))
+    prefix = await _debug_basic_py(server, installed.work)
+    assert prefix.startswith(installed.env["UV_CACHE_DIR"]), prefix  # polydbg built from the checkout, in uv's cache
+
+
+def test_the_checkout_form_is_built_again_when_a_source_changes(installed: Installed, tmp_path: Path) -> None:
+    """uvx caches the wheel it builds from a directory; pyproject's cache-keys make it build again when a file
+    under src/ changes (by default only pyproject.toml counts, and a pulled checkout would serve old code)."""
+    checkout = tmp_path / "polydbg"
+    checkout.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, checkout / name)
+    shutil.copytree(ROOT / "src", checkout / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    version = [*_uvx(installed.uv), "--from", str(checkout), "polydbg", "--version"]
+    env = _client_env(installed)
+    assert _run(version, env, cwd=installed.work).stdout.strip() == f"polydbg {VERSION}"
+    init = checkout / "src" / "polydbg" / "__init__.py"
+    init.write_text(init.read_text(encoding="utf-8").replace(f'"{VERSION}"', '"9.9.9"'), encoding="utf-8")
+    assert _run(version, env, cwd=installed.work).stdout.strip() == "polydbg 9.9.9"

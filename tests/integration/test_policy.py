@@ -217,6 +217,28 @@ async def test_gdb_raw_commands_and_shell_in_expressions(project: Path, points: 
         await tools("debug_terminate")
 
 
+async def test_java_queries_only_read_and_a_refusal_without_a_session_names_the_setting(project: Path) -> None:
+    """A debug_command the policy refuses is refused as such before a session is looked for; a backend's
+    read-only queries (the JVM's threads, classes …) are no raw commands and run with allow_command off."""
+    require("java", "javac")
+    shutil.copy(PROGRAMS / "java" / "Basics.java", project / "Basics.java")
+    async with served(http(project)) as tools:
+        text = await refused(tools, "debug_command", "allow_command", command="shell id")
+        assert "read-only queries are allowed: java: classes" in text, text
+        assert "no debug session" in await tools.error("debug_command", command="threads")  # allowed: no session
+        report = await tools("debug_launch", program="Basics.java", cwd=str(project), breakpoints=[
+            {"file": "Basics.java", "line": line_of("java/Basics.java", "int result = n * n;")}])
+        assert report["reason"] == "breakpoint", report
+        threads = (await tools("debug_command", command="threads"))["output"]
+        assert any(row.startswith("*") and "main" in row for row in threads.splitlines()), threads
+        assert "Basics$Point" in (await tools("debug_command", command="classes Basics"))["output"]
+        assert "static int square(int)" in (await tools("debug_command", command="methods Basics"))["output"]
+        assert "JDWP" in (await tools("debug_command", command="version"))["output"]
+        text = await refused(tools, "debug_command", "allow_command", command="frobnicate")
+        assert "(a raw java command; the read-only queries are allowed: java: classes, methods" in text, text
+        await tools("debug_terminate")
+
+
 async def test_lldb_raw_commands_and_command_escapes_in_expressions(project: Path, points: str) -> None:
     require(LLDB)
     marker = project / "from-lldb"

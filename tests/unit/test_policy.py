@@ -76,9 +76,36 @@ def test_roots_from_each_source_resolve_against_their_base(project: Path, tmp_pa
     assert from_file.roots == (str(project / "src"), str(tmp_path / "outside"))
     from_env = load(project, environ={"POLYDBG_ROOTS": f"src{os.pathsep}{tmp_path / 'outside'}"})
     assert from_env.roots == (str(project / "src"), str(tmp_path / "outside"))
-    from_flags = load(project, ["--root", "src", "--root", str(tmp_path)])
+    from_flags = load(project, ["--root", "src", "--root", str(tmp_path), "--no-default-root"])
     assert from_flags.roots == (str(project / "src"), str(tmp_path))
-    assert from_flags.origins["roots"] == "--root"
+    assert from_flags.origins["roots"].startswith("--root with --no-default-root")
+
+
+@pytest.mark.parametrize("transport", ["http", "stdio"])
+def test_roots_on_the_command_line_add_to_the_start_directory(project: Path, tmp_path: Path,
+                                                              transport: security.Transport) -> None:
+    """``--root X`` widens what polydbg may reach: the project it was started in stays a root (a cwd there
+    is not refused), unless ``--no-default-root`` says the roots are the --root directories alone."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    policy = load(project, ["--root", str(shared)], transport=transport)
+    assert policy.roots == (str(project), str(shared))
+    policy.check_path(str(project / "src"), "cwd")
+    policy.check_path(str(shared / "lib.py"), "breakpoint file")
+    with pytest.raises(PolicyError) as caught:
+        policy.check_path("/etc/passwd", "program")
+    assert f"outside the roots ({project}, {shared}; --root, with the directory polydbg was started in; " \
+           "--no-default-root leaves that out)" in str(caught.value)
+    assert f"roots: {project}, {shared} (--root, with the directory polydbg was started in" in policy.describe()
+    alone = load(project, ["--root", str(shared), "--no-default-root"], transport=transport)
+    assert alone.roots == (str(shared),)
+    with pytest.raises(PolicyError) as caught:
+        alone.check_path(str(project / "src"), "cwd")
+    text = str(caught.value)
+    assert "--root with --no-default-root: without the directory polydbg was started in" in text
+    assert "or without --no-default-root for the directory it starts in" in text
+    with pytest.raises(PolicyConfigError, match=r"--no-default-root leaves the start directory out.*pass --root DIR"):
+        load(project, ["--no-default-root"], transport=transport)
 
 
 def test_a_transport_table_overrides_the_top_level_for_that_transport(project: Path) -> None:
@@ -136,6 +163,26 @@ def test_describe_names_every_setting_and_its_origin(project: Path) -> None:
     assert "allow_command: on (--allow-command)" in text
     assert "allow_build: off (the HTTP default)" in text
     assert "roots: unrestricted" in Policy.defaults("stdio", project).describe()
+
+
+# -- debug_command: raw commands, and the queries a backend declares read-only --------------------------------
+
+def test_a_backends_read_only_queries_need_no_allow_command(project: Path) -> None:
+    policy = Policy.defaults("http", project)  # allow_command off
+    for query in ("threads", "classes demo.*", "methods Basics", "FIELDS Basics", "version", "classpath",
+                  "sourcepaths", "help", "  threads  "):
+        policy.check_command("java", query)
+        policy.check_command(None, query)  # no session yet: some backend's query
+    for adapter, command in (("gdb", "threads"), ("gdb", "shell id"), ("lldb-dap", "version"),
+                             ("java", "frobnicate"), ("java", ""), (None, "platform shell id"), ("delve", "help")):
+        with pytest.raises(PolicyError) as caught:
+            policy.check_command(adapter, command)
+        text = str(caught.value)
+        assert text.startswith(f"refused by the policy: debug_command {command!r} (a raw {adapter or 'debugger'} "
+                               "command"), text
+        assert "needs allow_command, which is off (the HTTP default)" in text, text
+        assert ("read-only queries are allowed: java: classes, methods" in text) == (adapter in ("java", None)), text
+    Policy.defaults("stdio", project).check_command("gdb", "shell id")  # on: anything goes
 
 
 # -- refusals ------------------------------------------------------------------------------------------------

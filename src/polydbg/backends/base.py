@@ -272,6 +272,8 @@ class BackendInfo:
     module_runner: str | None = None  # how debug_launch's ``module`` runs (``python -m``), where the backend has one
     # debug_memory, debug_disassemble, … refused: what the answer offers instead
     native_refusal: str = "it works with this debugger"
+    # debug_command's first words that only read (a JVM query: ``threads``, ``classes``): allowed without allow_command
+    read_only_commands: tuple[str, ...] = ()
     # debug_watch refused by the debugger: what the answer suggests (None: the debugger's message says it)
     watch_hint: str | None = "watch an lvalue such as a global, a local in the current frame, or *(int*)0x…"
 

@@ -19,6 +19,7 @@ import stat
 from collections.abc import Callable, Sequence
 from typing import cast
 
+from polydbg.backends import shebang
 from polydbg.backends.base import Backend, BackendFactory, BackendInfo, BackendListener, CommandEscape
 from polydbg.backends.debugpy import info as debugpy_info
 from polydbg.backends.delve import info as delve_info
@@ -51,10 +52,14 @@ _OTHER_LANGUAGES = {".kts": "Kotlin script",
                     ".rb": "Ruby", ".lua": "Lua", ".pl": "Perl", ".php": "PHP", ".sh": "shell", ".bash": "shell",
                     ".cs": "C#", ".swift": "Swift", ".zig": "Zig", ".scala": "Scala", ".ex": "Elixir",
                     ".exs": "Elixir", ".erl": "Erlang", ".hs": "Haskell", ".r": "R", ".jl": "Julia", ".dart": "Dart"}
-# Interpreters and VMs that are sometimes passed as the program itself: the backends' runtimes, and others.
-_INTERPRETERS = {**{name: info.process_names[0] for info in BACKENDS.values() for name in info.process_names},
-                 "ruby": "ruby", "perl": "perl", "php": "php", "lua": "lua", "luajit": "lua", "bash": "shell",
-                 "sh": "shell", "dash": "shell", "zsh": "shell", "deno": "deno", "bun": "bun"}
+# Runtimes of the backends' languages (``python3.11`` → the debugpy backend's), and interpreters of languages without
+# a backend (named in answers): an executable by one of these names may be an interpreter given as the program.
+_RUNTIMES = {name: info for info in BACKENDS.values() for name in info.process_names}
+_OTHER_INTERPRETERS = {"ruby": "Ruby", "perl": "Perl", "php": "PHP", "lua": "Lua", "luajit": "Lua", "bash": "shell",
+                       "sh": "shell", "dash": "shell", "zsh": "shell", "ksh": "shell", "fish": "shell",
+                       "deno": "Deno", "bun": "Bun", "tclsh": "Tcl", "rscript": "R", "julia": "Julia"}
+# Commands of a #! line that run a language's sources without being its runtime's name.
+_SCRIPT_RUNNERS = {"tsx": "typescript", "ts-node": "typescript", "ts-node-esm": "typescript"}
 _SNIFF_BYTES = 64 * 1024 * 1024
 _JVM_CLASS = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$")
 
@@ -115,12 +120,14 @@ def sniff_binary(path: str) -> str | None:
     return "c"
 
 
-def infer_language(program: str | None, module: str | None, language: str | None) -> str:
-    """The language to debug ``program`` as: explicit, else from its extension or its contents.
+def infer_language(program: str | None, module: str | None, language: str | None, adapter: str | None = None,
+                   args: Sequence[str] = ()) -> str:
+    """The language to debug ``program`` as: explicit, else from its extension, its contents (an executable's
+    bytes, a script's ``#!`` line).
 
     A program polydbg cannot debug is refused here with what to do instead: a script of a language
-    it has no backend for, an interpreter passed as the program, a native language asked of a file
-    that is no executable.
+    it has no backend for, an interpreter given a program to run (a ``language`` or ``adapter`` says to
+    debug it as native code), a native language asked of a file that is no executable.
     """
     if module:
         return normalize_language(language) if language else "python"
@@ -138,22 +145,22 @@ def infer_language(program: str | None, module: str | None, language: str | None
     other = _OTHER_LANGUAGES.get(ext)
     if other is not None and lang is None:
         raise UsageError(f"{echo(program)} is a {other} program, and polydbg has no {other} debugger yet; it "
-                         f"debugs {', '.join(_NAMES.get(n, n) for n in languages())}")
+                         f"debugs {_debugged()}")
     sniffed = sniff_binary(program)
-    interpreter = _interpreter(program) if sniffed is not None else None
-    if interpreter is not None:
-        raise UsageError(f"{echo(program)} is the {interpreter} interpreter, not a program to debug: pass the "
-                         f"{interpreter} script (or program) itself as program"
-                         + (", its arguments as args, and this interpreter as python=" if interpreter == "python"
-                            else ""))
+    if not language and not adapter:  # an explicit language or adapter says what the executable is to be
+        _refuse_an_interpreter_running_a_program(program, sniffed, args)
     if language:
         lang = normalize_language(language)
         if lang in _NATIVE and sniffed is None:
             raise UsageError(f"{echo(program)} is not a native executable, so it cannot be debugged as {lang}: pass "
                              "the executable built with debug info (build= can build it first)")
-        if lang == "python" and sniffed is not None:
-            raise UsageError(f"{echo(program)} is a native executable, not a Python script; omit language= "
-                             f"(it is {sniffed}) or pass the .py script")
+        if lang not in _NATIVE and sniffed is not None:
+            runtime = _RUNTIMES.get(_interpreter(program) or "")
+            instead = (f"pass the {_NAMES.get(lang, lang)} program as program and this interpreter as "
+                       f"{runtime.runtime_argument}=" if runtime is not None and runtime.runtime_argument else
+                       f"pass the {_NAMES.get(lang, lang)} program")
+            raise UsageError(f"{echo(program)} is a native executable, not a {_NAMES.get(lang, lang)} program; "
+                             f"{instead}, or omit language= to debug the executable itself (it is {sniffed})")
         return lang
     if lang in _COMPILED:
         raise UsageError(f"{echo(program)} is {lang} source: pass the executable built with debug info as program, "
@@ -162,7 +169,53 @@ def infer_language(program: str | None, module: str | None, language: str | None
         return lang
     if sniffed is not None:
         return sniffed
+    words = shebang.command(program)
+    if words:
+        return _script_language(program, words)
     raise UsageError(f"cannot tell the language of {echo(program)}; pass language= (one of {languages()})")
+
+
+def _refuse_an_interpreter_running_a_program(program: str, sniffed: str | None, args: Sequence[str]) -> None:
+    """An executable named like a backend's runtime (``python3``, ``node``, ``java``) is that runtime, given a
+    program to run, when it has ``args`` (or is a wrapper script, like pyenv's shims): the agent means that
+    program. Without ``args``, or named like a runtime polydbg has no backend for (``lua``), an executable is
+    a native program like any other: a self-built interpreter is debugged as C."""
+    name = _interpreter(program)
+    runtime = _RUNTIMES.get(name or "")
+    if runtime is None or (sniffed is not None and not args):
+        return
+    kind = _NAMES.get(runtime.languages[0], runtime.languages[0])
+    module = f", a module as module= (run as {runtime.module_runner})" if runtime.module_runner else ""
+    interpreter = (f"this interpreter as {runtime.runtime_argument}=" if runtime.runtime_argument else
+                   f"the {name} flags as runtime_args")
+    what = "a wrapper script that starts it" if sniffed is None else "given a program to run"
+    native = f"; to debug the interpreter itself as native code, pass language={sniffed!r}" if sniffed else ""
+    raise UsageError(f"{echo(program)} is the {name} interpreter ({what}). To debug that {kind} program, pass it "
+                     f"as program{module}, its arguments as args and {interpreter}{native}")
+
+
+def _script_language(program: str, words: Sequence[str]) -> str:
+    """The language of a script by the command of its ``#!`` line (``words``), or a refusal naming it."""
+    name = _command_name(words[0])
+    runtime = _RUNTIMES.get(name)
+    if runtime is not None:
+        return runtime.languages[0]
+    if name in _SCRIPT_RUNNERS:
+        return _SCRIPT_RUNNERS[name]
+    line = " ".join(words)
+    other = _OTHER_INTERPRETERS.get(name)
+    if other == "shell":
+        raise UsageError(f"{echo(program)} is a shell script (its #! line runs {echo(line)}), and polydbg has no "
+                         "shell debugger: pass the program the script starts as program, with its arguments as args")
+    if other is not None:
+        raise UsageError(f"{echo(program)} is a {other} program (its #! line runs {echo(line)}), and polydbg has no "
+                         f"{other} debugger yet; it debugs {_debugged()}")
+    raise UsageError(f"cannot tell the language of {echo(program)}: its #! line runs {echo(line)}, which is no "
+                     f"runtime polydbg knows; pass language= (one of {languages()})")
+
+
+def _debugged() -> str:
+    return ", ".join(_NAMES.get(n, n) for n in languages())
 
 
 def named_program(program: str, language: str | None, runtime_args: Sequence[str]) -> str | None:
@@ -187,10 +240,14 @@ def check_launchable(program: str) -> None:
 
 
 def _interpreter(path: str) -> str | None:
-    """The interpreter an executable is (``python3.11`` → python), or None for an ordinary program."""
-    name = os.path.basename(os.path.realpath(path)).lower()
-    base = re.sub(r"[-.\d]+$", "", name)
-    return _INTERPRETERS.get(base)
+    """The runtime or interpreter an executable is named as (``python3.11`` → python), or None."""
+    name = _command_name(os.path.realpath(path))
+    return name if name in _RUNTIMES or name in _OTHER_INTERPRETERS else None
+
+
+def _command_name(command: str) -> str:
+    """A command's name without its directory or version (``/usr/bin/python3.11`` → python)."""
+    return re.sub(r"[-.\d]+$", "", os.path.basename(command).lower())
 
 
 def choose_adapter(language: str, adapter: str | None) -> str:
@@ -233,10 +290,26 @@ def language_of_source(path: str) -> str | None:
     return _SOURCE_EXTENSIONS.get(os.path.splitext(path)[1].lower())
 
 
+def _infos(adapter: str | None) -> list[BackendInfo]:
+    """``adapter``'s facts; every backend's with None (no session yet); none for an adapter the registry lacks."""
+    return list(BACKENDS.values()) if adapter is None else [BACKENDS[adapter]] if adapter in BACKENDS else []
+
+
 def command_escapes(adapter: str | None) -> list[tuple[re.Pattern[str], str]]:
     """How expressions reach raw commands in ``adapter`` (every backend's ways with None: no session yet)."""
-    infos = BACKENDS.values() if adapter is None else [BACKENDS[adapter]] if adapter in BACKENDS else []
-    return [(_compiled(escape.pattern), escape.why) for info in infos if (escape := info.command_escape) is not None]
+    return [(_compiled(escape.pattern), escape.why) for info in _infos(adapter)
+            if (escape := info.command_escape) is not None]
+
+
+def read_only_command(adapter: str | None, text: str) -> bool:
+    """Whether debug_command ``text`` is a query ``adapter`` declares read-only (with None: some backend's)."""
+    words = text.split(None, 1)
+    return bool(words) and any(words[0].lower() in info.read_only_commands for info in _infos(adapter))
+
+
+def read_only_commands(adapter: str | None) -> dict[str, tuple[str, ...]]:
+    """The read-only debug_command queries of ``adapter`` (with None: of every backend), by backend."""
+    return {info.name: info.read_only_commands for info in _infos(adapter) if info.read_only_commands}
 
 
 def command_escape_names() -> list[str]:

@@ -137,11 +137,16 @@ async def guarded(work: Callable[[], Awaitable[CallToolResult]], tool: str) -> C
 
 
 async def on_session(ctx: Context, session_id: str | None, tool: str, call: Callable[[Session], Awaitable[M]],
-                     show: Show[M], announce: bool = False) -> CallToolResult:
+                     show: Show[M], announce: bool = False,
+                     check: Callable[[SessionManager], None] | None = None) -> CallToolResult:
     """The shape of most tools: find the session, make one call on it, render the answer. With
-    ``announce``, a stop no earlier answer has shown comes first."""
+    ``announce``, a stop no earlier answer has shown comes first; ``check`` refuses before the session is
+    looked up (the policy: its refusal names the setting, with or without a session)."""
     async def work() -> CallToolResult:
-        session = manager_of(ctx).get(session_id)
+        manager = manager_of(ctx)
+        if check is not None:
+            check(manager)
+        session = manager.get(session_id)
         unseen = await session.unseen_stop_report() if announce else None
         result = await call(session)
         response = answer(result, show(result, session.cwd))
@@ -483,4 +488,4 @@ def register(server: MCPServer[Clients]) -> None:
                             session_id: SessionId = None) -> Annotated[CallToolResult, CommandResult]:
         """Run a raw debugger command."""
         return await on_session(ctx, session_id, "debug_command", lambda s: s.command(command, frame_id),
-                                _plain(render.command))
+                                _plain(render.command), check=lambda m: m.check_command(session_id, command))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -98,6 +99,16 @@ async def run_build(command: str, cwd: str, timeout_s: float) -> None:
         raise UsageError(f"build {echo(command)} failed (exit {process.returncode}):\n{text}")
 
 
+def command_on_path(program: str, env: Mapping[str, str] | None) -> str | None:
+    """A program named without a directory (``npm``), looked up as a shell does: in the launch's PATH (its
+    ``env``'s, else the server's), the first executable file of that name."""
+    if os.sep in program or not program or program in (".", ".."):
+        return None
+    search = (env or {}).get("PATH", os.environ.get("PATH", os.defpath))
+    found = shutil.which(program, path=search)
+    return os.path.abspath(found) if found else None
+
+
 def check_breakpoint(request: BreakpointRequest, cwd: str | None = None,
                      policy: Policy | None = None) -> BreakpointRequest:
     """The request with an absolute file, checked now: a bad one is refused when it is set, never later."""
@@ -147,34 +158,63 @@ def check_host(host: str | None) -> None:
                          "build-box.local")
 
 
+@dataclass(frozen=True)
+class _Program:
+    path: str
+    named: str | None = None  # the language of a program passed by name, not as a file (a JVM main class)
+    on_path: bool = False  # found on PATH, as a shell finds a command
+
+    @property
+    def home(self) -> str | None:
+        """Where the program runs without a cwd: a command from PATH where the server runs, as in a shell; a
+        file beside itself (a Go package directory in itself)."""
+        if self.on_path:
+            return os.getcwd()
+        if self.named:
+            return None
+        return self.path if os.path.isdir(self.path) else os.path.dirname(self.path)
+
+
+async def _find_program(policy: Policy, request: LaunchRequest, work_dir: str | None, timeout_s: float) -> _Program:
+    """The program to launch: a file (relative to cwd), a JVM main class by name, else a command on PATH.
+    ``build`` runs first, since it may make the file."""
+    assert request.program
+    path = _path(request.program, work_dir)
+    if request.build:
+        await run_build(request.build, work_dir or os.path.dirname(path), timeout_s)
+    if os.path.exists(path):
+        return _Program(path)
+    named = registry.named_program(request.program, request.language, request.runtime_args)
+    if named is not None:
+        return _Program(request.program, named=named)
+    found = command_on_path(request.program, request.env)
+    if found is None:
+        where = " or on PATH" if os.sep not in request.program else ""
+        raise UsageError(f"program {echo(request.program)} not found (looked for {echo(path)}{where}); pass an "
+                         "existing file, absolute or relative to cwd, or a command on PATH")
+    policy.check_path(found, f"program {echo(request.program)}, found on PATH at")
+    return _Program(found, on_path=True)
+
+
 async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: float,
                  progress: Progress | None) -> StopReport:
     if bool(request.program) == bool(request.module):
         raise UsageError(f"pass exactly one of program (a path) or module (for {registry.module_runner()})")
     check_launch(manager.policy, request)
     work_dir = existing_dir(request.cwd, "cwd")
-    path = None
-    named = None  # the language of a program passed by name, not as a file (a JVM main class: demo.MainKt)
-    if request.program:
-        path = _path(request.program, work_dir)
-        if request.build:
-            await run_build(request.build, work_dir or os.path.dirname(path), timeout_s)
-        if not os.path.exists(path):
-            named = registry.named_program(request.program, request.language, request.runtime_args)
-            if named is None:
-                raise UsageError(f"program {echo(request.program)} not found (looked for {echo(path)}); pass an "
-                                 "existing file, absolute or relative to cwd")
-            path = request.program
+    program = await _find_program(manager.policy, request, work_dir, timeout_s) if request.program else None
+    path = program.path if program else None
+    named = program.named if program else None
     core_path = None
     if request.core is not None:
         core_path = _path(request.core)
         if not os.path.isfile(core_path) or path is None:
             raise UsageError(f"core {echo(request.core)} is not a file, or program is missing; pass the executable "
                              "as program and the core dump it produced as core")
-    language = named or registry.infer_language(path, request.module, request.language)
+    language = named or registry.infer_language(path, request.module, request.language, request.adapter, request.args)
     if path is not None and core_path is None and named is None and not os.path.isdir(path):
         registry.check_launchable(path)
-    home = (path if os.path.isdir(path) else os.path.dirname(path)) if path and not named else None
+    home = program.home if program else None
     target = os.path.basename(path) if path else f"-m {request.module}"
     session = manager.create(language, request.adapter, target, work_dir or home or os.getcwd())
     try:
@@ -227,7 +267,9 @@ async def attach(manager: SessionManager, request: AttachRequest, timeout_s: flo
     host = request.host or "127.0.0.1"
     host = f"[{host}]" if ":" in host and not host.startswith("[") else host  # an IPv6 address: [::1]:5678
     target = f"pid {request.pid}" if request.pid is not None else f"{host}:{request.port}"
-    session = manager.create(language, request.adapter, target, None)
+    # The program's own directory may be elsewhere (another process, another machine): an attached session's
+    # paths are relative to where polydbg runs, which is where its relative arguments are taken from.
+    session = manager.create(language, request.adapter, target, os.getcwd())
     try:
         await apply_breakpoints(session, request.breakpoints)
     except PolydbgError:

@@ -121,11 +121,18 @@ class SessionManager:
                 raise UnknownSessionError(f"no session {echo(session_id, 60)} (sessions: {known}); "
                                           "see debug_sessions, or start one with debug_launch")
         else:
-            if not self._sessions:
+            latest = self._latest()
+            if latest is None:
                 raise UnknownSessionError("no debug session; start one with debug_launch or debug_attach")
-            session = max(self._sessions.values(), key=lambda s: s.last_used)
+            session = latest
         session.touch()
         return session
+
+    def check_command(self, session_id: str | None, text: str) -> None:
+        """The policy's verdict on ``debug_command`` ``text``, before the session is looked up: with no session
+        (or an unknown id) the refusal still names the setting, judged by every backend's read-only queries."""
+        session = self._sessions.get(session_id) if session_id else self._latest()
+        self.policy.check_command(session.adapter if session is not None else None, text)
 
     def ids(self) -> list[str]:
         return list(self._sessions)
@@ -135,9 +142,12 @@ class SessionManager:
         return list(self._sessions.values())
 
     def current_id(self) -> str | None:
-        if not self._sessions:
-            return None
-        return max(self._sessions.values(), key=lambda s: s.last_used).id
+        latest = self._latest()
+        return latest.id if latest is not None else None
+
+    def _latest(self) -> Session | None:
+        """The most recently used session: the default when a tool is given no session_id."""
+        return max(self._sessions.values(), key=lambda s: s.last_used, default=None)
 
     async def remove(self, session: Session, detach: bool) -> None:
         try:

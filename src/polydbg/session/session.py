@@ -272,5 +272,5 @@ class Session:
         return await self._inspect(lambda: self.native.registers(frame_index))
 
     async def command(self, text: str, frame_index: int | None) -> CommandResult:
-        self.policy.require("allow_command", f"debug_command (a raw {self.adapter} command)")
+        self.policy.check_command(self.adapter, text)
         return await self._inspect(lambda: self.native.command(text, frame_index))

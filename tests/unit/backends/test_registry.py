@@ -158,7 +158,7 @@ def test_an_executable_without_extension_is_sniffed(tmp_path: Path) -> None:
     assert infer_language(crafted(tmp_path / "a.out"), None, None) == "c"
 
 
-@pytest.mark.parametrize("content", [b"#!/bin/sh\nexit 0\n", b"MZ\x90\x00 a PE file", b""])
+@pytest.mark.parametrize("content", [b"plain text\n", b"MZ\x90\x00 a PE file", b""])
 def test_a_file_of_unknown_kind_is_refused_asking_for_the_language(tmp_path: Path, content: bytes) -> None:
     program = tmp_path / "mystery"
     program.write_bytes(content)
@@ -234,14 +234,74 @@ def test_a_jvm_main_class_passed_by_name(program: str, language: str | None, run
     assert named_program(program, language, runtime_args) == expected
 
 
-def test_an_interpreter_passed_as_the_program_is_refused_with_what_to_pass(tmp_path: Path) -> None:
+def test_an_interpreter_given_a_program_to_run_is_refused_with_both_ways(tmp_path: Path) -> None:
     python = os.path.realpath(sys.executable)
-    with pytest.raises(UsageError, match=r"is the python interpreter.*script.*python="):
-        infer_language(python, None, None)
-    java = tmp_path / "java"
-    _file(java, ELF_HEADER)
-    with pytest.raises(UsageError, match="is the java interpreter, not a program"):
-        infer_language(str(java), None, "c")
+    with pytest.raises(UsageError) as refused:
+        infer_language(python, None, None, args=["app.py", "--verbose"])
+    message = str(refused.value)
+    assert "is the python interpreter (given a program to run)" in message
+    assert "pass it as program, a module as module=" in message and "this interpreter as python=" in message
+    assert "to debug the interpreter itself as native code, pass language='c'" in message
+    java = _file(tmp_path / "java", ELF_HEADER)
+    with pytest.raises(UsageError, match=r"is the java interpreter.*the java flags as runtime_args"):
+        infer_language(java, None, None, args=["-cp", "classes", "demo.Main"])
+    node = _file(tmp_path / "node", ELF_HEADER + b"_ZNSt6vectorIiSaIiEE")
+    with pytest.raises(UsageError, match=r"this interpreter as node=.*pass language='cpp'"):
+        infer_language(node, None, None, args=["app.js"])
+
+
+@pytest.mark.parametrize("name", ["lua", "lua5.4", "python3", "python3.12", "node", "java", "ruby", "bash"])
+def test_an_executable_named_like_an_interpreter_is_a_native_program(tmp_path: Path, name: str) -> None:
+    """A self-built interpreter is debugged as the C program it is: by an explicit language or adapter, and
+    without them when it is given no program to run or is the runtime of no language polydbg debugs."""
+    binary = crafted(tmp_path / name)
+    assert infer_language(binary, None, "c", args=["script", "-x"]) == "c"
+    assert infer_language(binary, None, "C++", args=["script"]) == "cpp"
+    assert infer_language(binary, None, None, adapter="gdb", args=["script"]) == "c"
+    assert infer_language(binary, None, None, adapter="lldb-dap") == "c"
+    assert infer_language(binary, None, None) == "c"
+    if name.startswith(("lua", "ruby", "bash")):  # no backend runs their scripts: always the native program
+        assert infer_language(binary, None, None, args=["test.lua"]) == "c"
+
+
+def test_a_wrapper_script_named_like_a_runtime_is_refused_as_the_runtime(tmp_path: Path) -> None:
+    shim = _file(tmp_path / "python3", b'#!/usr/bin/env bash\nexec pyenv exec python3 "$@"\n')  # pyenv's shims
+    with pytest.raises(UsageError, match=r"is the python interpreter \(a wrapper script that starts it\)"):
+        infer_language(shim, None, None)
+
+
+def test_a_runtime_asked_for_its_own_language_says_to_pass_the_program(tmp_path: Path) -> None:
+    python = _file(tmp_path / "python3.11", ELF_HEADER)
+    with pytest.raises(UsageError, match=r"not a Python program; pass the Python program as program and this "
+                                         r"interpreter as python=, or omit language="):
+        infer_language(python, None, "python")
+
+
+@pytest.mark.parametrize(("line", "language"), [
+    ("#!/usr/bin/env node", "javascript"), ("#!/usr/local/bin/nodejs", "javascript"),
+    ("#!/usr/bin/env -S node --experimental-vm-modules", "javascript"), ("#!/usr/bin/python3 -u", "python"),
+    ("#!/usr/bin/env -S PYTHONUNBUFFERED=1 python3.12 -X dev", "python"), ("#!/opt/pypy/bin/pypy3", "python"),
+    ("#!/usr/bin/env tsx", "typescript"), ("#!/usr/bin/env -S npx ts-node", "typescript"),
+])
+def test_a_script_without_extension_is_known_by_its_shebang(tmp_path: Path, line: str, language: str) -> None:
+    assert infer_language(_file(tmp_path / "tool", f"{line}\nx\n".encode()), None, None) == language
+
+
+def test_an_extension_decides_before_the_shebang(tmp_path: Path) -> None:
+    assert infer_language(_file(tmp_path / "tool.py", b"#!/usr/bin/env node\n"), None, None) == "python"
+    assert infer_language(_file(tmp_path / "tool", b"#!/usr/bin/env node\n"), None, "python") == "python"
+
+
+@pytest.mark.parametrize(("line", "refusal"), [
+    ("#!/usr/bin/env ruby", r"is a Ruby program \(its #! line runs 'ruby'\), and polydbg has no Ruby debugger yet"),
+    ("#!/usr/bin/lua5.4", r"is a Lua program .* no Lua debugger yet; it debugs C, C\+\+"),
+    ("#!/bin/sh -e", r"is a shell script \(its #! line runs '/bin/sh -e'\).*pass the program the script starts"),
+    ("#!/usr/bin/env -S bash -x", "is a shell script"),
+    ("#!/usr/bin/awk -f", r"cannot tell the language of .*its #! line runs '/usr/bin/awk -f'.*pass language="),
+])
+def test_a_shebang_of_a_language_without_a_backend_is_named(tmp_path: Path, line: str, refusal: str) -> None:
+    with pytest.raises(UsageError, match=refusal):
+        infer_language(_file(tmp_path / "tool", f"{line}\necho\n".encode()), None, None)
 
 
 def test_a_native_language_asked_of_a_script_is_refused(tmp_path: Path) -> None:
@@ -249,7 +309,7 @@ def test_a_native_language_asked_of_a_script_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="not a native executable, so it cannot be debugged as c"):
         infer_language(script, None, "c")
     binary = _file(tmp_path / "app", ELF_HEADER)
-    with pytest.raises(UsageError, match="native executable, not a Python script"):
+    with pytest.raises(UsageError, match="native executable, not a Python program"):
         infer_language(binary, None, "python")
 
 

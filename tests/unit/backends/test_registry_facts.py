@@ -51,6 +51,14 @@ def test_without_a_session_every_debuggers_escapes_count() -> None:
     assert sorted(registry.command_escape_names()) == ["delve's dlv", "gdb's $_shell", "lldb's `"]
 
 
+def test_read_only_commands_are_the_queries_a_backend_declares() -> None:
+    assert registry.read_only_command("java", "threads") and registry.read_only_command("java", " Classes demo.*")
+    assert registry.read_only_command(None, "methods Basics")  # no session: some backend's query
+    assert not registry.read_only_command("java", "") and not registry.read_only_command(None, "shell id")
+    assert not registry.read_only_command("gdb", "threads") and not registry.read_only_command("fake", "threads")
+    assert set(registry.read_only_commands(None)) == {"java"} and registry.read_only_commands("lldb-dap") == {}
+
+
 def test_runtime_arguments_name_the_runtime_executables() -> None:
     assert registry.runtime_argument("debugpy") == "python"
     assert registry.runtime_argument("node") == "node"

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
-from polydbg.errors import UnknownSessionError, UsageError
+from polydbg.errors import PolicyError, UnknownSessionError, UsageError
+from polydbg.policy import Policy
 from polydbg.session.manager import Clients, Limits, SessionManager
 from polydbg.session.model import State
 
@@ -73,3 +75,20 @@ async def test_the_server_wide_limit_counts_every_client() -> None:
     with pytest.raises(UsageError, match="the server runs 3 sessions for all its clients"):
         clients.of("c").create("python", None, "d.py", None)
     await clients.close_all()
+
+
+async def test_a_raw_command_is_judged_by_the_policy_before_the_session_is_looked_up(tmp_path: Path) -> None:
+    """Without a session (or with an id that is not one) a refused debug_command names the setting, not the
+    missing session; a backend's read-only query is then left to the session, which names what is missing."""
+    manager = SessionManager(policy=Policy.defaults("http", tmp_path))  # allow_command off
+    for session_id in (None, "s-000000000000"):
+        with pytest.raises(PolicyError, match=r"debug_command 'shell id' \(a raw debugger command.*allow_command"):
+            manager.check_command(session_id, "shell id")
+        manager.check_command(session_id, "threads")  # a read-only query of some backend: the session decides
+    session = manager.create("c", "gdb", "app", None)
+    with pytest.raises(PolicyError, match=r"debug_command 'threads' \(a raw gdb command"):
+        manager.check_command(None, "threads")  # the default session's debugger has no such query
+    with pytest.raises(PolicyError, match=r"a raw gdb command"):
+        manager.check_command(session.id, "threads")
+    SessionManager().check_command(None, "shell id")  # stdio: allowed, the session's absence is the answer
+    await manager.close_all()

@@ -13,6 +13,7 @@ import re
 import sys
 from pathlib import Path
 
+from polydbg.backends import shebang
 from polydbg.backends.base import Variable
 from polydbg.errors import UsageError
 
@@ -34,13 +35,19 @@ _FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<
 
 
 def find_python(explicit: str | None, cwd: str | None, program: str | None) -> str:
-    """The interpreter for the debuggee: explicit, else the active or a nearby venv, else ours."""
+    """The interpreter for the debuggee: explicit, else the one a script's ``#!`` line names by its path (a
+    tool installed in some environment runs with that environment's Python), else the active or a nearby
+    venv, else ours."""
     if explicit:
         path = Path(explicit).expanduser()
         if not path.exists():
             raise UsageError(f"python interpreter {explicit!r} does not exist; pass an existing interpreter "
                              "path, or omit 'python' to use the project's virtualenv")
         return str(path)
+    words = shebang.command(program) if program else None
+    if words and os.path.isabs(words[0]) and os.access(words[0], os.X_OK) \
+            and os.path.basename(words[0]).startswith(("python", "pypy")):
+        return words[0]
     virtual_env = os.environ.get("VIRTUAL_ENV")
     if virtual_env and (Path(virtual_env) / "bin" / "python").exists():
         return str(Path(virtual_env) / "bin" / "python")

@@ -18,5 +18,8 @@ INFO = BackendInfo(
     injecting_env=InjectingEnv(names=frozenset({"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
                                                 "CLASSPATH"})),  # the JVM reads these as command-line options
     process_names=("java",),
+    # every query debug_command has on Java (commands.py) reads the JVM over JDWP; none changes it or runs code
+    read_only_commands=("classes", "methods", "fields", "threads", "version", "classpath", "sourcepaths", "sourcepath",
+                        "help", "?"),
     watch_hint=None,  # the JVM watches fields; its refusal says which
 )

@@ -64,8 +64,10 @@ def function_key(spec: FunctionBreakpoint) -> Hashable:
 
 
 def needs_map(path: str) -> bool:
-    """A file the program runs through a source map (not JavaScript itself)."""
-    return not path.lower().endswith(launcher.JS_EXTENSIONS)
+    """A file the program runs through a source map (TypeScript, CoffeeScript …), not JavaScript itself. A file
+    without an extension is a script Node runs as it is (``bin/www``, a ``#!/usr/bin/env node`` command)."""
+    extension = os.path.splitext(path)[1].lower()
+    return bool(extension) and extension not in launcher.JS_EXTENSIONS
 
 
 class Breakpoints:

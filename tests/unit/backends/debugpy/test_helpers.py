@@ -1,6 +1,6 @@
 """debugpy's pure helpers: evaluate errors cut to the exception, library paths (justMyCode), and which
-interpreter runs the debuggee (explicit, the active virtualenv, a ``.venv``/``venv`` near the working
-directory or the program, else polydbg's own). Nothing runs."""
+interpreter runs the debuggee (explicit, a script's ``#!`` interpreter, the active virtualenv, a
+``.venv``/``venv`` near the working directory or the program, else polydbg's own). Nothing runs."""
 
 from __future__ import annotations
 
@@ -102,6 +102,24 @@ def test_the_programs_directory_and_its_parents_without_a_working_directory(tmp_
     empty = tmp_path / "elsewhere"
     empty.mkdir()
     assert find_python(None, str(empty), str(program)) == str(near_program.resolve())  # cwd has none: the program's
+
+
+def test_a_scripts_interpreter_named_by_path_in_its_shebang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tool installed in an environment of its own (pipx, a venv not named venv) runs with that environment's
+    Python, whatever venv is active; ``#!/usr/bin/env python3`` names none, so the usual search decides."""
+    tool_python = venv(tmp_path / "pipx" / "tool")
+    tool = tmp_path / "pipx" / "tool" / "bin" / "tool"
+    tool.write_text(f"#!{tool_python}\nimport sys\n")
+    active = venv(tmp_path / "active")
+    monkeypatch.setenv("VIRTUAL_ENV", str(tmp_path / "active"))
+    assert find_python(None, str(tmp_path), str(tool)) == str(tool_python)
+    assert find_python(str(active), str(tmp_path), str(tool)) == str(active)  # explicit still wins
+    portable = tmp_path / "portable"
+    portable.write_text("#!/usr/bin/env python3\n")
+    assert find_python(None, str(tmp_path), str(portable)) == str(active)
+    shell = tmp_path / "shell"
+    shell.write_text("#!/bin/sh\n")
+    assert find_python(None, str(tmp_path), str(shell)) == str(active)
 
 
 def test_polydbgs_own_interpreter_when_nothing_else(tmp_path: Path) -> None:

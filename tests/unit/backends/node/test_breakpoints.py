@@ -133,6 +133,7 @@ def test_keys_are_everything_but_the_id() -> None:
 
 
 @pytest.mark.parametrize(("path", "mapped"), [("a.js", False), ("A.MJS", False), ("b.cjs", False), ("c.jsx", False),
-                                              ("d.ts", True), ("e.tsx", True), ("f.coffee", True)])
+                                              ("d.ts", True), ("e.tsx", True), ("f.coffee", True),
+                                              ("bin/www", False), ("/usr/lib/node_modules/npm/bin/npm", False)])
 def test_files_other_than_javascript_need_a_source_map(path: str, mapped: bool) -> None:
     assert needs_map(path) is mapped
