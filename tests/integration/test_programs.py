@@ -133,3 +133,25 @@ async def test_a_command_found_on_path_outside_the_roots_is_refused(bin_dir: Pat
     assert result.is_error and result.structured_content is not None, text
     assert result.structured_content["error"] == "policy", text
     assert f"program 'tally', found on PATH at '{bin_dir / 'tally'}' is outside the roots" in text, text
+
+
+@pytest.mark.parametrize(("command", "marker", "runtime", "home"), [
+    ("tally", "# tally line", "python3", ".venv/bin"), ("count", "// count line", "node", "node_modules/.bin")])
+async def test_the_project_s_own_command_wins_over_path(tools: Tools, bin_dir: Path, tmp_path: Path, command: str,
+                                                        marker: str, runtime: str, home: str) -> None:
+    """``pytest`` or ``jest`` by name is the project's (its virtualenv's, its node_modules/.bin's) even when the
+    environment is not activated, as an agent means it; PATH's comes after (pyenv's shim, a global install)."""
+    require(runtime)
+    project = tmp_path / "project"
+    (project / home).mkdir(parents=True)
+    if home.startswith(".venv"):
+        (project / ".venv" / "bin" / "python").symlink_to(shutil.which("python3") or "/usr/bin/python3")
+    own = project / home / command
+    shutil.copy(SCRIPTS / command, own)
+    own.chmod(0o755)
+    line = line_of(f"scripts/{command}", marker)
+    report = await tools("debug_launch", program=command, args=["a"], cwd=str(project),
+                         env={"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"},
+                         breakpoints=[{"file": str(own), "line": line}])
+    assert report["state"] == "stopped" and report["location"]["file"] == str(own), report
+    await tools("debug_terminate")

@@ -266,6 +266,9 @@ class BackendInfo:
     runtime_argument: str | None = None
     runtime_flags: str | None = None  # a regex of runtime flags that run no other code (allowed without allow_build)
     runtime_path_flags: tuple[str, ...] = ()  # runtime flags whose value is a path list (inside the roots)
+    # "module:function(cwd, runtime) -> directories" where a project keeps its commands (a virtualenv's bin,
+    # node_modules/.bin), searched before PATH for a program named without a directory; imported when first used
+    command_dirs: str | None = None
     injecting_env: InjectingEnv = NO_INJECTING_ENV
     process_names: tuple[str, ...] = ()  # a running process's executable names (``python3.11`` → ``python``)
     attach_hint: str | None = None  # how to start a program under a debug server debug_attach can reach

@@ -16,7 +16,7 @@ import importlib
 import os
 import re
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
 from polydbg.backends import shebang
@@ -283,6 +283,19 @@ def expression_check(language: str) -> Callable[[str | None, str | None], None] 
             module, _, function = target.partition(":")
             return cast("Callable[[str | None, str | None], None]", getattr(importlib.import_module(module), function))
     return None
+
+
+def command_dirs(cwd: str | None, runtimes: Mapping[str, str]) -> list[str]:
+    """The directories every backend says a project keeps its commands in (``BackendInfo.command_dirs``), for a
+    program named without a directory; ``runtimes`` are the launch's runtime arguments (``python``, ``node``)."""
+    found: list[str] = []
+    for info in BACKENDS.values():
+        if info.command_dirs is not None:
+            module, _, function = info.command_dirs.partition(":")
+            dirs = getattr(importlib.import_module(module), function)
+            runtime = runtimes.get(info.runtime_argument) if info.runtime_argument else None
+            found.extend(d for d in dirs(cwd, runtime) if d not in found)
+    return found
 
 
 def language_of_source(path: str) -> str | None:

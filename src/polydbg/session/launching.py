@@ -99,12 +99,13 @@ async def run_build(command: str, cwd: str, timeout_s: float) -> None:
         raise UsageError(f"build {echo(command)} failed (exit {process.returncode}):\n{text}")
 
 
-def command_on_path(program: str, env: Mapping[str, str] | None) -> str | None:
-    """A program named without a directory (``npm``), looked up as a shell does: in the launch's PATH (its
-    ``env``'s, else the server's), the first executable file of that name."""
+def command_on_path(program: str, env: Mapping[str, str] | None, first: Sequence[str] = ()) -> str | None:
+    """A program named without a directory (``npm``), looked up as a shell does: in the directories ``first``
+    (where the project keeps its commands: its virtualenv, node_modules/.bin — as if it were activated), then
+    in the launch's PATH (its ``env``'s, else the server's), the first executable file of that name."""
     if os.sep in program or not program or program in (".", ".."):
         return None
-    search = (env or {}).get("PATH", os.environ.get("PATH", os.defpath))
+    search = os.pathsep.join([*first, (env or {}).get("PATH", os.environ.get("PATH", os.defpath))])
     found = shutil.which(program, path=search)
     return os.path.abspath(found) if found else None
 
@@ -187,7 +188,7 @@ async def _find_program(policy: Policy, request: LaunchRequest, work_dir: str | 
     named = registry.named_program(request.program, request.language, request.runtime_args)
     if named is not None:
         return _Program(request.program, named=named)
-    found = command_on_path(request.program, request.env)
+    found = command_on_path(request.program, request.env, registry.command_dirs(work_dir, request.runtimes))
     if found is None:
         where = " or on PATH" if os.sep not in request.program else ""
         raise UsageError(f"program {echo(request.program)} not found (looked for {echo(path)}{where}); pass an "

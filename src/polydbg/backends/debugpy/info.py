@@ -9,6 +9,7 @@ INFO = BackendInfo(
     break_on_exception={"uncaught": ("uncaught",), "raised": ("raised", "uncaught")},
     expression_check="polydbg.backends.debugpy.expressions:check",
     runtime_argument="python",
+    command_dirs="polydbg.backends.debugpy.python:command_dirs",
     injecting_env=InjectingEnv(prefixes=("PYTHON",), harmless=frozenset({
         "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "PYTHONHASHSEED", "PYTHONWARNINGS",
         "PYTHONDEVMODE", "PYTHONFAULTHANDLER", "PYTHONUTF8", "PYTHONTRACEMALLOC", "PYTHONASYNCIODEBUG",

@@ -61,6 +61,13 @@ def find_python(explicit: str | None, cwd: str | None, program: str | None) -> s
     return sys.executable
 
 
+def command_dirs(cwd: str | None, runtime: str | None) -> list[str]:
+    """Where the project's Python commands are (``pytest``, ``flask``): the bin directory of the interpreter
+    ``find_python`` picks, unless that is only polydbg's own (no project environment was found)."""
+    python = find_python(runtime, cwd, None)
+    return [] if python == sys.executable else [os.path.dirname(python)]
+
+
 def python_error(text: str) -> str:
     """A Python traceback from pydevd cut to what the agent needs: the exception, the caret of a
     SyntaxError, and where the error was raised when that is not the expression itself (pydevd's own

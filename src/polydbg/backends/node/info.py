@@ -9,6 +9,7 @@ INFO = BackendInfo(
                                    "npm install --save-dev tsx)",
     break_on_exception={"uncaught": ("uncaught",), "raised": ("raised", "uncaught")},
     runtime_argument="node",
+    command_dirs="polydbg.backends.node.launcher:command_dirs",
     runtime_flags=(r"--(?:enable-source-maps|no-warnings|no-deprecation|throw-deprecation|pending-deprecation"
                    r"|trace-warnings|trace-deprecation|trace-uncaught|trace-exit|experimental-vm-modules"
                    r"|experimental-strip-types|experimental-transform-types|preserve-symlinks|preserve-symlinks-main)"

@@ -79,6 +79,21 @@ def find_package(name: str, start: str) -> str | None:
         directory = parent
 
 
+def command_dirs(cwd: str | None, runtime: str | None) -> list[str]:
+    """Where the project's Node commands are (``jest``, ``vitest``, ``tsx``): every ``node_modules/.bin`` from
+    ``cwd`` up, nearest first, as npx and npm scripts find them."""
+    found = []
+    directory = os.path.abspath(cwd or os.getcwd())
+    while True:
+        candidate = os.path.join(directory, "node_modules", ".bin")
+        if os.path.isdir(candidate):
+            found.append(candidate)
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return found
+        directory = parent
+
+
 def is_esm(program: str) -> bool:
     if program.endswith((".mjs", ".mts")):
         return True
