@@ -190,6 +190,16 @@ async def test_logpoints_print_without_stopping(tools: Tools) -> None:
     await tools("debug_terminate")
 
 
+async def test_a_bare_hit_count_stops_on_that_hit_only(tools: Tools) -> None:
+    """``hit_condition: "5"`` is the 5th hit and no other, as with every other debugger (not "from the 5th on")."""
+    fifth = await tools("debug_launch", program=str(NODE / "loop.js"),
+                        breakpoints=[at("loop.js", "loop body", hit_condition="5")])
+    assert (fifth["reason"], values(fifth)["i"]) == ("breakpoint", "4"), fifth
+    done = await tools("debug_continue")  # hits 6 to 10 do not stop
+    assert (done["state"], done["exit_code"]) == ("exited", 3), done
+    await tools("debug_terminate")
+
+
 async def test_stop_on_entry_then_a_function_breakpoint(tools: Tools) -> None:
     program = PROGRAMS / "conformance" / "conformance.js"
     entry = await tools("debug_launch", program=str(program), stop_on_entry=True)
