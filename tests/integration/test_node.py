@@ -306,6 +306,14 @@ async def test_raw_cdp_command(tools: Tools) -> None:
     await tools("debug_launch", program=str(NODE / "loop.js"), breakpoints=[at("loop.js", "loop body")])
     answer = await tools("debug_command", command='Runtime.evaluate {"expression": "6 * 7"}')
     assert '"value": 42' in answer["output"], answer
+    # what Node does not know is answered with what it does know, read from the protocol it serves
+    unknown = await tools.error("debug_command", command="Debugger.setBreakpointByURL {}")
+    assert "(did you mean Debugger.setBreakpointByUrl" in unknown and "its methods: " in unknown, unknown
+    assert "stepOver" in unknown, unknown
+    assert "its domains: " in await tools.error("debug_command", command="Debuger.pause")
+    bad = await tools.error("debug_command", command='Runtime.evaluate {"expresion": "1"}')
+    assert "Runtime.evaluate takes expression (string)" in bad, bad
+    assert "getProperties" in (await tools("debug_command", command="help Runtime"))["output"]
     await tools("debug_terminate")
 
 

@@ -78,6 +78,7 @@ class NodeBackend(Backend):
         self._breakpoints = Breakpoints(self._targets)
         self._stops = Stops(self._targets, self._breakpoints, self._life, self._gate)
         self._children = ChildReports(self._targets.on_child_report)
+        self._protocol = commands.Protocol()  # the methods Node knows, read when an answer needs them
         self._unstopped_throw: str | None = None  # an exception that ended the program without a stop
 
     # -- launch and attach --------------------------------------------------------------------------------
@@ -129,7 +130,7 @@ class NodeBackend(Backend):
 
     async def _connect_main(self, url: str, timeout_s: float) -> Target:
         client = await CdpChannel.connect(url, "node", min(timeout_s, timeouts.CONNECT_S))
-        main = self._targets.add(client, "main", "main", self._events)
+        main = self._targets.add(client, "main", "main", self._events, inspector=launcher.http_address(url))
         client.on_event("Runtime.exceptionThrown", self._on_exception_thrown)
         def finished(_: dict[str, Any]) -> None:
             self._life.spawn(self._program_finished(), "program finished")
@@ -319,6 +320,11 @@ class NodeBackend(Backend):
         return target.exception_detail()
 
     async def command(self, text: str, frame: FrameRef | None) -> str:
-        """A raw CDP method: ``Debugger.getScriptSource {"scriptId": "42"}``; the answer as JSON."""
+        """A raw CDP method: ``Debugger.getScriptSource {"scriptId": "42"}``, the answer as JSON; ``help
+        [Domain[.method]]`` lists the domains, a domain's methods, a method's parameters."""
+        target = self._targets.get(frame.thread_id if frame is not None else None)
+        asked, topic = commands.help_topic(text)
+        if asked:
+            return await self._protocol.help(target.inspector, topic)
         method, params = commands.parse(text)
-        return await commands.send(self._targets.get(frame.thread_id if frame is not None else None), method, params)
+        return await commands.send(target, self._protocol, method, params)

@@ -51,6 +51,7 @@ class Target:
     kind: str = "main"  # "main" | "worker" | "process"
     pid: int | None = None
     parent: Target | None = None
+    inspector: str | None = None  # host:port of its process's inspector (where /json/protocol is served)
     scripts: Scripts = field(default_factory=Scripts)
     context_id: int | None = None
     entry_bp: str | None = None

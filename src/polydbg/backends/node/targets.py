@@ -27,6 +27,7 @@ from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
 from polydbg.backends.kit.ordering import OrderedEvents
+from polydbg.backends.node.launcher import http_address
 from polydbg.backends.node.scripts import PathMap, Scripts, path_of
 from polydbg.backends.node.target import MAIN_THREAD, REF_RANGE, Target
 from polydbg.cdp.client import CdpChannel, WorkerStream
@@ -135,9 +136,9 @@ class Targets:
     # -- coming -------------------------------------------------------------------------------------------
 
     def add(self, channel: CdpChannel, kind: str, name: str, events: OrderedEvents, pid: int | None = None,
-            parent: Target | None = None) -> Target:
+            parent: Target | None = None, inspector: str | None = None) -> Target:
         thread, self._next_thread = self._next_thread, self._next_thread + 1
-        target = Target(thread, name, channel, events, kind, pid, parent, scripts=Scripts(self.paths))
+        target = Target(thread, name, channel, events, kind, pid, parent, inspector, scripts=Scripts(self.paths))
         self._by_thread[thread] = target
         channel.on_event("Runtime.executionContextCreated", target.on_context)
         channel.on_event("NodeWorker.attachedToWorker", lambda params: self._on_worker(target, params))
@@ -159,7 +160,8 @@ class Targets:
         name = f"worker {info.get('workerId') or session} ({label})"
         if owner.kind != "main":
             name += f" of {owner.name}"
-        target = self.add(channel, "worker", name, OrderedEvents(GatedListener(self._gate)), owner.pid, owner)
+        target = self.add(channel, "worker", name, OrderedEvents(GatedListener(self._gate)), owner.pid, owner,
+                          owner.inspector)
         target.held = bool(params.get("waitingForDebugger", True))
         channel.start()
         self._arriving(self._start(target, target.held))
@@ -195,7 +197,8 @@ class Targets:
         except AdapterGoneError as exc:
             self._events.on_output("console", f"[child {name} could not be debugged: {exc}]\n")
             return
-        target = self.add(client, "process", name, OrderedEvents(GatedListener(self._gate)), pid)
+        target = self.add(client, "process", name, OrderedEvents(GatedListener(self._gate)), pid,
+                          inspector=http_address(url))
         target.held = True  # in boot.cjs's waitForDebugger
         def finished(_: dict[str, Any]) -> None:
             self._life.spawn(client.close("it finished"), f"{name} finished")
