@@ -16,9 +16,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
-from tests.conftest import PROGRAMS, Tools, line_of, require, text_of
+from polydbg.backends.kit import timeouts
+from tests.conftest import PROGRAMS, Tools, descendants, line_of, require, text_of
 
 NODE = PROGRAMS / "node"
 TS = NODE / "ts"
@@ -299,6 +301,38 @@ async def test_a_session_stopped_for_over_30_seconds_still_answers(tools: Tools)
     await asyncio.sleep(32)  # the scenario itself: a WebSocket keepalive ping would have closed it by now
     step = await tools("debug_continue")
     assert values(step)["i"] == "1"
+    await tools("debug_terminate")
+
+
+async def test_a_node_stopped_by_a_signal_costs_one_deadline_then_a_second(tools: Tools,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGSTOP: Node answers nothing. The first request waits one deadline (an evaluation waited V8's own 10 s
+    budget on top), later ones a second, each saying what holds the process and how to let it go."""
+    await tools("debug_launch", program=str(NODE / "loop.js"), breakpoints=[at("loop.js", "loop body")])
+    [pid] = [pid for pid, command in descendants(os.getpid()).items()
+             if command.endswith("loop.js") and os.path.basename(command.split()[0]) == "node"]
+    monkeypatch.setattr(timeouts, "INSPECT_S", 2.0)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        with anyio.fail_after(6):
+            first = await tools.error("debug_evaluate", expression="i")
+        assert "did not answer" in first and "stopped by a signal" in first and f"kill -CONT {pid}" in first, first
+        with anyio.fail_after(3):
+            later = await tools.error("debug_variables")
+        assert "unresponsive" in later and f"kill -CONT {pid}" in later, later
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert (await tools("debug_evaluate", expression="i + 1"))["value"] == "1"  # it answers again
+    await tools("debug_terminate")
+
+
+async def test_an_endless_expression_is_stopped_inside_node_and_says_so(tools: Tools,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    await tools("debug_launch", program=str(NODE / "loop.js"), breakpoints=[at("loop.js", "loop body")])
+    monkeypatch.setattr(timeouts, "INSPECT_S", 2.0)
+    said = await tools.error("debug_evaluate", expression="while (true) {}")
+    assert "still running after 1.6 s and was stopped" in said and "still stopped where it was" in said, said
+    assert (await tools("debug_evaluate", expression="i + 1"))["value"] == "1"
     await tools("debug_terminate")
 
 

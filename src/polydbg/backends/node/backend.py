@@ -104,7 +104,7 @@ class NodeBackend(Backend):
                                                          lambda text: self._events.on_output("stderr", text)),
                                     "stderr")]
         self._life.spawn(self._watch_process(process, readers), "process watch")
-        main = await self._connect_main(url, timeout_s)
+        main = await self._connect_main(url, timeout_s, _node_under(process.pid))
         self._stops.stop_on_entry = spec.stop_on_entry
         await configure()
         await main.request("Runtime.runIfWaitingForDebugger", timeout=timeout_s)
@@ -123,14 +123,14 @@ class NodeBackend(Backend):
             url = await launcher.discover_after_signal(host, spec.port or 9229, timeout_s)
         else:
             url = await launcher.discover(host, int(spec.port or 9229), min(timeout_s, 5.0))
-        main = await self._connect_main(url, timeout_s)
+        main = await self._connect_main(url, timeout_s, spec.pid)
         await configure()
         await main.request("Runtime.runIfWaitingForDebugger", timeout=timeout_s)
         self._life.started()
 
-    async def _connect_main(self, url: str, timeout_s: float) -> Target:
+    async def _connect_main(self, url: str, timeout_s: float, pid: int | None) -> Target:
         client = await CdpChannel.connect(url, "node", min(timeout_s, timeouts.CONNECT_S))
-        main = self._targets.add(client, "main", "main", self._events, inspector=launcher.http_address(url))
+        main = self._targets.add(client, "main", "main", self._events, pid, inspector=launcher.http_address(url))
         client.on_event("Runtime.exceptionThrown", self._on_exception_thrown)
         def finished(_: dict[str, Any]) -> None:
             self._life.spawn(self._program_finished(), "program finished")
@@ -328,3 +328,13 @@ class NodeBackend(Backend):
             return await self._protocol.help(target.inspector, topic)
         method, params = commands.parse(text)
         return await commands.send(target, self._protocol, method, params)
+
+
+def _node_under(guard: int) -> int | None:
+    """The pid of the Node a launch started: the only child of its guard (``polydbg.guard``)."""
+    try:
+        with open(f"/proc/{guard}/task/{guard}/children", encoding="ascii") as handle:
+            children = handle.read().split()
+    except OSError:
+        return None
+    return int(children[0]) if len(children) == 1 else None

@@ -4,8 +4,10 @@ Values are RemoteObjects behind the target's ``HandleTable`` (``Target.refs``, o
 The first scope, "Locals", merges the block, function and closure scopes up to the script scope
 (the innermost binding of a name wins), with ``this`` when the frame is a method of an instance.
 Arrays, Maps and Sets are paged by a function run on the object (``callFunctionOn``), never by
-listing 100,000 properties; getters are not invoked. An evaluation runs at most
-``EVALUATE_TIMEOUT_MS`` inside V8 (an endless loop in an expression is stopped there, not here).
+listing 100,000 properties; getters are not invoked. An evaluation waits one inspection deadline,
+as every request does (so a Node that cannot answer, SIGSTOPped, costs that once and then the stalled
+debugger's second), and V8 is told to stop it before then (``EVALUATE_SHARE`` of the deadline): an
+endless loop in an expression is ended inside V8, which then answers.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from polydbg.backends.node import values as jsv
 from polydbg.backends.node.target import GROUP, Ref, Target
 from polydbg.errors import AdapterRequestError
 
-EVALUATE_TIMEOUT_MS = 10_000  # V8 stops an evaluation that runs longer (an endless loop in an expression)
+EVALUATE_SHARE = 0.8  # of the inspection deadline, V8 may run an evaluation; then it stops it (an endless loop)
 CHILD_CAP = 100  # elements listed before paging
 MODULE_WRAPPER = frozenset({"exports", "require", "module", "__filename", "__dirname"})
 _BUNDLER_PREFIXES = ("__vite_ssr_", "__vi_import_", "__webpack_")
@@ -168,8 +170,9 @@ async def _slice(target: Target, found: Ref, start: int, count: int) -> list[Var
 async def evaluate(target: Target, expression: str, frame_index: int | None) -> dict[str, Any]:
     """Evaluate in a frame of the stop (or the target's default context): V8's answer; the exception
     it threw as an AdapterRequestError."""
+    deadline = timeouts.INSPECT_S  # one deadline, as every request: a Node that cannot answer costs no more
     params: dict[str, Any] = {"expression": expression, "objectGroup": GROUP, "generatePreview": True,
-                              "silent": True, "timeout": EVALUATE_TIMEOUT_MS}
+                              "silent": True, "timeout": int(deadline * EVALUATE_SHARE * 1000)}
     if frame_index is not None and target.paused and target.frames:
         method = "Debugger.evaluateOnCallFrame"
         params["callFrameId"] = target.frame(frame_index)["callFrameId"]
@@ -178,7 +181,14 @@ async def evaluate(target: Target, expression: str, frame_index: int | None) -> 
         params["replMode"] = True
         if target.context_id is not None:
             params["contextId"] = target.context_id
-    found = await target.request(method, params, timeout=EVALUATE_TIMEOUT_MS / 1000 + timeouts.INSPECT_S)
+    try:
+        found = await target.request(method, params, timeout=deadline)
+    except AdapterRequestError as exc:
+        if exc.message != "Execution was terminated":
+            raise
+        raise AdapterRequestError("evaluate", (  # V8 stopped it at the timeout it was given
+            f"the expression was still running after {params['timeout'] / 1000:g} s and was stopped (an endless "
+            "loop, or a call that waits?); the program is still stopped where it was")) from exc
     details = found.get("exceptionDetails")
     if details:
         raise AdapterRequestError("evaluate", jsv.exception_text(details))

@@ -22,7 +22,7 @@ from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.scripts import Scripts, position
 from polydbg.cdp.client import CdpChannel, WorkerStream
-from polydbg.errors import AdapterRequestError
+from polydbg.errors import AdapterRequestError, AdapterTimeoutError
 
 GROUP = "polydbg"  # the object group of everything fetched for a stop
 REF_RANGE = 1_000_000
@@ -87,8 +87,16 @@ class Target:
 
     async def request(self, method: str, params: dict[str, Any] | None = None,
                       timeout: float | None = None) -> dict[str, Any]:
-        """One CDP request; ``timeout`` defaults to an inspection's (``timeouts.INSPECT_S``)."""
-        return await self.channel.request(method, params, timeouts.INSPECT_S if timeout is None else timeout)
+        """One CDP request; ``timeout`` defaults to an inspection's (``timeouts.INSPECT_S``). Unanswered, it
+        fails as the stalled debugger's rule says (``protocol.core``), naming a signal that holds the process."""
+        try:
+            return await self.channel.request(method, params, timeouts.INSPECT_S if timeout is None else timeout)
+        except AdapterTimeoutError as exc:
+            if self.pid is None or not held_by_signal(self.pid):
+                raise
+            raise AdapterTimeoutError(
+                f"{exc}: its process (pid {self.pid}) is stopped by a signal (SIGSTOP, or Ctrl-Z in its terminal) "
+                f"and answers nothing until it is continued: kill -CONT {self.pid}") from exc
 
     def on_context(self, params: dict[str, Any]) -> None:
         """``Runtime.executionContextCreated``: the first default context is where evaluations run."""
@@ -151,3 +159,12 @@ class Target:
                 message = jsv.text_of(data)
             return ExceptionDetail(class_name, message)
         return ExceptionDetail(jsv.type_of(data), jsv.text_of(data))
+
+
+def held_by_signal(pid: int) -> bool:
+    """Whether process ``pid`` (on this machine) is stopped by a signal: state T in /proc/PID/stat."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rpartition(b")")[2].split()[:1] == [b"T"]
+    except OSError:
+        return False
