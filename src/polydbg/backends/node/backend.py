@@ -277,13 +277,20 @@ class NodeBackend(Backend):
     # -- inspection -------------------------------------------------------------------------------------
 
     async def threads(self) -> list[Thread]:
-        """Every target; in a session of several, each says whether it runs or waits to be shown."""
+        """Every target; in a session of several, each but the one whose stop is shown says what it does."""
         live = self._targets.live()
         if len(live) == 1:
             return [Thread(live[0].thread_id, live[0].name)]
-        return [Thread(t.thread_id, t.name + ("" if t.thread_id == self._gate.shown else
-                                              " (stopped: shown after this stop)" if t.reported else " (running)"))
-                for t in live]
+        return [Thread(t.thread_id, t.name + self._state(t)) for t in live]
+
+    def _state(self, target: Target) -> str:
+        if target.thread_id == self._gate.shown:
+            return ""
+        if target.reported:
+            return " (stopped too: its stop is reported when the shown one is resumed)"
+        if target.held:
+            return " (starting: its breakpoints are being set)"
+        return " (running)"
 
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
         return self._targets.get(thread_id).stack_trace(start, levels)

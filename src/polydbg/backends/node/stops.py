@@ -130,6 +130,7 @@ class Stops:
         target.steps_on = 0
         target.pausing = False
         target.reported = True
+        target.stops += 1
         if target.kind != "main":
             event = event._replace(thread_name=target.name)
         target.events.target.on_stopped(event)
@@ -159,21 +160,30 @@ class Stops:
 
     async def resume(self, thread_id: int | None) -> None:
         if thread_id is None:
+            shown = self._targets.get(None) if self._gate.shown is not None else None
+            before = shown.stops if shown is not None else 0
             for target in self._targets.live():
                 if target.paused:
                     await target.run("Debugger.resume")
-            self._gate.resumed(None)
+            if shown is None or shown.stops == before:
+                self._gate.resumed(None)
             return
-        target = self._targets.get(thread_id)
-        await target.run("Debugger.resume")
-        self._gate.resumed(target.thread_id)
+        await self._run(self._targets.get(thread_id), "Debugger.resume")
 
     async def step(self, thread_id: int, kind: StepKind) -> None:
         target = self._targets.get(thread_id)
         target.stepping = kind
         target.steps_on = 0
-        await target.run(_STEPS[kind])
-        self._gate.resumed(target.thread_id)
+        await self._run(target, _STEPS[kind])
+
+    async def _run(self, target: Target, method: str) -> None:
+        """Resume or step the shown target, and let the gate show the next waiting stop — unless the
+        target's own next stop came first: a short step stops before its request returns, and that stop,
+        shown already, must stay the shown one (the gate would forget it, and the stack call it waiting)."""
+        stops = target.stops
+        await target.run(method)
+        if target.stops == stops:
+            self._gate.resumed(target.thread_id)
 
     async def pause(self, thread_id: int | None) -> None:
         """Pause at the next statement; when the thread is idle, pause the busy ones among the others;

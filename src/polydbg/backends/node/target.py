@@ -68,6 +68,7 @@ class Target:
     pause_reason: str = ""
     paused: bool = False
     reported: bool = False
+    stops: int = 0  # stops reported so far: a run request that returns after the next one is told by it
     stepping: StepKind | None = None
     steps_on: int = 0
     pausing: bool = False
