@@ -148,7 +148,12 @@ async def test_values_of_every_kind_without_running_getters(tools: Tools) -> Non
     entries = (await tools("debug_variables", ref=listed["map"]["ref"]))["variables"]
     assert [(v["name"], v["value"]) for v in entries] == [('"a"', "1"), ('"b"', "{nested: true}")]
     lazy = {v["name"]: v["value"] for v in (await tools("debug_variables", ref=listed["lazy"]["ref"]))["variables"]}
-    assert lazy == {"boom": "(getter)", "plain": "1"}  # listed, never run (it throws)
+    assert lazy == {"boom": "(getter)", "plain": "1", "[[Prototype]]": "Object"}  # listed, never run (it throws)
+    # getters a class defines are on its prototype (as req.headers, req.query): listed too, nearest first
+    members = (await tools("debug_variables", ref=listed["point"]["ref"]))["variables"]
+    assert [(v["name"], v["value"]) for v in members] == [
+        ("x", "1"), ("y", "2"), ("norm", "(getter)"), ("kind", "(getter)"), ("[[Prototype]]", "Shape")], members
+    assert "inherited getters must not run" in await tools.error("debug_evaluate", expression="point.kind")
     error = (await tools("debug_variables", ref=listed["error"]["ref"]))["variables"]
     assert {v["name"] for v in error} >= {"message", "stack"}
     # evaluate, and set a local and a property
@@ -157,6 +162,24 @@ async def test_values_of_every_kind_without_running_getters(tools: Tools) -> Non
     assert (await set_variable(tools, name="text", value="'changed'"))["value"] == '"changed"'
     assert (await set_variable(tools, name="x", value="99", ref=listed["point"]["ref"]))["value"] == "99"
     assert (await tools("debug_evaluate", expression="`${text} ${point.x}`"))["value"] == '"changed 99"'
+    await tools("debug_terminate")
+
+
+async def test_bindings_in_their_temporal_dead_zone_read_as_uninitialized(tools: Tools) -> None:
+    """V8 shows a let or const the program has not reached as undefined: say it is uninitialized, and tell it
+    from a let that holds undefined."""
+    before = await tools("debug_launch", program=str(NODE / "deadzone.js"),
+                         breakpoints=[at("deadzone.js", "before total"), at("deadzone.js", "in the loop")])
+    assert values(before) == {"order": "{price: 2, count: 3, items: […]}", "total": "<uninitialized>",
+                              "note": "<uninitialized>", "done": "<uninitialized>"}, before["locals"]
+    assert {v["name"]: v["type"] for v in before["locals"]}["total"] == "const"
+    first = await tools("debug_continue")
+    assert values(first) == {"label": "<uninitialized>", "item": '"a"', "order": "{price: 2, count: 3, items: […]}",
+                             "total": "6", "note": "undefined", "done": "<uninitialized>"}, first["locals"]
+    second = await tools("debug_continue")  # a new iteration: a new label, not reached yet
+    assert (values(second)["label"], values(second)["note"]) == ("<uninitialized>", '"a!"'), second["locals"]
+    done = await tools("debug_continue")
+    assert (done["state"], done["output"]["text"]) == ("exited", "6 b! true\n"), done
     await tools("debug_terminate")
 
 
@@ -218,7 +241,7 @@ async def test_stop_on_entry_then_a_function_breakpoint(tools: Tools) -> None:
 async def test_step_over_await_stays_in_the_async_function(tools: Tools) -> None:
     report = await tools("debug_launch", program=str(NODE / "asyncflow.js"),
                          breakpoints=[at("asyncflow.js", "first await")])
-    assert values(report)["first"] == "undefined"
+    assert values(report)["first"] == "<uninitialized>"  # the await has not given it a value yet
     over = await tools("debug_step", kind="over")
     assert over["location"]["function"] == "work"
     assert over["location"]["line"] == line_of("node/asyncflow.js", "first await") + 1

@@ -18,6 +18,7 @@ from typing import Any
 from polydbg.backends.base import Scope, Variable
 from polydbg.backends.kit import timeouts
 from polydbg.backends.node import values as jsv
+from polydbg.backends.node.scripts import position
 from polydbg.backends.node.target import GROUP, Ref, Target
 from polydbg.errors import AdapterRequestError
 
@@ -35,6 +36,8 @@ _ENTRIES = ("function(s, c) { const out = []; let i = 0; for (const [k, v] of th
 _VALUES = ("function(s, c) { const out = []; let i = 0; for (const v of this) { if (i >= s + c) break; "
            "if (i++ >= s) out.push(v); } return out; }")
 _ASSIGN = "function(k, v) { this[k] = v; return this[k]; }"
+_INTERNAL_SHOWN = frozenset({"[[PromiseState]]", "[[PromiseResult]]", "[[Target]]", "[[Handler]]", "[[BoundThis]]",
+                             "[[PrimitiveValue]]", "[[GeneratorState]]"})
 
 
 def is_noise(variable: Variable) -> bool:
@@ -80,7 +83,8 @@ async def variables(target: Target, ref: int, start: int | None, count: int | No
     if found.kind == "merged":
         return await _merged(target, found)
     if found.kind == "scope":
-        return await _properties(target, found.objects[0][1], None)
+        object_id = found.objects[0][1]
+        return await _in_dead_zone(target, found.frame, object_id, await _properties(target, object_id, None))
     return await children(target, found, start or 0, count)
 
 
@@ -88,6 +92,8 @@ async def _merged(target: Target, found: Ref) -> list[Variable]:
     listings = await asyncio.gather(*(
         _properties(target, object_id, None, skip_functions=number > 0 and kind in ("closure", "module"))
         for number, (kind, object_id) in enumerate(found.objects)))
+    listings = [await _in_dead_zone(target, found.frame, object_id, listing)
+                for (_, object_id), listing in zip(found.objects, listings, strict=True)]
     seen: set[str] = set()
     out: list[Variable] = []
     if found.this is not None:
@@ -103,11 +109,22 @@ async def _merged(target: Target, found: Ref) -> list[Variable]:
 
 
 async def _properties(target: Target, object_id: str, parent_name: str | None,
-                      skip_functions: bool = False) -> list[Variable]:
-    found = await target.request("Runtime.getProperties", {
-        "objectId": object_id, "ownProperties": True, "generatePreview": True})
+                      skip_functions: bool = False, inherited: bool = False) -> list[Variable]:
+    """An object's (or a scope's) own properties, getters listed, not run; with ``inherited``, also the
+    getters its prototypes define (``req.headers``, ``req.query``: where classes keep them) and its
+    ``[[Prototype]]``, as Node's own inspector shows an object."""
+    asked = [target.request("Runtime.getProperties", {
+        "objectId": object_id, "ownProperties": True, "generatePreview": True})]
+    if inherited:
+        asked.append(target.request("Runtime.getProperties", {
+            "objectId": object_id, "ownProperties": False, "accessorPropertiesOnly": True}))
+    found, *chain = await asyncio.gather(*asked)
+    own = found.get("result") or []
+    names = {str(prop.get("name")) for prop in own}
+    getters = {str(prop.get("name")): prop for listing in chain for prop in reversed(listing.get("result") or [])
+               if not prop.get("isOwn") and "get" in prop}  # the nearest prototype's, where several define one
     out = []
-    for prop in found.get("result") or []:
+    for prop in own + [p for name, p in reversed(getters.items()) if name not in names and name != "__proto__"]:
         name = str(prop.get("name"))
         value = prop.get("value")
         if value is None:
@@ -123,10 +140,42 @@ async def _properties(target: Target, object_id: str, parent_name: str | None,
             out.append(variable(target, str(prop.get("name")), prop["value"], None))
     for prop in found.get("internalProperties") or []:
         name = str(prop.get("name"))
-        if name in ("[[PromiseState]]", "[[PromiseResult]]", "[[Target]]", "[[Handler]]", "[[BoundThis]]",
-                    "[[PrimitiveValue]]", "[[GeneratorState]]") and "value" in prop:
+        if (name in _INTERNAL_SHOWN or (inherited and name == "[[Prototype]]")) and "value" in prop:
             out.append(variable(target, name, prop["value"], None))
     return out
+
+
+async def _in_dead_zone(target: Target, frame_index: int, object_id: str, listing: list[Variable]) -> list[Variable]:
+    """``listing`` (a scope of the frame) with its bindings still in their temporal dead zone read as
+    uninitialized: V8 shows them as ``undefined``, or, in a loop's next iteration, as the value the last
+    one left (``lexical``). Only the frame's own scopes are judged, up to its function's; a closure's
+    depend on how far another frame got."""
+    cdp = target.frame(frame_index) if target.paused else {}
+    scope = next((s for s in _own_scopes(cdp) if (s.get("object") or {}).get("objectId") == object_id), None)
+    if not listing or scope is None or "startLocation" not in scope or "endLocation" not in scope:
+        return listing
+    script_id, line, column = position(cdp.get("location") or {})
+    source = await target.source(script_id)
+    if source is None:
+        return listing
+    _, *start = position(scope["startLocation"])
+    _, *end = position(scope["endLocation"])
+    dead = source.uninitialized(((start[0], start[1]), (end[0], end[1])), (line, column),
+                                {v.name for v in listing}, top_level=scope.get("type") == "module")
+    return [v._replace(value="<uninitialized>", type=dead[v.name]) if v.name in dead else v for v in listing]
+
+
+def _own_scopes(cdp: dict[str, Any]) -> list[dict[str, Any]]:
+    """The scopes a frame's own code made: its blocks, its function's (or its module's when it is top-level)."""
+    own = []
+    for scope in cdp.get("scopeChain") or []:
+        kind = scope.get("type")
+        if kind not in ("block", "catch", "local", "module"):
+            break
+        own.append(scope)
+        if kind in ("local", "module"):
+            break
+    return own
 
 
 def variable(target: Target, name: str, obj: dict[str, Any], evaluate_name: str | None) -> Variable:
@@ -143,7 +192,7 @@ async def children(target: Target, found: Ref, start: int, count: int | None) ->
     if subtype in jsv.INDEXED | jsv.KEYED | jsv.LISTED:
         size = count if count is not None else min(CHILD_CAP, total if total is not None else CHILD_CAP)
         return await _slice(target, found, start, size)
-    listing = await _properties(target, object_id, found.name)
+    listing = await _properties(target, object_id, found.name, inherited=True)
     return listing[start:start + count] if count is not None else listing
 
 

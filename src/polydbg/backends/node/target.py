@@ -19,6 +19,7 @@ from polydbg.backends.base import ExceptionDetail, Frame, StepKind
 from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.handles import HandleTable
 from polydbg.backends.kit.ordering import OrderedEvents
+from polydbg.backends.node import lexical
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.scripts import Scripts, position
 from polydbg.cdp.client import CdpChannel, WorkerStream
@@ -123,6 +124,16 @@ class Target:
         if self.paused and not self.channel.is_closed:
             self.channel.send("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
         await self.request(method)
+
+    async def source(self, script_id: str) -> lexical.Source | None:
+        """The source V8 runs for a script (a loader's output for TypeScript), read once."""
+        script = self.scripts.get(script_id)
+        if script is None:
+            return None
+        if script.source is None:
+            found = await self.request("Debugger.getScriptSource", {"scriptId": script_id})
+            script.source = lexical.Source(str(found.get("scriptSource") or ""))
+        return script.source
 
     # -- frames -----------------------------------------------------------------------------------------
 
