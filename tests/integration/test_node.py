@@ -77,6 +77,7 @@ async def _typescript_flow(tools: Tools, program: str) -> None:
         {"file": str(main), "line": blank}])
     assert report["reason"] == "breakpoint", report
     assert report["location"] == {"file": str(main), "line": blank + 1, "function": "total"}
+    await _only_the_programs_thread(tools, report)
     listed = (await tools("debug_breakpoints"))["breakpoints"]
     assert [(b["line"], b.get("actual_line"), b["verified"]) for b in listed] == [
         (line_of("node/ts/src/shapes.ts", "return Math.PI"),) * 2 + (True,), (blank, blank + 1, True)], listed
@@ -91,6 +92,25 @@ async def _typescript_flow(tools: Tools, program: str) -> None:
     done = await tools("debug_continue")
     assert (done["state"], done["exit_code"]) == ("exited", 0)
     assert "total 15.71" in done["output"]["text"]
+    await tools("debug_terminate")
+
+
+async def _only_the_programs_thread(tools: Tools, report: dict[str, Any]) -> None:
+    """The loader's own workers (esbuild's, Node's module-hooks worker) are not threads of the program."""
+    threads = (await tools("debug_stack", all_threads=True))["threads"]
+    assert [t["name"] for t in threads] == ["main"], threads
+    assert "started: debugged in this session" not in (report.get("output") or {}).get("text", ""), report
+
+
+async def test_an_es_module_in_typescript_runs_through_node_module_hooks_unseen(tools: Tools) -> None:
+    node_modules()
+    program = TS / "src" / "order.mts"
+    report = await tools("debug_launch", program=str(program),
+                         breakpoints=[{"file": str(program), "line": line_of("node/ts/src/order.mts", "print total")}])
+    assert report["location"]["file"] == str(program) and values(report)["total"] == "6", report
+    await _only_the_programs_thread(tools, report)
+    done = await tools("debug_continue")
+    assert (done["state"], done["exit_code"], done["output"]["text"]) == ("exited", 0, "total 6\n"), done
     await tools("debug_terminate")
 
 

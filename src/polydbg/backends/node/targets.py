@@ -2,7 +2,9 @@
 child Node processes, each a ``Target`` the agent sees as a thread.
 
 A worker is announced by its owner's ``NodeWorker.attachedToWorker`` (held at its start by
-``waitForDebuggerOnStart``) and spoken to through the owner's connection (``WorkerStream``); a child
+``waitForDebuggerOnStart``) and spoken to through the owner's connection (``WorkerStream``); one that
+is the runtime's or the loader's own (``TOOLING_WORKER``: Node's module-hooks worker, esbuild's) is let
+run and detached at once, never shown as a thread of the program; a child
 process announces itself through ``boot.cjs`` (``children``) and gets a connection of its own. Either
 is prepared (the same domains as the main target), given the session's breakpoints and exception
 settings, and only then let run (``Runtime.runIfWaitingForDebugger``), so a breakpoint on its first
@@ -18,8 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -36,6 +40,9 @@ from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeout
 log = logging.getLogger(__name__)
 
 BLACKBOX = ["^node:", "/node_modules/"]
+# Workers that are the runtime's or the TypeScript loader's, never the program's: Node's module-hooks worker
+# (node:internal/modules/esm/worker, what tsx under --import runs in) and esbuild's (tsx compiles with it).
+TOOLING_WORKER = re.compile(r"^node:|/node_modules/(?:tsx|esbuild|@esbuild/[^/]+)/")
 _GONE = (AdapterRequestError, AdapterGoneError, AdapterTimeoutError)
 
 
@@ -153,6 +160,12 @@ class Targets:
     def _on_worker(self, owner: Target, params: dict[str, Any]) -> None:
         session = str(params.get("sessionId") or "")
         info = params.get("workerInfo") or {}
+        if TOOLING_WORKER.search(str(info.get("url") or "")):
+            log.info("node: not debugging %s's worker %s (%s)", owner.name, session, info.get("url"))
+            message = json.dumps({"id": 1, "method": "Runtime.runIfWaitingForDebugger"})
+            owner.channel.send("NodeWorker.sendMessageToWorker", {"sessionId": session, "message": message})
+            owner.channel.send("NodeWorker.detach", {"sessionId": session})
+            return
         where = path_of(str(info.get("url") or ""))
         label = os.path.basename(where) if where else str(info.get("title") or "worker")
         stream = owner.workers[session] = WorkerStream(owner.channel, session, f"node worker {session}")
