@@ -123,6 +123,26 @@ async def test_typescript_run_through_tsx_is_debugged_in_its_ts_lines(tools: Too
     await _typescript_flow(tools, str(TS / "src" / "main.ts"))
 
 
+@pytest.mark.usefixtures("anyio_backend")  # asked for by name: anyio's plugin keeps the parameters (test_conformance)
+@pytest.mark.parametrize(("name", "marker", "message"), [
+    ("broken.ts", "sum + value, 0;", 'Expected ")" but found ";"'),  # CommonJS: thrown in tsx's own code
+    ("unfinished.mts", "value * factor;", 'Expected ")" but found ";"')])  # ESM: in Node's module-hooks worker
+async def test_typescript_that_does_not_compile_is_a_build_error_at_its_line(tools: Tools, name: str, marker: str,
+                                                                            message: str) -> None:
+    node_modules()
+    program = TS / "src" / name
+    line = line_of(f"node/ts/src/{name}", marker)
+    column = (TS / "src" / name).read_text().splitlines()[line - 1].index(";") + 1
+    ended = await tools("debug_launch", program=str(program), cwd=str(TS))
+    assert ended["state"] == "terminated", ended  # not a stop in tsx's minified code
+    note = ended["note"]
+    assert note.startswith(f"TypeScript did not compile: tsx (esbuild) refused src/{name}\n"), note
+    assert f"src/{name}:{line}:{column}: {message}\n" in note, note
+    assert f"{line:>5} | {(TS / 'src' / name).read_text().splitlines()[line - 1]}\n" in note, note
+    assert "fix the file and debug_restart" in note and "nodejs/node#50430" not in str(ended), ended
+    await tools("debug_terminate")
+
+
 async def test_typescript_without_a_runner_names_the_install_line(tools: Tools, tmp_path: Path) -> None:
     lone = tmp_path / "lone.ts"
     lone.write_text("const x: number = 1;\nconsole.log(x);\n")

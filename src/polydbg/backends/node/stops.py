@@ -21,6 +21,7 @@ from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.frames import leading
 from polydbg.backends.kit.gate import StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
+from polydbg.backends.node import compile_errors
 from polydbg.backends.node.breakpoints import Breakpoints
 from polydbg.backends.node.scripts import position
 from polydbg.backends.node.target import Target
@@ -102,6 +103,10 @@ class Stops:
             return
         stopping = [b for b in user if self._breakpoints.counts(b)]
         exception = reason in ("exception", "promiseRejection")
+        if exception and not at_user_code and compile_errors.is_compile_error(str((target.pause_data or {})
+                                                                                  .get("description") or "")):
+            await self._resume_quietly(target)  # a TypeScript loader refusing a file: a build error, not a stop
+            return
         target.hidden = leading(frames, lambda frame: _internal_frame(target, frame)) if frames else 0
         if in_probe and frames:
             target.hidden = max(target.hidden, 1)
