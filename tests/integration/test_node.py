@@ -104,9 +104,9 @@ async def _only_the_programs_thread(tools: Tools, report: dict[str, Any]) -> Non
 
 async def test_an_es_module_in_typescript_runs_through_node_module_hooks_unseen(tools: Tools) -> None:
     node_modules()
-    program = TS / "src" / "order.mts"
+    program = NODE / "tsx" / "order.mts"
     report = await tools("debug_launch", program=str(program),
-                         breakpoints=[{"file": str(program), "line": line_of("node/ts/src/order.mts", "print total")}])
+                         breakpoints=[{"file": str(program), "line": line_of("node/tsx/order.mts", "print total")}])
     assert report["location"]["file"] == str(program) and values(report)["total"] == "6", report
     await _only_the_programs_thread(tools, report)
     done = await tools("debug_continue")
@@ -130,15 +130,15 @@ async def test_typescript_run_through_tsx_is_debugged_in_its_ts_lines(tools: Too
 async def test_typescript_that_does_not_compile_is_a_build_error_at_its_line(tools: Tools, name: str, marker: str,
                                                                             message: str) -> None:
     node_modules()
-    program = TS / "src" / name
-    line = line_of(f"node/ts/src/{name}", marker)
-    column = (TS / "src" / name).read_text().splitlines()[line - 1].index(";") + 1
-    ended = await tools("debug_launch", program=str(program), cwd=str(TS))
+    program = NODE / "tsx" / name
+    line = line_of(f"node/tsx/{name}", marker)
+    text = program.read_text().splitlines()[line - 1]
+    ended = await tools("debug_launch", program=str(program), cwd=str(NODE))
     assert ended["state"] == "terminated", ended  # not a stop in tsx's minified code
     note = ended["note"]
-    assert note.startswith(f"TypeScript did not compile: tsx (esbuild) refused src/{name}\n"), note
-    assert f"src/{name}:{line}:{column}: {message}\n" in note, note
-    assert f"{line:>5} | {(TS / 'src' / name).read_text().splitlines()[line - 1]}\n" in note, note
+    assert note.startswith(f"TypeScript did not compile: tsx (esbuild) refused tsx/{name}\n"), note
+    assert f"tsx/{name}:{line}:{text.index(';') + 1}: {message}\n" in note, note
+    assert f"{line:>5} | {text}\n" in note, note
     assert "fix the file and debug_restart" in note and "nodejs/node#50430" not in str(ended), ended
     await tools("debug_terminate")
 
@@ -262,6 +262,21 @@ async def test_a_bare_hit_count_stops_on_that_hit_only(tools: Tools) -> None:
     assert (fifth["reason"], values(fifth)["i"]) == ("breakpoint", "4"), fifth
     done = await tools("debug_continue")  # hits 6 to 10 do not stop
     assert (done["state"], done["exit_code"]) == ("exited", 3), done
+    await tools("debug_terminate")
+
+
+async def test_a_step_over_passes_hits_that_do_not_count(tools: Tools) -> None:
+    """V8 ends a step at every breakpoint it passes; a hit its hit condition skips must not end a step over
+    the call that reaches it, and the hit that counts interrupts the step as a breakpoint."""
+    first = await tools("debug_launch", program=str(NODE / "stepping.js"), breakpoints=[
+        at("stepping.js", "first call"), at("stepping.js", "compare", hit_condition="4")])
+    over = await tools("debug_step", kind="over")  # hits 1 to 3 are in this call
+    assert (over["reason"], over["location"]["line"]) == ("step", line_of("node/stepping.js", "second call")), over
+    assert values(over)["first"] == "4"
+    fourth = await tools("debug_step", kind="over")
+    assert (fourth["reason"], fourth["location"]["line"]) == ("breakpoint", line_of("node/stepping.js", "compare"))
+    assert (values(fourth)["value"], values(fourth)["best"]) == ("5", "null"), fourth
+    assert first["reason"] == "breakpoint"
     await tools("debug_terminate")
 
 

@@ -24,7 +24,7 @@ from polydbg.backends.kit.lifecycle import Lifecycle
 from polydbg.backends.node import compile_errors
 from polydbg.backends.node.breakpoints import Breakpoints
 from polydbg.backends.node.scripts import position
-from polydbg.backends.node.target import Target
+from polydbg.backends.node.target import Step, Target
 from polydbg.backends.node.targets import Targets
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
 
@@ -107,7 +107,8 @@ class Stops:
                                                                                   .get("description") or "")):
             await self._resume_quietly(target)  # a TypeScript loader refusing a file: a build error, not a stop
             return
-        target.hidden = leading(frames, lambda frame: _internal_frame(target, frame)) if frames else 0
+        # Node's and a dependency's frames on top are left out, unless a breakpoint the user set there stopped
+        target.hidden = leading(frames, lambda frame: _internal_frame(target, frame)) if frames and not stopping else 0
         if in_probe and frames:
             target.hidden = max(target.hidden, 1)
         thread = target.thread_id
@@ -119,9 +120,10 @@ class Stops:
             else:
                 event = StopEvent("breakpoint", thread, "Paused on breakpoint",
                                   hit_breakpoint_ids=tuple(b for b in stopping if b))
-        elif target.stepping is not None:
-            if not at_user_code:
-                await self._step_on(target, script_id)
+        elif target.step is not None:
+            going_on = _step_goes_on(target.step, len(frames), here, bool(user or entry))
+            if going_on is not None or not at_user_code:
+                await self._step_on(target, script_id, going_on)
                 return
             event = StopEvent("step", thread, "Paused after step")
         elif target.pausing:
@@ -131,8 +133,7 @@ class Stops:
             return
         else:
             event = StopEvent("breakpoint", thread, "Paused on debugger statement", text="debugger statement")
-        target.stepping = None
-        target.steps_on = 0
+        target.step = None
         target.pausing = False
         target.reported = True
         target.stops += 1
@@ -142,17 +143,19 @@ class Stops:
         if self._breakpoints.has_functions:
             self._life.spawn(self._breakpoints.retry_functions(target))
 
-    async def _step_on(self, target: Target, script_id: str) -> None:
-        """A step ended outside the user's code: step on (out of Node's internals, through a loader's
-        unmapped helpers) until user code, or run on after ``STEP_ON_LIMIT`` steps."""
-        target.steps_on += 1
-        if target.steps_on > STEP_ON_LIMIT:
-            target.stepping = None
-            target.steps_on = 0
+    async def _step_on(self, target: Target, script_id: str, method: str | None = None) -> None:
+        """A step that has not landed: step on with ``method``, else out of Node's internals and through a
+        loader's unmapped helpers to user code; run on after ``STEP_ON_LIMIT`` steps."""
+        step = target.step
+        assert step is not None
+        step.steps_on += 1
+        if step.steps_on > STEP_ON_LIMIT:
+            target.step = None
             await self._resume_quietly(target)
             return
         script = target.scripts.get(script_id)
-        method = "Debugger.stepInto" if script is not None and not script.internal else "Debugger.stepOut"
+        if method is None:
+            method = "Debugger.stepInto" if script is not None and not script.internal else "Debugger.stepOut"
         with contextlib.suppress(AdapterRequestError, AdapterGoneError):
             await target.run(method)
 
@@ -177,8 +180,8 @@ class Stops:
 
     async def step(self, thread_id: int, kind: StepKind) -> None:
         target = self._targets.get(thread_id)
-        target.stepping = kind
-        target.steps_on = 0
+        origin = position((target.frames[0].get("location") or {}) if target.frames else {})
+        target.step = Step(kind, len(target.frames), origin[:2])
         await self._run(target, _STEPS[kind])
 
     async def _run(self, target: Target, method: str) -> None:
@@ -226,6 +229,22 @@ class Stops:
         if idle:
             target.pausing = False
         return idle
+
+
+def _step_goes_on(step: Step, depth: int, here: tuple[str, int, int], hit: bool) -> str | None:
+    """How a step over or out goes on from a pause that is not its landing, or None when it lands here.
+
+    V8 ends a step at any breakpoint it passes; one whose hit does not count (its hit condition, a
+    script's entry) must not end a step over of the call that reached it: the step goes on out, back to
+    the frame it started in (and past the rest of the line it started on), or further out for a step out."""
+    if step.kind == "into" or not (hit or step.passing):
+        return None
+    if depth > step.depth - (1 if step.kind == "out" else 0):
+        step.passing = True
+        return "Debugger.stepOut"
+    if step.passing and step.kind == "over" and depth == step.depth and here[:2] == step.origin:
+        return "Debugger.stepOver"
+    return None
 
 
 def _internal_frame(target: Target, frame: dict[str, Any]) -> bool:

@@ -43,6 +43,17 @@ class Ref:
     owners: dict[str, int] = field(default_factory=dict)  # merged: variable name → scope number
 
 
+@dataclass
+class Step:
+    """A step the agent asked for, until it lands."""
+
+    kind: StepKind
+    depth: int  # the frames when it started: a step over lands no deeper, a step out shallower
+    origin: tuple[str, int]  # the (script id, line) it started from
+    steps_on: int = 0  # steps taken on through code that is not the user's
+    passing: bool = False  # going on past a breakpoint hit that did not count, back out to where it lands
+
+
 @dataclass(eq=False)
 class Target:
     thread_id: int
@@ -70,8 +81,7 @@ class Target:
     paused: bool = False
     reported: bool = False
     stops: int = 0  # stops reported so far: a run request that returns after the next one is told by it
-    stepping: StepKind | None = None
-    steps_on: int = 0
+    step: Step | None = None
     pausing: bool = False
     idle: asyncio.Future[bool] | None = None
     refs: HandleTable[Ref] = field(init=False)

@@ -91,3 +91,17 @@ async def test_a_step_that_stops_before_its_request_returns_stays_the_shown_stop
         await session.stops.step(1, "over")
     assert [stop.reason for stop in _stops(session)] == ["breakpoint", "step"]
     assert session.gate.shown == 1
+
+
+async def test_a_breakpoint_in_a_dependency_stops_where_it_is(session: Session) -> None:
+    """A dependency's frames on top are left out of an exception's or a step's stop, not out of a stop at a
+    breakpoint the user set in that dependency."""
+    dependency = "/tmp/app/node_modules/dep/index.js"
+    await session.v8.event("Debugger.scriptParsed", {"scriptId": "8", "url": f"file://{dependency}"})
+    await session.breakpoints.set_breakpoints(dependency, [SourceBreakpoint(1, 5)])
+    frames = [{"callFrameId": "f0", "functionName": "depFn", "location": {"scriptId": "8", "lineNumber": 4}},
+              {"callFrameId": "f1", "functionName": "main", "location": {"scriptId": "7", "lineNumber": 2}}]
+    with anyio.fail_after(5):
+        await session.v8.event("Debugger.paused", {"callFrames": frames, "reason": "other", "hitBreakpoints": ["bp1"]})
+        await session.listener.stopped.wait()
+    assert [frame[1:3] for frame in session.main.stack_trace(0, 10)[0]] == [(dependency, 5), ("/tmp/app/main.js", 3)]
