@@ -26,6 +26,11 @@ EVALUATE_SHARE = 0.8  # of the inspection deadline, V8 may run an evaluation; th
 CHILD_CAP = 100  # elements listed before paging
 MODULE_WRAPPER = frozenset({"exports", "require", "module", "__filename", "__dirname"})
 _BUNDLER_PREFIXES = ("__vite_ssr_", "__vi_import_", "__webpack_")
+# the helpers esbuild (tsx's compiler) writes at the top of a module it converts
+ESBUILD_HELPERS = frozenset({"__create", "__defProp", "__getOwnPropDesc", "__getOwnPropNames", "__getProtoOf",
+                             "__hasOwnProp", "__name", "__export", "__copyProps", "__toESM", "__toCommonJS",
+                             "__commonJS", "__esm", "__require", "__defNormalProp", "__publicField", "__async",
+                             "__spreadValues", "__spreadProps", "__objRest", "__reExport", "__decorateClass"})
 _MERGED_TYPES = frozenset({"local", "block", "catch", "closure", "with", "eval", "module"})
 _SCOPE_NAMES = {"local": "Local", "block": "Block", "catch": "Catch", "closure": "Closure", "module": "Module",
                 "script": "Script", "global": "Global", "with": "With", "eval": "Eval",
@@ -41,8 +46,9 @@ _INTERNAL_SHOWN = frozenset({"[[PromiseState]]", "[[PromiseResult]]", "[[Target]
 
 
 def is_noise(variable: Variable) -> bool:
-    """Module clutter: CommonJS's wrapper arguments, a bundler's or vitest's import bindings."""
-    if variable.name.startswith(_BUNDLER_PREFIXES):
+    """Module clutter: CommonJS's wrapper arguments, a bundler's or vitest's import bindings, esbuild's helpers."""
+    if variable.name.startswith(_BUNDLER_PREFIXES) or (variable.name in ESBUILD_HELPERS
+                                                       and variable.type == "function"):
         return True
     return variable.name in MODULE_WRAPPER and variable.type in ("function", "Module", "Object", "string")
 

@@ -35,6 +35,8 @@ def test_a_value_passed_back_to_v8() -> None:
 def test_module_clutter_is_noise() -> None:
     assert is_noise(Variable("require", "ƒ require(path)", "function"))
     assert is_noise(Variable("__vite_ssr_import_0__", "{…}", "Object"))
+    assert is_noise(Variable("__defProp", "ƒ defineProperty()", "function"))  # esbuild's, under tsx
+    assert not is_noise(Variable("__name", '"a user\'s"', "string"))
     assert not is_noise(Variable("module", "3", "number"))  # a local the user named so
     assert not is_noise(Variable("total", "3", "number"))
 
