@@ -280,6 +280,25 @@ async def test_a_step_over_passes_hits_that_do_not_count(tools: Tools) -> None:
     await tools("debug_terminate")
 
 
+async def test_a_javascript_file_transformed_as_it_loads_stops_at_its_own_lines(tools: Tools) -> None:
+    """As jest runs every test file: through babel (blank lines dropped), with an inline map of itself, in a
+    vm.Script with a column offset on line 0. Breakpoints are the file's lines, not the transformed code's."""
+    spec = "transformed/spec.js"
+    body, result = line_of(f"node/{spec}", "loop body"), line_of(f"node/{spec}", "// result")
+    hit = await tools("debug_launch", program=str(NODE / "transformed" / "runner.js"),
+                      breakpoints=[at(spec, "loop body"), at(spec, "// result")])
+    assert (hit["reason"], hit["location"]["line"], values(hit)["value"]) == ("breakpoint", body, "3"), hit
+    listed = (await tools("debug_breakpoints"))["breakpoints"]
+    assert [(b["line"], b.get("actual_line"), b["verified"]) for b in listed] == [(body, body, True),
+                                                                               (result, result, True)], listed
+    await tools("debug_clear", id=listed[0]["id"])
+    last = await tools("debug_continue")
+    assert (last["location"]["line"], values(last)["best"]) == (result, "4"), last
+    done = await tools("debug_continue")
+    assert (done["state"], done["output"]["text"]) == ("exited", "largest 4\n"), done
+    await tools("debug_terminate")
+
+
 async def test_stop_on_entry_then_a_function_breakpoint(tools: Tools) -> None:
     program = PROGRAMS / "conformance" / "conformance.js"
     entry = await tools("debug_launch", program=str(program), stop_on_entry=True)

@@ -83,5 +83,10 @@ module-hooks worker, esbuild's).                        shown as threads (``targ
 CDP cannot list its methods (``Schema.getDomains``      ``debug_command`` reads the inspector's
 names the domains only).                                ``/json/protocol`` when an answer needs it
                                                         (``commands``).
+A line 0, column 0 breakpoint never binds in a script   the files with breakpoints are paused as they
+compiled with a column offset (jest's vm.Script with    load (the entry breakpoint, and V8's
+its module wrapper), and babel drops blank lines:       beforeScriptWithSourceMapExecution); one with a
+jest's test files run lines off their own.              map of itself is bound through it
+                                                        (``breakpoints``).
 ======================================================  =================================================
 """

@@ -98,7 +98,9 @@ class Stops:
                 return
             self.stop_on_entry = False
             user.append(0)
-        elif reason == "Break on start":
+        elif reason in ("Break on start", "instrumentation"):
+            if reason == "instrumentation":  # a script with a map about to run (``breakpoints``)
+                await self._breakpoints.bind_mapped(target, script_id)
             await self._resume_quietly(target)
             return
         stopping = [b for b in user if self._breakpoints.counts(b)]

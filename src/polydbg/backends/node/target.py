@@ -67,6 +67,8 @@ class Target:
     scripts: Scripts = field(default_factory=Scripts)
     context_id: int | None = None
     entry_bp: str | None = None
+    entry_regex: str | None = None  # the scripts its entry breakpoint pauses at their start
+    before_mapped: bool = False  # V8 pauses it before a script with a source map runs
     by_native: dict[str, int] = field(default_factory=dict)  # V8 breakpoint id → polydbg's
     native_at: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # V8 id → (script, line, column)
     binding: dict[str, asyncio.Future[list[str]]] = field(default_factory=dict)  # script id → its mapped bps
