@@ -16,9 +16,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
-from tests.conftest import PROGRAMS, Tools, line_of, require, text_of
+from polydbg.backends.kit import timeouts
+from tests.conftest import PROGRAMS, Tools, descendants, line_of, require, text_of
 
 NODE = PROGRAMS / "node"
 TS = NODE / "ts"
@@ -75,6 +77,7 @@ async def _typescript_flow(tools: Tools, program: str) -> None:
         {"file": str(main), "line": blank}])
     assert report["reason"] == "breakpoint", report
     assert report["location"] == {"file": str(main), "line": blank + 1, "function": "total"}
+    await _only_the_programs_thread(tools, report)
     listed = (await tools("debug_breakpoints"))["breakpoints"]
     assert [(b["line"], b.get("actual_line"), b["verified"]) for b in listed] == [
         (line_of("node/ts/src/shapes.ts", "return Math.PI"),) * 2 + (True,), (blank, blank + 1, True)], listed
@@ -92,6 +95,25 @@ async def _typescript_flow(tools: Tools, program: str) -> None:
     await tools("debug_terminate")
 
 
+async def _only_the_programs_thread(tools: Tools, report: dict[str, Any]) -> None:
+    """The loader's own workers (esbuild's, Node's module-hooks worker) are not threads of the program."""
+    threads = (await tools("debug_stack", all_threads=True))["threads"]
+    assert [t["name"] for t in threads] == ["main"], threads
+    assert "started: debugged in this session" not in (report.get("output") or {}).get("text", ""), report
+
+
+async def test_an_es_module_in_typescript_runs_through_node_module_hooks_unseen(tools: Tools) -> None:
+    node_modules()
+    program = NODE / "tsx" / "order.mts"
+    report = await tools("debug_launch", program=str(program),
+                         breakpoints=[{"file": str(program), "line": line_of("node/tsx/order.mts", "print total")}])
+    assert report["location"]["file"] == str(program) and values(report)["total"] == "6", report
+    await _only_the_programs_thread(tools, report)
+    done = await tools("debug_continue")
+    assert (done["state"], done["exit_code"], done["output"]["text"]) == ("exited", 0, "total 6\n"), done
+    await tools("debug_terminate")
+
+
 async def test_typescript_compiled_by_tsc_is_debugged_in_its_ts_lines(tools: Tools, compiled: Path) -> None:
     await _typescript_flow(tools, str(compiled / "main.js"))
 
@@ -99,6 +121,26 @@ async def test_typescript_compiled_by_tsc_is_debugged_in_its_ts_lines(tools: Too
 async def test_typescript_run_through_tsx_is_debugged_in_its_ts_lines(tools: Tools) -> None:
     node_modules()
     await _typescript_flow(tools, str(TS / "src" / "main.ts"))
+
+
+@pytest.mark.usefixtures("anyio_backend")  # asked for by name: anyio's plugin keeps the parameters (test_conformance)
+@pytest.mark.parametrize(("name", "marker", "message"), [
+    ("broken.ts", "sum + value, 0;", 'Expected ")" but found ";"'),  # CommonJS: thrown in tsx's own code
+    ("unfinished.mts", "value * factor;", 'Expected ")" but found ";"')])  # ESM: in Node's module-hooks worker
+async def test_typescript_that_does_not_compile_is_a_build_error_at_its_line(tools: Tools, name: str, marker: str,
+                                                                            message: str) -> None:
+    node_modules()
+    program = NODE / "tsx" / name
+    line = line_of(f"node/tsx/{name}", marker)
+    text = program.read_text().splitlines()[line - 1]
+    ended = await tools("debug_launch", program=str(program), cwd=str(NODE))
+    assert ended["state"] == "terminated", ended  # not a stop in tsx's minified code
+    note = ended["note"]
+    assert note.startswith(f"TypeScript did not compile: tsx (esbuild) refused tsx/{name}\n"), note
+    assert f"tsx/{name}:{line}:{text.index(';') + 1}: {message}\n" in note, note
+    assert f"{line:>5} | {text}\n" in note, note
+    assert "fix the file and debug_restart" in note and "nodejs/node#50430" not in str(ended), ended
+    await tools("debug_terminate")
 
 
 async def test_typescript_without_a_runner_names_the_install_line(tools: Tools, tmp_path: Path) -> None:
@@ -146,7 +188,12 @@ async def test_values_of_every_kind_without_running_getters(tools: Tools) -> Non
     entries = (await tools("debug_variables", ref=listed["map"]["ref"]))["variables"]
     assert [(v["name"], v["value"]) for v in entries] == [('"a"', "1"), ('"b"', "{nested: true}")]
     lazy = {v["name"]: v["value"] for v in (await tools("debug_variables", ref=listed["lazy"]["ref"]))["variables"]}
-    assert lazy == {"boom": "(getter)", "plain": "1"}  # listed, never run (it throws)
+    assert lazy == {"boom": "(getter)", "plain": "1", "[[Prototype]]": "Object"}  # listed, never run (it throws)
+    # getters a class defines are on its prototype (as req.headers, req.query): listed too, nearest first
+    members = (await tools("debug_variables", ref=listed["point"]["ref"]))["variables"]
+    assert [(v["name"], v["value"]) for v in members] == [
+        ("x", "1"), ("y", "2"), ("norm", "(getter)"), ("kind", "(getter)"), ("[[Prototype]]", "Shape")], members
+    assert "inherited getters must not run" in await tools.error("debug_evaluate", expression="point.kind")
     error = (await tools("debug_variables", ref=listed["error"]["ref"]))["variables"]
     assert {v["name"] for v in error} >= {"message", "stack"}
     # evaluate, and set a local and a property
@@ -155,6 +202,24 @@ async def test_values_of_every_kind_without_running_getters(tools: Tools) -> Non
     assert (await set_variable(tools, name="text", value="'changed'"))["value"] == '"changed"'
     assert (await set_variable(tools, name="x", value="99", ref=listed["point"]["ref"]))["value"] == "99"
     assert (await tools("debug_evaluate", expression="`${text} ${point.x}`"))["value"] == '"changed 99"'
+    await tools("debug_terminate")
+
+
+async def test_bindings_in_their_temporal_dead_zone_read_as_uninitialized(tools: Tools) -> None:
+    """V8 shows a let or const the program has not reached as undefined: say it is uninitialized, and tell it
+    from a let that holds undefined."""
+    before = await tools("debug_launch", program=str(NODE / "deadzone.js"),
+                         breakpoints=[at("deadzone.js", "before total"), at("deadzone.js", "in the loop")])
+    assert values(before) == {"order": "{price: 2, count: 3, items: […]}", "total": "<uninitialized>",
+                              "note": "<uninitialized>", "done": "<uninitialized>"}, before["locals"]
+    assert {v["name"]: v["type"] for v in before["locals"]}["total"] == "const"
+    first = await tools("debug_continue")
+    assert values(first) == {"label": "<uninitialized>", "item": '"a"', "order": "{price: 2, count: 3, items: […]}",
+                             "total": "6", "note": "undefined", "done": "<uninitialized>"}, first["locals"]
+    second = await tools("debug_continue")  # a new iteration: a new label, not reached yet
+    assert (values(second)["label"], values(second)["note"]) == ("<uninitialized>", '"a!"'), second["locals"]
+    done = await tools("debug_continue")
+    assert (done["state"], done["output"]["text"]) == ("exited", "6 b! true\n"), done
     await tools("debug_terminate")
 
 
@@ -190,6 +255,50 @@ async def test_logpoints_print_without_stopping(tools: Tools) -> None:
     await tools("debug_terminate")
 
 
+async def test_a_bare_hit_count_stops_on_that_hit_only(tools: Tools) -> None:
+    """``hit_condition: "5"`` is the 5th hit and no other, as with every other debugger (not "from the 5th on")."""
+    fifth = await tools("debug_launch", program=str(NODE / "loop.js"),
+                        breakpoints=[at("loop.js", "loop body", hit_condition="5")])
+    assert (fifth["reason"], values(fifth)["i"]) == ("breakpoint", "4"), fifth
+    done = await tools("debug_continue")  # hits 6 to 10 do not stop
+    assert (done["state"], done["exit_code"]) == ("exited", 3), done
+    await tools("debug_terminate")
+
+
+async def test_a_step_over_passes_hits_that_do_not_count(tools: Tools) -> None:
+    """V8 ends a step at every breakpoint it passes; a hit its hit condition skips must not end a step over
+    the call that reaches it, and the hit that counts interrupts the step as a breakpoint."""
+    first = await tools("debug_launch", program=str(NODE / "stepping.js"), breakpoints=[
+        at("stepping.js", "first call"), at("stepping.js", "compare", hit_condition="4")])
+    over = await tools("debug_step", kind="over")  # hits 1 to 3 are in this call
+    assert (over["reason"], over["location"]["line"]) == ("step", line_of("node/stepping.js", "second call")), over
+    assert values(over)["first"] == "4"
+    fourth = await tools("debug_step", kind="over")
+    assert (fourth["reason"], fourth["location"]["line"]) == ("breakpoint", line_of("node/stepping.js", "compare"))
+    assert (values(fourth)["value"], values(fourth)["best"]) == ("5", "null"), fourth
+    assert first["reason"] == "breakpoint"
+    await tools("debug_terminate")
+
+
+async def test_a_javascript_file_transformed_as_it_loads_stops_at_its_own_lines(tools: Tools) -> None:
+    """As jest runs every test file: through babel (blank lines dropped), with an inline map of itself, in a
+    vm.Script with a column offset on line 0. Breakpoints are the file's lines, not the transformed code's."""
+    spec = "transformed/spec.js"
+    body, result = line_of(f"node/{spec}", "loop body"), line_of(f"node/{spec}", "// result")
+    hit = await tools("debug_launch", program=str(NODE / "transformed" / "runner.js"),
+                      breakpoints=[at(spec, "loop body"), at(spec, "// result")])
+    assert (hit["reason"], hit["location"]["line"], values(hit)["value"]) == ("breakpoint", body, "3"), hit
+    listed = (await tools("debug_breakpoints"))["breakpoints"]
+    assert [(b["line"], b.get("actual_line"), b["verified"]) for b in listed] == [(body, body, True),
+                                                                               (result, result, True)], listed
+    await tools("debug_clear", id=listed[0]["id"])
+    last = await tools("debug_continue")
+    assert (last["location"]["line"], values(last)["best"]) == (result, "4"), last
+    done = await tools("debug_continue")
+    assert (done["state"], done["output"]["text"]) == ("exited", "largest 4\n"), done
+    await tools("debug_terminate")
+
+
 async def test_stop_on_entry_then_a_function_breakpoint(tools: Tools) -> None:
     program = PROGRAMS / "conformance" / "conformance.js"
     entry = await tools("debug_launch", program=str(program), stop_on_entry=True)
@@ -206,7 +315,7 @@ async def test_stop_on_entry_then_a_function_breakpoint(tools: Tools) -> None:
 async def test_step_over_await_stays_in_the_async_function(tools: Tools) -> None:
     report = await tools("debug_launch", program=str(NODE / "asyncflow.js"),
                          breakpoints=[at("asyncflow.js", "first await")])
-    assert values(report)["first"] == "undefined"
+    assert values(report)["first"] == "<uninitialized>"  # the await has not given it a value yet
     over = await tools("debug_step", kind="over")
     assert over["location"]["function"] == "work"
     assert over["location"]["line"] == line_of("node/asyncflow.js", "first await") + 1
@@ -292,10 +401,50 @@ async def test_a_session_stopped_for_over_30_seconds_still_answers(tools: Tools)
     await tools("debug_terminate")
 
 
+async def test_a_node_stopped_by_a_signal_costs_one_deadline_then_a_second(tools: Tools,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGSTOP: Node answers nothing. The first request waits one deadline (an evaluation waited V8's own 10 s
+    budget on top), later ones a second, each saying what holds the process and how to let it go."""
+    await tools("debug_launch", program=str(NODE / "loop.js"), breakpoints=[at("loop.js", "loop body")])
+    [pid] = [pid for pid, command in descendants(os.getpid()).items()
+             if command.endswith("loop.js") and os.path.basename(command.split()[0]) == "node"]
+    monkeypatch.setattr(timeouts, "INSPECT_S", 2.0)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        with anyio.fail_after(6):
+            first = await tools.error("debug_evaluate", expression="i")
+        assert "did not answer" in first and "stopped by a signal" in first and f"kill -CONT {pid}" in first, first
+        with anyio.fail_after(3):
+            later = await tools.error("debug_variables")
+        assert "unresponsive" in later and f"kill -CONT {pid}" in later, later
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert (await tools("debug_evaluate", expression="i + 1"))["value"] == "1"  # it answers again
+    await tools("debug_terminate")
+
+
+async def test_an_endless_expression_is_stopped_inside_node_and_says_so(tools: Tools,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    await tools("debug_launch", program=str(NODE / "loop.js"), breakpoints=[at("loop.js", "loop body")])
+    monkeypatch.setattr(timeouts, "INSPECT_S", 2.0)
+    said = await tools.error("debug_evaluate", expression="while (true) {}")
+    assert "still running after 1.6 s and was stopped" in said and "still stopped where it was" in said, said
+    assert (await tools("debug_evaluate", expression="i + 1"))["value"] == "1"
+    await tools("debug_terminate")
+
+
 async def test_raw_cdp_command(tools: Tools) -> None:
     await tools("debug_launch", program=str(NODE / "loop.js"), breakpoints=[at("loop.js", "loop body")])
     answer = await tools("debug_command", command='Runtime.evaluate {"expression": "6 * 7"}')
     assert '"value": 42' in answer["output"], answer
+    # what Node does not know is answered with what it does know, read from the protocol it serves
+    unknown = await tools.error("debug_command", command="Debugger.setBreakpointByURL {}")
+    assert "(did you mean Debugger.setBreakpointByUrl" in unknown and "its methods: " in unknown, unknown
+    assert "stepOver" in unknown, unknown
+    assert "its domains: " in await tools.error("debug_command", command="Debuger.pause")
+    bad = await tools.error("debug_command", command='Runtime.evaluate {"expresion": "1"}')
+    assert "Runtime.evaluate takes expression (string)" in bad, bad
+    assert "getProperties" in (await tools("debug_command", command="help Runtime"))["output"]
     await tools("debug_terminate")
 
 

@@ -50,6 +50,10 @@ async def test_forked_processes_a_worker_and_a_spawned_node_hit_their_breakpoint
     assert threads[1] == "main (running)" and threads[worker["thread_id"]] == "worker 1 (checksum.js)", threads
     changed = await tools.client.call_tool("debug_set_variable", {"name": "total", "value": "100"})
     assert not changed.is_error, changed
+    stepped = await tools("debug_step", kind="over")  # a short step: its stop may come before its request returns
+    assert (stepped["thread_id"], stepped["location"]["line"]) == (worker["thread_id"], worker["location"]["line"] - 1)
+    threads = {t["thread_id"]: t["name"] for t in (await tools("debug_stack", all_threads=True))["threads"]}
+    assert threads[worker["thread_id"]] == "worker 1 (checksum.js)", threads  # still the stop shown, not "waiting"
     assert values(await tools("debug_continue"))["total"] == "112"  # the worker saw the new value
     spawned = await tools("debug_continue")
     assert re.fullmatch(r"process \d+ \(report\.js\)", spawned.get("thread_name", "")), spawned.get("note")

@@ -72,5 +72,21 @@ A loader (tsx under ``--import``) runs before the       ``stop_on_entry`` stops 
 user's code: "Break on start" is in the loader.         instead (an entry breakpoint).
 SIGUSR1 opens the inspector a moment after the signal.  attach by pid asks ``/json/list`` again for up to
                                                         5 s.
+tsx throws esbuild's TransformError for a .ts file      the pause is resumed unseen; the session ends on
+that does not parse, from its minified code (an ES      the build error: each error's file:line:column,
+module's is rethrown by Node as a plain Error).         message and source line (``compile_errors``).
+V8 shows a ``let``/``const`` in its temporal dead zone  a binding of the frame's own scopes whose
+as ``undefined`` (in a loop's next iteration: the last  declaration the pause comes before reads
+one's value).                                           ``<uninitialized>`` (``lexical``).
+A TypeScript loader runs workers of its own (Node's     they are let run and detached at once, never
+module-hooks worker, esbuild's).                        shown as threads (``targets.TOOLING_WORKER``).
+CDP cannot list its methods (``Schema.getDomains``      ``debug_command`` reads the inspector's
+names the domains only).                                ``/json/protocol`` when an answer needs it
+                                                        (``commands``).
+A line 0, column 0 breakpoint never binds in a script   the files with breakpoints are paused as they
+compiled with a column offset (jest's vm.Script with    load (the entry breakpoint, and V8's
+its module wrapper), and babel drops blank lines:       beforeScriptWithSourceMapExecution); one with a
+jest's test files run lines off their own.              map of itself is bound through it
+                                                        (``breakpoints``).
 ======================================================  =================================================
 """

@@ -43,7 +43,7 @@ from polydbg.backends.kit import runtime, timeouts
 from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
 from polydbg.backends.kit.ordering import OrderedEvents
-from polydbg.backends.node import commands, inspection, launcher
+from polydbg.backends.node import commands, compile_errors, inspection, launcher
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.breakpoints import Breakpoints
 from polydbg.backends.node.children import ChildReports
@@ -52,7 +52,7 @@ from polydbg.backends.node.stops import PAUSE_LIMITS, Stops
 from polydbg.backends.node.target import Target
 from polydbg.backends.node.targets import Targets, prepare
 from polydbg.cdp.client import CdpChannel
-from polydbg.errors import AdapterRequestError
+from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
 
 
 class NodeBackend(Backend):
@@ -78,7 +78,10 @@ class NodeBackend(Backend):
         self._breakpoints = Breakpoints(self._targets)
         self._stops = Stops(self._targets, self._breakpoints, self._life, self._gate)
         self._children = ChildReports(self._targets.on_child_report)
+        self._protocol = commands.Protocol()  # the methods Node knows, read when an answer needs them
         self._unstopped_throw: str | None = None  # an exception that ended the program without a stop
+        self._cwd: str | None = None
+        self._build_error: asyncio.Task[str | None] | None = None  # a TypeScript loader's refusal, being read
 
     # -- launch and attach --------------------------------------------------------------------------------
 
@@ -86,6 +89,7 @@ class NodeBackend(Backend):
         if not spec.program:
             raise AdapterRequestError("launch", "pass program: the .js, .mjs, .cjs or .ts file to run")
         self._life.starting()
+        self._cwd = spec.cwd
         argv = launcher.command(launcher.find_node(spec.runtime), spec.program, spec.args, spec.runtime_args)
         env = self._children.environment({**os.environ, **dict(spec.env)}, self._children.open())
         given = os.open(self._proc.input_file(spec.stdin), os.O_RDONLY) if spec.stdin is not None else None
@@ -103,7 +107,7 @@ class NodeBackend(Backend):
                                                          lambda text: self._events.on_output("stderr", text)),
                                     "stderr")]
         self._life.spawn(self._watch_process(process, readers), "process watch")
-        main = await self._connect_main(url, timeout_s)
+        main = await self._connect_main(url, timeout_s, _node_under(process.pid))
         self._stops.stop_on_entry = spec.stop_on_entry
         await configure()
         await main.request("Runtime.runIfWaitingForDebugger", timeout=timeout_s)
@@ -122,14 +126,14 @@ class NodeBackend(Backend):
             url = await launcher.discover_after_signal(host, spec.port or 9229, timeout_s)
         else:
             url = await launcher.discover(host, int(spec.port or 9229), min(timeout_s, 5.0))
-        main = await self._connect_main(url, timeout_s)
+        main = await self._connect_main(url, timeout_s, spec.pid)
         await configure()
         await main.request("Runtime.runIfWaitingForDebugger", timeout=timeout_s)
         self._life.started()
 
-    async def _connect_main(self, url: str, timeout_s: float) -> Target:
+    async def _connect_main(self, url: str, timeout_s: float, pid: int | None) -> Target:
         client = await CdpChannel.connect(url, "node", min(timeout_s, timeouts.CONNECT_S))
-        main = self._targets.add(client, "main", "main", self._events)
+        main = self._targets.add(client, "main", "main", self._events, pid, inspector=launcher.http_address(url))
         client.on_event("Runtime.exceptionThrown", self._on_exception_thrown)
         def finished(_: dict[str, Any]) -> None:
             self._life.spawn(self._program_finished(), "program finished")
@@ -171,7 +175,10 @@ class NodeBackend(Backend):
         # a launched program's end is reported when its process exits (_watch_process)
 
     async def _program_finished(self) -> None:
-        """Node waits for the debugger to disconnect once the program is done: let it exit."""
+        """Node waits for the debugger to disconnect once the program is done: let it exit (once what is
+        still read of the exception that ended it has been read)."""
+        if self._build_error is not None:
+            await asyncio.wait({self._build_error}, timeout=timeouts.INSPECT_S)
         main = self._targets.find_main()
         if main is not None:
             await main.channel.close("the program finished")
@@ -179,13 +186,17 @@ class NodeBackend(Backend):
             self._finish(None)
 
     def _on_exception_thrown(self, params: dict[str, Any]) -> None:
-        """Node reports an exception that is ending the program; if it never paused (an ES module's
-        top-level throw counts as caught, nodejs/node#50430), say where it came from at the exit."""
+        """Node reports an exception that is ending the program: a TypeScript loader's refusal of a file is
+        the program's end (``compile_errors``); one that never paused (an ES module's top-level throw counts
+        as caught, nodejs/node#50430) is explained at the exit, with where it came from."""
         main = self._targets.find_main()
+        details = params.get("exceptionDetails") or {}
+        if main is not None and self._build_error is None and _maybe_compile_error(details.get("exception") or {}):
+            self._build_error = self._life.spawn(self._read_build_error(main, details.get("exception") or {}))
+            return
         if ((main is not None and main.pause_reason in ("exception", "promiseRejection"))
                 or not self._breakpoints.breaks_on_exceptions):
             return
-        details = params.get("exceptionDetails") or {}
         frames = (details.get("stackTrace") or {}).get("callFrames") or []
         where = ""
         for frame in frames:
@@ -196,9 +207,26 @@ class NodeBackend(Backend):
                 break
         self._unstopped_throw = f"uncaught {jsv.exception_text(details)}{where}"
 
+    async def _read_build_error(self, main: Target, exception: dict[str, Any]) -> str | None:
+        """The whole text of a compile error (an ES module's arrives as a plain Error, its preview cut)."""
+        text = str(exception.get("description") or "")
+        if not compile_errors.is_compile_error(text) and "objectId" in exception:
+            with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
+                found = await main.request("Runtime.callFunctionOn", {
+                    "objectId": exception["objectId"], "returnByValue": True,
+                    "functionDeclaration": "function() { return String(this && this.message); }"})
+                text = str((found.get("result") or {}).get("value") or "")
+        return compile_errors.describe(text, self._cwd)
+
     def _finish(self, code: int | None, cause: str | None = None) -> None:
-        """Report the program's end, once."""
+        """Report the program's end, once: a build error as what ended it."""
         if self._life.terminated:
+            return
+        task = self._build_error
+        build_error = task.result() if task is not None and task.done() and not task.cancelled() else None
+        if build_error is not None and code:
+            self._life.report_terminated(f"{build_error}\nnode exited with code {code}: fix the file and "
+                                         "debug_restart")
             return
         if self._unstopped_throw is not None and code:
             self._events.on_output("console", (
@@ -276,13 +304,20 @@ class NodeBackend(Backend):
     # -- inspection -------------------------------------------------------------------------------------
 
     async def threads(self) -> list[Thread]:
-        """Every target; in a session of several, each says whether it runs or waits to be shown."""
+        """Every target; in a session of several, each but the one whose stop is shown says what it does."""
         live = self._targets.live()
         if len(live) == 1:
             return [Thread(live[0].thread_id, live[0].name)]
-        return [Thread(t.thread_id, t.name + ("" if t.thread_id == self._gate.shown else
-                                              " (stopped: shown after this stop)" if t.reported else " (running)"))
-                for t in live]
+        return [Thread(t.thread_id, t.name + self._state(t)) for t in live]
+
+    def _state(self, target: Target) -> str:
+        if target.thread_id == self._gate.shown:
+            return ""
+        if target.reported:
+            return " (stopped too: its stop is reported when the shown one is resumed)"
+        if target.held:
+            return " (starting: its breakpoints are being set)"
+        return " (running)"
 
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
         return self._targets.get(thread_id).stack_trace(start, levels)
@@ -319,6 +354,30 @@ class NodeBackend(Backend):
         return target.exception_detail()
 
     async def command(self, text: str, frame: FrameRef | None) -> str:
-        """A raw CDP method: ``Debugger.getScriptSource {"scriptId": "42"}``; the answer as JSON."""
+        """A raw CDP method: ``Debugger.getScriptSource {"scriptId": "42"}``, the answer as JSON; ``help
+        [Domain[.method]]`` lists the domains, a domain's methods, a method's parameters."""
+        target = self._targets.get(frame.thread_id if frame is not None else None)
+        asked, topic = commands.help_topic(text)
+        if asked:
+            return await self._protocol.help(target.inspector, topic)
         method, params = commands.parse(text)
-        return await commands.send(self._targets.get(frame.thread_id if frame is not None else None), method, params)
+        return await commands.send(target, self._protocol, method, params)
+
+
+def _node_under(guard: int) -> int | None:
+    """The pid of the Node a launch started: the only child of its guard (``polydbg.guard``)."""
+    try:
+        with open(f"/proc/{guard}/task/{guard}/children", encoding="ascii") as handle:
+            children = handle.read().split()
+    except OSError:
+        return None
+    return int(children[0]) if len(children) == 1 else None
+
+
+def _maybe_compile_error(exception: dict[str, Any]) -> bool:
+    """Whether an uncaught exception looks like a TypeScript loader's compile error: by its text, or by the
+    preview of the plain Error Node's ESM loader rethrows it as."""
+    props = {p.get("name"): p.get("value") for p in (exception.get("preview") or {}).get("properties") or []}
+    return (compile_errors.is_compile_error(str(exception.get("description") or ""))
+            or props.get("name") == "TransformError"
+            or compile_errors.is_compile_error(str(props.get("message") or "")))

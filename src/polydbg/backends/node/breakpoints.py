@@ -10,7 +10,15 @@ others are removed and set again.
   ``breakpointResolved``). A file reached through a source map (TypeScript) cannot be named before its
   generated script loads, so an *entry breakpoint* on line 0 of every user script pauses each one
   before it runs; the pause reads its map, sets the file's breakpoints by script id, line and column
-  (``bind_mapped``), and resumes.
+  (``bind_mapped``), and resumes. A JavaScript file can be transformed as it loads too (jest runs every
+  test file through babel, which drops blank lines: a line breakpoint by URL lands lines off), so the
+  entry breakpoint also pauses the files with breakpoints (only them, while no mapped file needs it
+  wider); one that arrives with a map of itself is bound through it from then on, like TypeScript.
+  A breakpoint on line 0, column 0 never binds in a script compiled with a column offset (jest's
+  ``vm.Script``, its module wrapper on line 0: V8 20.20 resolves nothing before the offset), but V8's
+  ``beforeScriptWithSourceMapExecution`` instrumentation pauses such a script (a ``vm.Script`` or an ES
+  module with a map, not a CommonJS module Node compiles) before it runs: set with the entry breakpoint,
+  that pause binds the same way.
 - Conditions are V8's, compiled first (``conditions``); hit counts are counted here (``kit.hits``: a hit
   that does not count resumes); a logpoint is a condition that calls ``console.log`` and answers false.
 - A function breakpoint is ``setBreakpointOnFunctionCall`` on what the name evaluates to where it is
@@ -25,6 +33,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +51,8 @@ from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeout
 log = logging.getLogger(__name__)
 
 ENTRY_REGEX = r"^file://(?!.*/node_modules/)"  # the entry breakpoint: line 0 of every user script
+BEFORE_MAPPED = "beforeScriptWithSourceMapExecution"  # V8's pause before a script with a map runs
+INSTRUMENTATION_ID = 8  # V8 names an instrumentation breakpoint "8:<instrumentation>"
 
 
 @dataclass
@@ -53,6 +64,7 @@ class _Bp:
     refused: bool = False  # its condition or hit condition was refused: it was never set
     counter: hits.HitCounter = field(default_factory=lambda: hits.HitCounter(None))
     result: BreakpointResult = field(default_factory=lambda: BreakpointResult(False))
+    urls: set[str] = field(default_factory=set)  # its V8 ids set by URL (the file's lines as V8 runs them)
 
 
 def line_key(spec: SourceBreakpoint) -> Hashable:
@@ -70,6 +82,11 @@ def needs_map(path: str) -> bool:
     return bool(extension) and extension not in launcher.JS_EXTENSIONS
 
 
+def _url_pattern(urls: list[str]) -> str:
+    """A V8 ``urlRegex`` matching exactly these URLs."""
+    return "^(?:" + "|".join(re.sub(r"([\\^$.|?*+()\[\]{}])", r"\\\1", url) for url in urls) + ")$"
+
+
 class Breakpoints:
     def __init__(self, targets: Targets) -> None:
         self._targets = targets
@@ -77,6 +94,11 @@ class Breakpoints:
         self._files: dict[str, list[int]] = {}
         self._functions: list[int] = []
         self._filters: list[str] = []
+        self._transformed: set[str] = set()  # JavaScript files seen loaded with a map of themselves
+        self._wide_entry = False  # the entry breakpoint pauses every user script (stop_on_entry under a loader)
+
+    def _needs_map(self, path: str) -> bool:
+        return needs_map(path) or path in self._transformed
 
     # -- the session's groups -------------------------------------------------------------------------
 
@@ -90,9 +112,8 @@ class Breakpoints:
                 group.append(spec.id)
                 bp.result = await self._place(bp)
         self._files[path] = [spec.id for spec in breakpoints]
-        if needs_map(path):
-            for target in self._targets.live():
-                await self.ensure_entry_bp(target)
+        for target in self._targets.live():
+            await self.refresh_entry(target)
         return [self._bps[spec.id].result for spec in breakpoints]
 
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
@@ -164,8 +185,7 @@ class Breakpoints:
             bp = self._bps.get(bp_id)
             if bp is not None and isinstance(bp.spec, SourceBreakpoint) and not bp.refused:
                 self._improve(target, bp, await self._place_in(target, bp))
-        if any(needs_map(p) for p in self._files):
-            await self.ensure_entry_bp(target)
+        await self.refresh_entry(target)
         if self._filters:
             await target.request("Debugger.setPauseOnExceptions", {"state": self._exception_state()})
 
@@ -215,13 +235,14 @@ class Breakpoints:
         assert isinstance(bp.spec, SourceBreakpoint) and bp.file is not None
         condition = bp.condition
         mapping = target.scripts.mapping(bp.file)
-        if not needs_map(bp.file) and not mapping:
+        if not self._needs_map(bp.file) and not mapping:
             placed = await self._set(target, bp, "Debugger.setBreakpointByUrl", condition, {
                 "url": url_of(self._targets.paths.remote(bp.file)), "lineNumber": bp.spec.line - 1,
                 "columnNumber": 0})
             if isinstance(placed, BreakpointResult):
                 return placed
             native, found = placed
+            bp.urls.add(native)
             locations = found.get("locations") or []
             if locations:
                 return self._bound(target, locations[0], native)
@@ -272,11 +293,40 @@ class Breakpoints:
         return native, found
 
     async def ensure_entry_bp(self, target: Target) -> None:
-        """The entry breakpoint (line 0 of every user script) in ``target``, once."""
-        if target.entry_bp is None:
+        """The entry breakpoint on line 0 of every user script in ``target``, from now on."""
+        self._wide_entry = True
+        await self.refresh_entry(target)
+
+    def _entry_regex(self) -> str | None:
+        """The scripts the entry breakpoint pauses: every user script while a mapped file has breakpoints
+        (its generated script's name is not known), else the JavaScript files with breakpoints, else none."""
+        files = [path for path, ids in self._files.items()
+                 if any((bp := self._bps.get(i)) is not None and not bp.refused for i in ids)]
+        if self._wide_entry or any(self._needs_map(path) for path in files):
+            return ENTRY_REGEX
+        return _url_pattern([url_of(self._targets.paths.remote(path)) for path in sorted(files)]) if files else None
+
+    async def refresh_entry(self, target: Target) -> None:
+        """The entry breakpoint in ``target`` as ``_entry_regex`` says now."""
+        regex = self._entry_regex()
+        if regex == target.entry_regex:
+            return
+        if target.entry_bp is not None:
+            with contextlib.suppress(AdapterRequestError, AdapterGoneError):
+                await target.request("Debugger.removeBreakpoint", {"breakpointId": target.entry_bp})
+            target.entry_bp = None
+        target.entry_regex = regex
+        if regex is not None:
             found = await target.request("Debugger.setBreakpointByUrl",
-                                         {"urlRegex": ENTRY_REGEX, "lineNumber": 0, "columnNumber": 0})
+                                         {"urlRegex": regex, "lineNumber": 0, "columnNumber": 0})
             target.entry_bp = str(found.get("breakpointId"))
+        if (regex is not None) != target.before_mapped:  # see the module docstring: jest's scripts
+            with contextlib.suppress(AdapterRequestError):
+                await target.request("Debugger.setInstrumentationBreakpoint" if regex is not None else
+                                     "Debugger.removeBreakpoint",
+                                     {"instrumentation": BEFORE_MAPPED} if regex is not None else
+                                     {"breakpointId": f"{INSTRUMENTATION_ID}:{BEFORE_MAPPED}"})
+                target.before_mapped = regex is not None
 
     # -- mapped scripts ---------------------------------------------------------------------------------
 
@@ -304,6 +354,8 @@ class Breakpoints:
         if script is None or script.map is None:
             return []
         placed: list[str] = []
+        if script.path is not None and not needs_map(script.path) and script.map.knows(script.path):
+            await self._transformed_file(script.path)
         for bp in self._mapped_bps_for(script.map.sources):
             mine = [n for owner, n in bp.natives if owner is target]
             if any(target.native_at.get(n, ("",))[0] == script_id for n in mine):
@@ -317,6 +369,27 @@ class Breakpoints:
             placed.extend(native for _, native in bp.natives[before:])
             self._improve(target, bp, result)
         return placed
+
+    async def _transformed_file(self, path: str) -> None:
+        """A JavaScript file loaded with a map of itself (transformed as it loads): its breakpoints by URL are
+        at the lines V8 runs, not the file's; from now on they are bound through the map, as a mapped file's."""
+        if path in self._transformed:
+            return
+        self._transformed.add(path)
+        for bp_id in self._files.get(path, []):
+            bp = self._bps.get(bp_id)
+            if bp is None:
+                continue
+            for target, native in [(t, n) for t, n in bp.natives if n in bp.urls]:
+                bp.natives.remove((target, native))
+                target.by_native.pop(native, None)
+                target.native_at.pop(native, None)
+                with contextlib.suppress(AdapterRequestError, AdapterGoneError):
+                    await target.request("Debugger.removeBreakpoint", {"breakpointId": native})
+            bp.urls.clear()
+            bp.result = BreakpointResult(False)  # the line it bound at was V8's: the map's is news
+        for target in self._targets.live():
+            await self.refresh_entry(target)
 
     @staticmethod
     def _improve(target: Target, bp: _Bp, result: BreakpointResult) -> None:

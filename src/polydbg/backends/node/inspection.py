@@ -4,8 +4,10 @@ Values are RemoteObjects behind the target's ``HandleTable`` (``Target.refs``, o
 The first scope, "Locals", merges the block, function and closure scopes up to the script scope
 (the innermost binding of a name wins), with ``this`` when the frame is a method of an instance.
 Arrays, Maps and Sets are paged by a function run on the object (``callFunctionOn``), never by
-listing 100,000 properties; getters are not invoked. An evaluation runs at most
-``EVALUATE_TIMEOUT_MS`` inside V8 (an endless loop in an expression is stopped there, not here).
+listing 100,000 properties; getters are not invoked. An evaluation waits one inspection deadline,
+as every request does (so a Node that cannot answer, SIGSTOPped, costs that once and then the stalled
+debugger's second), and V8 is told to stop it before then (``EVALUATE_SHARE`` of the deadline): an
+endless loop in an expression is ended inside V8, which then answers.
 """
 
 from __future__ import annotations
@@ -16,13 +18,19 @@ from typing import Any
 from polydbg.backends.base import Scope, Variable
 from polydbg.backends.kit import timeouts
 from polydbg.backends.node import values as jsv
+from polydbg.backends.node.scripts import position
 from polydbg.backends.node.target import GROUP, Ref, Target
 from polydbg.errors import AdapterRequestError
 
-EVALUATE_TIMEOUT_MS = 10_000  # V8 stops an evaluation that runs longer (an endless loop in an expression)
+EVALUATE_SHARE = 0.8  # of the inspection deadline, V8 may run an evaluation; then it stops it (an endless loop)
 CHILD_CAP = 100  # elements listed before paging
 MODULE_WRAPPER = frozenset({"exports", "require", "module", "__filename", "__dirname"})
 _BUNDLER_PREFIXES = ("__vite_ssr_", "__vi_import_", "__webpack_")
+# the helpers esbuild (tsx's compiler) writes at the top of a module it converts
+ESBUILD_HELPERS = frozenset({"__create", "__defProp", "__getOwnPropDesc", "__getOwnPropNames", "__getProtoOf",
+                             "__hasOwnProp", "__name", "__export", "__copyProps", "__toESM", "__toCommonJS",
+                             "__commonJS", "__esm", "__require", "__defNormalProp", "__publicField", "__async",
+                             "__spreadValues", "__spreadProps", "__objRest", "__reExport", "__decorateClass"})
 _MERGED_TYPES = frozenset({"local", "block", "catch", "closure", "with", "eval", "module"})
 _SCOPE_NAMES = {"local": "Local", "block": "Block", "catch": "Catch", "closure": "Closure", "module": "Module",
                 "script": "Script", "global": "Global", "with": "With", "eval": "Eval",
@@ -33,11 +41,14 @@ _ENTRIES = ("function(s, c) { const out = []; let i = 0; for (const [k, v] of th
 _VALUES = ("function(s, c) { const out = []; let i = 0; for (const v of this) { if (i >= s + c) break; "
            "if (i++ >= s) out.push(v); } return out; }")
 _ASSIGN = "function(k, v) { this[k] = v; return this[k]; }"
+_INTERNAL_SHOWN = frozenset({"[[PromiseState]]", "[[PromiseResult]]", "[[Target]]", "[[Handler]]", "[[BoundThis]]",
+                             "[[PrimitiveValue]]", "[[GeneratorState]]"})
 
 
 def is_noise(variable: Variable) -> bool:
-    """Module clutter: CommonJS's wrapper arguments, a bundler's or vitest's import bindings."""
-    if variable.name.startswith(_BUNDLER_PREFIXES):
+    """Module clutter: CommonJS's wrapper arguments, a bundler's or vitest's import bindings, esbuild's helpers."""
+    if variable.name.startswith(_BUNDLER_PREFIXES) or (variable.name in ESBUILD_HELPERS
+                                                       and variable.type == "function"):
         return True
     return variable.name in MODULE_WRAPPER and variable.type in ("function", "Module", "Object", "string")
 
@@ -78,7 +89,8 @@ async def variables(target: Target, ref: int, start: int | None, count: int | No
     if found.kind == "merged":
         return await _merged(target, found)
     if found.kind == "scope":
-        return await _properties(target, found.objects[0][1], None)
+        object_id = found.objects[0][1]
+        return await _in_dead_zone(target, found.frame, object_id, await _properties(target, object_id, None))
     return await children(target, found, start or 0, count)
 
 
@@ -86,6 +98,8 @@ async def _merged(target: Target, found: Ref) -> list[Variable]:
     listings = await asyncio.gather(*(
         _properties(target, object_id, None, skip_functions=number > 0 and kind in ("closure", "module"))
         for number, (kind, object_id) in enumerate(found.objects)))
+    listings = [await _in_dead_zone(target, found.frame, object_id, listing)
+                for (_, object_id), listing in zip(found.objects, listings, strict=True)]
     seen: set[str] = set()
     out: list[Variable] = []
     if found.this is not None:
@@ -101,11 +115,22 @@ async def _merged(target: Target, found: Ref) -> list[Variable]:
 
 
 async def _properties(target: Target, object_id: str, parent_name: str | None,
-                      skip_functions: bool = False) -> list[Variable]:
-    found = await target.request("Runtime.getProperties", {
-        "objectId": object_id, "ownProperties": True, "generatePreview": True})
+                      skip_functions: bool = False, inherited: bool = False) -> list[Variable]:
+    """An object's (or a scope's) own properties, getters listed, not run; with ``inherited``, also the
+    getters its prototypes define (``req.headers``, ``req.query``: where classes keep them) and its
+    ``[[Prototype]]``, as Node's own inspector shows an object."""
+    asked = [target.request("Runtime.getProperties", {
+        "objectId": object_id, "ownProperties": True, "generatePreview": True})]
+    if inherited:
+        asked.append(target.request("Runtime.getProperties", {
+            "objectId": object_id, "ownProperties": False, "accessorPropertiesOnly": True}))
+    found, *chain = await asyncio.gather(*asked)
+    own = found.get("result") or []
+    names = {str(prop.get("name")) for prop in own}
+    getters = {str(prop.get("name")): prop for listing in chain for prop in reversed(listing.get("result") or [])
+               if not prop.get("isOwn") and "get" in prop}  # the nearest prototype's, where several define one
     out = []
-    for prop in found.get("result") or []:
+    for prop in own + [p for name, p in reversed(getters.items()) if name not in names and name != "__proto__"]:
         name = str(prop.get("name"))
         value = prop.get("value")
         if value is None:
@@ -121,10 +146,42 @@ async def _properties(target: Target, object_id: str, parent_name: str | None,
             out.append(variable(target, str(prop.get("name")), prop["value"], None))
     for prop in found.get("internalProperties") or []:
         name = str(prop.get("name"))
-        if name in ("[[PromiseState]]", "[[PromiseResult]]", "[[Target]]", "[[Handler]]", "[[BoundThis]]",
-                    "[[PrimitiveValue]]", "[[GeneratorState]]") and "value" in prop:
+        if (name in _INTERNAL_SHOWN or (inherited and name == "[[Prototype]]")) and "value" in prop:
             out.append(variable(target, name, prop["value"], None))
     return out
+
+
+async def _in_dead_zone(target: Target, frame_index: int, object_id: str, listing: list[Variable]) -> list[Variable]:
+    """``listing`` (a scope of the frame) with its bindings still in their temporal dead zone read as
+    uninitialized: V8 shows them as ``undefined``, or, in a loop's next iteration, as the value the last
+    one left (``lexical``). Only the frame's own scopes are judged, up to its function's; a closure's
+    depend on how far another frame got."""
+    cdp = target.frame(frame_index) if target.paused else {}
+    scope = next((s for s in _own_scopes(cdp) if (s.get("object") or {}).get("objectId") == object_id), None)
+    if not listing or scope is None or "startLocation" not in scope or "endLocation" not in scope:
+        return listing
+    script_id, line, column = position(cdp.get("location") or {})
+    source = await target.source(script_id)
+    if source is None:
+        return listing
+    _, *start = position(scope["startLocation"])
+    _, *end = position(scope["endLocation"])
+    dead = source.uninitialized(((start[0], start[1]), (end[0], end[1])), (line, column),
+                                {v.name for v in listing}, top_level=scope.get("type") == "module")
+    return [v._replace(value="<uninitialized>", type=dead[v.name]) if v.name in dead else v for v in listing]
+
+
+def _own_scopes(cdp: dict[str, Any]) -> list[dict[str, Any]]:
+    """The scopes a frame's own code made: its blocks, its function's (or its module's when it is top-level)."""
+    own = []
+    for scope in cdp.get("scopeChain") or []:
+        kind = scope.get("type")
+        if kind not in ("block", "catch", "local", "module"):
+            break
+        own.append(scope)
+        if kind in ("local", "module"):
+            break
+    return own
 
 
 def variable(target: Target, name: str, obj: dict[str, Any], evaluate_name: str | None) -> Variable:
@@ -141,7 +198,7 @@ async def children(target: Target, found: Ref, start: int, count: int | None) ->
     if subtype in jsv.INDEXED | jsv.KEYED | jsv.LISTED:
         size = count if count is not None else min(CHILD_CAP, total if total is not None else CHILD_CAP)
         return await _slice(target, found, start, size)
-    listing = await _properties(target, object_id, found.name)
+    listing = await _properties(target, object_id, found.name, inherited=True)
     return listing[start:start + count] if count is not None else listing
 
 
@@ -168,8 +225,9 @@ async def _slice(target: Target, found: Ref, start: int, count: int) -> list[Var
 async def evaluate(target: Target, expression: str, frame_index: int | None) -> dict[str, Any]:
     """Evaluate in a frame of the stop (or the target's default context): V8's answer; the exception
     it threw as an AdapterRequestError."""
+    deadline = timeouts.INSPECT_S  # one deadline, as every request: a Node that cannot answer costs no more
     params: dict[str, Any] = {"expression": expression, "objectGroup": GROUP, "generatePreview": True,
-                              "silent": True, "timeout": EVALUATE_TIMEOUT_MS}
+                              "silent": True, "timeout": int(deadline * EVALUATE_SHARE * 1000)}
     if frame_index is not None and target.paused and target.frames:
         method = "Debugger.evaluateOnCallFrame"
         params["callFrameId"] = target.frame(frame_index)["callFrameId"]
@@ -178,7 +236,14 @@ async def evaluate(target: Target, expression: str, frame_index: int | None) -> 
         params["replMode"] = True
         if target.context_id is not None:
             params["contextId"] = target.context_id
-    found = await target.request(method, params, timeout=EVALUATE_TIMEOUT_MS / 1000 + timeouts.INSPECT_S)
+    try:
+        found = await target.request(method, params, timeout=deadline)
+    except AdapterRequestError as exc:
+        if exc.message != "Execution was terminated":
+            raise
+        raise AdapterRequestError("evaluate", (  # V8 stopped it at the timeout it was given
+            f"the expression was still running after {params['timeout'] / 1000:g} s and was stopped (an endless "
+            "loop, or a call that waits?); the program is still stopped where it was")) from exc
     details = found.get("exceptionDetails")
     if details:
         raise AdapterRequestError("evaluate", jsv.exception_text(details))

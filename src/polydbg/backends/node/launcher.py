@@ -24,7 +24,7 @@ import shutil
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from polydbg.errors import AdapterGoneError, AdapterTimeoutError, EnvironmentProblem, UsageError, echo
 
@@ -201,22 +201,35 @@ async def discover(host: str, port: int, timeout_s: float) -> str:
     directly: never through an ``http_proxy`` set in polydbg's environment. An IPv6 address is taken
     with or without brackets (``::1``, ``[::1]``)."""
     where = f"[{host}]" if ":" in host and not host.startswith("[") else host
-    url = f"http://{where}:{port}/json/list"
+    try:
+        targets = await fetch_json(f"http://{where}:{port}/json/list", timeout_s)
+    except AdapterGoneError as exc:
+        raise AdapterGoneError(f"no Node inspector answers at {where}:{port} ({exc.__cause__}); start the "
+                               f"program with node --inspect={where}:{port} app.js, or attach by pid") from exc
+    for target in targets if isinstance(targets, list) else []:
+        ws = target.get("webSocketDebuggerUrl") if isinstance(target, dict) else None
+        if isinstance(ws, str):
+            return ws
+    raise AdapterGoneError(f"the inspector at {where}:{port} lists no debuggable target")
 
-    def fetch() -> str:
+
+async def fetch_json(url: str, timeout_s: float) -> Any:
+    """The JSON an inspector serves at ``url`` (``/json/list``, ``/json/protocol``), asked directly: never
+    through an ``http_proxy`` set in polydbg's environment. AdapterGoneError when nothing answers."""
+    def fetch() -> Any:
         with _DIRECT.open(url, timeout=timeout_s) as response:
-            targets = json.loads(response.read())
-        for target in targets if isinstance(targets, list) else []:
-            ws = target.get("webSocketDebuggerUrl") if isinstance(target, dict) else None
-            if isinstance(ws, str):
-                return ws
-        raise AdapterGoneError(f"the inspector at {where}:{port} lists no debuggable target")
+            return json.loads(response.read())
 
     try:
         return await asyncio.wait_for(asyncio.to_thread(fetch), timeout_s + 1)
     except (OSError, ValueError, asyncio.TimeoutError) as exc:
-        raise AdapterGoneError(f"no Node inspector answers at {where}:{port} ({exc}); start the program with "
-                               f"node --inspect={where}:{port} app.js, or attach by pid") from exc
+        raise AdapterGoneError(f"{url}: {exc}") from exc
+
+
+def http_address(ws_url: str) -> str | None:
+    """``host:port`` of an inspector's ``ws://host:port/id`` URL (where its ``/json/…`` pages are)."""
+    match = re.match(r"wss?://([^/]+)/", ws_url)
+    return match.group(1) if match else None
 
 
 async def discover_after_signal(host: str, port: int, timeout_s: float) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from polydbg.backends.node import sourcemap
+from polydbg.backends.node import lexical, sourcemap
 from polydbg.backends.node.sourcemap import SourceMap, SourceMapError
 
 log = logging.getLogger(__name__)
@@ -36,6 +36,7 @@ class Script:
     path: str | None  # for file:// scripts
     map: SourceMap | None = None
     map_problem: str | None = None  # why its source map could not be read
+    source: lexical.Source | None = None  # the generated source, once something needed it
 
     @property
     def internal(self) -> bool:

@@ -21,9 +21,10 @@ from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.frames import leading
 from polydbg.backends.kit.gate import StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
+from polydbg.backends.node import compile_errors
 from polydbg.backends.node.breakpoints import Breakpoints
 from polydbg.backends.node.scripts import position
-from polydbg.backends.node.target import Target
+from polydbg.backends.node.target import Step, Target
 from polydbg.backends.node.targets import Targets
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
 
@@ -97,12 +98,19 @@ class Stops:
                 return
             self.stop_on_entry = False
             user.append(0)
-        elif reason == "Break on start":
+        elif reason in ("Break on start", "instrumentation"):
+            if reason == "instrumentation":  # a script with a map about to run (``breakpoints``)
+                await self._breakpoints.bind_mapped(target, script_id)
             await self._resume_quietly(target)
             return
         stopping = [b for b in user if self._breakpoints.counts(b)]
         exception = reason in ("exception", "promiseRejection")
-        target.hidden = leading(frames, lambda frame: _internal_frame(target, frame)) if frames else 0
+        if exception and not at_user_code and compile_errors.is_compile_error(str((target.pause_data or {})
+                                                                                  .get("description") or "")):
+            await self._resume_quietly(target)  # a TypeScript loader refusing a file: a build error, not a stop
+            return
+        # Node's and a dependency's frames on top are left out, unless a breakpoint the user set there stopped
+        target.hidden = leading(frames, lambda frame: _internal_frame(target, frame)) if frames and not stopping else 0
         if in_probe and frames:
             target.hidden = max(target.hidden, 1)
         thread = target.thread_id
@@ -114,9 +122,10 @@ class Stops:
             else:
                 event = StopEvent("breakpoint", thread, "Paused on breakpoint",
                                   hit_breakpoint_ids=tuple(b for b in stopping if b))
-        elif target.stepping is not None:
-            if not at_user_code:
-                await self._step_on(target, script_id)
+        elif target.step is not None:
+            going_on = _step_goes_on(target.step, len(frames), here, bool(user or entry))
+            if going_on is not None or not at_user_code:
+                await self._step_on(target, script_id, going_on)
                 return
             event = StopEvent("step", thread, "Paused after step")
         elif target.pausing:
@@ -126,27 +135,29 @@ class Stops:
             return
         else:
             event = StopEvent("breakpoint", thread, "Paused on debugger statement", text="debugger statement")
-        target.stepping = None
-        target.steps_on = 0
+        target.step = None
         target.pausing = False
         target.reported = True
+        target.stops += 1
         if target.kind != "main":
             event = event._replace(thread_name=target.name)
         target.events.target.on_stopped(event)
         if self._breakpoints.has_functions:
             self._life.spawn(self._breakpoints.retry_functions(target))
 
-    async def _step_on(self, target: Target, script_id: str) -> None:
-        """A step ended outside the user's code: step on (out of Node's internals, through a loader's
-        unmapped helpers) until user code, or run on after ``STEP_ON_LIMIT`` steps."""
-        target.steps_on += 1
-        if target.steps_on > STEP_ON_LIMIT:
-            target.stepping = None
-            target.steps_on = 0
+    async def _step_on(self, target: Target, script_id: str, method: str | None = None) -> None:
+        """A step that has not landed: step on with ``method``, else out of Node's internals and through a
+        loader's unmapped helpers to user code; run on after ``STEP_ON_LIMIT`` steps."""
+        step = target.step
+        assert step is not None
+        step.steps_on += 1
+        if step.steps_on > STEP_ON_LIMIT:
+            target.step = None
             await self._resume_quietly(target)
             return
         script = target.scripts.get(script_id)
-        method = "Debugger.stepInto" if script is not None and not script.internal else "Debugger.stepOut"
+        if method is None:
+            method = "Debugger.stepInto" if script is not None and not script.internal else "Debugger.stepOut"
         with contextlib.suppress(AdapterRequestError, AdapterGoneError):
             await target.run(method)
 
@@ -159,21 +170,30 @@ class Stops:
 
     async def resume(self, thread_id: int | None) -> None:
         if thread_id is None:
+            shown = self._targets.get(None) if self._gate.shown is not None else None
+            before = shown.stops if shown is not None else 0
             for target in self._targets.live():
                 if target.paused:
                     await target.run("Debugger.resume")
-            self._gate.resumed(None)
+            if shown is None or shown.stops == before:
+                self._gate.resumed(None)
             return
-        target = self._targets.get(thread_id)
-        await target.run("Debugger.resume")
-        self._gate.resumed(target.thread_id)
+        await self._run(self._targets.get(thread_id), "Debugger.resume")
 
     async def step(self, thread_id: int, kind: StepKind) -> None:
         target = self._targets.get(thread_id)
-        target.stepping = kind
-        target.steps_on = 0
-        await target.run(_STEPS[kind])
-        self._gate.resumed(target.thread_id)
+        origin = position((target.frames[0].get("location") or {}) if target.frames else {})
+        target.step = Step(kind, len(target.frames), origin[:2])
+        await self._run(target, _STEPS[kind])
+
+    async def _run(self, target: Target, method: str) -> None:
+        """Resume or step the shown target, and let the gate show the next waiting stop — unless the
+        target's own next stop came first: a short step stops before its request returns, and that stop,
+        shown already, must stay the shown one (the gate would forget it, and the stack call it waiting)."""
+        stops = target.stops
+        await target.run(method)
+        if target.stops == stops:
+            self._gate.resumed(target.thread_id)
 
     async def pause(self, thread_id: int | None) -> None:
         """Pause at the next statement; when the thread is idle, pause the busy ones among the others;
@@ -211,6 +231,22 @@ class Stops:
         if idle:
             target.pausing = False
         return idle
+
+
+def _step_goes_on(step: Step, depth: int, here: tuple[str, int, int], hit: bool) -> str | None:
+    """How a step over or out goes on from a pause that is not its landing, or None when it lands here.
+
+    V8 ends a step at any breakpoint it passes; one whose hit does not count (its hit condition, a
+    script's entry) must not end a step over of the call that reached it: the step goes on out, back to
+    the frame it started in (and past the rest of the line it started on), or further out for a step out."""
+    if step.kind == "into" or not (hit or step.passing):
+        return None
+    if depth > step.depth - (1 if step.kind == "out" else 0):
+        step.passing = True
+        return "Debugger.stepOut"
+    if step.passing and step.kind == "over" and depth == step.depth and here[:2] == step.origin:
+        return "Debugger.stepOver"
+    return None
 
 
 def _internal_frame(target: Target, frame: dict[str, Any]) -> bool:

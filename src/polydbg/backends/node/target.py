@@ -19,10 +19,11 @@ from polydbg.backends.base import ExceptionDetail, Frame, StepKind
 from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.handles import HandleTable
 from polydbg.backends.kit.ordering import OrderedEvents
+from polydbg.backends.node import lexical
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.scripts import Scripts, position
 from polydbg.cdp.client import CdpChannel, WorkerStream
-from polydbg.errors import AdapterRequestError
+from polydbg.errors import AdapterRequestError, AdapterTimeoutError
 
 GROUP = "polydbg"  # the object group of everything fetched for a stop
 REF_RANGE = 1_000_000
@@ -42,6 +43,17 @@ class Ref:
     owners: dict[str, int] = field(default_factory=dict)  # merged: variable name → scope number
 
 
+@dataclass
+class Step:
+    """A step the agent asked for, until it lands."""
+
+    kind: StepKind
+    depth: int  # the frames when it started: a step over lands no deeper, a step out shallower
+    origin: tuple[str, int]  # the (script id, line) it started from
+    steps_on: int = 0  # steps taken on through code that is not the user's
+    passing: bool = False  # going on past a breakpoint hit that did not count, back out to where it lands
+
+
 @dataclass(eq=False)
 class Target:
     thread_id: int
@@ -51,9 +63,12 @@ class Target:
     kind: str = "main"  # "main" | "worker" | "process"
     pid: int | None = None
     parent: Target | None = None
+    inspector: str | None = None  # host:port of its process's inspector (where /json/protocol is served)
     scripts: Scripts = field(default_factory=Scripts)
     context_id: int | None = None
     entry_bp: str | None = None
+    entry_regex: str | None = None  # the scripts its entry breakpoint pauses at their start
+    before_mapped: bool = False  # V8 pauses it before a script with a source map runs
     by_native: dict[str, int] = field(default_factory=dict)  # V8 breakpoint id → polydbg's
     native_at: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # V8 id → (script, line, column)
     binding: dict[str, asyncio.Future[list[str]]] = field(default_factory=dict)  # script id → its mapped bps
@@ -67,8 +82,8 @@ class Target:
     pause_reason: str = ""
     paused: bool = False
     reported: bool = False
-    stepping: StepKind | None = None
-    steps_on: int = 0
+    stops: int = 0  # stops reported so far: a run request that returns after the next one is told by it
+    step: Step | None = None
     pausing: bool = False
     idle: asyncio.Future[bool] | None = None
     refs: HandleTable[Ref] = field(init=False)
@@ -86,8 +101,16 @@ class Target:
 
     async def request(self, method: str, params: dict[str, Any] | None = None,
                       timeout: float | None = None) -> dict[str, Any]:
-        """One CDP request; ``timeout`` defaults to an inspection's (``timeouts.INSPECT_S``)."""
-        return await self.channel.request(method, params, timeouts.INSPECT_S if timeout is None else timeout)
+        """One CDP request; ``timeout`` defaults to an inspection's (``timeouts.INSPECT_S``). Unanswered, it
+        fails as the stalled debugger's rule says (``protocol.core``), naming a signal that holds the process."""
+        try:
+            return await self.channel.request(method, params, timeouts.INSPECT_S if timeout is None else timeout)
+        except AdapterTimeoutError as exc:
+            if self.pid is None or not held_by_signal(self.pid):
+                raise
+            raise AdapterTimeoutError(
+                f"{exc}: its process (pid {self.pid}) is stopped by a signal (SIGSTOP, or Ctrl-Z in its terminal) "
+                f"and answers nothing until it is continued: kill -CONT {self.pid}") from exc
 
     def on_context(self, params: dict[str, Any]) -> None:
         """``Runtime.executionContextCreated``: the first default context is where evaluations run."""
@@ -113,6 +136,16 @@ class Target:
         if self.paused and not self.channel.is_closed:
             self.channel.send("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
         await self.request(method)
+
+    async def source(self, script_id: str) -> lexical.Source | None:
+        """The source V8 runs for a script (a loader's output for TypeScript), read once."""
+        script = self.scripts.get(script_id)
+        if script is None:
+            return None
+        if script.source is None:
+            found = await self.request("Debugger.getScriptSource", {"scriptId": script_id})
+            script.source = lexical.Source(str(found.get("scriptSource") or ""))
+        return script.source
 
     # -- frames -----------------------------------------------------------------------------------------
 
@@ -150,3 +183,12 @@ class Target:
                 message = jsv.text_of(data)
             return ExceptionDetail(class_name, message)
         return ExceptionDetail(jsv.type_of(data), jsv.text_of(data))
+
+
+def held_by_signal(pid: int) -> bool:
+    """Whether process ``pid`` (on this machine) is stopped by a signal: state T in /proc/PID/stat."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rpartition(b")")[2].split()[:1] == [b"T"]
+    except OSError:
+        return False

@@ -2,7 +2,9 @@
 child Node processes, each a ``Target`` the agent sees as a thread.
 
 A worker is announced by its owner's ``NodeWorker.attachedToWorker`` (held at its start by
-``waitForDebuggerOnStart``) and spoken to through the owner's connection (``WorkerStream``); a child
+``waitForDebuggerOnStart``) and spoken to through the owner's connection (``WorkerStream``); one that
+is the runtime's or the loader's own (``TOOLING_WORKER``: Node's module-hooks worker, esbuild's) is let
+run and detached at once, never shown as a thread of the program; a child
 process announces itself through ``boot.cjs`` (``children``) and gets a connection of its own. Either
 is prepared (the same domains as the main target), given the session's breakpoints and exception
 settings, and only then let run (``Runtime.runIfWaitingForDebugger``), so a breakpoint on its first
@@ -18,8 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -27,6 +31,7 @@ from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
 from polydbg.backends.kit.ordering import OrderedEvents
+from polydbg.backends.node.launcher import http_address
 from polydbg.backends.node.scripts import PathMap, Scripts, path_of
 from polydbg.backends.node.target import MAIN_THREAD, REF_RANGE, Target
 from polydbg.cdp.client import CdpChannel, WorkerStream
@@ -35,6 +40,9 @@ from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeout
 log = logging.getLogger(__name__)
 
 BLACKBOX = ["^node:", "/node_modules/"]
+# Workers that are the runtime's or the TypeScript loader's, never the program's: Node's module-hooks worker
+# (node:internal/modules/esm/worker, what tsx under --import runs in) and esbuild's (tsx compiles with it).
+TOOLING_WORKER = re.compile(r"^node:|/node_modules/(?:tsx|esbuild|@esbuild/[^/]+)/")
 _GONE = (AdapterRequestError, AdapterGoneError, AdapterTimeoutError)
 
 
@@ -135,9 +143,9 @@ class Targets:
     # -- coming -------------------------------------------------------------------------------------------
 
     def add(self, channel: CdpChannel, kind: str, name: str, events: OrderedEvents, pid: int | None = None,
-            parent: Target | None = None) -> Target:
+            parent: Target | None = None, inspector: str | None = None) -> Target:
         thread, self._next_thread = self._next_thread, self._next_thread + 1
-        target = Target(thread, name, channel, events, kind, pid, parent, scripts=Scripts(self.paths))
+        target = Target(thread, name, channel, events, kind, pid, parent, inspector, scripts=Scripts(self.paths))
         self._by_thread[thread] = target
         channel.on_event("Runtime.executionContextCreated", target.on_context)
         channel.on_event("NodeWorker.attachedToWorker", lambda params: self._on_worker(target, params))
@@ -152,6 +160,12 @@ class Targets:
     def _on_worker(self, owner: Target, params: dict[str, Any]) -> None:
         session = str(params.get("sessionId") or "")
         info = params.get("workerInfo") or {}
+        if TOOLING_WORKER.search(str(info.get("url") or "")):
+            log.info("node: not debugging %s's worker %s (%s)", owner.name, session, info.get("url"))
+            message = json.dumps({"id": 1, "method": "Runtime.runIfWaitingForDebugger"})
+            owner.channel.send("NodeWorker.sendMessageToWorker", {"sessionId": session, "message": message})
+            owner.channel.send("NodeWorker.detach", {"sessionId": session})
+            return
         where = path_of(str(info.get("url") or ""))
         label = os.path.basename(where) if where else str(info.get("title") or "worker")
         stream = owner.workers[session] = WorkerStream(owner.channel, session, f"node worker {session}")
@@ -159,7 +173,8 @@ class Targets:
         name = f"worker {info.get('workerId') or session} ({label})"
         if owner.kind != "main":
             name += f" of {owner.name}"
-        target = self.add(channel, "worker", name, OrderedEvents(GatedListener(self._gate)), owner.pid, owner)
+        target = self.add(channel, "worker", name, OrderedEvents(GatedListener(self._gate)), owner.pid, owner,
+                          owner.inspector)
         target.held = bool(params.get("waitingForDebugger", True))
         channel.start()
         self._arriving(self._start(target, target.held))
@@ -195,7 +210,8 @@ class Targets:
         except AdapterGoneError as exc:
             self._events.on_output("console", f"[child {name} could not be debugged: {exc}]\n")
             return
-        target = self.add(client, "process", name, OrderedEvents(GatedListener(self._gate)), pid)
+        target = self.add(client, "process", name, OrderedEvents(GatedListener(self._gate)), pid,
+                          inspector=http_address(url))
         target.held = True  # in boot.cjs's waitForDebugger
         def finished(_: dict[str, Any]) -> None:
             self._life.spawn(client.close("it finished"), f"{name} finished")

@@ -164,6 +164,8 @@ def _preview_value(prop: dict[str, Any]) -> str:
         if "properties" in prop or "entries" in prop:  # a nested ObjectPreview
             return "{…}" if subtype not in INDEXED else "[…]"
         text = str(value or prop.get("description") or "Object")
+        if "\n" in text:  # an Error's description is its message and stack: one line of it, as for a value
+            text = text.split("\n", 1)[0].rstrip() + " …"
         return "{…}" if text == "Object" else "[…]" if text.startswith("Array(") else text
     if kind == "accessor":
         return "(getter)"

@@ -28,6 +28,7 @@ class FakeV8:
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.answers: dict[str, dict[str, Any]] = {}  # method → a fixed answer
         self.after: dict[str, Callable[[dict[str, Any]], Awaitable[None]]] = {}  # method → run after answering
+        self.before: dict[str, Callable[[dict[str, Any]], Awaitable[None]]] = {}  # method → run before answering
         self._arrived = asyncio.Condition()
         self._breakpoints = 0
         self._task: asyncio.Task[None] | None = None
@@ -42,6 +43,8 @@ class FakeV8:
             async with self._arrived:
                 self.calls.append((method, params))
                 self._arrived.notify_all()
+            if method in self.before:
+                await self.before[method](params)
             await self._far.send({"id": message["id"], "result": self._answer(method, params)})
             if method in self.after:
                 await self.after[method](params)

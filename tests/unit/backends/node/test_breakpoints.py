@@ -23,7 +23,9 @@ async def session() -> AsyncIterator[Session]:
 
 
 def _v8_sets(session: Session) -> list[dict[str, Any]]:
-    return [params for method, params in session.v8.calls if method == "Debugger.setBreakpointByUrl"]
+    """The line breakpoints set by URL (not the entry breakpoint's ``urlRegex``)."""
+    return [params for method, params in session.v8.calls if method == "Debugger.setBreakpointByUrl"
+            and "url" in params]
 
 
 async def test_an_unchanged_breakpoint_stays_set_and_a_changed_one_is_set_again(session: Session) -> None:
@@ -36,7 +38,7 @@ async def test_an_unchanged_breakpoint_stays_set_and_a_changed_one_is_set_again(
     assert [r.line for r in again] == [3, 5, 9]
     assert session.v8.calls[0] == ("Debugger.removeBreakpoint", {"breakpointId": "bp2"})
     assert [(p["lineNumber"], p.get("condition")) for p in _v8_sets(session)] == [(4, "i > 1"), (8, None)]
-    assert session.main.by_native == {"bp1": 1, "bp3": 2, "bp4": 3}
+    assert session.main.by_native == {"bp1": 1, "bp4": 2, "bp5": 3}  # bp3: the entry breakpoint
 
 
 async def test_a_kept_breakpoint_keeps_its_hit_count(session: Session) -> None:
@@ -51,7 +53,8 @@ async def test_removed_breakpoints_are_removed_from_v8(session: Session) -> None
     await session.breakpoints.set_breakpoints(APP, [SourceBreakpoint(1, 3), SourceBreakpoint(2, 5)])
     session.v8.calls.clear()
     assert await session.breakpoints.set_breakpoints(APP, []) == []
-    assert sorted(params["breakpointId"] for _, params in session.v8.calls) == ["bp1", "bp2"]
+    assert sorted(params["breakpointId"] for _, params in session.v8.calls) == [
+        "8:beforeScriptWithSourceMapExecution", "bp1", "bp2", "bp3"]  # no file to watch the loading of either
     assert session.main.by_native == {}
     assert not session.breakpoints.counts(1)
 
@@ -109,7 +112,7 @@ async def test_a_mapped_file_without_a_loaded_map_says_which_map_could_not_be_re
         "not bound yet: no loaded script maps to this file; it binds when the module that does loads (the source "
         "map of /nonexistent/dist/a.js could not be read: cannot read source map /nonexistent/dist/a.js.map: "
         "No such file or directory)")
-    entry = [p for p in _v8_sets(session) if "urlRegex" in p]
+    entry = [p for method, p in session.v8.calls if "urlRegex" in p]
     assert len(entry) == 1 and session.main.entry_bp == "bp1"
 
 
@@ -137,3 +140,16 @@ def test_keys_are_everything_but_the_id() -> None:
                                               ("bin/www", False), ("/usr/lib/node_modules/npm/bin/npm", False)])
 def test_files_other_than_javascript_need_a_source_map(path: str, mapped: bool) -> None:
     assert needs_map(path) is mapped
+
+
+async def test_the_scripts_with_breakpoints_are_paused_as_they_load(session: Session) -> None:
+    """A JavaScript file may be transformed as it loads (jest, babel): the entry breakpoint pauses the files with
+    breakpoints, and V8's pause before a script with a map, so each is bound through its map if it has one."""
+    await session.breakpoints.set_breakpoints(APP, [SourceBreakpoint(1, 3)])
+    await session.breakpoints.set_breakpoints("/tmp/app/a b.js", [SourceBreakpoint(2, 4)])
+    entries = [params for method, params in session.v8.calls if "urlRegex" in params]
+    assert entries[-1]["urlRegex"] == r"^(?:file:///tmp/app/a%20b\.js|file:///tmp/app/main\.js)$"
+    assert ("Debugger.setInstrumentationBreakpoint",
+            {"instrumentation": "beforeScriptWithSourceMapExecution"}) in session.v8.calls
+    await session.breakpoints.set_breakpoints("/tmp/app/b.ts", [SourceBreakpoint(3, 1)])
+    assert session.main.entry_regex == r"^file://(?!.*/node_modules/)"  # a mapped file's script is not named

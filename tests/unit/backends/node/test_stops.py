@@ -73,3 +73,35 @@ async def test_a_pause_of_an_idle_program_says_so(session: Session) -> None:
     assert session.v8.methods() == ["Debugger.pause", "Runtime.evaluate", "Runtime.releaseObjectGroup",
                                     "Debugger.resume"]
     assert _stops(session) == []
+
+
+async def test_a_step_that_stops_before_its_request_returns_stays_the_shown_stop(session: Session) -> None:
+    """Node may report a short step's stop before the step request's answer is read: that stop is the one
+    shown (the stack must not call its thread "waiting", nor an inspection fall back to another thread)."""
+    with anyio.fail_after(5):
+        await session.v8.event("Debugger.paused", _paused("7", 0, []))
+        await session.listener.until("stopped")
+
+        async def stops_at_once(_params: dict[str, Any]) -> None:
+            await session.v8.event("Debugger.resumed", {})
+            await session.v8.event("Debugger.paused", _paused("7", 1, [], reason="other"))
+            await session.listener.until("stopped", 2)
+
+        session.v8.before["Debugger.stepOver"] = stops_at_once
+        await session.stops.step(1, "over")
+    assert [stop.reason for stop in _stops(session)] == ["breakpoint", "step"]
+    assert session.gate.shown == 1
+
+
+async def test_a_breakpoint_in_a_dependency_stops_where_it_is(session: Session) -> None:
+    """A dependency's frames on top are left out of an exception's or a step's stop, not out of a stop at a
+    breakpoint the user set in that dependency."""
+    dependency = "/tmp/app/node_modules/dep/index.js"
+    await session.v8.event("Debugger.scriptParsed", {"scriptId": "8", "url": f"file://{dependency}"})
+    await session.breakpoints.set_breakpoints(dependency, [SourceBreakpoint(1, 5)])
+    frames = [{"callFrameId": "f0", "functionName": "depFn", "location": {"scriptId": "8", "lineNumber": 4}},
+              {"callFrameId": "f1", "functionName": "main", "location": {"scriptId": "7", "lineNumber": 2}}]
+    with anyio.fail_after(5):
+        await session.v8.event("Debugger.paused", {"callFrames": frames, "reason": "other", "hitBreakpoints": ["bp1"]})
+        await session.listener.stopped.wait()
+    assert [frame[1:3] for frame in session.main.stack_trace(0, 10)[0]] == [(dependency, 5), ("/tmp/app/main.js", 3)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from polydbg.backends.base import Variable
 from polydbg.backends.node.inspection import is_noise
 from polydbg.backends.node.scripts import Scripts
-from polydbg.backends.node.values import call_argument, exception_text
+from polydbg.backends.node.values import call_argument, exception_text, text_of
 
 
 def test_an_exception_reads_as_its_first_line() -> None:
@@ -15,6 +15,14 @@ def test_an_exception_reads_as_its_first_line() -> None:
     assert exception_text({"exception": {"type": "number", "value": 3, "description": ""}}) == "3"
     assert exception_text({"text": "Uncaught"}) == "Uncaught"
     assert exception_text({}) == "exception"
+
+
+def test_an_error_in_a_preview_is_one_line() -> None:
+    error = {"name": "_error", "type": "object", "subtype": "error",
+             "value": 'ZodError: [\n  {\n    "code": "invalid_type"\n  }\n]'}
+    result = {"type": "object", "className": "Object", "description": "Object",
+              "preview": {"properties": [{"name": "success", "type": "boolean", "value": "false"}, error]}}
+    assert text_of(result) == "{success: false, _error: ZodError: [ …}"
 
 
 def test_a_value_passed_back_to_v8() -> None:
@@ -27,6 +35,8 @@ def test_a_value_passed_back_to_v8() -> None:
 def test_module_clutter_is_noise() -> None:
     assert is_noise(Variable("require", "ƒ require(path)", "function"))
     assert is_noise(Variable("__vite_ssr_import_0__", "{…}", "Object"))
+    assert is_noise(Variable("__defProp", "ƒ defineProperty()", "function"))  # esbuild's, under tsx
+    assert not is_noise(Variable("__name", '"a user\'s"', "string"))
     assert not is_noise(Variable("module", "3", "number"))  # a local the user named so
     assert not is_noise(Variable("total", "3", "number"))
 

@@ -1,0 +1,56 @@
+"""Which bindings of a paused frame's own scope are still in their temporal dead zone, found in the source:
+declarations at the scope's own level, their statements' ends, strings, templates, comments and regular
+expressions skipped."""
+
+from __future__ import annotations
+
+from polydbg.backends.node.lexical import Source, declarations
+
+FUNCTION = """function f(a) {
+  const early = g(a); // tdz
+  let note;
+  for (const item of a) {
+    const label = item;
+  }
+  { let hidden = 1; }
+  const done = true;
+}
+"""
+SCOPE = ((0, 10), (8, 1))  # the function's scope: its parameters and body, as V8 gives it
+
+
+def test_a_binding_is_uninitialized_until_its_declaration_has_run() -> None:
+    names = {"early", "note", "done", "a"}
+    assert Source(FUNCTION).uninitialized(SCOPE, (1, 2), names) == {"early": "const", "note": "let", "done": "const"}
+    assert Source(FUNCTION).uninitialized(SCOPE, (1, 16), names) == {"early": "const", "note": "let", "done": "const"}
+    assert Source(FUNCTION).uninitialized(SCOPE, (3, 2), names) == {"done": "const"}  # `let note;` ran: undefined
+
+
+def test_nested_blocks_and_loop_heads_are_other_scopes() -> None:
+    found = declarations(FUNCTION, FUNCTION.index("("), len(FUNCTION))
+    assert sorted(found) == ["done", "early", "note"]  # not item, label or hidden
+    head = FUNCTION.index("(const item")
+    assert sorted(declarations(FUNCTION, head, FUNCTION.index(") {", head) + 1)) == ["item"]
+
+
+def test_what_is_not_code_is_skipped() -> None:
+    source = ("{ const re = /[/]{/g, s = `a${ {b: '}'}.b }` + \"{\"; // { const fake = 1\n"
+              "  /* const alsoFake = 2 */ const { a, b: c, ...rest } = o, [x, , y = 1] = arr;\n"
+              "  class K extends B {}\n"
+              "  const long =\n    1 + 2;\n}")
+    found = declarations(source, 0, len(source))
+    assert sorted(found) == ["K", "a", "c", "long", "re", "rest", "s", "x", "y"]
+    assert found["K"].keyword == "class"
+    assert source[found["long"].end - 2:found["long"].end] == " 2"  # a line ending in "=" goes on
+
+
+def test_a_modules_top_level_is_its_own_level() -> None:
+    source = "const a = 1;\nfunction g() { const inner = 2; }\nlet b = a;\n"
+    assert sorted(declarations(source, 0, len(source), own=0)) == ["a", "b"]
+    assert Source(source).uninitialized(((0, 0), (3, 0)), (2, 8), {"a", "b"}, top_level=True) == {"b": "let"}
+
+
+def test_a_scope_too_large_to_scan_is_not_judged() -> None:
+    source = "{ const late = 1;" + " " * Source.LIMIT + "}"
+    assert Source(source).uninitialized(((0, 0), (0, len(source))), (0, 2), {"late"}) == {}
+    assert Source(source[:20] + "}").uninitialized(((0, 0), (0, 21)), (0, 2), {"late"}) == {"late": "const"}
