@@ -21,8 +21,6 @@ from polydbg.backends.java import launcher
 from polydbg.backends.java.classes import JavaClass, matches_file
 from polydbg.backends.java.vm import Vm
 
-_CLASSPATH_FLAGS = ("-cp", "-classpath", "--class-path")
-
 
 class Sources:
     def __init__(self, vm: Vm, breakpoint_files: Callable[[], Iterable[str]]) -> None:
@@ -93,7 +91,7 @@ def launch_roots(spec: LaunchSpec) -> list[str]:
         roots += [spec.cwd, os.path.join(spec.cwd, "src", "main", "java"),
                   os.path.join(spec.cwd, "src", "main", "kotlin")]
     for flag, value in itertools.pairwise(spec.runtime_args):
-        if flag in _CLASSPATH_FLAGS:
+        if flag in launcher.CLASSPATH_FLAGS:
             for entry in value.split(os.pathsep):
                 if os.path.isdir(entry):
                     roots.append(entry)
