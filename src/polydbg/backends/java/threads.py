@@ -18,10 +18,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from polydbg.backends.base import Frame, FrameRef, Thread
+from polydbg.backends.java.calls import Calls
 from polydbg.backends.java.classes import short_name
 from polydbg.backends.java.scope import StoppedFrame
 from polydbg.backends.java.sources import Sources
@@ -29,7 +30,7 @@ from polydbg.backends.java.vm import LIBRARY_PACKAGES, Vm
 from polydbg.backends.kit.frames import leading
 from polydbg.errors import AdapterRequestError
 from polydbg.jdwp.client import JdwpRequestError
-from polydbg.jdwp.codec import CommandSet, Location, Reader, Value
+from polydbg.jdwp.codec import CommandSet, Location, Value
 
 # ThreadReference.Status: what a thread was doing when the JVM suspended it
 THREAD_STATES = {0: "ended", 1: "running", 2: "sleeping", 3: "blocked on a monitor", 4: "waiting", 5: "not started"}
@@ -81,6 +82,7 @@ class Threads:
         self._frames: dict[int, list[tuple[int, Location]]] = {}  # JDWP thread → (frame id, location)
         self._hidden: dict[int, int] = {}  # JDWP thread → leading frames hidden
         self._invoking: set[int] = set()  # threads running a method for an evaluation
+        self.calls = Calls(lambda: self._vm.client, self._call_returned)  # those running past their deadline
 
     # -- ids ------------------------------------------------------------------------------------------
 
@@ -120,8 +122,13 @@ class Threads:
         the JVM's own, marked ``system``; the thread of the stop is ``stopped here``."""
         found = await self.all()
         states = await asyncio.gather(*(self.state(t) for t, _, _ in found), return_exceptions=True)
-        return [Thread(self.id_of(jdwp), thread_label(name, system, state, jdwp == self.stop.thread))
+        return [Thread(self.id_of(jdwp), self._label(jdwp, name, system, state))
                 for (jdwp, name, system), state in zip(found, states, strict=True)]
+
+    def _label(self, thread: int, name: str, system: bool, state: object) -> str:
+        label = thread_label(name, system, state, thread == self.stop.thread)
+        call = self.calls.running(thread)
+        return f"{label[:-1]}; running {call.label}, called by an evaluation)" if call is not None else label
 
     async def name(self, thread: int) -> str:
         reply = await self._vm.request(CommandSet.THREAD_REFERENCE, 1, self._vm.client.writer().object_id(
@@ -196,10 +203,11 @@ class Threads:
         self._hidden[thread] = leading(names, lambda name: name.startswith(LIBRARY_PACKAGES))
 
     def forget_frames(self, thread: int | None = None) -> None:
-        """A thread's frames (every thread's, for None) are stale: it ran."""
+        """A thread's frames (every thread's, for None: the program is resumed) are stale: it ran."""
         if thread is None:
             self._frames.clear()
             self._hidden.clear()
+            self.calls.run += 1
         else:
             self._frames.pop(thread, None)
 
@@ -212,17 +220,30 @@ class Threads:
         return StoppedFrame(self._vm.client, self._vm.classes, self._frame_of, thread, index, refusal,
                             self.forget_frames, self._invoke)
 
-    async def _invoke(self, thread: int, request: Awaitable[Reader]) -> Reader:
+    async def _invoke(self, thread: int, reply: asyncio.Future[bytes], label: str,
+                      after: Callable[[], Awaitable[None]]) -> bytes:
+        """An invoke's reply; its thread's events meanwhile are the call's (calls.py: one past its deadline)."""
         self._invoking.add(thread)
+        frames = self._frames.pop(thread, None) or []  # their ids die as the thread runs; where they are does not
         try:
-            return await request
+            return await self.calls.call(thread, reply, label, f"thread {self.id_of(thread)}", frames, after)
         finally:
-            self._invoking.discard(thread)
+            if self.calls.running(thread) is None:
+                self._invoking.discard(thread)
+
+    def _call_returned(self, thread: int) -> None:
+        """A call left running returned: the thread is stopped again, its frames to be read anew."""
+        self._invoking.discard(thread)
+        self._frames.pop(thread, None)
 
     # -- frames ---------------------------------------------------------------------------------------
 
     async def frames(self, thread: int) -> list[tuple[int, Location]]:
-        """Every frame of ``thread`` (frame id, location), hidden ones too; none while it runs."""
+        """Every frame of ``thread`` (frame id, location), hidden ones too; none while it runs (those it
+        had when an evaluation's call left it running: their locations, not their ids, hold)."""
+        call = self.calls.running(thread)
+        if call is not None:
+            return call.frames
         frames = self._frames.get(thread)
         if frames is None:
             writer = self._vm.client.writer().object_id(thread).i4(0).i4(-1)
@@ -244,6 +265,9 @@ class Threads:
     async def frame_at(self, frame: FrameRef) -> tuple[int, int, Location]:
         """(JDWP thread, frame id, location) of a shown frame."""
         thread = self.jdwp(frame.thread_id)
+        call = self.calls.running(thread)
+        if call is not None:
+            raise AdapterRequestError("frame", call.still_running())
         shown = await self.shown(thread)
         if not 0 <= frame.index < len(shown):
             raise AdapterRequestError("frame", f"no frame {frame.index}; the stack has {len(shown)} frames")
