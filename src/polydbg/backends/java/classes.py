@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from dataclasses import dataclass, field
 
 from polydbg.backends.java.kotlin import Smap, parse_smap
@@ -48,8 +49,14 @@ def short_name(signature: str) -> str:
     name = java_name(signature)
     lambda_at = name.find("$$Lambda")
     if lambda_at >= 0:  # a lambda's hidden class: Busy$$Lambda$14/0x0000…
-        return name[:lambda_at].rpartition(".")[2].replace("$", ".") + ".lambda"
-    return name.rpartition(".")[2].replace("$", ".")
+        return nested(name[:lambda_at].rpartition(".")[2]) + ".lambda"
+    return nested(name.rpartition(".")[2])
+
+
+def nested(simple: str) -> str:
+    """A class's simple binary name with a dot between nested classes (``Outer$Inner`` → ``Outer.Inner``),
+    a ``$`` that begins a name kept (a proxy's ``$Proxy7``, ``Outer$$Inner``)."""
+    return re.sub(r"(?<=[^$])\$(?=[^$])", ".", simple)
 
 
 @dataclass
@@ -109,6 +116,7 @@ class JavaClass:
     methods: dict[int, Method] | None = None
     fields: list[Field] | None = None
     superclass: int | None = None  # 0: none
+    interfaces: list[int] | None = None  # those it declares it implements (or extends); None: not asked yet
     smap: Smap | None = None  # a Kotlin class's source map (where inlined lines come from)
     smap_asked: bool = False
 
@@ -260,6 +268,17 @@ class Classes:
                 cls.id).bytes(), "ClassType.Superclass", timeouts.INSPECT_S)
             cls.superclass = reply.reference_type()
         return await self.get(cls.superclass) if cls.superclass else None
+
+    async def interfaces(self, cls: JavaClass) -> list[JavaClass]:
+        """The interfaces ``cls`` declares it implements (or, an interface, extends)."""
+        if cls.interfaces is None:
+            reply = await self.client.request(CommandSet.REFERENCE_TYPE, 10, self.client.writer().reference_type(
+                cls.id).bytes(), "ReferenceType.Interfaces", timeouts.INSPECT_S)
+            cls.interfaces = [reply.reference_type() for _ in range(reply.i4())]
+        found = [await self.get(interface_id) for interface_id in cls.interfaces]
+        for interface in found:
+            interface.tag = TypeTag.INTERFACE
+        return found
 
     async def locations_of_line(self, cls: JavaClass, line: int) -> tuple[int, list[Location]]:
         """Where ``line`` (or, inside a method, the next line with code) starts in ``cls``: the line
