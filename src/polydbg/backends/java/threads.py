@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -78,7 +79,7 @@ class Threads:
         self._ids: dict[int, int] = {}  # JDWP thread id → polydbg's
         self._jdwp: dict[int, int] = {}  # polydbg's → JDWP
         self._system: dict[int, bool] = {}  # JDWP thread → whether it is the JVM's own
-        self._groups: dict[int, tuple[str, int]] = {}  # JDWP thread group → (name, parent)
+        self._groups: dict[int, asyncio.Future[tuple[str, int]]] = {}  # JDWP thread group → (name, parent)
         self._frames: dict[int, list[tuple[int, Location]]] = {}  # JDWP thread → (frame id, location)
         self._hidden: dict[int, int] = {}  # JDWP thread → leading frames hidden
         self._invoking: set[int] = set()  # threads running a method for an evaluation
@@ -106,24 +107,29 @@ class Threads:
 
     # -- the threads ----------------------------------------------------------------------------------
 
-    async def all(self) -> list[tuple[int, str, bool]]:
-        """(JDWP id, name, is the JVM's own) of the live threads: the program's first, in start order,
-        then the JVM's own (Reference Handler, Signal Dispatcher, Common-Cleaner …)."""
+    async def all(self, with_states: bool = False) -> list[tuple[int, str, bool, object]]:
+        """(JDWP id, name, is the JVM's own, its state when asked) of the live threads: the program's
+        first, in start order, then the JVM's own (Reference Handler, Signal Dispatcher, Common-Cleaner …).
+        Whose each thread is comes from one walk of the thread groups; names and states are asked
+        together, every thread's at once."""
         reply = await self._vm.request(CommandSet.VM, 4, b"", "VirtualMachine.AllThreads")
         ids = [reply.object_id() for _ in range(reply.i4())]
-        names = await asyncio.gather(*(self.name(t) for t in ids), return_exceptions=True)
-        system = await asyncio.gather(*(self._is_system(t) for t in ids), return_exceptions=True)
-        found = [(t, n if isinstance(n, str) else "?", s is True or n in JVM_THREADS)
-                 for t, n, s in zip(ids, names, system, strict=True)]
+        if any(thread not in self._system for thread in ids):
+            with contextlib.suppress(JdwpRequestError):  # (a thread the walk missed asks for its own group)
+                await self._walk_groups()
+        asked = [self.name(t) for t in ids] + [self.state(t) for t in ids if with_states]
+        answers = await asyncio.gather(*asked, *(self._is_system(t) for t in ids), return_exceptions=True)
+        count = len(ids)
+        names, states = answers[:count], answers[count:len(asked)] if with_states else [None] * count
+        found = [(t, n if isinstance(n, str) else "?", s is True or n in JVM_THREADS, state)
+                 for t, n, state, s in zip(ids, names, states, answers[len(asked):], strict=True)]
         return sorted(found, key=lambda thread: thread[2])  # stable: start order within each part
 
     async def listing(self) -> list[Thread]:
         """Every live thread with its state, ``worker (sleeping)``: the program's threads first, then
         the JVM's own, marked ``system``; the thread of the stop is ``stopped here``."""
-        found = await self.all()
-        states = await asyncio.gather(*(self.state(t) for t, _, _ in found), return_exceptions=True)
         return [Thread(self.id_of(jdwp), self._label(jdwp, name, system, state))
-                for (jdwp, name, system), state in zip(found, states, strict=True)]
+                for jdwp, name, system, state in await self.all(with_states=True)]
 
     def _label(self, thread: int, name: str, system: bool, state: object) -> str:
         label = thread_label(name, system, state, thread == self.stop.thread)
@@ -140,6 +146,20 @@ class Threads:
         reply = await self._vm.request(CommandSet.THREAD_REFERENCE, 4, self._vm.client.writer().object_id(
             thread).bytes(), "ThreadReference.Status")
         return THREAD_STATES.get(reply.i4(), "state unknown")
+
+    async def _walk_groups(self) -> None:
+        """Whose every thread is, at once: the thread groups walked from the top, each asked for its
+        threads (a few requests, where asking each thread for its group costs one per thread)."""
+        top = await self._vm.request(CommandSet.VM, 5, b"", "VirtualMachine.TopLevelThreadGroups")
+        pending = [(top.object_id(), False) for _ in range(top.i4())]
+        while pending:
+            group, in_main = pending.pop()
+            in_main = in_main or (await self._group(group))[0] == "main"
+            reply = await self._vm.request(CommandSet.THREAD_GROUP_REFERENCE, 3, self._vm.client.writer().object_id(
+                group).bytes(), "ThreadGroupReference.Children")
+            for _ in range(reply.i4()):
+                self._system[reply.object_id()] = not in_main
+            pending += [(reply.object_id(), in_main) for _ in range(reply.i4())]
 
     async def _is_system(self, thread: int) -> bool:
         """Whether the thread is the JVM's own: outside the ``main`` thread group."""
@@ -160,22 +180,26 @@ class Threads:
         return known
 
     async def _group(self, group: int) -> tuple[str, int]:
-        """A thread group's name and parent (0 for the top one)."""
+        """A thread group's name and parent (0 for the top one), asked once however many threads ask."""
         known = self._groups.get(group)
         if known is None:
-            writer = self._vm.client.writer().object_id(group)
-            name = (await self._vm.request(CommandSet.THREAD_GROUP_REFERENCE, 1, writer.bytes(),
-                                           "ThreadGroupReference.Name")).string()
-            parent = (await self._vm.request(CommandSet.THREAD_GROUP_REFERENCE, 2, writer.bytes(),
-                                             "ThreadGroupReference.Parent")).object_id()
-            known = self._groups[group] = (name, parent)
-        return known
+            known = self._groups[group] = asyncio.ensure_future(self._read_group(group))
+            known.add_done_callback(lambda done: done.exception() and self._groups.pop(group, None))
+        return await asyncio.shield(known)
+
+    async def _read_group(self, group: int) -> tuple[str, int]:
+        writer = self._vm.client.writer().object_id(group)
+        name = (await self._vm.request(CommandSet.THREAD_GROUP_REFERENCE, 1, writer.bytes(),
+                                       "ThreadGroupReference.Name")).string()
+        parent = (await self._vm.request(CommandSet.THREAD_GROUP_REFERENCE, 2, writer.bytes(),
+                                         "ThreadGroupReference.Parent")).object_id()
+        return name, parent
 
     async def pause_thread(self) -> int:
         """The thread a pause shows, the way a busy program is found busy (``pause_rank``); the JVM's own
         threads are never picked over the program's."""
         threads = await self.all()
-        user = [(jdwp, name) for jdwp, name, system in threads if not system]
+        user = [(jdwp, name) for jdwp, name, system, _ in threads if not system]
         states = await asyncio.gather(*(self.state(jdwp) for jdwp, _ in user), return_exceptions=True)
         ranked: list[tuple[int, int, int]] = []
         for position, ((jdwp, name), state) in enumerate(zip(user, states, strict=True)):
