@@ -4,7 +4,8 @@
   1, 2, 3 … in the order it first meets them, for the session's life.
 - Which threads are the JVM's own: those outside the ``main`` thread group, which every thread the
   program starts (in any group of its own) descends from — and ``DestroyJavaVM``, which is in ``main``
-  but only waits for the program's end. A listing shows the program's threads first, with their state
+  but only waits for the program's end. One walk of the thread groups from the top tells it for every
+  thread (a JVM with 5,000 threads: a few requests, not 5,000); names and states are asked together. A listing shows the program's threads first, with their state
   (``ThreadReference.Status``), then the JVM's own marked ``system``.
 - Frames: ``ThreadReference.Frames`` is read once per thread per stop (error 13, not suspended, is a
   thread started after the stop: no frames). Leading frames in the JDK (an exception thrown inside it)
