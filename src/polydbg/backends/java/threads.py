@@ -5,10 +5,12 @@
 - Which threads are the JVM's own: those outside the ``main`` thread group, which every thread the
   program starts (in any group of its own) descends from — and ``DestroyJavaVM``, which is in ``main``
   but only waits for the program's end. One walk of the thread groups from the top tells it for every
-  thread (a JVM with 5,000 threads: a few requests, not 5,000); names and states are asked together. A listing shows the program's threads first, with their state
+  thread (a JVM with 5,000 threads: a few requests, not 5,000); every thread's name and state are
+  asked together, under one wait. A listing shows the program's threads first, with their state
   (``ThreadReference.Status``), then the JVM's own marked ``system``.
 - Frames: ``ThreadReference.Frames`` is read once per thread per stop (error 13, not suspended, is a
-  thread started after the stop: no frames). Leading frames in the JDK (an exception thrown inside it)
+  thread started after the stop: no frames); the threads asked for at one moment are read together,
+  under one wait. Leading frames in the JDK (an exception thrown inside it)
   are hidden when the program's code is below, and the lambdas' generated classes between a caller and
   the lambda's body (``Foo$$Lambda$14.run``, no source) are left out. An invoke runs the thread, which
   invalidates its frame ids: they are forgotten and found again by (thread, shown index) (scope.py).
@@ -29,10 +31,11 @@ from polydbg.backends.java.classes import short_name
 from polydbg.backends.java.scope import StoppedFrame
 from polydbg.backends.java.sources import Sources
 from polydbg.backends.java.vm import LIBRARY_PACKAGES, Vm
+from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.frames import leading
 from polydbg.errors import AdapterRequestError
 from polydbg.jdwp.client import JdwpRequestError
-from polydbg.jdwp.codec import CommandSet, Location, Value
+from polydbg.jdwp.codec import CommandSet, Location, Reader, Value
 
 # ThreadReference.Status: what a thread was doing when the JVM suspended it
 THREAD_STATES = {0: "ended", 1: "running", 2: "sleeping", 3: "blocked on a monitor", 4: "waiting", 5: "not started"}
@@ -82,6 +85,9 @@ class Threads:
         self._system: dict[int, bool] = {}  # JDWP thread → whether it is the JVM's own
         self._groups: dict[int, asyncio.Future[tuple[str, int]]] = {}  # JDWP thread group → (name, parent)
         self._frames: dict[int, list[tuple[int, Location]]] = {}  # JDWP thread → (frame id, location)
+        self._asking: dict[int, asyncio.Future[list[tuple[int, Location]]]] = {}  # frames being read, by thread
+        self._batch: list[int] = []  # threads whose frames the next read asks for
+        self._reads: set[asyncio.Task[None]] = set()
         self._hidden: dict[int, int] = {}  # JDWP thread → leading frames hidden
         self._invoking: set[int] = set()  # threads running a method for an evaluation
         self.calls = Calls(lambda: self._vm.client, self._call_returned)  # those running past their deadline
@@ -118,12 +124,17 @@ class Threads:
         if any(thread not in self._system for thread in ids):
             with contextlib.suppress(JdwpRequestError):  # (a thread the walk missed asks for its own group)
                 await self._walk_groups()
-        asked = [self.name(t) for t in ids] + [self.state(t) for t in ids if with_states]
-        answers = await asyncio.gather(*asked, *(self._is_system(t) for t in ids), return_exceptions=True)
-        count = len(ids)
-        names, states = answers[:count], answers[count:len(asked)] if with_states else [None] * count
-        found = [(t, n if isinstance(n, str) else "?", s is True or n in JVM_THREADS, state)
-                 for t, n, state, s in zip(ids, names, states, answers[len(asked):], strict=True)]
+        writer = self._vm.client.writer
+        asked = [(CommandSet.THREAD_REFERENCE, 1, writer().object_id(t).bytes()) for t in ids]
+        if with_states:
+            asked += [(CommandSet.THREAD_REFERENCE, 4, writer().object_id(t).bytes()) for t in ids]
+        answers = await self._vm.client.request_all(asked, "ThreadReference.Name/Status", timeouts.INSPECT_S)
+        names = [a.string() if isinstance(a, Reader) else "?" for a in answers[:len(ids)]]
+        states: list[object] = [THREAD_STATES.get(a.i4(), "state unknown") if isinstance(a, Reader) else a
+                                for a in answers[len(ids):]] or [None] * len(ids)
+        system = await asyncio.gather(*(self._is_system(t) for t in ids), return_exceptions=True)
+        found = [(t, n, s is True or n in JVM_THREADS, state)
+                 for t, n, state, s in zip(ids, names, states, system, strict=True)]
         return sorted(found, key=lambda thread: thread[2])  # stable: start order within each part
 
     async def listing(self) -> list[Thread]:
@@ -270,16 +281,53 @@ class Threads:
         if call is not None:
             return call.frames
         frames = self._frames.get(thread)
-        if frames is None:
-            writer = self._vm.client.writer().object_id(thread).i4(0).i4(-1)
-            try:
-                reply = await self._vm.request(CommandSet.THREAD_REFERENCE, 6, writer.bytes(), "ThreadReference.Frames")
-            except JdwpRequestError as exc:
-                if exc.code == THREAD_NOT_SUSPENDED:  # it runs (a thread started after the stop)
-                    return []
-                raise
-            frames = self._frames[thread] = [(reply.frame_id(), reply.location()) for _ in range(reply.i4())]
-        return frames
+        if frames is not None:
+            return frames
+        asking = self._asking.get(thread)
+        if asking is None:  # read with the other threads asked for at this moment
+            asking = self._asking[thread] = asyncio.get_running_loop().create_future()
+            asking.add_done_callback(lambda done: done.cancelled() or done.exception())
+            self._batch.append(thread)
+            if len(self._batch) == 1:
+                asyncio.get_running_loop().call_soon(self._read_batch)
+        return await asyncio.shield(asking)
+
+    def _read_batch(self) -> None:
+        batch, self._batch = self._batch, []
+        task = asyncio.get_running_loop().create_task(self._read_frames(batch))
+        self._reads.add(task)
+        task.add_done_callback(self._reads.discard)
+
+    async def _read_frames(self, threads: list[int]) -> None:
+        """The frames of the threads asked for at one moment, under one wait (every thread's stack at
+        once costs a request each, not a round trip each). A thread that runs (started after the stop:
+        error 13) has none; frames read across a resume are not kept."""
+        run = self.calls.run
+        writer = self._vm.client.writer
+        try:
+            answers = await self._vm.client.request_all(
+                [(CommandSet.THREAD_REFERENCE, 6, writer().object_id(t).i4(0).i4(-1).bytes()) for t in threads],
+                "ThreadReference.Frames", timeouts.INSPECT_S)
+        except Exception as exc:  # a lost connection, a deadline: every asker learns it
+            for thread in threads:
+                waiting = self._asking.pop(thread)
+                if not waiting.done():
+                    waiting.set_exception(exc)
+            return
+        for thread, answer in zip(threads, answers, strict=True):
+            waiting = self._asking.pop(thread)
+            if isinstance(answer, Reader):
+                frames = [(answer.frame_id(), answer.location()) for _ in range(answer.i4())]
+                if run == self.calls.run:
+                    self._frames[thread] = frames
+                if not waiting.done():
+                    waiting.set_result(frames)
+            elif waiting.done():
+                continue
+            elif answer.code == THREAD_NOT_SUSPENDED:
+                waiting.set_result([])
+            else:
+                waiting.set_exception(answer)
 
     async def shown(self, thread: int) -> list[tuple[int, Location]]:
         """The frames from the first one shown, without the lambdas' generated classes below it."""
