@@ -188,7 +188,8 @@ class JavaBackend(Backend):
             code = await self._main.wait(min(timeout_s, CONNECT_BACK_S))
             if code is not None:
                 raise mainclass.not_loaded(main, code, self._stderr_text,
-                                           mainclass.classpath(argv, env, spec.cwd or os.getcwd()))
+                                           mainclass.classpath(argv, env, spec.cwd or os.getcwd()),
+                                           program if program.lower().endswith(".java") else None)
 
     async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None:
         """A JVM whose agent listens (``server=y``; attach.py). It is suspended while the breakpoints are

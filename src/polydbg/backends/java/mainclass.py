@@ -127,16 +127,28 @@ def suggestion(name: str, where: str) -> str:
     return f"{real} (-cp {root})"
 
 
-def not_loaded(wanted: str | None, code: int, stderr: str, entries: list[str]) -> UsageError:
-    """The launch's error for a JVM that exited (status ``code``) before loading its main class."""
+def not_loaded(wanted: str | None, code: int, stderr: str, entries: list[str], source: str | None = None) -> UsageError:
+    """The launch's error for a JVM that exited (status ``code``) before loading its main class;
+    ``source``: the .java file polydbg compiled (its classes are in a private directory)."""
     said = stderr.strip()[-600:]
     if wanted is None or _NOT_FOUND not in stderr:
         return UsageError(f"the JVM exited with status {code} before it loaded the main class"
                           f"{f' {wanted}' if wanted else ''}; it said: {said or '(nothing)'}")
     files = class_files(entries)
+    if source is not None:
+        declared = ", ".join(sorted(name for name in files if "$" not in name)) or "none"
+        return UsageError(f"{echo(source)} has no class {wanted}, which a .java program runs (the class named like "
+                          f"its file; it declares: {declared}): name the class with main {wanted.rpartition('.')[2]} "
+                          "(or the file after it), or compile it yourself (javac -g -d out FILE) and pass "
+                          "program='the.Class' with runtime_args=['-cp', 'out']")
     like = [suggestion(name, files[name]) for name in similar(wanted, list(files))]
-    found = (f"; classes there with a name like it: {', '.join(like)}" if like else
-             f"; it holds {len(files)} classes, none named like it" if files else "; it holds no classes")
+    if like:
+        found = f"; classes there with a name like it: {', '.join(like)}"
+    elif files:
+        few = ", ".join(suggestion(name, where) for name, where in files.items()) if len(files) <= SUGGESTIONS else ""
+        found = f"; it holds only {few}" if few else f"; it holds {len(files):,} classes, none named like it"
+    else:
+        found = "; it holds no classes"
     return UsageError(f"the JVM found no main class {wanted} on its classpath {echo(os.pathsep.join(entries))}{found} "
                       f"(the JVM said: {said}). Pass program= the class's full name with its package (demo.Main), and "
                       "runtime_args=['-cp', 'dir-or-jar'] with the directory its package starts in or the jar that "

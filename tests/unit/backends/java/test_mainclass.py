@@ -71,6 +71,11 @@ def test_the_error_names_the_class_the_classpath_and_what_to_pass(tmp_path: Path
     said = str(mainclass.not_loaded("Main", 1, "Error: Could not find or load main class Main\n", [str(tmp_path)]))
     assert "no main class Main" in said and str(tmp_path) in said and "demo.Main" in said, said
     assert "program=" in said and "-cp" in said, said
+    unlike = str(mainclass.not_loaded("Zzz", 1, "Error: Could not find or load main class Zzz\n", [str(tmp_path)]))
+    assert f"it holds only demo.Main (-cp {tmp_path})" in unlike, unlike  # a few classes, none like it: named
+    compiled = str(mainclass.not_loaded("demo.Foo", 1, "Error: Could not find or load main class demo.Foo\n",
+                                        [str(tmp_path)], "/p/Foo.java"))
+    assert "'/p/Foo.java' has no class demo.Foo" in compiled and "it declares: demo.Main" in compiled, compiled
     other = str(mainclass.not_loaded("demo.Main", 1, "Error: LinkageError occurred while loading main class", []))
     assert "exited with status 1 before it loaded the main class demo.Main" in other and "LinkageError" in other
 
