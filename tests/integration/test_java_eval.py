@@ -153,11 +153,12 @@ async def until_answered(tools: Tools, expression: str) -> str:
 
 async def test_a_call_past_its_deadline_keeps_the_stop_and_gives_it_back_when_it_returns(
         tools: Tools, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(calls, "INVOKE_TIMEOUT_S", 1.0)
     report = await tools("debug_launch", program=EVAL, breakpoints=[at("// after loop")])
     line = report["location"]["line"]
     go = tmp_path / "go"
+    monkeypatch.setattr(calls, "INVOKE_TIMEOUT_S", 1.0)  # for the calls that never return by themselves
     said = await tools.error("debug_evaluate", expression=f'until("{go}")')
+    monkeypatch.setattr(calls, "INVOKE_TIMEOUT_S", 5.0)
     assert "did not return within 1 s and is still running in thread 1" in said, said
     said = await tools.error("debug_evaluate", expression="count")  # at once, saying why (was: "no frame 0")
     assert "Eval.until(), called by an evaluation, is still running in thread 1" in said, said
@@ -173,6 +174,7 @@ async def test_a_call_past_its_deadline_keeps_the_stop_and_gives_it_back_when_it
     assert values(await tools("debug_variables", frame_id=0))["total"] == "45"
 
     later = tmp_path / "later"  # a call left running when the program is resumed: it runs on with it
+    monkeypatch.setattr(calls, "INVOKE_TIMEOUT_S", 1.0)
     await tools.error("debug_evaluate", expression=f'until("{later}")')
     resumed = anyio.Event()
     original = JavaBackend.resume
