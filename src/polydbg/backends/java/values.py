@@ -23,6 +23,7 @@ from polydbg.jdwp.codec import CommandSet, Tag, TypeTag, Value
 
 PREVIEW_ITEMS = 5
 STRING_CHARS = 2000
+CLASSES_KEPT = 100_000  # objects whose class is remembered (then forgotten all at once)
 
 
 class Described(NamedTuple):
@@ -43,13 +44,22 @@ class Values:
         self.client = client
         self.classes = classes
         self.collections = Layouts(self)
+        self._class_of: dict[int, JavaClass] = {}  # object id → its class
 
     async def class_of(self, object_id: int) -> JavaClass:
+        """An object's class, asked once: an object never changes class, and JDWP never gives its id to
+        another object (polydbg disposes of none), so previews of many objects' fields cost a request each."""
+        known = self._class_of.get(object_id)
+        if known is not None:
+            return known
         reply = await self.client.request(CommandSet.OBJECT_REFERENCE, 1, self.client.writer().object_id(
             object_id).bytes(), "ObjectReference.ReferenceType", timeouts.INSPECT_S)
         tag, class_id = reply.u1(), reply.reference_type()
         cls = await self.classes.get(class_id)
         cls.tag = tag
+        if len(self._class_of) >= CLASSES_KEPT:
+            self._class_of.clear()
+        self._class_of[object_id] = cls
         return cls
 
     async def string(self, object_id: int) -> str:
