@@ -102,6 +102,7 @@ class FakeBackend(Backend):
         self.after: dict[str, Callable[[], None]] = {}  # method name → what the debugger does once it answered
         self.locals: list[Variable] | None = None  # a frame's locals (None: x and obj)
         self.exception: ExceptionDetail | None = None  # what exception_info answers
+        self.stacks: dict[Thread, list[Frame]] | None = None  # the threads and their frames (None: main, one frame)
 
     def hold(self, method: str) -> asyncio.Event:
         gate = self.gates[method] = asyncio.Event()
@@ -177,11 +178,14 @@ class FakeBackend(Backend):
     # -- inspection
     async def threads(self) -> list[Thread]:
         await self._enter("threads")
-        return [Thread(1, "main")]
+        return list(self.stacks) if self.stacks is not None else [Thread(1, "main")]
 
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
         at = self.stop_no
         await self._enter("stack_trace")
+        if self.stacks is not None:
+            frames = next(frames for thread, frames in self.stacks.items() if thread.id == thread_id)
+            return frames[start:start + levels], len(frames)
         return [Frame(f"f{at}", self.program, 1 + at)][start:start + levels], 1
 
     async def scopes(self, frame: FrameRef) -> list[Scope]:

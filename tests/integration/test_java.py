@@ -89,7 +89,8 @@ async def test_pause_shows_the_main_thread_in_its_loop(tools: Tools) -> None:
 
 @pytest.fixture(scope="module")
 def jar(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """Basics compiled twice: with -g into a jar, and without -g (no local variable table)."""
+    """Basics compiled twice: with -g into a jar (and into bare.jar, whose manifest names no main class),
+    and without -g (no local variable table)."""
     require("jar")
     root = tmp_path_factory.mktemp("javac")
     (root / "g").mkdir()
@@ -99,6 +100,8 @@ def jar(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     archive = root / "basics.jar"
     subprocess.run([shutil.which("jar") or "jar", "--create", "--file", str(archive), "--main-class", "Basics",
                     "-C", str(root / "g"), "."], check=True, timeout=120)
+    subprocess.run([shutil.which("jar") or "jar", "--create", "--file", str(root / "bare.jar"), "-C", str(root / "g"),
+                    "."], check=True, timeout=120)
     return archive, root / "plain" / "Basics.class"
 
 
@@ -111,4 +114,20 @@ async def test_a_jar_and_a_class_without_debug_information(tools: Tools, jar: tu
     report = await tools("debug_launch", program=str(plain), cwd=str(JAVA), breakpoints=[where])
     assert report["location"]["line"] == where["line"], report
     assert "recompile with javac -g" in values(report)["(locals)"], report
+    await tools("debug_terminate")
+
+
+async def test_a_main_class_that_is_not_on_the_classpath_is_an_error_that_leaves_no_session(
+        tools: Tools, jar: tuple[Path, Path]) -> None:
+    archive, _ = jar
+    classes = str(archive.parent / "g")
+    said = await tools.error("debug_launch", program="demo.Basic", runtime_args=["-cp", classes])
+    assert "no main class demo.Basic" in said and classes in said, said
+    assert f"Basics (-cp {classes})" in said, said  # the class with a name like it, and how to run it
+    assert "no sessions" in await tools.text("debug_sessions"), said
+    bare = archive.parent / "bare.jar"  # no Main-Class: java -jar cannot run it
+    said = await tools.error("debug_launch", program=str(bare))
+    assert "no Main-Class" in said and "runtime_args=['-cp'" in said, said
+    report = await tools("debug_launch", program="Basics", runtime_args=["-cp", classes])
+    assert report["state"] == "exited" and "sum 26" in report["output"]["text"], report  # one that is there runs
     await tools("debug_terminate")

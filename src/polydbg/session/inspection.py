@@ -11,8 +11,9 @@ from collections.abc import Collection
 
 from polydbg.backends.base import Frame, FrameRef, Thread, Variable
 from polydbg.errors import UsageError, echo, refused
+from polydbg.session import stacks
 from polydbg.session.core import SessionCore
-from polydbg.session.model import EvaluateResult, FrameInfo, Location, StackResult, ThreadStack, Var, VariablesResult
+from polydbg.session.model import EvaluateResult, Location, StackResult, Var, VariablesResult
 from polydbg.session.scope import StopScope
 
 REPORT_LOCALS = 12
@@ -67,25 +68,31 @@ class Inspector:
         return Location(file=top.file, line=top.line, function=top.name)
 
     async def stack(self, thread_id: int | None, start: int, levels: int, all_threads: bool) -> StackResult:
+        """One thread's stack (the stopped one by default), or every thread's (stacks.py: bounded, threads
+        with the same stack listed once, paged from ``thread_id``)."""
         scope = self.core.life.stopped_scope()
         threads = await self.threads(scope)
         names = {t.id: t.name for t in threads}
+        if thread_id is not None and thread_id not in names:
+            shown = sorted(names)
+            listed = f"{shown[:20]}{f' … ({len(shown):,} threads)' if len(shown) > 20 else ''}"
+            raise UsageError(f"no thread {thread_id}; threads: {listed} (debug_stack(all_threads=true) lists them)")
+        backend = self.core.backend
         if all_threads:
-            wanted = [t.id for t in threads]
-        else:
-            if thread_id is not None and thread_id not in names:
-                raise UsageError(f"no thread {thread_id}; threads: {sorted(names)}")
-            wanted = [thread_id if thread_id is not None else (scope.stop.thread_id or
-                                                               (threads[0].id if threads else 0))]
-        result = StackResult(session_id=self.core.id, threads=[])
-        for tid in wanted:
-            frames, total = await self.core.read(scope, self.core.backend.stack_trace(tid, start, levels))
-            result.threads.append(ThreadStack(
-                thread_id=tid, name=names.get(tid, ""), total=total,
-                frames=[FrameInfo(index=start + i, function=f.name, file=f.file, line=f.line)
-                        for i, f in enumerate(frames)]))
-            if total is not None and start + len(frames) < total:
-                result.more = f"more frames: debug_stack(start={start + len(frames)}, levels={levels})"
+            read = await stacks.read_all(threads, lambda tid: self.core.read(scope, backend.stack_trace(
+                tid, start, levels)))
+            page = stacks.paged(threads, read, scope.stop.thread_id, levels, thread_id, self.core.cwd)
+            return StackResult(session_id=self.core.id, more=stacks.more(page, start, levels),
+                               threads=[stacks.thread_stack(entry, start, page.depth) for entry in page.entries])
+        tid = thread_id if thread_id is not None else (scope.stop.thread_id or (threads[0].id if threads else 0))
+        frames, total = await self.core.read(scope, backend.stack_trace(tid, start, levels))
+        thread = Thread(tid, names.get(tid, ""))
+        fits = stacks.fitting(thread, frames, self.core.cwd)
+        result = StackResult(session_id=self.core.id, threads=[stacks.thread_stack(stacks.Entry(thread, frames, total),
+                                                                                   start, fits)])
+        if fits < len(frames) or (total is not None and start + fits < total):
+            which = f"thread_id={thread_id}, " if thread_id is not None else ""
+            result.more = f"more frames: debug_stack({which}start={start + fits}, levels={levels})"
         return result
 
     # -- values -----------------------------------------------------------------------------------------

@@ -104,6 +104,8 @@ class ThreadStack(_Model):
     name: str
     frames: list[FrameInfo]
     total: int | None = None
+    same: int | None = None  # how many other threads have this same stack (all_threads lists it once)
+    same_ids: list[int] | None = None  # the first of them
 
 
 class StackResult(_Model):

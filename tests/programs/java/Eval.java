@@ -32,6 +32,14 @@ public class Eval {
         return x; // inside boom
     }
 
+    /** Returns once a file exists at path: a call that runs for as long as a test wants. */
+    static String until(String path) throws InterruptedException {
+        while (!new java.io.File(path).exists()) {
+            Thread.sleep(10);
+        }
+        return "released";
+    }
+
     public static void main(String[] args) {
         String name = "héllo";
         int count = 5;

@@ -42,6 +42,7 @@ fun main(args: Array<String>) {
         x * 2 // twice: body
     }
     val p = Point(2, -5)
+    val points = listOf(p, Point(-1, 0))
     counter.add(sum) // main: add
     println("sum $sum twice ${twice(sum)} norm ${p.norm1()} $name ${counter.count} $p $doubled")
     if (args.isNotEmpty() && args[0] == "strict") {

@@ -22,7 +22,8 @@ watch.py (field watchpoints), exceptions.py (exception filters and details), con
 and logpoints), stepping.py (steps), stops.py (composite events → stops), inspection.py (scopes,
 variables, set_variable), evaluator.py/expr.py/scope.py/values.py/collections.py (expressions and
 values), classes.py (class, method, line and variable tables), commands.py (``debug_command``),
-launcher.py and kotlin.py (starting a program).
+launcher.py, kotlin.py and mainclass.py (starting a program; a main class the JVM cannot load), calls.py
+(methods an evaluation called, and those still running past their deadline).
 
 Quirks of the agent and what polydbg does about them (checked against OpenJDK 17.0.21, Debian 12, and
 Kotlin 2.4.20):
@@ -46,6 +47,14 @@ event.                                                         calls are refused
 An invoke resumes its thread: the thread's frame ids become    Frames are re-found by (thread, depth) after
 invalid, and the invoked code may hit breakpoints.             every invoke; events of an invoking thread are
                                                                not stops (the VM is resumed).
+A main class not on the classpath: the JVM prints an error     The launch waits until the main class loads:
+and exits with status 1, like a program that failed.           an exit first is the launch's error, naming the
+                                                               classpath and classes like it (mainclass.py).
+An invoked method cannot be cancelled (an endless loop, a     Left running past 5 s (calls.py): the
+``toString()`` that sleeps).                                   evaluation says so, the thread's values are
+                                                               refused saying what runs, the other threads
+                                                               stay readable, the stop is whole again when it
+                                                               returns (after a resume, it runs on).
 ``ThreadReference.Frames`` on a thread started after the stop  Such a thread has no frames.
 fails (error 13, not suspended).
 A caught-exception request also fires for the JDK's own        Stops only when the program's code throws or

@@ -54,7 +54,7 @@ from polydbg.backends.base import (
 )
 from polydbg.backends.java import attach as java_attach
 from polydbg.backends.java import commands as java_commands
-from polydbg.backends.java import kotlin, launcher
+from polydbg.backends.java import kotlin, launcher, mainclass
 from polydbg.backends.java import vm as jvm
 from polydbg.backends.java.breakpoints import EntryBreakpoint, LineBreakpoints
 from polydbg.backends.java.conditions import Conditions
@@ -96,6 +96,7 @@ class JavaBackend(Backend):
         self._compiled: str | None = None  # the private directory a .java or .kt program was compiled into
         self._attached = False  # the JVM was attached to (not launched): terminate asks it to exit
         self._vm_died = False  # the agent reported VM death (an attached JVM's exit, not a lost connection)
+        self._stderr_text = ""  # the JVM's last stderr, for a launch's error
         changed = self._events.on_breakpoint_changed
         vm = self._vm = jvm.Vm()
         self._sources = Sources(vm, lambda: self._lines.files())
@@ -103,6 +104,7 @@ class JavaBackend(Backend):
         conditions = Conditions(vm, threads, self._events.on_output)
         self._lines = LineBreakpoints(vm, self._sources, conditions, changed, self._classes_may_be_loaded)
         self._entry = EntryBreakpoint(vm, self._events.on_output)
+        self._main = mainclass.MainClassWatch(vm)
         self._methods = MethodBreakpoints(vm, changed)
         self._watches = FieldWatches(vm, changed)
         self._exceptions = Exceptions(vm, threads)
@@ -174,11 +176,20 @@ class JavaBackend(Backend):
         reader, writer = server_ready.result()
         self._life.spawn(self._watch_process(process, readers), "the JVM's exit")
         await self._connect(reader, writer, timeout_s)
+        main = mainclass.main_class(program, spec.runtime_args, self._compiled)
+        if main is not None:
+            await self._main.request(main)
         if spec.stop_on_entry:
             await self._entry.request(launcher.entry_class(program, self._compiled))
         await configure()
         self._life.started()
         await self._vm.resume()
+        if main is not None:
+            code = await self._main.wait(min(timeout_s, CONNECT_BACK_S))
+            if code is not None:
+                raise mainclass.not_loaded(main, code, self._stderr_text,
+                                           mainclass.classpath(argv, env, spec.cwd or os.getcwd()),
+                                           program if program.lower().endswith(".java") else None)
 
     async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None:
         """A JVM whose agent listens (``server=y``; attach.py). It is suspended while the breakpoints are
@@ -211,10 +222,12 @@ class JavaBackend(Backend):
         events = body["events"]
         if any(event.kind == EventKind.VM_DEATH for event in events):
             self._vm_died = True
+        self._main.seen(events)
         self._events.refine(self._stops.handle(events))
 
     def _stderr(self, text: str) -> None:
         self._proc.remember(text[-600:])
+        self._stderr_text = (self._stderr_text + text)[-4000:]
         self._events.on_output("stderr", text)
 
     # -- the end --------------------------------------------------------------------------------------
@@ -222,8 +235,8 @@ class JavaBackend(Backend):
     async def _watch_process(self, process: asyncio.subprocess.Process, readers: list[asyncio.Task[Any]]) -> None:
         """The JVM's exit is the program's (the agent reports VM death, not the exit code)."""
         code = await runtime.exit_code(process, readers)
-        if self._life.ending or self._life.terminated:
-            return
+        if self._main.exited(code) or self._life.ending or self._life.terminated:
+            return  # (an exit before the main class loaded is the launch's error)
         runtime.report_end(self._life, code, "the JVM", self._proc.stderr_hint())
 
     async def _watch_connection(self, client: JdwpClient) -> None:

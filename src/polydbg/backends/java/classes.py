@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from polydbg.backends.java.kotlin import Smap, parse_smap
@@ -48,8 +50,14 @@ def short_name(signature: str) -> str:
     name = java_name(signature)
     lambda_at = name.find("$$Lambda")
     if lambda_at >= 0:  # a lambda's hidden class: Busy$$Lambda$14/0x0000…
-        return name[:lambda_at].rpartition(".")[2].replace("$", ".") + ".lambda"
-    return name.rpartition(".")[2].replace("$", ".")
+        return nested(name[:lambda_at].rpartition(".")[2]) + ".lambda"
+    return nested(name.rpartition(".")[2])
+
+
+def nested(simple: str) -> str:
+    """A class's simple binary name with a dot between nested classes (``Outer$Inner`` → ``Outer.Inner``),
+    a ``$`` that begins a name kept (a proxy's ``$Proxy7``, ``Outer$$Inner``)."""
+    return re.sub(r"(?<=[^$])\$(?=[^$])", ".", simple)
 
 
 @dataclass
@@ -109,6 +117,7 @@ class JavaClass:
     methods: dict[int, Method] | None = None
     fields: list[Field] | None = None
     superclass: int | None = None  # 0: none
+    interfaces: list[int] | None = None  # those it declares it implements (or extends); None: not asked yet
     smap: Smap | None = None  # a Kotlin class's source map (where inlined lines come from)
     smap_asked: bool = False
 
@@ -127,6 +136,7 @@ class JavaClass:
 class Classes:
     client: JdwpClient
     by_id: dict[int, JavaClass] = field(default_factory=dict)
+    _asking: dict[tuple[str, int, int], asyncio.Future[None]] = field(default_factory=dict)  # reads under way
 
     def known(self, class_id: int, tag: int, signature: str) -> JavaClass:
         found = self.by_id.get(class_id)
@@ -137,9 +147,13 @@ class Classes:
     async def get(self, class_id: int) -> JavaClass:
         found = self.by_id.get(class_id)
         if found is None:
-            reply = await self.client.request(CommandSet.REFERENCE_TYPE, 1, self.client.writer().reference_type(
-                class_id).bytes(), "ReferenceType.Signature", timeouts.INSPECT_S)
-            found = self.known(class_id, TypeTag.CLASS, reply.string())
+            async def read() -> None:
+                reply = await self.client.request(CommandSet.REFERENCE_TYPE, 1, self.client.writer().reference_type(
+                    class_id).bytes(), "ReferenceType.Signature", timeouts.INSPECT_S)
+                self.known(class_id, TypeTag.CLASS, reply.string())
+
+            await self._once(("signature", class_id, 0), read)
+            found = self.by_id[class_id]
         return found
 
     async def named(self, signature: str) -> JavaClass | None:
@@ -153,28 +167,43 @@ class Classes:
             found = found or self.known(class_id, tag, signature)
         return found
 
+    async def _once(self, key: tuple[str, int, int], read: Callable[[], Awaitable[None]]) -> None:
+        """``read`` once, however many ask for ``key`` at the same time (they wait for the one asking:
+        thousands of threads' stacks read together meet the same classes and methods)."""
+        asking = self._asking.get(key)
+        if asking is None:
+            asking = self._asking[key] = asyncio.ensure_future(read())
+            asking.add_done_callback(lambda _: self._asking.pop(key, None))  # done: the class keeps it (or, failed,
+        await asyncio.shield(asking)  # the next one asks again)
+
     async def source(self, cls: JavaClass) -> str | None:
         if not cls.source_asked:
-            cls.source_asked = True
-            try:
-                reply = await self.client.request(CommandSet.REFERENCE_TYPE, 7, self.client.writer().reference_type(
-                    cls.id).bytes(), "ReferenceType.SourceFile", timeouts.INSPECT_S)
-                cls.source = reply.string()
-            except JdwpRequestError:
-                cls.source = None
+            async def read() -> None:
+                try:
+                    reply = await self.client.request(CommandSet.REFERENCE_TYPE, 7, self.client.writer(
+                    ).reference_type(cls.id).bytes(), "ReferenceType.SourceFile", timeouts.INSPECT_S)
+                    cls.source = reply.string()
+                except JdwpRequestError:
+                    cls.source = None
+                cls.source_asked = True
+
+            await self._once(("source", cls.id, 0), read)
         return cls.source
 
     async def smap(self, cls: JavaClass) -> Smap | None:
         """A Kotlin class's SMAP (its ``SourceDebugExtension``); None for Java's and when absent."""
         if not cls.smap_asked:
-            cls.smap_asked = True
-            if (await self.source(cls) or "").endswith(".kt"):
-                try:
-                    reply = await self.client.request(CommandSet.REFERENCE_TYPE, 12, self.client.writer(
-                    ).reference_type(cls.id).bytes(), "ReferenceType.SourceDebugExtension", timeouts.INSPECT_S)
-                    cls.smap = parse_smap(reply.string())
-                except JdwpRequestError:  # none (ABSENT_INFORMATION)
-                    cls.smap = None
+            async def read() -> None:
+                if (await self.source(cls) or "").endswith(".kt"):
+                    try:
+                        reply = await self.client.request(CommandSet.REFERENCE_TYPE, 12, self.client.writer(
+                        ).reference_type(cls.id).bytes(), "ReferenceType.SourceDebugExtension", timeouts.INSPECT_S)
+                        cls.smap = parse_smap(reply.string())
+                    except JdwpRequestError:  # none (ABSENT_INFORMATION)
+                        cls.smap = None
+                cls.smap_asked = True
+
+            await self._once(("smap", cls.id, 0), read)
         return cls.smap
 
     async def shown_line(self, cls: JavaClass, line: int | None) -> int | None:
@@ -191,13 +220,17 @@ class Classes:
 
     async def methods(self, cls: JavaClass) -> dict[int, Method]:
         if cls.methods is None:
-            reply = await self.client.request(CommandSet.REFERENCE_TYPE, 5, self.client.writer().reference_type(
-                cls.id).bytes(), "ReferenceType.Methods", timeouts.INSPECT_S)
-            methods = {}
-            for _ in range(reply.i4()):
-                method = Method(reply.method_id(), reply.string(), reply.string(), reply.i4())
-                methods[method.id] = method
-            cls.methods = methods
+            async def read() -> None:
+                reply = await self.client.request(CommandSet.REFERENCE_TYPE, 5, self.client.writer().reference_type(
+                    cls.id).bytes(), "ReferenceType.Methods", timeouts.INSPECT_S)
+                methods = {}
+                for _ in range(reply.i4()):
+                    method = Method(reply.method_id(), reply.string(), reply.string(), reply.i4())
+                    methods[method.id] = method
+                cls.methods = methods
+
+            await self._once(("methods", cls.id, 0), read)
+        assert cls.methods is not None
         return cls.methods
 
     async def method(self, class_id: int, method_id: int) -> tuple[JavaClass, Method | None]:
@@ -206,14 +239,18 @@ class Classes:
 
     async def lines(self, cls: JavaClass, method: Method) -> list[tuple[int, int]]:
         if method.lines is None:
-            try:
-                reply = await self.client.request(CommandSet.METHOD, 1, self.client.writer().reference_type(
-                    cls.id).method_id(method.id).bytes(), "Method.LineTable", timeouts.INSPECT_S)
-                reply.i8()
-                reply.i8()
-                method.lines = sorted((reply.i8(), reply.i4()) for _ in range(reply.i4()))
-            except JdwpRequestError:  # native or abstract methods, or no line information
-                method.lines = []
+            async def read() -> None:
+                try:
+                    reply = await self.client.request(CommandSet.METHOD, 1, self.client.writer().reference_type(
+                        cls.id).method_id(method.id).bytes(), "Method.LineTable", timeouts.INSPECT_S)
+                    reply.i8()
+                    reply.i8()
+                    method.lines = sorted((reply.i8(), reply.i4()) for _ in range(reply.i4()))
+                except JdwpRequestError:  # native or abstract methods, or no line information
+                    method.lines = []
+
+            await self._once(("lines", cls.id, method.id), read)
+        assert method.lines is not None
         return method.lines
 
     async def variables(self, cls: JavaClass, method: Method) -> list[Variable]:
@@ -260,6 +297,17 @@ class Classes:
                 cls.id).bytes(), "ClassType.Superclass", timeouts.INSPECT_S)
             cls.superclass = reply.reference_type()
         return await self.get(cls.superclass) if cls.superclass else None
+
+    async def interfaces(self, cls: JavaClass) -> list[JavaClass]:
+        """The interfaces ``cls`` declares it implements (or, an interface, extends)."""
+        if cls.interfaces is None:
+            reply = await self.client.request(CommandSet.REFERENCE_TYPE, 10, self.client.writer().reference_type(
+                cls.id).bytes(), "ReferenceType.Interfaces", timeouts.INSPECT_S)
+            cls.interfaces = [reply.reference_type() for _ in range(reply.i4())]
+        found = [await self.get(interface_id) for interface_id in cls.interfaces]
+        for interface in found:
+            interface.tag = TypeTag.INTERFACE
+        return found
 
     async def locations_of_line(self, cls: JavaClass, line: int) -> tuple[int, list[Location]]:
         """Where ``line`` (or, inside a method, the next line with code) starts in ``cls``: the line

@@ -21,7 +21,16 @@ from polydbg.backends.java import expr, overloads, primitives
 from polydbg.backends.java.classes import Classes, Field, JavaClass, java_name
 from polydbg.backends.java.invoker import Invoker
 from polydbg.backends.java.lookup import Lookup
-from polydbg.backends.java.primitives import INDEXES, NUMERIC, PRIMITIVE_LETTERS, STRING_SUPERTYPES, TAG_OF_KIND, UNBOX
+from polydbg.backends.java.primitives import (
+    BOX_OF,
+    INDEXES,
+    NUMERIC,
+    PRIMITIVE_DESCRIPTORS,
+    PRIMITIVE_LETTERS,
+    STRING_SUPERTYPES,
+    TAG_OF_KIND,
+    UNBOX,
+)
 from polydbg.backends.java.terms import (
     ClassRef,
     EvaluationError,
@@ -157,6 +166,8 @@ class Evaluator:
             return Value(Tag.BOOLEAN, await self.is_instance(operand, node.type, frame))
         if isinstance(node, expr.Cast):
             return await self.cast(node.type, await self.value(node.operand, frame), frame)
+        if isinstance(node, expr.ClassLiteral):
+            return await self.class_literal(node.type, frame)
         raise EvaluationError(f"cannot evaluate {type(node).__name__}")
 
     async def value(self, node: expr.Node, frame: FrameScope) -> Value | Text:
@@ -266,6 +277,51 @@ class Evaluator:
             actual = await self.values.class_of(int(operand.value))
             raise EvaluationError(f"ClassCastException: {actual.name} cannot be cast to {type_text}")
         return operand
+
+    async def class_literal(self, written: str, frame: FrameScope) -> Value:
+        """``Foo.class``, ``int.class``, ``String[].class``: the class object of the type as Java resolves
+        it here; a class not loaded yet is loaded, not initialized, by the current class's loader
+        (``Class.forName(name, false, loader)``: a method call, so not after debug_pause)."""
+        base = written.replace("[]", "")
+        dims = (len(written) - len(base)) // 2
+        if base in expr.PRIMITIVES or base == "void":
+            if not dims:  # int.class is Integer.TYPE
+                box = await self.lookup.find_class(BOX_OF[TAG_OF_KIND[base]] if base != "void" else "java.lang.Void")
+                found = await self.lookup.static_field(box, "TYPE") if box is not None else None
+                if found is None:
+                    raise EvaluationError(f"{written}.class cannot be read here: its box class is not loaded")
+                return found
+            names = ["[" * (dims - 1) + "[" + PRIMITIVE_DESCRIPTORS[base]]
+        else:
+            current = await frame.current_class()
+            if dims == 0 and "." not in base and (loaded := await self.lookup.class_named(base, current)) is not None:
+                return await self.lookup.class_object(loaded)
+            names = [("[" * dims + "L" + name + ";") if dims else name
+                     for name in await self.lookup.type_names(base, current)]
+        for name in names:
+            loaded = await self.classes.named(name.replace(".", "/") if name.startswith("[") else
+                                              "L" + name.replace(".", "/") + ";")
+            if loaded is not None:
+                return await self.lookup.class_object(loaded)
+        return await self.load_class(written, names, frame)
+
+    async def load_class(self, written: str, names: list[str], frame: FrameScope) -> Value:
+        """The first of ``names`` (binary names, arrays as ``[Lx.Y;``) that ``Class.forName`` loads."""
+        loader = await self.lookup.class_loader(await frame.current_class())
+        forname = await self.lookup.find_class("java.lang.Class")
+        assert forname is not None  # java.lang.Class is always loaded
+        for name in names:
+            try:
+                found = await self.invoker.call(ClassRef(forname), "forName", [Text(name), Value(Tag.BOOLEAN, False),
+                                                                                loader], frame)
+            except EvaluationError as exc:
+                if "ClassNotFoundException" in str(exc):
+                    continue
+                raise EvaluationError(f"{written}.class: {exc}") from None
+            if isinstance(found, Value):
+                return found
+        raise EvaluationError(f"no class {written} is loaded or can be loaded here (looked for "
+                              f"{', '.join(names)})")
 
     # -- operators and calls ----------------------------------------------------------------------
 

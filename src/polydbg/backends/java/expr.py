@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 SUBSET = ("literals, local variables, this, fields (a.b.c), static fields (Class.FIELD), a[i], a.length, "
           "method calls (s.length(), Math.max(a, b)), + - * / % << >> >>>, comparisons, == != on references, "
-          "&& || !, & | ^ ~, ?:, instanceof and casts")
+          "&& || !, & | ^ ~, ?:, instanceof, casts and class literals (Foo.class)")
 
 
 class ParseError(ValueError):
@@ -76,7 +76,11 @@ class Cast(NamedTuple):
     operand: Node
 
 
-Node = Literal | Name | This | Member | Index | Call | Unary | Binary | Conditional | InstanceOf | Cast
+class ClassLiteral(NamedTuple):
+    type: str  # as written: int, String[], java.util.Map.Entry, Outer.Inner
+
+
+Node = Literal | Name | This | Member | Index | Call | Unary | Binary | Conditional | InstanceOf | Cast | ClassLiteral
 
 PRIMITIVES = frozenset({"byte", "short", "char", "int", "long", "float", "double", "boolean"})
 _BINARY = [  # lowest precedence first
@@ -215,6 +219,8 @@ class _Parser:
         first = self.peek(offset).text
         offset += 1
         while self.peek(offset).text == "." and self.peek(offset + 1).kind == "name":
+            if self.peek(offset + 1).text == "class":
+                return False  # (int.class): a class literal
             offset += 2
         while self.peek(offset).text == "[" and self.peek(offset + 1).text == "]":
             offset += 2
@@ -272,7 +278,10 @@ class _Parser:
             if word == "this":
                 self.take()
                 return This()
-            if word in _NOT_SUPPORTED or word in PRIMITIVES or word == "super":
+            if word in PRIMITIVES or word == "void":
+                self.take()
+                return self.class_literal(word)
+            if word in _NOT_SUPPORTED or word == "super":
                 self.fail("expected a value")
             self.take()
             if self.token.text == "(":
@@ -291,9 +300,23 @@ class _Parser:
             self.expect(")")
         return tuple(args)
 
+    def class_literal(self, type_name: str) -> ClassLiteral:
+        """``int.class``, ``String[].class``: the type (its name already taken), then ``[]``s and ``.class``."""
+        while self.token.text == "[" and self.peek().text == "]":
+            self.take()
+            self.take()
+            type_name += "[]"
+        if not (self.accept(".") and self.accept("class")):
+            self.fail(f"expected .class after the type {type_name}")
+        return ClassLiteral(type_name)
+
     def postfix(self, node: Node) -> Node:
         while True:
-            if self.accept("."):
+            written = dotted(node)
+            if written is not None and ((self.token.text == "." and self.peek().text == "class")
+                                        or (self.token.text == "[" and self.peek().text == "]")):
+                node = self.class_literal(written)
+            elif self.accept("."):
                 if self.token.kind != "name" or self.token.text in ("true", "false", "null"):
                     self.fail("expected a member name after '.'")
                 name = self.take().text
@@ -307,6 +330,16 @@ class _Parser:
                 self.fail("expected an operator")
             else:
                 return node
+
+
+def dotted(node: Node) -> str | None:
+    """``a.b.C`` for a name or a chain of members of names (what may name a type); None for anything else."""
+    if isinstance(node, Name):
+        return node.name
+    if isinstance(node, Member):
+        head = dotted(node.target)
+        return f"{head}.{node.name}" if head is not None else None
+    return None
 
 
 def number(text: str, at: int) -> Literal:

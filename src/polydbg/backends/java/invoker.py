@@ -3,8 +3,9 @@ the arguments made as the parameters want them (widened, boxed by ``valueOf``, a
 the VM by ``VirtualMachine.CreateString``, varargs packed in a new array), then one ``InvokeMethod``.
 
 The invoke runs with ``INVOKE_SINGLE_THREADED`` on the stopped thread, bounded by ``INVOKE_TIMEOUT_S``:
-only that thread runs, and a method that blocks (on a lock another, still suspended, thread holds) is
-abandoned after the deadline with a message that says so. An invoke resumes the thread, which
+only that thread runs, and a method that blocks (on a lock another, still suspended, thread holds) or
+never ends is left running after the deadline, with a message that says so (calls.py keeps it until it
+returns). An invoke resumes the thread, which
 invalidates its frame ids: the frame (``FrameScope.invoking``) forgets them, so the backend reads them
 again by (thread, depth) — the next name looked up in the same evaluation, or the next evaluation in
 the same stop, still works. A thread suspended by ``debug_pause`` (not by an event) cannot invoke
@@ -14,6 +15,7 @@ the same stop, still works. A thread suspended by ``debug_pause`` (not by an eve
 from __future__ import annotations
 
 from polydbg.backends.java import overloads
+from polydbg.backends.java.calls import INVOKE_TIMEOUT_S
 from polydbg.backends.java.classes import Classes, JavaClass, Method, java_name
 from polydbg.backends.java.classes import parameter_descriptors as parameter_types
 from polydbg.backends.java.lookup import Lookup
@@ -23,9 +25,8 @@ from polydbg.backends.java.terms import ClassRef, EvaluationError, FrameScope, T
 from polydbg.backends.java.values import Values
 from polydbg.errors import AdapterTimeoutError
 from polydbg.jdwp.client import JdwpClient, JdwpRequestError
-from polydbg.jdwp.codec import TAG_OF_SIGNATURE, CommandSet, Tag, TypeTag, Value
+from polydbg.jdwp.codec import TAG_OF_SIGNATURE, CommandSet, Reader, Tag, TypeTag, Value
 
-INVOKE_TIMEOUT_S = 5.0  # one method run in the program (and the requests that prepare or wrap it)
 INVOKE_SINGLE_THREADED = 0x01
 INTERFACE_TYPE = 5  # the InterfaceType command set (static interface methods, List.of)
 
@@ -106,21 +107,21 @@ class Invoker:
         for _ in range(extra):
             await self.client.request(CommandSet.THREAD_REFERENCE, 3, thread_ref, "ThreadReference.Resume",
                                       INVOKE_TIMEOUT_S)
+
+        async def suspend_again() -> None:  # once the call returned (a call left running: when it does)
+            for _ in range(extra):
+                await self.client.request(CommandSet.THREAD_REFERENCE, 2, thread_ref, "ThreadReference.Suspend",
+                                          INVOKE_TIMEOUT_S)
+
         try:
-            reply = await frame.invoking(self.client.request(command_set, command, writer.bytes(), label,
-                                                             INVOKE_TIMEOUT_S))
+            data = await frame.invoking(self.client.send(command_set, command, writer.bytes(), label), label,
+                                        suspend_again)
         except JdwpRequestError as exc:
             if exc.code in (13, 10):  # thread not suspended by an event / invalid thread
                 raise EvaluationError(f"{label} cannot be called: the thread is not stopped at an event (JDWP "
                                       f"error {exc.code}); break at a breakpoint or step first") from None
             raise
-        except AdapterTimeoutError:
-            raise EvaluationError(f"{label} did not return within {INVOKE_TIMEOUT_S:g} s; it may still be running "
-                                  "in the stopped thread (debug_continue or debug_terminate ends it)") from None
-        finally:
-            for _ in range(extra):
-                await self.client.request(CommandSet.THREAD_REFERENCE, 2, thread_ref, "ThreadReference.Suspend",
-                                          INVOKE_TIMEOUT_S)
+        reply = Reader(data, self.client.sizes)
         returned, thrown = reply.value(), reply.value()
         if thrown.value:
             raise EvaluationError(f"{label} threw {await self.exception_text(thrown, frame)}")

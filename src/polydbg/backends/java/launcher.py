@@ -26,7 +26,7 @@ from polydbg.errors import EnvironmentProblem, UsageError, echo
 
 INSTALL = "apt-get install openjdk-17-jdk-headless"
 _PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;?\s*(?://.*)?$", re.MULTILINE)  # Java and Kotlin
-_CLASSPATH_FLAGS = ("-cp", "-classpath", "--class-path")
+CLASSPATH_FLAGS = ("-cp", "-classpath", "--class-path")
 _CLASS_NAME = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$")
 
 
@@ -105,6 +105,10 @@ def command(java: str, port: int, program: str, args: tuple[str, ...], runtime_a
         assert classes is not None
         return [*base, "-jar", os.path.join(classes, kotlin.JAR), *args]
     if lower.endswith(".jar"):
+        if jar_main_class(program) is None and zipfile.is_zipfile(program):
+            raise UsageError(f"{echo(program)} names no Main-Class in its manifest, so java -jar cannot run it; pass "
+                             "the main class with the jar as its classpath: program='pkg.Main', runtime_args=['-cp', "
+                             f"{program!r}]")
         return [*base, "-jar", program, *args]
     if lower.endswith(".class"):
         root, name = class_root(program)
@@ -148,7 +152,7 @@ def split_classpath(runtime_args: tuple[str, ...]) -> tuple[list[str], list[str]
     classpath: list[str] = []
     arguments = iter(runtime_args)
     for argument in arguments:
-        if argument in _CLASSPATH_FLAGS:
+        if argument in CLASSPATH_FLAGS:
             classpath.extend(p for p in next(arguments, "").split(os.pathsep) if p)
         else:
             flags.append(argument)

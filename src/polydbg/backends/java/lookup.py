@@ -38,7 +38,6 @@ class Lookup:
         self.source_of = source_of  # a class's source file, if found
         self._by_name: dict[str, JavaClass | None] = {}
         self._supertypes: dict[int, set[str]] = {}
-        self._interfaces: dict[int, list[JavaClass]] = {}
         self._imports: dict[str, list[str]] = {}
 
     # -- classes ----------------------------------------------------------------------------------
@@ -67,6 +66,28 @@ class Lookup:
                 return cls
         return None
 
+    async def type_names(self, written: str, current: JavaClass) -> list[str]:
+        """The binary names a type written in ``current`` may mean, in Java's order: a simple name's
+        nested, package, ``java.lang`` and imported candidates; for ``User.Inner``, those of ``User`` with
+        ``$Inner``, then the spellings of a qualified name (``java.util.Map.Entry``)."""
+        first, _, rest = written.partition(".")
+        found = naming.candidates(current.name, first) + await self.imported(current, first)
+        if not rest:
+            return found
+        return list(dict.fromkeys([f"{name}${rest.replace('.', '$')}" for name in found] + naming.spellings(written)))
+
+    async def class_object(self, cls: JavaClass) -> Value:
+        """The ``java.lang.Class`` of a loaded class (what ``Foo.class`` gives)."""
+        reply = await self.client.request(CommandSet.REFERENCE_TYPE, 11, self.client.writer().reference_type(
+            cls.id).bytes(), "ReferenceType.ClassObject", timeouts.INSPECT_S)
+        return Value(Tag.CLASS_OBJECT, reply.object_id())
+
+    async def class_loader(self, cls: JavaClass) -> Value:
+        """The loader that loaded ``cls`` (null: the bootstrap loader)."""
+        reply = await self.client.request(CommandSet.REFERENCE_TYPE, 2, self.client.writer().reference_type(
+            cls.id).bytes(), "ReferenceType.ClassLoader", timeouts.INSPECT_S)
+        return Value(Tag.OBJECT, reply.object_id())
+
     async def imported(self, current: JavaClass, name: str) -> list[str]:
         """Where the current source file's imports say a simple name may come from."""
         path = await self.source_of(current) if self.source_of is not None else None
@@ -83,17 +104,7 @@ class Lookup:
 
     async def interfaces(self, cls: JavaClass) -> list[JavaClass]:
         """The interfaces ``cls`` declares it implements (or extends)."""
-        known = self._interfaces.get(cls.id)
-        if known is None:
-            reply = await self.client.request(CommandSet.REFERENCE_TYPE, 10, self.client.writer().reference_type(
-                cls.id).bytes(), "ReferenceType.Interfaces", timeouts.INSPECT_S)
-            known = []
-            for interface_id in [reply.reference_type() for _ in range(reply.i4())]:
-                interface = await self.classes.get(interface_id)
-                interface.tag = TypeTag.INTERFACE
-                known.append(interface)
-            self._interfaces[cls.id] = known
-        return known
+        return await self.classes.interfaces(cls)
 
     async def supertypes(self, cls: JavaClass) -> set[str]:
         """Every class and interface name ``cls`` is assignable to."""

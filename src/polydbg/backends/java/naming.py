@@ -56,3 +56,9 @@ def nested_spelling(name: str) -> str | None:
     if head[:1].isupper() or ("." in head and head.rpartition(".")[2][:1].isupper()):
         return f"{head}${tail}"
     return None
+
+
+def spellings(dotted: str) -> list[str]:
+    """The binary names ``a.b.C.D`` may mean, package-most first: ``a.b.C.D``, ``a.b.C$D``, ``a.b$C$D`` …"""
+    parts = dotted.split(".")
+    return [".".join([*parts[:cut], "$".join(parts[cut:])]) for cut in range(len(parts) - 1, -1, -1)]

@@ -26,6 +26,8 @@ INDEXES = (Tag.INT, Tag.SHORT, Tag.BYTE, Tag.CHAR)  # what an array index may be
 PRIMITIVE_LETTERS = "BCDFIJSZ"  # the descriptors of primitive types
 TAG_OF_KIND = {"int": Tag.INT, "long": Tag.LONG, "float": Tag.FLOAT, "double": Tag.DOUBLE, "boolean": Tag.BOOLEAN,
                "char": Tag.CHAR, "byte": Tag.BYTE, "short": Tag.SHORT}
+PRIMITIVE_DESCRIPTORS = {"int": "I", "long": "J", "float": "F", "double": "D", "boolean": "Z", "char": "C", "byte": "B",
+                         "short": "S"}
 BOX_OF = {Tag.INT: "java.lang.Integer", Tag.LONG: "java.lang.Long", Tag.DOUBLE: "java.lang.Double",
           Tag.FLOAT: "java.lang.Float", Tag.BOOLEAN: "java.lang.Boolean", Tag.CHAR: "java.lang.Character",
           Tag.BYTE: "java.lang.Byte", Tag.SHORT: "java.lang.Short"}

@@ -6,20 +6,23 @@ invalidates a thread's frame ids whenever it resumes), so it is found again by (
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 
 from polydbg.backends.java.classes import Classes, JavaClass
 from polydbg.backends.kit import timeouts
 from polydbg.jdwp.client import JdwpClient
-from polydbg.jdwp.codec import CommandSet, Location, Reader, Tag, Value
+from polydbg.jdwp.codec import CommandSet, Location, Tag, Value
 
 FrameAt = Callable[[int, int], Awaitable[tuple[int, Location]]]  # (thread, shown index) → (frame id, where)
+# (thread, the invoke's reply, its label, what to do once it returned) → the reply (Threads._invoke)
+Invoking = Callable[[int, "asyncio.Future[bytes]", str, Callable[[], Awaitable[None]]], Awaitable[bytes]]
 
 
 class StoppedFrame:
     def __init__(self, client: JdwpClient, classes: Classes, frame_at: FrameAt, thread: int, index: int,
                  invoke_refusal: str | None, forget: Callable[[int], None],
-                 invoking: Callable[[int, Awaitable[Reader]], Awaitable[Reader]]) -> None:
+                 invoking: Invoking) -> None:
         self.client = client
         self.classes = classes
         self.thread = thread
@@ -64,11 +67,10 @@ class StoppedFrame:
         _, where = await self.frame()
         return await self.classes.get(where.class_id)
 
-    async def invoking(self, request: Awaitable[Reader]) -> Reader:
+    async def invoking(self, reply: asyncio.Future[bytes], label: str, after: Callable[[], Awaitable[None]]) -> bytes:
         self._found = None
-        self._forget(self.thread)
         try:
-            return await self._invoking(self.thread, request)
+            return await self._invoking(self.thread, reply, label, after)
         finally:
             self._forget(self.thread)
 

@@ -21,8 +21,6 @@ from polydbg.backends.java import launcher
 from polydbg.backends.java.classes import JavaClass, matches_file
 from polydbg.backends.java.vm import Vm
 
-_CLASSPATH_FLAGS = ("-cp", "-classpath", "--class-path")
-
 
 class Sources:
     def __init__(self, vm: Vm, breakpoint_files: Callable[[], Iterable[str]]) -> None:
@@ -35,6 +33,11 @@ class Sources:
     def add_roots(self, roots: list[str]) -> None:
         """The program's roots, before those breakpoints' files added."""
         self.roots = list(dict.fromkeys(roots + self.roots))
+        self._forget_misses()
+
+    def _forget_misses(self) -> None:
+        """Classes found nowhere may be found now (a root or a breakpoint's file was added)."""
+        self._found = {key: found for key, found in self._found.items() if found is not None}
 
     def package_of(self, path: str) -> str:
         """The package a source file declares ("" for none, or a file that is not there)."""
@@ -50,7 +53,7 @@ class Sources:
         root = root_of(path, package)
         if root and root not in self.roots:
             self.roots.append(root)
-            self._found = {key: found for key, found in self._found.items() if found is not None}
+        self._forget_misses()  # (the file itself may be the one a class was looked for)
 
     async def path(self, cls: JavaClass) -> str | None:
         """The source file of ``cls``: a path on this machine, else ``package/path/File.java``; None
@@ -59,7 +62,7 @@ class Sources:
         if source is None:
             return None
         key = (cls.package_path, source)
-        if self._found.get(key) is None:
+        if key not in self._found:  # a miss is kept too (the JDK's classes): a frame costs no file lookups
             found = next((path for path in self._breakpoint_files()
                           if matches_file(cls, path, self.package_of(path))), None)
             self._found[key] = found or find_under(self.roots, cls.package_path, source)
@@ -93,7 +96,7 @@ def launch_roots(spec: LaunchSpec) -> list[str]:
         roots += [spec.cwd, os.path.join(spec.cwd, "src", "main", "java"),
                   os.path.join(spec.cwd, "src", "main", "kotlin")]
     for flag, value in itertools.pairwise(spec.runtime_args):
-        if flag in _CLASSPATH_FLAGS:
+        if flag in launcher.CLASSPATH_FLAGS:
             for entry in value.split(os.pathsep):
                 if os.path.isdir(entry):
                     roots.append(entry)

@@ -9,13 +9,14 @@ two names that are not values at all: a class (``Math`` in ``Math.max``) or a pa
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+import asyncio
+from collections.abc import Awaitable, Callable
 from typing import NamedTuple, Protocol
 
 from polydbg.backends.java import expr
 from polydbg.backends.java.classes import JavaClass
 from polydbg.errors import AdapterRequestError
-from polydbg.jdwp.codec import Reader, Tag, Value
+from polydbg.jdwp.codec import Tag, Value
 
 TAG_NAMES = {Tag.BYTE: "byte", Tag.CHAR: "char", Tag.FLOAT: "float", Tag.DOUBLE: "double", Tag.INT: "int",
              Tag.LONG: "long", Tag.SHORT: "short", Tag.BOOLEAN: "boolean", Tag.VOID: "void"}
@@ -57,9 +58,10 @@ class FrameScope(Protocol):
 
     async def current_class(self) -> JavaClass: ...
 
-    async def invoking(self, request: Awaitable[Reader]) -> Reader:
-        """Await an invoke's reply; the program's code runs meanwhile (its breakpoints must not stop it)
-        and the thread's frame ids die with it."""
+    async def invoking(self, reply: asyncio.Future[bytes], label: str, after: Callable[[], Awaitable[None]]) -> bytes:
+        """Await an invoke's ``reply``; the program's code runs meanwhile (its breakpoints must not stop it)
+        and the thread's frame ids die with it. ``after`` runs once the call returned: later, for one that
+        outlives its deadline (calls.py), which is an error that says so."""
 
 
 def type_name(tag: int) -> str:

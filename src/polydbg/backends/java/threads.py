@@ -4,10 +4,13 @@
   1, 2, 3 … in the order it first meets them, for the session's life.
 - Which threads are the JVM's own: those outside the ``main`` thread group, which every thread the
   program starts (in any group of its own) descends from — and ``DestroyJavaVM``, which is in ``main``
-  but only waits for the program's end. A listing shows the program's threads first, with their state
+  but only waits for the program's end. One walk of the thread groups from the top tells it for every
+  thread (a JVM with 5,000 threads: a few requests, not 5,000); every thread's name and state are
+  asked together, under one wait. A listing shows the program's threads first, with their state
   (``ThreadReference.Status``), then the JVM's own marked ``system``.
 - Frames: ``ThreadReference.Frames`` is read once per thread per stop (error 13, not suspended, is a
-  thread started after the stop: no frames). Leading frames in the JDK (an exception thrown inside it)
+  thread started after the stop: no frames); the threads asked for at one moment are read together,
+  under one wait. Leading frames in the JDK (an exception thrown inside it)
   are hidden when the program's code is below, and the lambdas' generated classes between a caller and
   the lambda's body (``Foo$$Lambda$14.run``, no source) are left out. An invoke runs the thread, which
   invalidates its frame ids: they are forgotten and found again by (thread, shown index) (scope.py).
@@ -18,14 +21,17 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+import contextlib
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from polydbg.backends.base import Frame, FrameRef, Thread
+from polydbg.backends.java.calls import Calls
 from polydbg.backends.java.classes import short_name
 from polydbg.backends.java.scope import StoppedFrame
 from polydbg.backends.java.sources import Sources
 from polydbg.backends.java.vm import LIBRARY_PACKAGES, Vm
+from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.frames import leading
 from polydbg.errors import AdapterRequestError
 from polydbg.jdwp.client import JdwpRequestError
@@ -77,10 +83,14 @@ class Threads:
         self._ids: dict[int, int] = {}  # JDWP thread id → polydbg's
         self._jdwp: dict[int, int] = {}  # polydbg's → JDWP
         self._system: dict[int, bool] = {}  # JDWP thread → whether it is the JVM's own
-        self._groups: dict[int, tuple[str, int]] = {}  # JDWP thread group → (name, parent)
+        self._groups: dict[int, asyncio.Future[tuple[str, int]]] = {}  # JDWP thread group → (name, parent)
         self._frames: dict[int, list[tuple[int, Location]]] = {}  # JDWP thread → (frame id, location)
+        self._asking: dict[int, asyncio.Future[list[tuple[int, Location]]]] = {}  # frames being read, by thread
+        self._batch: list[int] = []  # threads whose frames the next read asks for
+        self._reads: set[asyncio.Task[None]] = set()
         self._hidden: dict[int, int] = {}  # JDWP thread → leading frames hidden
         self._invoking: set[int] = set()  # threads running a method for an evaluation
+        self.calls = Calls(lambda: self._vm.client, self._call_returned)  # those running past their deadline
 
     # -- ids ------------------------------------------------------------------------------------------
 
@@ -104,24 +114,39 @@ class Threads:
 
     # -- the threads ----------------------------------------------------------------------------------
 
-    async def all(self) -> list[tuple[int, str, bool]]:
-        """(JDWP id, name, is the JVM's own) of the live threads: the program's first, in start order,
-        then the JVM's own (Reference Handler, Signal Dispatcher, Common-Cleaner …)."""
+    async def all(self, with_states: bool = False) -> list[tuple[int, str, bool, object]]:
+        """(JDWP id, name, is the JVM's own, its state when asked) of the live threads: the program's
+        first, in start order, then the JVM's own (Reference Handler, Signal Dispatcher, Common-Cleaner …).
+        Whose each thread is comes from one walk of the thread groups; names and states are asked
+        together, every thread's at once."""
         reply = await self._vm.request(CommandSet.VM, 4, b"", "VirtualMachine.AllThreads")
         ids = [reply.object_id() for _ in range(reply.i4())]
-        names = await asyncio.gather(*(self.name(t) for t in ids), return_exceptions=True)
+        if any(thread not in self._system for thread in ids):
+            with contextlib.suppress(JdwpRequestError):  # (a thread the walk missed asks for its own group)
+                await self._walk_groups()
+        writer = self._vm.client.writer
+        asked = [(CommandSet.THREAD_REFERENCE, 1, writer().object_id(t).bytes()) for t in ids]
+        if with_states:
+            asked += [(CommandSet.THREAD_REFERENCE, 4, writer().object_id(t).bytes()) for t in ids]
+        answers = await self._vm.client.request_all(asked, "ThreadReference.Name/Status", timeouts.INSPECT_S)
+        names = [a.string() if isinstance(a, Reader) else "?" for a in answers[:len(ids)]]
+        states: list[object] = [THREAD_STATES.get(a.i4(), "state unknown") if isinstance(a, Reader) else a
+                                for a in answers[len(ids):]] or [None] * len(ids)
         system = await asyncio.gather(*(self._is_system(t) for t in ids), return_exceptions=True)
-        found = [(t, n if isinstance(n, str) else "?", s is True or n in JVM_THREADS)
-                 for t, n, s in zip(ids, names, system, strict=True)]
+        found = [(t, n, s is True or n in JVM_THREADS, state)
+                 for t, n, state, s in zip(ids, names, states, system, strict=True)]
         return sorted(found, key=lambda thread: thread[2])  # stable: start order within each part
 
     async def listing(self) -> list[Thread]:
         """Every live thread with its state, ``worker (sleeping)``: the program's threads first, then
         the JVM's own, marked ``system``; the thread of the stop is ``stopped here``."""
-        found = await self.all()
-        states = await asyncio.gather(*(self.state(t) for t, _, _ in found), return_exceptions=True)
-        return [Thread(self.id_of(jdwp), thread_label(name, system, state, jdwp == self.stop.thread))
-                for (jdwp, name, system), state in zip(found, states, strict=True)]
+        return [Thread(self.id_of(jdwp), self._label(jdwp, name, system, state))
+                for jdwp, name, system, state in await self.all(with_states=True)]
+
+    def _label(self, thread: int, name: str, system: bool, state: object) -> str:
+        label = thread_label(name, system, state, thread == self.stop.thread)
+        call = self.calls.running(thread)
+        return f"{label[:-1]}; running {call.label}, called by an evaluation)" if call is not None else label
 
     async def name(self, thread: int) -> str:
         reply = await self._vm.request(CommandSet.THREAD_REFERENCE, 1, self._vm.client.writer().object_id(
@@ -133,6 +158,20 @@ class Threads:
         reply = await self._vm.request(CommandSet.THREAD_REFERENCE, 4, self._vm.client.writer().object_id(
             thread).bytes(), "ThreadReference.Status")
         return THREAD_STATES.get(reply.i4(), "state unknown")
+
+    async def _walk_groups(self) -> None:
+        """Whose every thread is, at once: the thread groups walked from the top, each asked for its
+        threads (a few requests, where asking each thread for its group costs one per thread)."""
+        top = await self._vm.request(CommandSet.VM, 5, b"", "VirtualMachine.TopLevelThreadGroups")
+        pending = [(top.object_id(), False) for _ in range(top.i4())]
+        while pending:
+            group, in_main = pending.pop()
+            in_main = in_main or (await self._group(group))[0] == "main"
+            reply = await self._vm.request(CommandSet.THREAD_GROUP_REFERENCE, 3, self._vm.client.writer().object_id(
+                group).bytes(), "ThreadGroupReference.Children")
+            for _ in range(reply.i4()):
+                self._system[reply.object_id()] = not in_main
+            pending += [(reply.object_id(), in_main) for _ in range(reply.i4())]
 
     async def _is_system(self, thread: int) -> bool:
         """Whether the thread is the JVM's own: outside the ``main`` thread group."""
@@ -153,22 +192,26 @@ class Threads:
         return known
 
     async def _group(self, group: int) -> tuple[str, int]:
-        """A thread group's name and parent (0 for the top one)."""
+        """A thread group's name and parent (0 for the top one), asked once however many threads ask."""
         known = self._groups.get(group)
         if known is None:
-            writer = self._vm.client.writer().object_id(group)
-            name = (await self._vm.request(CommandSet.THREAD_GROUP_REFERENCE, 1, writer.bytes(),
-                                           "ThreadGroupReference.Name")).string()
-            parent = (await self._vm.request(CommandSet.THREAD_GROUP_REFERENCE, 2, writer.bytes(),
-                                             "ThreadGroupReference.Parent")).object_id()
-            known = self._groups[group] = (name, parent)
-        return known
+            known = self._groups[group] = asyncio.ensure_future(self._read_group(group))
+            known.add_done_callback(lambda done: done.exception() and self._groups.pop(group, None))
+        return await asyncio.shield(known)
+
+    async def _read_group(self, group: int) -> tuple[str, int]:
+        writer = self._vm.client.writer().object_id(group)
+        name = (await self._vm.request(CommandSet.THREAD_GROUP_REFERENCE, 1, writer.bytes(),
+                                       "ThreadGroupReference.Name")).string()
+        parent = (await self._vm.request(CommandSet.THREAD_GROUP_REFERENCE, 2, writer.bytes(),
+                                         "ThreadGroupReference.Parent")).object_id()
+        return name, parent
 
     async def pause_thread(self) -> int:
         """The thread a pause shows, the way a busy program is found busy (``pause_rank``); the JVM's own
         threads are never picked over the program's."""
         threads = await self.all()
-        user = [(jdwp, name) for jdwp, name, system in threads if not system]
+        user = [(jdwp, name) for jdwp, name, system, _ in threads if not system]
         states = await asyncio.gather(*(self.state(jdwp) for jdwp, _ in user), return_exceptions=True)
         ranked: list[tuple[int, int, int]] = []
         for position, ((jdwp, name), state) in enumerate(zip(user, states, strict=True)):
@@ -196,10 +239,11 @@ class Threads:
         self._hidden[thread] = leading(names, lambda name: name.startswith(LIBRARY_PACKAGES))
 
     def forget_frames(self, thread: int | None = None) -> None:
-        """A thread's frames (every thread's, for None) are stale: it ran."""
+        """A thread's frames (every thread's, for None: the program is resumed) are stale: it ran."""
         if thread is None:
             self._frames.clear()
             self._hidden.clear()
+            self.calls.run += 1
         else:
             self._frames.pop(thread, None)
 
@@ -212,28 +256,78 @@ class Threads:
         return StoppedFrame(self._vm.client, self._vm.classes, self._frame_of, thread, index, refusal,
                             self.forget_frames, self._invoke)
 
-    async def _invoke(self, thread: int, request: Awaitable[Reader]) -> Reader:
+    async def _invoke(self, thread: int, reply: asyncio.Future[bytes], label: str,
+                      after: Callable[[], Awaitable[None]]) -> bytes:
+        """An invoke's reply; its thread's events meanwhile are the call's (calls.py: one past its deadline)."""
         self._invoking.add(thread)
+        frames = self._frames.pop(thread, None) or []  # their ids die as the thread runs; where they are does not
         try:
-            return await request
+            return await self.calls.call(thread, reply, label, f"thread {self.id_of(thread)}", frames, after)
         finally:
-            self._invoking.discard(thread)
+            if self.calls.running(thread) is None:
+                self._invoking.discard(thread)
+
+    def _call_returned(self, thread: int) -> None:
+        """A call left running returned: the thread is stopped again, its frames to be read anew."""
+        self._invoking.discard(thread)
+        self._frames.pop(thread, None)
 
     # -- frames ---------------------------------------------------------------------------------------
 
     async def frames(self, thread: int) -> list[tuple[int, Location]]:
-        """Every frame of ``thread`` (frame id, location), hidden ones too; none while it runs."""
+        """Every frame of ``thread`` (frame id, location), hidden ones too; none while it runs (those it
+        had when an evaluation's call left it running: their locations, not their ids, hold)."""
+        call = self.calls.running(thread)
+        if call is not None:
+            return call.frames
         frames = self._frames.get(thread)
-        if frames is None:
-            writer = self._vm.client.writer().object_id(thread).i4(0).i4(-1)
-            try:
-                reply = await self._vm.request(CommandSet.THREAD_REFERENCE, 6, writer.bytes(), "ThreadReference.Frames")
-            except JdwpRequestError as exc:
-                if exc.code == THREAD_NOT_SUSPENDED:  # it runs (a thread started after the stop)
-                    return []
-                raise
-            frames = self._frames[thread] = [(reply.frame_id(), reply.location()) for _ in range(reply.i4())]
-        return frames
+        if frames is not None:
+            return frames
+        asking = self._asking.get(thread)
+        if asking is None:  # read with the other threads asked for at this moment
+            asking = self._asking[thread] = asyncio.get_running_loop().create_future()
+            asking.add_done_callback(lambda done: done.cancelled() or done.exception())
+            self._batch.append(thread)
+            if len(self._batch) == 1:
+                asyncio.get_running_loop().call_soon(self._read_batch)
+        return await asyncio.shield(asking)
+
+    def _read_batch(self) -> None:
+        batch, self._batch = self._batch, []
+        task = asyncio.get_running_loop().create_task(self._read_frames(batch))
+        self._reads.add(task)
+        task.add_done_callback(self._reads.discard)
+
+    async def _read_frames(self, threads: list[int]) -> None:
+        """The frames of the threads asked for at one moment, under one wait (every thread's stack at
+        once costs a request each, not a round trip each). A thread that runs (started after the stop:
+        error 13) has none; frames read across a resume are not kept."""
+        run = self.calls.run
+        writer = self._vm.client.writer
+        try:
+            answers = await self._vm.client.request_all(
+                [(CommandSet.THREAD_REFERENCE, 6, writer().object_id(t).i4(0).i4(-1).bytes()) for t in threads],
+                "ThreadReference.Frames", timeouts.INSPECT_S)
+        except Exception as exc:  # a lost connection, a deadline: every asker learns it
+            for thread in threads:
+                waiting = self._asking.pop(thread)
+                if not waiting.done():
+                    waiting.set_exception(exc)
+            return
+        for thread, answer in zip(threads, answers, strict=True):
+            waiting = self._asking.pop(thread)
+            if isinstance(answer, Reader):
+                frames = [(answer.frame_id(), answer.location()) for _ in range(answer.i4())]
+                if run == self.calls.run:
+                    self._frames[thread] = frames
+                if not waiting.done():
+                    waiting.set_result(frames)
+            elif waiting.done():
+                continue
+            elif answer.code == THREAD_NOT_SUSPENDED:
+                waiting.set_result([])
+            else:
+                waiting.set_exception(answer)
 
     async def shown(self, thread: int) -> list[tuple[int, Location]]:
         """The frames from the first one shown, without the lambdas' generated classes below it."""
@@ -244,6 +338,9 @@ class Threads:
     async def frame_at(self, frame: FrameRef) -> tuple[int, int, Location]:
         """(JDWP thread, frame id, location) of a shown frame."""
         thread = self.jdwp(frame.thread_id)
+        call = self.calls.running(thread)
+        if call is not None:
+            raise AdapterRequestError("frame", call.still_running())
         shown = await self.shown(thread)
         if not 0 <= frame.index < len(shown):
             raise AdapterRequestError("frame", f"no frame {frame.index}; the stack has {len(shown)} frames")

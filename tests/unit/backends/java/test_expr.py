@@ -111,3 +111,18 @@ def test_method_signatures() -> None:
     assert parameter_types("(I[Ljava/lang/String;J)V") == ["I", "[Ljava/lang/String;", "J"]
     assert parameter_types("()Ljava/lang/String;") == []
     assert parameter_types("([[IZLjava/util/Map;)I") == ["[[I", "Z", "Ljava/util/Map;"]
+
+
+def test_class_literals_of_names_nested_names_primitives_and_arrays() -> None:
+    assert expr.parse("Foo.class") == expr.ClassLiteral("Foo")
+    assert expr.parse("java.util.Map.Entry.class") == expr.ClassLiteral("java.util.Map.Entry")
+    assert expr.parse("int.class") == expr.ClassLiteral("int")
+    assert expr.parse("void.class") == expr.ClassLiteral("void")
+    assert expr.parse("String[][].class") == expr.ClassLiteral("String[][]")
+    assert expr.parse("(int.class)") == expr.ClassLiteral("int")  # not a cast
+    assert expr.parse("Foo.class.getName()") == expr.Call(expr.ClassLiteral("Foo"), "getName", ())
+    assert expr.parse("f.isAnnotationPresent(Named.class)") == expr.Call(
+        expr.Name("f"), "isAnnotationPresent", (expr.ClassLiteral("Named"),))
+    for text, said in (("int", "expected .class after the type int"), ("x[]", r"expected .class after the type x\[\]")):
+        with pytest.raises(expr.ParseError, match=said):
+            expr.parse(text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from polydbg.backends.java import vm as vm_module
-from polydbg.backends.java.classes import JavaClass
+from polydbg.backends.java.classes import JavaClass, short_name
 from polydbg.backends.java.inspection import array_index
 from polydbg.backends.java.stepping import STEP_EXCLUDES
 from polydbg.backends.java.vm import LIBRARY_PACKAGES, Vm, is_hidden, is_runtime, program_classes
@@ -40,3 +40,11 @@ async def test_the_program_s_classes_leave_out_the_jdk_and_hidden_classes(monkey
 
     monkeypatch.setattr(vm_module, "loaded_classes", loaded)
     assert await program_classes(vm) == [mine]
+
+
+def test_a_short_name_dots_nested_classes_but_keeps_a_leading_dollar() -> None:
+    assert short_name("Ldemo/User$Inner;") == "User.Inner"
+    assert short_name("Ljdk/proxy1/$Proxy7;") == "$Proxy7"  # was: .Proxy7
+    assert short_name("Lcom/sun/proxy/$Proxy12;") == "$Proxy12"
+    assert short_name("Ldemo/MainKt$main$1;") == "MainKt.main.1"
+    assert short_name("LBusy$$Lambda$14/0x0000000800c0b000;") == "Busy.lambda"

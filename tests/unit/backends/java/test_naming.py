@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from polydbg.backends.java.naming import candidates, imported, imports_in, nested_spelling, simply_named
+from polydbg.backends.java.naming import candidates, imported, imports_in, nested_spelling, simply_named, spellings
 
 
 def test_nested_classes_come_first_then_the_package_then_java_lang() -> None:
@@ -50,3 +50,9 @@ def test_a_class_by_its_simple_name(binary: str, verdict: bool) -> None:
     ("demo.Shapes$Point", None)])
 def test_a_nested_class_written_with_a_dot(written: str, binary: str | None) -> None:
     assert nested_spelling(written) == binary
+
+
+def test_a_dotted_type_is_spelled_package_most_first() -> None:
+    assert spellings("java.util.Map.Entry") == ["java.util.Map.Entry", "java.util.Map$Entry", "java.util$Map$Entry",
+                                                "java$util$Map$Entry"]
+    assert spellings("Outer") == ["Outer"]

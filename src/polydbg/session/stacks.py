@@ -1,0 +1,164 @@
+"""Every thread's stack in one bounded answer (``debug_stack(all_threads=true)``), for any backend.
+
+A program may have thousands of threads (a JVM with 5,000 parked workers answered 2.16 MB in 4.5–8 s),
+so the listing is built to fit ``PAGE_BYTES`` of text, in this order:
+
+1. every thread with its own frames, when they all fit;
+2. else threads whose shown frames are the same (same functions, files and lines) as one entry: the
+   first such thread, with how many others share its stack and the first of their ids — with as many
+   of the innermost frames as fit (at least ``FEWEST_FRAMES``; threads alike in those are one entry);
+3. else a page of entries, and the call for the next page: ``thread_id`` with ``all_threads`` names
+   the thread the listing starts at.
+
+Threads are in the debugger's order; once grouped, the stopped thread's entry comes first. The stacks are read
+``IN_FLIGHT`` threads at a time (a backend answers each from its own cache or one request), so the
+wait is the debugger's, not one round trip after another. Sizes are the rendered text's, estimated
+here (the session does not render).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from polydbg.backends.base import Frame, Thread
+from polydbg.errors import AdapterRequestError
+from polydbg.session.model import FrameInfo, ThreadStack
+
+PAGE_BYTES = 2000  # the text of one all-threads answer, at most (the structured copy is about as big)
+MORE_BYTES = 320  # of it, the closing lines that say what is left out and how to see it
+STACK_BYTES = 24_000  # the text of one thread's stack, at most, whatever ``levels`` (with its copy < 64 KB)
+FEWEST_FRAMES = 3  # frames an entry keeps before the listing pages instead
+SAME_IDS = 8  # ids of the threads that share an entry's stack, listed with it
+IN_FLIGHT = 256  # stacks read at once
+
+Stack = tuple[list[Frame], int | None]  # (frames from ``start``, the thread's total, when known)
+
+
+@dataclass
+class Entry:
+    """One thread's stack, or the stack several threads share (the first of them named)."""
+
+    thread: Thread
+    frames: list[Frame]
+    total: int | None
+    same: list[int] = field(default_factory=list)  # the other threads with this stack
+    base: str | None = None  # the directory paths are shown relative to
+
+    def size(self, depth: int) -> int:
+        """The length of its text with ``depth`` frames (``render.stack``'s lines, estimated)."""
+        head = len(self.thread.name) + 16 + (32 + 8 * min(len(self.same), SAME_IDS) if self.same else 0)
+        return head + sum(len(f.name) + len(shown_path(f.file, self.base)) + 18 for f in self.frames[:depth])
+
+
+def shown_path(file: str | None, base: str | None) -> str:
+    """A frame's file as an answer shows it: relative to ``base`` when under it."""
+    if not file:
+        return "(no source)"
+    return file[len(base) + 1:] if base and file.startswith(base.rstrip(os.sep) + os.sep) else file
+
+
+@dataclass
+class Page:
+    entries: list[Entry]
+    depth: int  # frames shown per entry
+    grouped: bool  # threads with the same stack are one entry
+    next_thread: int | None  # the thread the next page starts at; None on the last page
+    threads: int  # threads in the program
+    stacks: int  # entries in the whole listing
+
+
+async def read_all(threads: list[Thread], read: Callable[[int], Awaitable[Stack]]) -> list[Stack]:
+    """Each thread's stack, ``IN_FLIGHT`` at a time; a thread the debugger cannot answer for (it ended
+    meanwhile) has none."""
+    async def one(thread_id: int) -> Stack:
+        try:
+            return await read(thread_id)
+        except AdapterRequestError:
+            return [], None
+
+    stacks: list[Stack] = []
+    for at in range(0, len(threads), IN_FLIGHT):
+        stacks += await asyncio.gather(*(one(t.id) for t in threads[at:at + IN_FLIGHT]))
+    return stacks
+
+
+def fitting(thread: Thread, frames: list[Frame], base: str | None = None, budget: int = STACK_BYTES) -> int:
+    """How many of one thread's frames fit its answer."""
+    entry = Entry(thread, frames, None, base=base)
+    count = len(frames)
+    while count > 1 and entry.size(count) > budget:
+        count = count * budget // entry.size(count) if entry.size(count) > 2 * budget else count - 1
+    return count
+
+
+def entries(threads: list[Thread], stacks: list[Stack], current: int | None, depth: int | None,
+            base: str | None = None) -> list[Entry]:
+    """One entry per thread in the debugger's order (``depth`` None), or one per distinct run of the
+    innermost ``depth`` frames, the current thread's first."""
+    ordered = list(zip(threads, stacks, strict=True))
+    if depth is not None:
+        ordered.sort(key=lambda pair: pair[0].id != current)
+    found: list[Entry] = []
+    by_stack: dict[tuple[tuple[str, str | None, int | None], ...], Entry] = {}
+    for thread, (frames, total) in ordered:
+        key = tuple((f.name, f.file, f.line) for f in frames[:depth])
+        known = by_stack.get(key) if depth is not None else None
+        if known is not None:
+            known.same.append(thread.id)
+            continue
+        entry = by_stack[key] = Entry(thread, frames, total, base=base)
+        found.append(entry)
+    return found
+
+
+def paged(threads: list[Thread], stacks: list[Stack], current: int | None, levels: int, first: int | None,
+          base: str | None = None, budget: int = PAGE_BYTES - MORE_BYTES) -> Page:
+    """The page of the listing that starts at thread ``first`` (None: the beginning) and fits ``budget``
+    (paths shown relative to ``base``)."""
+    listing = entries(threads, stacks, current, None, base)
+    depth, grouped = levels, sum(entry.size(levels) for entry in listing) > budget
+    if grouped:  # the most frames for which the threads alike in them fit as one entry each
+        low, depth = min(levels, FEWEST_FRAMES), levels
+        while low < depth:
+            middle = (low + depth + 1) // 2
+            if sum(entry.size(middle) for entry in entries(threads, stacks, current, middle, base)) <= budget:
+                low = middle
+            else:
+                depth = middle - 1
+        listing = entries(threads, stacks, current, depth, base)
+    start = 0
+    if first is not None:
+        start = next(at for at, entry in enumerate(listing) if first == entry.thread.id or first in entry.same)
+    shown: list[Entry] = []
+    used = 0
+    for entry in listing[start:]:
+        used += entry.size(depth)
+        if shown and used > budget:
+            break
+        shown.append(entry)
+    after = start + len(shown)
+    return Page(shown, depth, grouped, listing[after].thread.id if after < len(listing) else None, len(threads),
+                len(listing))
+
+
+def thread_stack(entry: Entry, start: int, depth: int) -> ThreadStack:
+    return ThreadStack(thread_id=entry.thread.id, name=entry.thread.name, total=entry.total,
+                       frames=[FrameInfo(index=start + i, function=f.name, file=f.file, line=f.line)
+                               for i, f in enumerate(entry.frames[:depth])],
+                       same=len(entry.same) or None, same_ids=entry.same[:SAME_IDS] or None)
+
+
+def more(page: Page, start: int, levels: int) -> str | None:
+    """What the page leaves out, and the calls that show it."""
+    said = []
+    if page.depth < levels and any(len(entry.frames) > page.depth for entry in page.entries):
+        said.append(f"threads listed by their innermost {page.depth} frames, those alike in them once: "
+                    "debug_stack(thread_id=N) shows one whole")
+    if page.next_thread is not None:
+        said.append(f"{page.threads:,} threads in {page.stacks:,} stacks, more from thread {page.next_thread}: "
+                    f"debug_stack(all_threads=true, thread_id={page.next_thread}"
+                    + (f", start={start}" if start else "") + f", levels={levels})")
+    return "; ".join(said) or None
