@@ -80,10 +80,13 @@ class Inspector:
         result = StackResult(session_id=self.core.id, threads=[])
         for tid in wanted:
             frames, total = await self.core.read(scope, self.core.backend.stack_trace(tid, start, levels))
+            above = await self.core.read(scope, self.core.backend.frames_above(tid)) if start == 0 else []
             result.threads.append(ThreadStack(
                 thread_id=tid, name=names.get(tid, ""), total=total,
-                frames=[FrameInfo(index=start + i, function=f.name, file=f.file, line=f.line)
-                        for i, f in enumerate(frames)]))
+                frames=[FrameInfo(index=i - len(above), function=f.name, file=f.file, line=f.line)
+                        for i, f in enumerate(above)]
+                + [FrameInfo(index=start + i, function=f.name, file=f.file, line=f.line)
+                   for i, f in enumerate(frames)]))
             if total is not None and start + len(frames) < total:
                 result.more = f"more frames: debug_stack(start={start + len(frames)}, levels={levels})"
         return result

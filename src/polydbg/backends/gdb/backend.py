@@ -333,6 +333,9 @@ class GdbMiBackend(Backend):
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
         return await self._frames.stack_trace(thread_id, start, levels)
 
+    async def frames_above(self, thread_id: int) -> list[Frame]:
+        return await self._frames.above(thread_id)
+
     async def scopes(self, frame: FrameRef) -> list[Scope]:
         return await self._inspection.scopes(frame)
 

@@ -53,6 +53,9 @@ a gdbserver stops the program at the connection          that SIGTRAP stop is no
 (SIGTRAP)
 ``dataBreakpointInfo`` names are *evaluated as           an expression is sent as ``&(expr)``; watchpoint ids
 addresses*                                               live in their own number space
+a watchpoint stops inside the library code that wrote    reported at the user's frame that called it, the
+it (``memcpy``); its old and new values are console      library frames listed above frame 0; the values go
+lines before the stop                                    to the stop's description, not the output
 ``repl`` runs a word naming an lldb command              raw commands carry lldb-dap's command escape prefix
                                                          (a backtick); ``debug_evaluate`` uses "watch"; a
                                                          command lldb rejects ("error: …") is an error

@@ -142,11 +142,12 @@ class LldbDapBackend(DapBackend):
         if category in ("console", "important") and any(noise in text for noise in _CONSOLE_NOISE):
             log.debug("lldb-dap %s: %s", category, text.rstrip())
             return
-        if category == "console" and (_PROCESS_EXITED.match(text) or (
+        if category == "console" and (_PROCESS_EXITED.match(text) or text == "\n" or (
                 self._life.phase < Phase.STARTED and "error" not in text.lower()
                 and "warning" not in text.lower())):
-            return  # start-up chatter (banner, "Executable binary set to …", "Attached to process …")
-        self._stops.output(category, text)
+            return  # start-up chatter (banner, "Executable binary set to …", "Attached to process …"), blank lines
+        if self._stops.output(category, text):
+            return  # lldb's report of a watchpoint hit: the stop's description says it
         super()._on_output({**body, "output": text})
 
     def _on_stopped(self, body: dict[str, Any]) -> None:
@@ -199,6 +200,9 @@ class LldbDapBackend(DapBackend):
 
     async def _hidden_frames(self, thread_id: int) -> int:
         return self._frames.hidden(thread_id) or 0
+
+    async def frames_above(self, thread_id: int) -> list[Frame]:
+        return self._stops.above(thread_id)
 
     async def scopes(self, frame: FrameRef) -> list[Scope]:
         found = await super().scopes(frame)
