@@ -319,6 +319,8 @@ async def test_watchpoint_memory_disassembly_registers_and_raw_command(tools: To
     registers = {v["name"]: v["value"] for v in (await tools("debug_variables", scope="registers"))["variables"]}
     assert int(registers["rip"], 16) == int(disassembly["pc"], 16)
     raw = await tools("debug_command", command="info registers rip")
+    empty = await tools.error("debug_command", command="  ")
+    assert "the command is empty" in empty and "'bt'" in empty, empty
     assert raw["output"].startswith("rip") and "<scale+" in raw["output"]
     await tools("debug_terminate")
 

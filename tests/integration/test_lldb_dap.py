@@ -19,9 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
-from tests.conftest import PROGRAMS, Tools, line_of, require
+from polydbg.backends.kit import timeouts
+from tests.conftest import PROGRAMS, Tools, descendants, line_of, require
 
 NATIVE = PROGRAMS / "native"
 RUST = PROGRAMS / "rust"
@@ -210,6 +212,9 @@ async def test_c_watchpoint_memory_disassembly_registers_and_command(tools: Tool
 
     output = (await tools("debug_command", command="frame variable origin"))["output"]
     assert "x = 3" in output and "y = 4" in output
+    for empty in ("", "`"):  # lldb would run its last command again
+        text = await tools.error("debug_command", command=empty)
+        assert "the command is empty" in text and "'frame variable'" in text, text
 
     watch = (await tools("debug_watch", expression="counter"))["breakpoints"][0]
     assert watch["verified"]
@@ -223,6 +228,26 @@ async def test_c_watchpoint_memory_disassembly_registers_and_command(tools: Tool
     again = await tools("debug_continue")
     assert again["reason"] == "data breakpoint"
     assert (await tools("debug_evaluate", expression="counter"))["value"] == "42"
+    await tools("debug_terminate")
+
+
+async def test_an_evaluate_while_lldb_dap_is_stopped_says_it_is_not_answering(
+        tools: Tools, native: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(timeouts, "INSPECT_S", 2.0)
+    await tools("debug_launch", program=native["basics"], adapter="lldb-dap",
+                breakpoints=[{"file": BASICS_C, "line": LOOP_BODY}])
+    [adapter] = [pid for pid, command in descendants(os.getpid()).items()
+                 if os.path.basename(command.split()[0]).startswith("lldb-dap")]
+    os.kill(adapter, signal.SIGSTOP)
+    try:
+        text = await tools.error("debug_evaluate", expression="origin.x")
+        assert "lldb-dap is not answering" in text and f"kill -CONT {adapter}" in text, text
+        assert "still running" not in text, text  # not an endless expression
+        with anyio.fail_after(1.5):  # refused at once, not after another deadline
+            again = await tools.error("debug_evaluate", expression="origin.y")
+        assert "lldb-dap is not answering" in again, again
+    finally:
+        os.kill(adapter, signal.SIGCONT)
     await tools("debug_terminate")
 
 

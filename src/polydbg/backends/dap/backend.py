@@ -75,7 +75,7 @@ class DapBackend(Backend):
         self._initialized = asyncio.Event()
         self._breakpoints = DapBreakpoints(self._request)
         self._frames: FrameHandles[int] = FrameHandles()  # the adapter's frame ids at this stop
-        self._evaluations = Evaluations(self.name)
+        self._evaluations = Evaluations(self.name, self._proc.not_answering)
 
     # -- subclass hooks ---------------------------------------------------------------------------
 

@@ -266,7 +266,11 @@ class LldbDapBackend(DapBackend):
 
     async def command(self, text: str, frame: FrameRef | None) -> str:
         """An lldb command (``frame variable``, ``register read``, ``memory read`` …) and its output; a
-        command lldb rejects is an error, as gdb's are (lldb-dap answers it as a normal result)."""
+        command lldb rejects is an error, as gdb's are (lldb-dap answers it as a normal result). An empty one is
+        refused: lldb would repeat the last command (a ``next`` steps again)."""
+        if not text.strip().removeprefix(COMMAND_PREFIX).strip():
+            raise UsageError("the command is empty; send an lldb command as you would type it at lldb's prompt, "
+                             "e.g. 'bt', 'frame variable', 'register read', 'image list' ('help' lists them)")
         output = await super().command(text if text.startswith(COMMAND_PREFIX) else COMMAND_PREFIX + text, frame)
         if output.lstrip().startswith("error:"):
             raise AdapterRequestError("evaluate", output.strip().removeprefix("error:").strip())
