@@ -386,6 +386,22 @@ async def test_cpp_uncaught_exception_stops_at_the_throw(tools: Tools, native: d
 
 # -- Rust ------------------------------------------------------------------------------------------
 
+@pytest.mark.parametrize(("which", "marker", "exception"), [
+    ("a", "// throws AppError", {"type": "AppError", "message": "bad config value"}),  # its own what()'s string
+    ("c", "// throws ConfigError", {"type": "ConfigError", "message": "port out of range"}),  # runtime_error's
+    ("i", "// throws an int", {"type": "int", "message": "42"}),
+])
+async def test_a_thrown_object_of_the_programs_own_class_says_what_it_holds(
+        tools: Tools, native: dict[str, str], which: str, marker: str, exception: dict[str, str],
+        anyio_backend: str) -> None:
+    thrown = await tools("debug_launch", program=native["own_exceptions"], adapter="lldb-dap", args=[which],
+                         break_on_exception="raised")
+    assert thrown["reason"] == "exception"
+    assert thrown["location"]["line"] == line_of("native/cpp/own_exceptions.cpp", marker), thrown
+    assert thrown["exception"] == exception
+    await tools("debug_terminate")
+
+
 async def test_rust_values_read_as_rust(tools: Tools, rust_binary: str) -> None:
     report = await tools("debug_launch", program=rust_binary,
                          breakpoints=[{"file": MAIN_RS, "line": VALUES_READY}])

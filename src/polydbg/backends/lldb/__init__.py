@@ -40,7 +40,8 @@ SIGABRT stops inside libc (abort, raise,                 the abort machinery's f
 __assert_fail …) or libstdc++ (std::terminate)           called abort()/assert(); std::terminate's uncaught
                                                          exception and assert's message go to exception info
 a C++ throw stops in ``__cxa_throw``, and an lldb        the thrower is frame 0; the exception's type and
-expression there can hang lldb-dap for good              message are read from registers and memory only
+expression there can hang lldb-dap for good              message are read from registers and memory only (a
+                                                         class of the program's own through ``memory read -t``)
 lldb stops at a breakpoint whose condition fails to      the stop waits 0.1 s for lldb's console line and says
 evaluate, saying so only in console output after it      to fix the condition
 ``hitCondition`` is read only as a whole number N (an    ``>= N`` / ``> N`` are sent as N / N+1; ``N``, ``==``,

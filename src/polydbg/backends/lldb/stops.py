@@ -44,6 +44,7 @@ from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.kit.panics import panic_message
 from polydbg.backends.lldb import values
 from polydbg.backends.lldb.hits import LldbHits
+from polydbg.backends.lldb.launch import COMMAND_PREFIX
 from polydbg.errors import AdapterError
 
 PANIC_MESSAGE_WAIT_S = 0.3
@@ -386,9 +387,25 @@ class LldbStops:
                         found[register["name"]] = int(str(register["value"]).split()[0], 0)
             first, second = (found[r] for r in cxx.ARGUMENT_REGISTERS)
             type_ = cxx.demangle_type(await self._c_string_at(second + 8))
-            message = await self._c_string_at(first + 8) if type_ in cxx.STRING_MESSAGE_TYPES else ""
-            return ExceptionDetail(type=type_, message=message)
+            return ExceptionDetail(type=type_, message=await self._thrown_message(type_, first))
         return None
+
+    async def _thrown_message(self, type_: str, address: int) -> str:
+        """What the thrown object at ``address`` says (see kit.cxx), from memory: lldb's formatters print a
+        class of the program's own (``memory read -t``, no code run in the program); "" when unreadable."""
+        if type_ in cxx.STRING_MESSAGE_TYPES:
+            return await self._c_string_at(address + 8)
+        if type_ in cxx.C_STRINGS:
+            return await self._c_string_at(address)
+        with contextlib.suppress(AdapterError, LookupError, ValueError, TypeError):
+            printed = str((await self._request("evaluate", {
+                "expression": f"{COMMAND_PREFIX}memory read -t '{type_}' -c 1 {hex(address)}", "context": "repl",
+            })).get("result", ""))
+            if printed.lstrip().startswith("error:"):
+                return ""
+            std_base, message = cxx.fields_message(printed)
+            return await self._c_string_at(address + 8) if std_base else message
+        return ""
 
     async def _read_memory(self, address: int, count: int) -> bytes:
         body = await self._request("readMemory", {"memoryReference": hex(address), "count": count})
