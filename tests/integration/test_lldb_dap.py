@@ -370,6 +370,9 @@ async def test_cpp_stl_containers_read_as_values(tools: Tools, native: dict[str,
     assert [v["value"] for v in entries["variables"]] == ['{first:"alice", second:31}', '{first:"bob", second:27}']
     assert (await tools("debug_evaluate", expression="numbers"))["value"] == "{10, 20, 30}"
     assert (await tools("debug_evaluate", expression="numbers[1]"))["value"] == "20"
+    error = await tools.error("debug_evaluate", expression="ages.at(5)")  # clang's notes spell every template
+    assert "no matching member function for call to 'at'" in error and len(error) < 400, error
+    assert "Ran expression as" not in error and "| " not in error and "std::char_traits" not in error, error
     await tools("debug_terminate")
 
 
@@ -478,6 +481,12 @@ async def test_rust_references_to_enums_and_strs_read_as_rust(tools: Tools, rust
     for name in ("head", "cur"):  # no enum layout internals, whichever way the formatters read it
         assert "$variants$" not in local[name]["value"] and "$discr$" not in local[name]["value"], local[name]
     assert local["label"]["value"].endswith('"list"'), local["label"]  # a &&str, not a list of chars
+    # node is a &Box<Node>: two pointers to lldb's C++ parser, which does not take `.` through them
+    assert (await tools("debug_evaluate", expression="node.value"))["value"] == "1"
+    following = await tools("debug_evaluate", expression="node.next")
+    assert following["value"].startswith("Some(") and following["type"] == "Option<Box<rustdemo::Node>>", following
+    error = await tools.error("debug_evaluate", expression="node.next.is_some()")
+    assert "(**node).next" in error and "Objective C++" not in error, error
     await tools("debug_terminate")
 
 

@@ -9,7 +9,8 @@ lldb-server, which starts the debuggee, each in its own process group.
 Modules: ``backend`` (``LldbDapBackend``, the registry's entry point: lifecycle, events, requests),
 ``launch`` (arguments and lldb commands, the Rust toolchain's formatters), ``stops`` (why it
 stopped: signals, panics, aborts, throws, failed conditions), ``values`` (types, values, frame
-names and previews in the program's language: pure).
+names and previews in the program's language: pure), ``expressions`` (evaluation errors cut to the error,
+Rust field paths through references and Boxes), ``hits`` (hit conditions lldb-dap cannot count).
 
 Quirks (checked against lldb-dap 22):
 
@@ -71,5 +72,10 @@ lldb-server and the debuggee each run in a process       on terminate every desc
 group of their own                                       alive is killed (lldb-server also on detach)
 lldb-vscode (LLVM ≤ 17) runs "?command" as an unknown    no quiet prefix for it
 command
+an evaluation error is clang's diagnostics: 1.5 KB of    cut to the errors and the first note, long template
+notes spelling every template argument                   arguments shortened (``expressions.short_error``)
+no Rust expression parser: Rust is read as C++, where    a Rust field path that fails so is evaluated again a
+``.`` does not go through a reference or Box             step at a time, dereferenced as each type needs
+(``node.next`` on a ``&Box<Node>``)                      (``(**node).next``)
 =======================================================  ====================================================
 """

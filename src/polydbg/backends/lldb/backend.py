@@ -37,7 +37,7 @@ from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
 from polydbg.backends.kit.lifecycle import Phase
 from polydbg.backends.kit.ordering import OrderedEvents
-from polydbg.backends.lldb import hits, launch, stops, values
+from polydbg.backends.lldb import expressions, hits, launch, stops, values
 from polydbg.backends.lldb.launch import COMMAND_PREFIX
 from polydbg.backends.locate import find_lldb_dap
 from polydbg.dap.client import DapClient
@@ -229,7 +229,27 @@ class LldbDapBackend(DapBackend):
         return out
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
-        return await self._shaped(await super().evaluate(expression, frame, context))
+        try:
+            found = await super().evaluate(expression, frame, context)
+        except AdapterRequestError as exc:
+            found = await self._evaluate_again(expression, frame, context, exc)
+        return await self._shaped(found)
+
+    async def _evaluate_again(self, expression: str, frame: FrameRef | None, context: EvaluateContext,
+                              failed: AdapterRequestError) -> Variable:
+        """A Rust field path lldb's C++ parser could not take through a reference or Box, evaluated again a step
+        at a time (``expressions``); any other failure raised with lldb's error cut to the error itself."""
+        rust = self.language == "rust" and expressions.through_pointer(failed.message)
+        parts = expressions.rust_path(expression) if rust else None
+        if parts is None:
+            hint = (" — a Rust reference or Box is a pointer to lldb: dereference it as its type says, e.g. "
+                    "(**node).next for node: &Box<Node>") if rust else ""
+            raise AdapterRequestError(failed.command, expressions.short_error(failed.message) + hint) from failed
+
+        async def step(text: str) -> Variable:
+            return await DapBackend.evaluate(self, text, frame, context)
+        spelt, found = await expressions.rust_field_path(parts, step)
+        return found._replace(name=expression, evaluate_name=spelt)
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         return await self._shaped(await super().set_variable(ref, name, value))
