@@ -294,6 +294,20 @@ class DebuggerProcess:
             self._debugger_pid = children[0] if children else None
         return self._debugger_pid
 
+    def wake(self) -> bool:
+        """Continue the debugger if a signal stopped it (SIGSTOP, a terminal's stop): stopped, it can neither
+        detach nor kill the program, and ending it would release the program with its breakpoints still in
+        its code. Whether it was stopped."""
+        pid = self.debugger_pid()
+        states = thread_states(pid) if pid is not None else set()
+        if pid is None or not states:
+            return False
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGCONT)  # also cancels a stop signal still on its way (harmless otherwise)
+        if "T" in states:
+            log.warning("%s (pid %d) was stopped by a signal: continued to end the session", self.name, pid)
+        return "T" in states
+
     def not_answering(self) -> str | None:
         """Why the debugger cannot be busy answering, read from /proc: its own process stopped by a signal,
         or the debuggee with every thread held by its tracer (so it runs no expression either); None when

@@ -22,6 +22,7 @@ from typing import Any
 import anyio
 import pytest
 
+from polydbg import procs
 from polydbg.backends.kit import timeouts
 from tests.conftest import PROGRAMS, Tools, descendants, line_of, require
 
@@ -318,6 +319,68 @@ async def test_attach_by_pid_breaks_and_terminate_kills(tools: Tools, looper: su
     assert int(values(nxt["locals"])["n"]) == n + 1
     await tools("debug_terminate")
     assert looper.wait(timeout=10) == -signal.SIGKILL  # terminate ends the attached program too
+
+
+def _debugger_pid(name: str) -> int:
+    [pid] = [pid for pid, command in descendants(os.getpid()).items()
+             if os.path.basename(command.split()[0]).startswith(name)]
+    return pid
+
+
+def _running_untraced(program: subprocess.Popen[bytes]) -> None:
+    """The program lives on, traced by nobody (a breakpoint left in its code kills it within a millisecond)."""
+    with pytest.raises(subprocess.TimeoutExpired):
+        program.wait(timeout=2)
+    status = Path(f"/proc/{program.pid}/status").read_text()
+    assert "TracerPid:\t0\n" in status, status
+
+
+@pytest.mark.parametrize("adapter", ["lldb-dap", "gdb"])
+async def test_a_detach_leaves_the_program_running_even_from_a_stopped_debugger(
+        tools: Tools, looper: subprocess.Popen[bytes], adapter: str, anyio_backend: str) -> None:
+    """A debugger stopped by a signal could not detach: polydbg ended it, and the system let the program go with
+    the breakpoint still in its code (it died of SIGTRAP: exit code 251, i.e. -5). It is woken to detach."""
+    if adapter == "gdb":
+        require("gdb")
+    report = await tools("debug_attach", pid=looper.pid, language="c", adapter=adapter,
+                         breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
+    assert report["location"]["line"] == IN_TICK
+    os.kill(_debugger_pid(adapter), signal.SIGSTOP)
+    ended = await tools("debug_terminate", detach=True)
+    assert "keeps running" in ended["message"]
+    _running_untraced(looper)
+
+
+async def test_a_detach_the_debugger_never_answers_puts_its_breakpoints_back(
+        tools: Tools, looper: subprocess.Popen[bytes], monkeypatch: pytest.MonkeyPatch) -> None:
+    await tools("debug_attach", pid=looper.pid, language="c", adapter="lldb-dap",
+                breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
+    monkeypatch.setattr(procs.DebuggerProcess, "wake", lambda _self: False)  # a debugger that stays hung
+    os.kill(_debugger_pid("lldb-dap"), signal.SIGSTOP)
+    text = await tools.error("debug_terminate", detach=True)
+    assert "lldb-dap did not answer the detach" in text and "breakpoint bytes lldb-dap had left" in text, text
+    assert (await tools("debug_sessions"))["sessions"] == []
+    _running_untraced(looper)
+
+
+async def test_a_program_launched_under_gdb_and_detached_keeps_running(tools: Tools, native: dict[str, str]) -> None:
+    """Its terminal is gdb's pty, its controlling terminal: closing it at the end hung the program up (SIGHUP)."""
+    require("gdb")
+    await tools("debug_launch", program=native["looper"], adapter="gdb",
+                breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
+    [pid] = [pid for pid, command in descendants(os.getpid()).items() if command == native["looper"]]
+    await tools("debug_terminate", detach=True)
+    fd = os.pidfd_open(pid)  # readable once the process has exited
+    try:
+        with pytest.raises(TimeoutError):
+            with anyio.fail_after(2):
+                await anyio.wait_readable(fd)
+        assert "TracerPid:\t0\n" in Path(f"/proc/{pid}/status").read_text()
+    finally:
+        os.kill(pid, signal.SIGKILL)  # the test process, a subreaper, reaps it
+        with anyio.fail_after(10):
+            await anyio.wait_readable(fd)
+        os.close(fd)
 
 
 async def test_core_file_shows_stack_and_variables(tools: Tools, native: dict[str, str], core_dump: str) -> None:

@@ -40,6 +40,10 @@ class Evaluations:
         self._not_answering = not_answering  # why the adapter cannot be busy evaluating, or None
         self._running: dict[int | None, _Evaluation] = {}
 
+    def running(self) -> str | None:
+        """An expression still running past its deadline on some thread, if any."""
+        return next((e.expression for e in self._running.values() if not e.future.done()), None)
+
     def _silent(self, waited: str) -> AdapterTimeoutError | None:
         """The error for an adapter that is not answering (rather than evaluating), if it is not."""
         why = self._not_answering()
