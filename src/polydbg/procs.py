@@ -116,6 +116,25 @@ def read_stat(pid: int | str) -> ProcStat | None:
                     fields[19])
 
 
+def thread_states(pid: int) -> set[str]:
+    """The states of a process's threads as /proc shows them (``R`` running, ``S`` sleeping, ``T`` stopped
+    by a signal, ``t`` stopped by its tracer …); empty when it is gone."""
+    states: set[str] = set()
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return states
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat", "rb") as handle:
+                fields = handle.read().rpartition(b")")[2].split()
+        except OSError:
+            continue
+        if fields:
+            states.add(fields[0].decode())
+    return states
+
+
 def live_processes() -> list[ProcStat]:
     try:
         entries = os.listdir("/proc")
@@ -206,6 +225,8 @@ class DebuggerProcess:
         self.process: asyncio.subprocess.Process | None = None
         self.debuggee_pid: int | None = None
         self.debuggee_pgid: int | None = None
+        self.watched_pid: int | None = None  # the debuggee whose end is watched (attached ones too)
+        self._debugger_pid: int | None = None
         self._tail: collections.deque[str] = collections.deque(maxlen=tail_lines)
         self._drain: asyncio.Task[None] | None = None
         self._ended: asyncio.Future[None] | None = None
@@ -259,6 +280,47 @@ class DebuggerProcess:
                 code = await asyncio.wait_for(self.process.wait(), wait_s)
         return f"{self.name} exited unexpectedly{_exit_text(code)}{self.stderr_hint()}"
 
+    def debugger_pid(self) -> int | None:
+        """The debugger's own pid: the guard's first child (the process polydbg talks to)."""
+        guard = self.pid
+        if guard is None:
+            return None
+        if self._debugger_pid is None:
+            try:
+                with open(f"/proc/{guard}/task/{guard}/children", "rb") as handle:
+                    children = [int(pid) for pid in handle.read().split()]
+            except OSError:  # a kernel without CONFIG_PROC_CHILDREN
+                children = sorted(stat.pid for stat in live_processes() if stat.ppid == guard)
+            self._debugger_pid = children[0] if children else None
+        return self._debugger_pid
+
+    def wake(self) -> bool:
+        """Continue the debugger if a signal stopped it (SIGSTOP, a terminal's stop): stopped, it can neither
+        detach nor kill the program, and ending it would release the program with its breakpoints still in
+        its code. Whether it was stopped."""
+        pid = self.debugger_pid()
+        states = thread_states(pid) if pid is not None else set()
+        if pid is None or not states:
+            return False
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGCONT)  # also cancels a stop signal still on its way (harmless otherwise)
+        if "T" in states:
+            log.warning("%s (pid %d) was stopped by a signal: continued to end the session", self.name, pid)
+        return "T" in states
+
+    def not_answering(self) -> str | None:
+        """Why the debugger cannot be busy answering, read from /proc: its own process stopped by a signal,
+        or the debuggee with every thread held by its tracer (so it runs no expression either); None when
+        nothing says so."""
+        pid = self.debugger_pid()
+        if pid is not None and thread_states(pid) == {"T"}:
+            return (f"its process (pid {pid}) is stopped by a signal (SIGSTOP, or a terminal's stop) and answers "
+                    f"nothing until it gets SIGCONT (kill -CONT {pid})")
+        debuggee = self.debuggee_pid or self.watched_pid
+        if debuggee is not None and thread_states(debuggee) == {"t"}:
+            return f"the program runs no expression (pid {debuggee}: every thread of it is stopped)"
+        return None
+
     def track_debuggee(self, pid: int) -> int | None:
         """Adopt the debuggee's process group (killed on end and at exit); None when it is not one
         polydbg may signal: pid 0 or less, polydbg's own group, or the debugger's group."""
@@ -298,6 +360,7 @@ class DebuggerProcess:
             return
         loop = asyncio.get_running_loop()
         self._pidfd = fd
+        self.watched_pid = pid
 
         def ended() -> None:
             self._stop_watching()

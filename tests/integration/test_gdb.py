@@ -38,6 +38,8 @@ PRINT = line_of("native/gdb/containers.cpp", "marker: print")
 THROWS = line_of("native/gdb/containers.cpp", "marker: throws")
 OUT_OF_RANGE_CPP = str(SOURCES / "out_of_range.cpp")
 BAD_INDEX = line_of("native/gdb/out_of_range.cpp", "marker: bad index")
+COPIES_C = str(SOURCES / "copies.c")
+MEMCPY_CALL = line_of("native/gdb/copies.c", "marker: memcpy call")
 VALUES_RS = str(SOURCES / "values.rs")
 VALUES_READY = line_of("native/gdb/values.rs", "marker: values ready")
 
@@ -48,7 +50,7 @@ def built(build_dir: Path) -> dict[str, str]:
     out = build_dir / "gdb"
     out.mkdir(exist_ok=True)
     programs = {"points": ("gcc", POINTS_C), "containers": ("g++", CONTAINERS_CPP),
-                "out_of_range": ("g++", OUT_OF_RANGE_CPP)}
+                "out_of_range": ("g++", OUT_OF_RANGE_CPP), "copies": ("gcc", COPIES_C)}
     for name, (compiler, source) in programs.items():
         subprocess.run([compiler, "-g", "-O0", "-o", str(out / name), source], check=True, capture_output=True,
                        timeout=120)
@@ -250,6 +252,27 @@ async def test_a_watchpoint_survives_restart(tools: Tools, built: dict[str, str]
     await tools("debug_terminate")
 
 
+@pytest.mark.parametrize("adapter", ["gdb", "lldb-dap"])
+async def test_a_watchpoint_hit_inside_memcpy_stops_at_the_users_call(tools: Tools, built: dict[str, str],
+                                                                      adapter: str, anyio_backend: str) -> None:
+    if adapter == "lldb-dap":
+        require("lldb-dap-22|lldb-dap|lldb-vscode")
+    await tools("debug_launch", program=built["copies"], adapter=adapter, stop_on_entry=True)
+    await tools("debug_watch", expression="buffer[20]")
+    hit = await tools("debug_continue")
+    assert hit["reason"] == "data breakpoint"
+    assert hit["location"] == {"file": COPIES_C, "line": MEMCPY_CALL, "function": "fill"}, hit
+    assert "library code called from here" in hit["description"] and "mem" in hit["description"], hit
+    assert "'o'" in hit["description"], hit  # what memcpy wrote there: "written by memcpy, not by…"[20]
+    assert {v["name"] for v in hit["locals"]} == {"source", "length"}
+    assert (await tools("debug_evaluate", expression="length"))["value"] == "64"  # frame 0 is the user's
+    frames = (await tools("debug_stack"))["threads"][0]["frames"]
+    assert frames[0]["index"] == -1 and "mem" in frames[0]["function"], frames  # the library frame, above #0
+    assert [(f["index"], f["function"]) for f in frames[1:3]] == [(0, "fill"), (1, "main")]
+    assert "(above #0) " in await tools.text("debug_stack")
+    await tools("debug_terminate")
+
+
 async def test_segfault_then_post_mortem_core(tools: Tools, built: dict[str, str], tmp_path: Path) -> None:
     crashed = await tools("debug_launch", program=built["points"], adapter="gdb", args=["crash"])
     assert crashed["reason"] == "exception"
@@ -296,6 +319,8 @@ async def test_watchpoint_memory_disassembly_registers_and_raw_command(tools: To
     registers = {v["name"]: v["value"] for v in (await tools("debug_variables", scope="registers"))["variables"]}
     assert int(registers["rip"], 16) == int(disassembly["pc"], 16)
     raw = await tools("debug_command", command="info registers rip")
+    empty = await tools.error("debug_command", command="  ")
+    assert "the command is empty" in empty and "'bt'" in empty, empty
     assert raw["output"].startswith("rip") and "<scale+" in raw["output"]
     await tools("debug_terminate")
 

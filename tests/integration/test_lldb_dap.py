@@ -19,9 +19,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
-from tests.conftest import PROGRAMS, Tools, line_of, require
+from polydbg import procs
+from polydbg.backends.kit import timeouts
+from tests.conftest import PROGRAMS, Tools, descendants, line_of, require
 
 NATIVE = PROGRAMS / "native"
 RUST = PROGRAMS / "rust"
@@ -210,6 +213,9 @@ async def test_c_watchpoint_memory_disassembly_registers_and_command(tools: Tool
 
     output = (await tools("debug_command", command="frame variable origin"))["output"]
     assert "x = 3" in output and "y = 4" in output
+    for empty in ("", "`"):  # lldb would run its last command again
+        text = await tools.error("debug_command", command=empty)
+        assert "the command is empty" in text and "'frame variable'" in text, text
 
     watch = (await tools("debug_watch", expression="counter"))["breakpoints"][0]
     assert watch["verified"]
@@ -223,6 +229,26 @@ async def test_c_watchpoint_memory_disassembly_registers_and_command(tools: Tool
     again = await tools("debug_continue")
     assert again["reason"] == "data breakpoint"
     assert (await tools("debug_evaluate", expression="counter"))["value"] == "42"
+    await tools("debug_terminate")
+
+
+async def test_an_evaluate_while_lldb_dap_is_stopped_says_it_is_not_answering(
+        tools: Tools, native: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(timeouts, "INSPECT_S", 2.0)
+    await tools("debug_launch", program=native["basics"], adapter="lldb-dap",
+                breakpoints=[{"file": BASICS_C, "line": LOOP_BODY}])
+    [adapter] = [pid for pid, command in descendants(os.getpid()).items()
+                 if os.path.basename(command.split()[0]).startswith("lldb-dap")]
+    os.kill(adapter, signal.SIGSTOP)
+    try:
+        text = await tools.error("debug_evaluate", expression="origin.x")
+        assert "lldb-dap is not answering" in text and f"kill -CONT {adapter}" in text, text
+        assert "still running" not in text, text  # not an endless expression
+        with anyio.fail_after(1.5):  # refused at once, not after another deadline
+            again = await tools.error("debug_evaluate", expression="origin.y")
+        assert "lldb-dap is not answering" in again, again
+    finally:
+        os.kill(adapter, signal.SIGCONT)
     await tools("debug_terminate")
 
 
@@ -295,6 +321,68 @@ async def test_attach_by_pid_breaks_and_terminate_kills(tools: Tools, looper: su
     assert looper.wait(timeout=10) == -signal.SIGKILL  # terminate ends the attached program too
 
 
+def _debugger_pid(name: str) -> int:
+    [pid] = [pid for pid, command in descendants(os.getpid()).items()
+             if os.path.basename(command.split()[0]).startswith(name)]
+    return pid
+
+
+def _running_untraced(program: subprocess.Popen[bytes]) -> None:
+    """The program lives on, traced by nobody (a breakpoint left in its code kills it within a millisecond)."""
+    with pytest.raises(subprocess.TimeoutExpired):
+        program.wait(timeout=2)
+    status = Path(f"/proc/{program.pid}/status").read_text()
+    assert "TracerPid:\t0\n" in status, status
+
+
+@pytest.mark.parametrize("adapter", ["lldb-dap", "gdb"])
+async def test_a_detach_leaves_the_program_running_even_from_a_stopped_debugger(
+        tools: Tools, looper: subprocess.Popen[bytes], adapter: str, anyio_backend: str) -> None:
+    """A debugger stopped by a signal could not detach: polydbg ended it, and the system let the program go with
+    the breakpoint still in its code (it died of SIGTRAP: exit code 251, i.e. -5). It is woken to detach."""
+    if adapter == "gdb":
+        require("gdb")
+    report = await tools("debug_attach", pid=looper.pid, language="c", adapter=adapter,
+                         breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
+    assert report["location"]["line"] == IN_TICK
+    os.kill(_debugger_pid(adapter), signal.SIGSTOP)
+    ended = await tools("debug_terminate", detach=True)
+    assert "keeps running" in ended["message"]
+    _running_untraced(looper)
+
+
+async def test_a_detach_the_debugger_never_answers_puts_its_breakpoints_back(
+        tools: Tools, looper: subprocess.Popen[bytes], monkeypatch: pytest.MonkeyPatch) -> None:
+    await tools("debug_attach", pid=looper.pid, language="c", adapter="lldb-dap",
+                breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
+    monkeypatch.setattr(procs.DebuggerProcess, "wake", lambda _self: False)  # a debugger that stays hung
+    os.kill(_debugger_pid("lldb-dap"), signal.SIGSTOP)
+    text = await tools.error("debug_terminate", detach=True)
+    assert "lldb-dap did not answer the detach" in text and "breakpoint bytes lldb-dap had left" in text, text
+    assert (await tools("debug_sessions"))["sessions"] == []
+    _running_untraced(looper)
+
+
+async def test_a_program_launched_under_gdb_and_detached_keeps_running(tools: Tools, native: dict[str, str]) -> None:
+    """Its terminal is gdb's pty, its controlling terminal: closing it at the end hung the program up (SIGHUP)."""
+    require("gdb")
+    await tools("debug_launch", program=native["looper"], adapter="gdb",
+                breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
+    [pid] = [pid for pid, command in descendants(os.getpid()).items() if command == native["looper"]]
+    await tools("debug_terminate", detach=True)
+    fd = os.pidfd_open(pid)  # readable once the process has exited
+    try:
+        with pytest.raises(TimeoutError):
+            with anyio.fail_after(2):
+                await anyio.wait_readable(fd)
+        assert "TracerPid:\t0\n" in Path(f"/proc/{pid}/status").read_text()
+    finally:
+        os.kill(pid, signal.SIGKILL)  # the test process, a subreaper, reaps it
+        with anyio.fail_after(10):
+            await anyio.wait_readable(fd)
+        os.close(fd)
+
+
 async def test_core_file_shows_stack_and_variables(tools: Tools, native: dict[str, str], core_dump: str) -> None:
     report = await tools("debug_launch", program=native["looper"], core=core_dump, adapter="lldb-dap")
     assert report["state"] == "stopped"
@@ -345,6 +433,9 @@ async def test_cpp_stl_containers_read_as_values(tools: Tools, native: dict[str,
     assert [v["value"] for v in entries["variables"]] == ['{first:"alice", second:31}', '{first:"bob", second:27}']
     assert (await tools("debug_evaluate", expression="numbers"))["value"] == "{10, 20, 30}"
     assert (await tools("debug_evaluate", expression="numbers[1]"))["value"] == "20"
+    error = await tools.error("debug_evaluate", expression="ages.at(5)")  # clang's notes spell every template
+    assert "no matching member function for call to 'at'" in error and len(error) < 400, error
+    assert "Ran expression as" not in error and "| " not in error and "std::char_traits" not in error, error
     await tools("debug_terminate")
 
 
@@ -360,6 +451,22 @@ async def test_cpp_uncaught_exception_stops_at_the_throw(tools: Tools, native: d
 
 
 # -- Rust ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("which", "marker", "exception"), [
+    ("a", "// throws AppError", {"type": "AppError", "message": "bad config value"}),  # its own what()'s string
+    ("c", "// throws ConfigError", {"type": "ConfigError", "message": "port out of range"}),  # runtime_error's
+    ("i", "// throws an int", {"type": "int", "message": "42"}),
+])
+async def test_a_thrown_object_of_the_programs_own_class_says_what_it_holds(
+        tools: Tools, native: dict[str, str], which: str, marker: str, exception: dict[str, str],
+        anyio_backend: str) -> None:
+    thrown = await tools("debug_launch", program=native["own_exceptions"], adapter="lldb-dap", args=[which],
+                         break_on_exception="raised")
+    assert thrown["reason"] == "exception"
+    assert thrown["location"]["line"] == line_of("native/cpp/own_exceptions.cpp", marker), thrown
+    assert thrown["exception"] == exception
+    await tools("debug_terminate")
+
 
 async def test_rust_values_read_as_rust(tools: Tools, rust_binary: str) -> None:
     report = await tools("debug_launch", program=rust_binary,
@@ -437,6 +544,12 @@ async def test_rust_references_to_enums_and_strs_read_as_rust(tools: Tools, rust
     for name in ("head", "cur"):  # no enum layout internals, whichever way the formatters read it
         assert "$variants$" not in local[name]["value"] and "$discr$" not in local[name]["value"], local[name]
     assert local["label"]["value"].endswith('"list"'), local["label"]  # a &&str, not a list of chars
+    # node is a &Box<Node>: two pointers to lldb's C++ parser, which does not take `.` through them
+    assert (await tools("debug_evaluate", expression="node.value"))["value"] == "1"
+    following = await tools("debug_evaluate", expression="node.next")
+    assert following["value"].startswith("Some(") and following["type"] == "Option<Box<rustdemo::Node>>", following
+    error = await tools.error("debug_evaluate", expression="node.next.is_some()")
+    assert "(**node).next" in error and "Objective C++" not in error, error
     await tools("debug_terminate")
 
 

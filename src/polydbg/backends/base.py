@@ -356,6 +356,12 @@ class Backend(Protocol):
         """Children ``start..start+count`` of a value when ``variables`` cannot page; None if unsupported."""
         return None
 
+    async def frames_above(self, thread_id: int) -> list[Frame]:
+        """Library frames hidden above frame 0 that a stack listing still shows, innermost first (a watched
+        variable written inside memcpy: the stop is the user's call, memcpy is listed above it); not
+        addressable by index."""
+        return []
+
     def length_of(self, parent: Variable, children: list[Variable]) -> int | None:
         """How many children ``parent`` has, when the backend knows better than ``indexed_count``."""
         return None

@@ -172,7 +172,7 @@ def stack(r: StackResult, base: str | None = None) -> str:
         lines.append(f"thread {t.thread_id} {t.name}".rstrip() + same + ":")
         for f in t.frames:
             where = _where(f.file, f.line, base)
-            lines.append(f"  #{f.index} {f.function} at {where}")
+            lines.append(f"  {f'#{f.index}' if f.index >= 0 else '(above #0)'} {f.function} at {where}")
     if r.more:
         lines.append(r.more)
     return "\n".join(lines)

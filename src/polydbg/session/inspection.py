@@ -82,18 +82,28 @@ class Inspector:
             read = await stacks.read_all(threads, lambda tid: self.core.read(scope, backend.stack_trace(
                 tid, start, levels)))
             page = stacks.paged(threads, read, scope.stop.thread_id, levels, thread_id, self.core.cwd)
+            above = await self._above(scope, scope.stop.thread_id, start)
             return StackResult(session_id=self.core.id, more=stacks.more(page, start, levels),
-                               threads=[stacks.thread_stack(entry, start, page.depth) for entry in page.entries])
+                               threads=[stacks.thread_stack(entry, start, page.depth,
+                                                            above if entry.thread.id == scope.stop.thread_id else [])
+                                        for entry in page.entries])
         tid = thread_id if thread_id is not None else (scope.stop.thread_id or (threads[0].id if threads else 0))
         frames, total = await self.core.read(scope, backend.stack_trace(tid, start, levels))
         thread = Thread(tid, names.get(tid, ""))
         fits = stacks.fitting(thread, frames, self.core.cwd)
-        result = StackResult(session_id=self.core.id, threads=[stacks.thread_stack(stacks.Entry(thread, frames, total),
-                                                                                   start, fits)])
+        entry = stacks.Entry(thread, frames, total)
+        result = StackResult(session_id=self.core.id,
+                             threads=[stacks.thread_stack(entry, start, fits, await self._above(scope, tid, start))])
         if fits < len(frames) or (total is not None and start + fits < total):
             which = f"thread_id={thread_id}, " if thread_id is not None else ""
             result.more = f"more frames: debug_stack({which}start={start + fits}, levels={levels})"
         return result
+
+    async def _above(self, scope: StopScope, thread_id: int | None, start: int) -> list[Frame]:
+        """The library frames a listing shows above frame 0 of ``thread_id`` (``Backend.frames_above``)."""
+        if start != 0 or thread_id is None:
+            return []
+        return await self.core.read(scope, self.core.backend.frames_above(thread_id))
 
     # -- values -----------------------------------------------------------------------------------------
 

@@ -93,7 +93,7 @@ class BreakpointList(_Model):
 
 
 class FrameInfo(_Model):
-    index: int
+    index: int  # < 0: library code listed above frame 0 (a watched write inside memcpy), not a frame_id
     function: str
     file: str | None = None
     line: int | None = None

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from polydbg.backends.base import Frame, Thread
@@ -144,10 +144,14 @@ def paged(threads: list[Thread], stacks: list[Stack], current: int | None, level
                 len(listing))
 
 
-def thread_stack(entry: Entry, start: int, depth: int) -> ThreadStack:
+def thread_stack(entry: Entry, start: int, depth: int, above: Sequence[Frame] = ()) -> ThreadStack:
+    """The answer's form of ``entry``, its first ``depth`` frames, after the library frames ``above`` frame 0
+    (indexed -1, -2, … outward from it: listed, not addressable)."""
     return ThreadStack(thread_id=entry.thread.id, name=entry.thread.name, total=entry.total,
-                       frames=[FrameInfo(index=start + i, function=f.name, file=f.file, line=f.line)
-                               for i, f in enumerate(entry.frames[:depth])],
+                       frames=[FrameInfo(index=i - len(above), function=f.name, file=f.file, line=f.line)
+                               for i, f in enumerate(above)]
+                       + [FrameInfo(index=start + i, function=f.name, file=f.file, line=f.line)
+                          for i, f in enumerate(entry.frames[:depth])],
                        same=len(entry.same) or None, same_ids=entry.same[:SAME_IDS] or None)
 
 

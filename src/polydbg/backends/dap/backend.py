@@ -17,11 +17,10 @@ mapped in ``breakpoints.DapBreakpoints``, evaluations that outlive their deadlin
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import Any, ClassVar
 
-from polydbg import procs
+from polydbg import procs, tracee
 from polydbg.backends.base import (
     AttachSpec,
     Backend,
@@ -57,6 +56,8 @@ from polydbg.transport.streams import FramedStream
 
 log = logging.getLogger(__name__)
 
+DETACH_S = 5.0  # an adapter's deadline to let go of the program (lldb-dap takes ~0.1 s; woken from SIGSTOP ~1 s)
+
 
 class DapBackend(Backend):
     """Generic DAP backend. Subclasses implement ``_start_adapter`` and the ``_*_arguments`` hooks."""
@@ -75,7 +76,7 @@ class DapBackend(Backend):
         self._initialized = asyncio.Event()
         self._breakpoints = DapBreakpoints(self._request)
         self._frames: FrameHandles[int] = FrameHandles()  # the adapter's frame ids at this stop
-        self._evaluations = Evaluations(self.name)
+        self._evaluations = Evaluations(self.name, self._proc.not_answering)
 
     # -- subclass hooks ---------------------------------------------------------------------------
 
@@ -178,20 +179,37 @@ class DapBackend(Backend):
         await self._life.end(lambda: self._end(terminate_debuggee=False))
 
     async def _end(self, terminate_debuggee: bool) -> None:
-        """Run once by the lifecycle, whoever asks first (terminate, detach, a subclass on the program's end)."""
+        """Run once by the lifecycle, whoever asks first (terminate, detach, a subclass on the program's end).
+        A detach the adapter does not answer raises, once everything is ended, saying what became of the
+        program (``tracee``: its code is put back first, so it does not die of a breakpoint left in it)."""
+        unreleased = ""
         try:
             await self._before_end(terminate_debuggee)
             client = self._client
+            self._proc.wake()  # a debugger stopped by a signal can neither detach nor kill the program
             if client is not None and not client.is_closed:
-                with contextlib.suppress(Exception):
-                    # killing follows anyway when ending; a detach must let the adapter resume the program
-                    await client.request("disconnect", {"terminateDebuggee": terminate_debuggee, "restart": False},
-                                         timeout=0.5 if terminate_debuggee else 2.0)
+                try:
+                    # killing follows anyway when ending; a detach must let the adapter resume the program, so its
+                    # deadline is not the one a stalled adapter gets (it may have been woken just now)
+                    answer = client.send_request("disconnect", {"terminateDebuggee": terminate_debuggee,
+                                                                "restart": False})
+                    await asyncio.wait_for(asyncio.shield(answer), 0.5 if terminate_debuggee else DETACH_S)
+                except Exception as exc:  # whatever the adapter did, the session ends
+                    if not terminate_debuggee:
+                        unreleased = self._unreleased(exc)
                 await client.close("session ended")
             await self._proc.end(kill_debuggee=terminate_debuggee)
             self._life.report_terminated(None)
         finally:
             await self._after_end(terminate_debuggee)
+        if unreleased:
+            raise AdapterGoneError(unreleased)
+
+    def _unreleased(self, failure: Exception) -> str:
+        """What became of the program when the adapter did not answer its detach (said once it is ended)."""
+        why = f"no answer within {DETACH_S:g} s" if isinstance(failure, asyncio.TimeoutError) else str(failure)
+        return tracee.detach_failed(self.name, why, self._proc.debuggee_pid or self._proc.watched_pid,
+                                    self._evaluations.running())
 
     # -- events -----------------------------------------------------------------------------------
 

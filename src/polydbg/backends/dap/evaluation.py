@@ -6,13 +6,17 @@ ends (``while True: pass``, a call that waits on a lock) holds the thread until 
 every later evaluation on that thread would queue behind it. So an evaluation that passes its
 deadline (``timeouts.INSPECT_S``, read at each call) is remembered as still running, and the next
 evaluation on that thread is refused at once, with what is running and for how long, instead of
-costing another deadline; once the first one answers, evaluations go through again.
+costing another deadline; once the first one answers, evaluations go through again. Unless the debugger
+cannot be evaluating anything (``not_answering``: its process stopped by a signal, the program held by its
+tracer with no thread running): then the answer says the debugger is not answering, not that the expression
+runs on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,13 +35,30 @@ class _Evaluation:
 class Evaluations:
     """The evaluations still running past their deadline, by thread (None: no frame given)."""
 
-    def __init__(self, adapter: str) -> None:
+    def __init__(self, adapter: str, not_answering: Callable[[], str | None] = lambda: None) -> None:
         self._adapter = adapter
+        self._not_answering = not_answering  # why the adapter cannot be busy evaluating, or None
         self._running: dict[int | None, _Evaluation] = {}
+
+    def running(self) -> str | None:
+        """An expression still running past its deadline on some thread, if any."""
+        return next((e.expression for e in self._running.values() if not e.future.done()), None)
+
+    def _silent(self, waited: str) -> AdapterTimeoutError | None:
+        """The error for an adapter that is not answering (rather than evaluating), if it is not."""
+        why = self._not_answering()
+        if why is None:
+            return None
+        return AdapterTimeoutError(f"{self._adapter} is not answering ({waited}): {why}. debug_terminate ends the "
+                                   "session")
 
     def refuse_if_busy(self, thread: int | None) -> None:
         earlier = self._running.get(thread)
         if earlier is not None and not earlier.future.done():
+            silent = self._silent(f"still no answer to {earlier.expression!r} after "
+                                  f"{time.monotonic() - earlier.since:.0f} s")
+            if silent is not None:
+                raise silent
             raise AdapterTimeoutError(
                 f"{earlier.expression!r} is still running in the program (for "
                 f"{time.monotonic() - earlier.since:.0f} s) and {self._adapter} evaluates one expression at a "
@@ -53,6 +74,9 @@ class Evaluations:
             return await client.wait(future, "evaluate", deadline)
         except AdapterTimeoutError as exc:
             self._running[thread] = _Evaluation(expression, future, time.monotonic() - deadline)
+            silent = self._silent(f"no answer to the evaluation within {deadline:g} s")
+            if silent is not None:
+                raise silent from exc
             raise AdapterTimeoutError(
                 f"the expression is still running after {deadline:g} s (an endless loop or a call "
                 f"that waits?): the program stays stopped, but {self._adapter} cannot interrupt an evaluation "

@@ -45,7 +45,7 @@ How the parts map onto gdb (each module's docstring has the details)
       diffed (``kit.bpdiff``), so unchanged breakpoints keep their numbers and counts, and gdb's numbers
       are mapped to polydbg's breakpoint ids; watchpoints are ``-break-watch`` [-r|-a].
     - ``frames``: a ``FrameRef`` (thread, index) becomes ``--thread T --frame L`` with L the index plus
-      the machinery frames hidden at a throw/catch/SIGABRT stop.
+      the machinery frames hidden at a throw/catch/SIGABRT stop or a watchpoint that fired in library code.
     - ``inspection``: scopes "Locals" (``-stack-list-variables``, arguments first) and "Registers";
       values printed by gdb with pretty printers on (libstdc++'s auto-load on Debian; Rust's
       ``gdb_load_rust_pretty_printers.py`` is sourced from the toolchain for Rust only), so a
@@ -90,6 +90,8 @@ shows a compound child of a varobj as ``{...}`` / ``[N]``      prints its path e
                                                                first members below a pretty printer
 lists the AVX-512 mask registers k0–k7 in ``info registers``   leaves them out of "Registers"
 deletes a watchpoint whose frame returns (watchpoint-scope)    reports the stop and the breakpoint as unverified
+stops a watchpoint inside the library code that wrote it       reports the user's frame that called it; the
+(``memcpy``, ``memset``)                                       library frames are listed above frame 0
 a ptrace-stopped program dies of SIGKILL at once               SIGKILLs a local program at terminate; ``-gdb-exit``
                                                                reaps it
 exiting while a running program it attached to dies under it   waits for gdb's exit record of a running program

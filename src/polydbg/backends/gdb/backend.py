@@ -20,7 +20,7 @@ import shutil
 import signal
 from typing import Any
 
-from polydbg import procs
+from polydbg import procs, tracee
 from polydbg.backends.base import (
     AttachSpec,
     Backend,
@@ -333,6 +333,9 @@ class GdbMiBackend(Backend):
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
         return await self._frames.stack_trace(thread_id, start, levels)
 
+    async def frames_above(self, thread_id: int) -> list[Frame]:
+        return await self._frames.above(thread_id)
+
     async def scopes(self, frame: FrameRef) -> list[Scope]:
         return await self._inspection.scopes(frame)
 
@@ -385,18 +388,39 @@ class GdbMiBackend(Backend):
         await self._life.end(functools.partial(self._end, kill=False))
 
     async def _end(self, kill: bool) -> None:
+        """A detach gdb does not answer raises, once everything is ended, saying what became of the program
+        (``tracee``: its code is put back first, so it does not die of a breakpoint left in it)."""
         client = self._gdb.mi
+        unreleased = ""
         try:
+            self._proc.wake()  # gdb stopped by a signal can neither detach nor kill the program
             if client is not None and not client.is_closed:
-                with contextlib.suppress(AdapterError, OSError):
+                try:
                     await self._leave_target(client, kill)
+                except (AdapterError, OSError) as exc:
+                    if not kill:
+                        unreleased = self._unreleased(str(exc))
                 with contextlib.suppress(AdapterError):
                     await client.command("-gdb-exit", GDB_EXIT_S)
                 await client.close("session ended")
         finally:
-            self._terminal.close()
+            if kill:
+                self._terminal.close()
+            else:
+                self._terminal.release()  # closing the program's terminal would kill it (SIGHUP)
             await self._proc.end(kill_debuggee=kill)
             self._life.report_terminated(None)
+        if unreleased:
+            raise AdapterGoneError(unreleased)
+
+    def _unreleased(self, why: str) -> str:
+        """What became of the program when gdb did not answer its detach: one gdb started dies with gdb (it has
+        the kernel kill it, PTRACE_O_EXITKILL); one it attached to is let go (``tracee``)."""
+        if self._mode == "launch":
+            return (f"gdb did not answer the detach ({why}), so polydbg ended it, and the program gdb started ended "
+                    "with it (gdb has the system kill the programs it starts when it dies); debug_launch starts "
+                    "it again")
+        return tracee.detach_failed(self.name, why, self.debuggee_pid)
 
     async def _leave_target(self, client: MiClient, kill: bool) -> None:
         exited = self._life.exited

@@ -67,6 +67,7 @@ class Breakpoints:
         self._catch: dict[str, int] = {}  # exception filter → gdb number
         self._kinds: dict[int, str] = {}  # gdb number → line | function | watch | catch
         self._ids: IdMap[int] = IdMap()  # polydbg breakpoint id ↔ gdb number
+        self._placed: dict[int, Placed[int]] = {}  # gdb number → its line, function or watch breakpoint
         self._hit_vars = 0
 
     # -- what a stop asks (stops.BreakpointBook) ---------------------------------------------------------
@@ -135,6 +136,7 @@ class Breakpoints:
         if doomed:
             for number in doomed:
                 self._kinds.pop(number, None)
+                self._placed.pop(number, None)
             with contextlib.suppress(AdapterRequestError):
                 await self._gdb.cmd("-break-delete " + " ".join(str(n) for n in doomed))
         inserted = await asyncio.gather(*(insert(spec) for spec in plan.to_insert(wanted)))
@@ -142,6 +144,7 @@ class Breakpoints:
         for spec, entry in zip(wanted, entries, strict=True):
             if entry.handle is not None:
                 self._ids.bind(spec.id, entry.handle)
+                self._placed[entry.handle] = entry
         return entries
 
     async def _insert(self, kind: str, key: tuple[Any, ...], where: str, condition: str | None,
@@ -202,36 +205,29 @@ class Breakpoints:
             return
         number = to_int(bkpt.get("number"), 0)
         bp_id = self._ids.id_of(number)
-        if bp_id is None or self._kinds.get(number) not in ("line", "function"):
+        entry = self._placed.get(number)
+        if bp_id is None or entry is None or self._kinds.get(number) not in ("line", "function"):
             return
-        for entry in self._placed():
-            if entry.handle == number:
-                result = breakpoint_result(bkpt)
-                if result != entry.result:
-                    entry.result = result
-                    self._listener.on_breakpoint_changed(bp_id, result)
-                return
+        result = breakpoint_result(bkpt)
+        if result != entry.result:
+            entry.result = result
+            self._listener.on_breakpoint_changed(bp_id, result)
 
     def on_deleted(self, payload: dict[str, Any]) -> None:
         """``=breakpoint-deleted`` (a raw ``delete`` command): gdb no longer has it."""
-        number = to_int(payload.get("id"), 0)
-        for entry in self._placed():
-            if entry.handle == number:
-                entry.handle = None
+        entry = self._placed.pop(to_int(payload.get("id"), 0), None)
+        if entry is not None:
+            entry.handle = None
 
     def forget_watch(self, number: int, message: str) -> None:
         """gdb deleted a watchpoint itself (its frame returned): the session is told why."""
         bp_id = self._ids.id_of(number)
-        for entry in self._watch:
-            if entry.handle == number:
-                entry.handle = None
-                entry.result = BreakpointResult(False, message=message)
-                if bp_id is not None:
-                    self._listener.on_breakpoint_changed(bp_id, entry.result)
-
-    def _placed(self) -> list[Placed[int]]:
-        out = [bp for bps in self._line.values() for bp in bps]
-        return out + self._function + self._watch
+        entry = self._placed.pop(number, None)
+        if entry is not None:
+            entry.handle = None
+            entry.result = BreakpointResult(False, message=message)
+            if bp_id is not None:
+                self._listener.on_breakpoint_changed(bp_id, entry.result)
 
 
 def ignore_count(hit: hits.HitCondition) -> int | None:

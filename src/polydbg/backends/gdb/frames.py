@@ -17,8 +17,9 @@ from typing import Any
 
 from polydbg.backends.base import Frame, FrameRef, Thread
 from polydbg.backends.gdb.state import GdbState
+from polydbg.backends.gdb.stops import machinery
 from polydbg.backends.gdb.values import to_int
-from polydbg.backends.kit.frames import FrameHandles, is_runtime_source, leading
+from polydbg.backends.kit.frames import FrameHandles, leading
 from polydbg.errors import AdapterRequestError
 
 MACHINERY_DEPTH = 15  # frames read to find the first of the user's at a throw, panic or abort
@@ -28,10 +29,12 @@ class Frames:
     def __init__(self, gdb: GdbState) -> None:
         self._gdb = gdb
         self._handles: FrameHandles[None] = FrameHandles()  # machinery frames hidden at this stop
+        self._above: list[Frame] = []  # the hidden frames, where the stop lists them (a watchpoint in memcpy)
 
     def forget(self) -> None:
         """The program moved: the hidden frames are counted again at the next stop."""
         self._handles.clear()
+        self._above = []
 
     async def threads(self) -> list[Thread]:
         result = await self._gdb.cmd("-thread-info")
@@ -56,8 +59,15 @@ class Frames:
                 top = await self._gdb.cmd(f"-stack-list-frames --thread {thread_id} 0 {MACHINERY_DEPTH}")
                 listed = [f for f in top.payload.get("stack") or [] if isinstance(f, dict)]
                 hidden = leading(listed, machinery)
+                if self._gdb.stop.listed_above:
+                    self._above = [frame_of(f) for f in listed[:hidden]]
             self._handles.hide(thread_id, hidden)
         return hidden
+
+    async def above(self, thread_id: int) -> list[Frame]:
+        """The hidden library frames a stack lists above frame 0 (a watchpoint that fired inside memcpy)."""
+        await self.hidden(thread_id)
+        return self._above if thread_id == self._gdb.stop.machinery_thread else []
 
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
         thread = f"--thread {thread_id} " if thread_id else ""
@@ -93,8 +103,3 @@ def frame_of(frame: dict[str, Any]) -> Frame:
     return Frame(name=str(frame.get("func") or "??"), file=str(path) if path else None,
                  line=to_int(frame.get("line")) or None, pc=to_int(frame.get("addr"), 0, 16) or None)
 
-
-def machinery(frame: dict[str, Any]) -> bool:
-    """A runtime frame above the user's at a throw, panic or abort: no source here, or Rust's std."""
-    fullname = str(frame.get("fullname") or "")
-    return not (frame.get("line") and os.path.isfile(fullname)) or is_runtime_source(fullname)

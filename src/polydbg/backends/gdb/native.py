@@ -22,6 +22,7 @@ from polydbg.backends.gdb.commands import REGISTER_LINE, flatten_disassembly
 from polydbg.backends.gdb.frames import Frames
 from polydbg.backends.gdb.state import GdbState
 from polydbg.backends.gdb.values import to_int
+from polydbg.errors import UsageError
 from polydbg.mi.client import mi_quote
 
 FUNCTION_START_REACH = 1024  # how far back a function's start is trusted as the disassembly's start
@@ -77,6 +78,9 @@ class Native:
         return out
 
     async def command(self, text: str, frame: FrameRef | None) -> str:
+        if not text.strip():
+            raise UsageError("the command is empty; send a gdb command as you would type it at gdb's prompt, "
+                             "e.g. 'bt', 'info locals', 'info registers', 'x/8xb &x' ('help' lists them)")
         result = await self._gdb.cmd(f"-interpreter-exec {await self._frames.where(frame)}console {mi_quote(text)}")
         return result.console or result.log
 

@@ -36,6 +36,7 @@ from typing import Any, Protocol
 from polydbg.backends.base import StopEvent
 from polydbg.backends.gdb.commands import CORE_SIGNAL, watchpoint_of
 from polydbg.backends.gdb.values import as_dict, to_int
+from polydbg.backends.kit.frames import is_runtime_source, library_call
 from polydbg.backends.kit.panics import panic_message
 
 WATCH_OUT_OF_SCOPE = "the watched expression went out of scope (its frame returned)"
@@ -50,6 +51,7 @@ class StopFacts:
     signal: tuple[str, str] | None = None  # (name, meaning) of the signal that stopped the program
     catch: str | None = None  # the exception filter that stopped it: throw | catch | panic
     machinery_thread: int | None = None  # the thread whose runtime frames are hidden (throw, catch, abort)
+    listed_above: bool = False  # the hidden frames are still listed above frame 0 (a watchpoint in memcpy)
 
 
 @dataclass(frozen=True)
@@ -105,8 +107,14 @@ def classify(reason: str, payload: dict[str, Any], *, interrupting: bool, breakp
     if reason in _WATCH_REASONS:
         wpt = watchpoint_of(payload)
         number = to_int(wpt.get("number"), 0)
-        return Stop(StopEvent("data breakpoint", thread, f"watchpoint {number}", watch_text(wpt, payload),
-                              hit_breakpoint_ids=breakpoints.ids_hit(number)))
+        text = watch_text(wpt, payload)
+        top = as_dict(payload.get("frame"))
+        facts = StopFacts()
+        if top and machinery(top):  # fired inside memcpy & co.: the stop is the user's call, memcpy listed above
+            facts = StopFacts(machinery_thread=thread, listed_above=True)
+            text = f"{text} {library_call(str(top.get('func') or '??'))}"
+        return Stop(StopEvent("data breakpoint", thread, f"watchpoint {number}", text,
+                              hit_breakpoint_ids=breakpoints.ids_hit(number)), facts)
     if reason == "watchpoint-scope":
         number = to_int(payload.get("wpnum"), 0)
         return Stop(StopEvent("data breakpoint", thread, f"watchpoint {number} deleted",
@@ -117,6 +125,13 @@ def classify(reason: str, payload: dict[str, Any], *, interrupting: bool, breakp
     if interrupting or not reason:
         return Stop(StopEvent("pause", thread, "paused"))
     return Stop(StopEvent(reason.replace("-", " "), thread))
+
+
+def machinery(frame: dict[str, Any]) -> bool:
+    """A runtime frame above the user's at a throw, panic, abort or a watchpoint that fired in library code:
+    no source here, or the runtime's (libstdc++'s headers, Rust's std)."""
+    fullname = str(frame.get("fullname") or "")
+    return not (frame.get("line") and os.path.isfile(fullname)) or is_runtime_source(fullname)
 
 
 def caught(thread: int | None, what: str, output: str) -> Stop:

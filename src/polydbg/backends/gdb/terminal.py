@@ -4,6 +4,10 @@ A pty keeps the program's output out of the MI stream (gdb's ``-inferior-tty-set
 program a terminal, as it would have outside the debugger; stdout and stderr arrive merged (a pty has
 one stream). Reads are bounded per wakeup so a program printing without pause cannot starve the
 event loop; at every stop and exit the backend drains it so a report has all output printed before.
+
+The pty is the program's controlling terminal (gdb makes it so), so closing it hangs the program up:
+SIGHUP kills it. A program the session detached from keeps its terminal (``release``): its output is
+read and dropped until it exits, or until polydbg itself does.
 """
 
 from __future__ import annotations
@@ -53,6 +57,32 @@ class InferiorTerminal:
                 self._on_text(text)
             if chunks is not None:
                 chunks -= 1
+
+    def release(self) -> None:
+        """The session let go of the program: keep its terminal open, its output read and dropped, until the
+        program closes it (it exits) — closing it now would kill the program with SIGHUP."""
+        master, slave = self._master, self._slave
+        self._master = self._slave = None
+        if slave is not None:
+            with contextlib.suppress(OSError):
+                os.close(slave)
+        if master is None:
+            return
+        loop = asyncio.get_running_loop()
+
+        def discard() -> None:
+            try:
+                while os.read(master, 65536):
+                    pass
+            except BlockingIOError:
+                return
+            except OSError:  # EIO: the program has exited, nothing has the terminal open
+                pass
+            loop.remove_reader(master)
+            os.close(master)
+        with contextlib.suppress(Exception):
+            loop.remove_reader(master)
+        loop.add_reader(master, discard)
 
     def close(self) -> None:
         master, slave = self._master, self._slave

@@ -6,7 +6,10 @@ object in the first argument register and the type_info in the second; a type_in
 to its mangled name right after its vtable pointer, and libstdc++'s ``runtime_error``/``logic_error``
 family keeps its what() string the same way (a ``__cow_string`` after the vtable pointer). Calling
 ``what()`` would run code in the debuggee (lldb-dap has been seen never to answer again after one
-such call), so only memory is read. A type outside that family gets its type, no message.
+such call), so only memory is read. A class of the program's own is read as its type from memory (by the
+debugger's formatters: ``fields_message``): derived from that family (its first base), the base's string;
+else its first string member (an ``AppError`` keeping ``std::string msg`` for its own ``what()``), else
+its fields. A thrown ``const char *`` is its string, a thrown number its value.
 """
 
 from __future__ import annotations
@@ -22,12 +25,26 @@ STRING_MESSAGE_TYPES = frozenset(f"std::{name}" for name in (
     "filesystem::__cxx11::filesystem_error", "regex_error", "future_error"))
 
 _LENGTH_NAME = re.compile(r"(\d+)")
+_BUILTIN = {"v": "void", "b": "bool", "c": "char", "a": "signed char", "h": "unsigned char", "s": "short",
+            "t": "unsigned short", "i": "int", "j": "unsigned int", "l": "long", "m": "unsigned long",
+            "x": "long long", "y": "unsigned long long", "f": "float", "d": "double", "e": "long double",
+            "w": "wchar_t"}
+C_STRINGS = frozenset({"const char *", "char *"})  # ``throw "text"``: the object is the pointer
+# a debugger's print of an object read as its type: "(ConfigError) 0x55… = (std::runtime_error = …, code = 7)"
+_PRINTED_OBJECT = re.compile(r"^\([^)]*\)\s*0x[0-9a-fA-F]+\s*=\s*(.*)$", re.DOTALL)
+_FIRST_BASE = re.compile(r"^[({]\s*(std::[\w:]+)\s*=")
+_STRING_MEMBER = re.compile(r'\b\w+\s*=\s*(?:0x[0-9a-fA-F]+\s*)?"((?:[^"\\]|\\.)*)"')
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(?:\.\.\.)?\s*$')
 
 
 def demangle_type(mangled: str) -> str:
     """An Itanium-mangled type name (``St13runtime_error``, ``N3app5ErrorE``, ``5Oops``) read as C++;
     anything it cannot read is returned as it is."""
+    if mangled in _BUILTIN:
+        return _BUILTIN[mangled]
+    if mangled.startswith(("PK", "P")) and mangled.lstrip("PK") in _BUILTIN:  # PKc: const char *
+        base = _BUILTIN[mangled.lstrip("PK")]
+        return f"{'const ' if mangled.startswith('PK') else ''}{base} *"
     text = mangled
     std = False
     if text.startswith("St"):
@@ -59,3 +76,18 @@ def printed_string(value: str) -> str | None:
     if match is None:
         return None
     return match.group(1).encode("latin-1", "backslashreplace").decode("unicode_escape", "replace")
+
+
+def fields_message(printed: str) -> tuple[bool, str]:
+    """What a thrown object of the program's own class says, from the debugger's print of it as its type:
+    (True, "") when its first base is one of the standard exceptions whose string sits after the vtable
+    pointer (read it there), else (False, its first string member, or its fields, or its value)."""
+    match = _PRINTED_OBJECT.match(printed.strip())
+    value = (match.group(1) if match else printed).strip()
+    base = _FIRST_BASE.match(value)
+    if base is not None and base.group(1) in STRING_MESSAGE_TYPES:
+        return True, ""
+    member = _STRING_MEMBER.search(value)
+    if member is not None:
+        return False, member.group(1).encode("latin-1", "backslashreplace").decode("unicode_escape", "replace")
+    return False, value.removeprefix("(").removesuffix(")").strip()

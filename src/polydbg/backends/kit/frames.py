@@ -58,3 +58,9 @@ def is_runtime_source(path: str) -> bool:
     throw, panic or abort the frames there are hidden, so the stop is reported where the user's code
     called into it (a std::out_of_range from vector::at stops at the .at() call, not in stl_vector.h)."""
     return path.startswith(_RUNTIME_SOURCES) or "/lib/rustlib/src/rust/library/" in path
+
+
+def library_call(function: str) -> str:
+    """What a stop adds when it happened inside library code and is reported at the user's call (a watched
+    variable written by memcpy): the frames hidden above frame 0 are still listed by the stack."""
+    return f"inside {function} (library code called from here)"

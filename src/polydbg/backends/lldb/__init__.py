@@ -9,7 +9,8 @@ lldb-server, which starts the debuggee, each in its own process group.
 Modules: ``backend`` (``LldbDapBackend``, the registry's entry point: lifecycle, events, requests),
 ``launch`` (arguments and lldb commands, the Rust toolchain's formatters), ``stops`` (why it
 stopped: signals, panics, aborts, throws, failed conditions), ``values`` (types, values, frame
-names and previews in the program's language: pure).
+names and previews in the program's language: pure), ``expressions`` (evaluation errors cut to the error,
+Rust field paths through references and Boxes), ``hits`` (hit conditions lldb-dap cannot count).
 
 Quirks (checked against lldb-dap 22):
 
@@ -40,7 +41,8 @@ SIGABRT stops inside libc (abort, raise,                 the abort machinery's f
 __assert_fail …) or libstdc++ (std::terminate)           called abort()/assert(); std::terminate's uncaught
                                                          exception and assert's message go to exception info
 a C++ throw stops in ``__cxa_throw``, and an lldb        the thrower is frame 0; the exception's type and
-expression there can hang lldb-dap for good              message are read from registers and memory only
+expression there can hang lldb-dap for good              message are read from registers and memory only (a
+                                                         class of the program's own through ``memory read -t``)
 lldb stops at a breakpoint whose condition fails to      the stop waits 0.1 s for lldb's console line and says
 evaluate, saying so only in console output after it      to fix the condition
 ``hitCondition`` is read only as a whole number N (an    ``>= N`` / ``> N`` are sent as N / N+1; ``N``, ``==``,
@@ -53,6 +55,9 @@ a gdbserver stops the program at the connection          that SIGTRAP stop is no
 (SIGTRAP)
 ``dataBreakpointInfo`` names are *evaluated as           an expression is sent as ``&(expr)``; watchpoint ids
 addresses*                                               live in their own number space
+a watchpoint stops inside the library code that wrote    reported at the user's frame that called it, the
+it (``memcpy``); its old and new values are console      library frames listed above frame 0; the values go
+lines before the stop                                    to the stop's description, not the output
 ``repl`` runs a word naming an lldb command              raw commands carry lldb-dap's command escape prefix
                                                          (a backtick); ``debug_evaluate`` uses "watch"; a
                                                          command lldb rejects ("error: …") is an error
@@ -67,5 +72,10 @@ lldb-server and the debuggee each run in a process       on terminate every desc
 group of their own                                       alive is killed (lldb-server also on detach)
 lldb-vscode (LLVM ≤ 17) runs "?command" as an unknown    no quiet prefix for it
 command
+an evaluation error is clang's diagnostics: 1.5 KB of    cut to the errors and the first note, long template
+notes spelling every template argument                   arguments shortened (``expressions.short_error``)
+no Rust expression parser: Rust is read as C++, where    a Rust field path that fails so is evaluated again a
+``.`` does not go through a reference or Box             step at a time, dereferenced as each type needs
+(``node.next`` on a ``&Box<Node>``)                      (``(**node).next``)
 =======================================================  ====================================================
 """

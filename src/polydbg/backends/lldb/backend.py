@@ -37,7 +37,7 @@ from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
 from polydbg.backends.kit.lifecycle import Phase
 from polydbg.backends.kit.ordering import OrderedEvents
-from polydbg.backends.lldb import hits, launch, stops, values
+from polydbg.backends.lldb import expressions, hits, launch, stops, values
 from polydbg.backends.lldb.launch import COMMAND_PREFIX
 from polydbg.backends.locate import find_lldb_dap
 from polydbg.dap.client import DapClient
@@ -142,11 +142,12 @@ class LldbDapBackend(DapBackend):
         if category in ("console", "important") and any(noise in text for noise in _CONSOLE_NOISE):
             log.debug("lldb-dap %s: %s", category, text.rstrip())
             return
-        if category == "console" and (_PROCESS_EXITED.match(text) or (
+        if category == "console" and (_PROCESS_EXITED.match(text) or text == "\n" or (
                 self._life.phase < Phase.STARTED and "error" not in text.lower()
                 and "warning" not in text.lower())):
-            return  # start-up chatter (banner, "Executable binary set to …", "Attached to process …")
-        self._stops.output(category, text)
+            return  # start-up chatter (banner, "Executable binary set to …", "Attached to process …"), blank lines
+        if self._stops.output(category, text):
+            return  # lldb's report of a watchpoint hit: the stop's description says it
         super()._on_output({**body, "output": text})
 
     def _on_stopped(self, body: dict[str, Any]) -> None:
@@ -200,6 +201,9 @@ class LldbDapBackend(DapBackend):
     async def _hidden_frames(self, thread_id: int) -> int:
         return self._frames.hidden(thread_id) or 0
 
+    async def frames_above(self, thread_id: int) -> list[Frame]:
+        return self._stops.above(thread_id)
+
     async def scopes(self, frame: FrameRef) -> list[Scope]:
         found = await super().scopes(frame)
         self._scope_refs.update(scope.ref for scope in found)
@@ -225,7 +229,27 @@ class LldbDapBackend(DapBackend):
         return out
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
-        return await self._shaped(await super().evaluate(expression, frame, context))
+        try:
+            found = await super().evaluate(expression, frame, context)
+        except AdapterRequestError as exc:
+            found = await self._evaluate_again(expression, frame, context, exc)
+        return await self._shaped(found)
+
+    async def _evaluate_again(self, expression: str, frame: FrameRef | None, context: EvaluateContext,
+                              failed: AdapterRequestError) -> Variable:
+        """A Rust field path lldb's C++ parser could not take through a reference or Box, evaluated again a step
+        at a time (``expressions``); any other failure raised with lldb's error cut to the error itself."""
+        rust = self.language == "rust" and expressions.through_pointer(failed.message)
+        parts = expressions.rust_path(expression) if rust else None
+        if parts is None:
+            hint = (" — a Rust reference or Box is a pointer to lldb: dereference it as its type says, e.g. "
+                    "(**node).next for node: &Box<Node>") if rust else ""
+            raise AdapterRequestError(failed.command, expressions.short_error(failed.message) + hint) from failed
+
+        async def step(text: str) -> Variable:
+            return await DapBackend.evaluate(self, text, frame, context)
+        spelt, found = await expressions.rust_field_path(parts, step)
+        return found._replace(name=expression, evaluate_name=spelt)
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         return await self._shaped(await super().set_variable(ref, name, value))
@@ -262,7 +286,11 @@ class LldbDapBackend(DapBackend):
 
     async def command(self, text: str, frame: FrameRef | None) -> str:
         """An lldb command (``frame variable``, ``register read``, ``memory read`` …) and its output; a
-        command lldb rejects is an error, as gdb's are (lldb-dap answers it as a normal result)."""
+        command lldb rejects is an error, as gdb's are (lldb-dap answers it as a normal result). An empty one is
+        refused: lldb would repeat the last command (a ``next`` steps again)."""
+        if not text.strip().removeprefix(COMMAND_PREFIX).strip():
+            raise UsageError("the command is empty; send an lldb command as you would type it at lldb's prompt, "
+                             "e.g. 'bt', 'frame variable', 'register read', 'image list' ('help' lists them)")
         output = await super().command(text if text.startswith(COMMAND_PREFIX) else COMMAND_PREFIX + text, frame)
         if output.lstrip().startswith("error:"):
             raise AdapterRequestError("evaluate", output.strip().removeprefix("error:").strip())

@@ -1,7 +1,7 @@
 """Why lldb-dap stopped, as polydbg reports it: signals, pauses, core files, Rust panics, aborts,
 C++ throws, and breakpoints whose condition lldb could not evaluate.
 
-Most stops are rewritten from the ``stopped`` body alone (``rewrite``). Three need a look at the
+Most stops are rewritten from the ``stopped`` body alone (``rewrite``). Four need a look at the
 stack first, so they are reported after it (``kit.ordering`` holds the events behind them):
 
 - SIGABRT (abort(), a failed assert(), std::terminate): the frames of glibc's and libstdc++'s abort
@@ -13,6 +13,9 @@ stack first, so they are reported after it (``kit.ordering`` holds the events be
 - A Rust panic stops on polydbg's ``rust_panic`` breakpoint, which is not one of the session's: if
   the top frame is ``rust_panic``, the std/core frames above the panicking code are hidden and the
   panic message the hook printed (``kit.panics``) becomes the stop's description.
+- A watchpoint: one that fired inside library code (memcpy writing the watched bytes) is reported at
+  the user's frame that called it, the library frames listed above frame 0 (``above``); the old and
+  new values lldb printed as console lines just before the stop go to its description.
 
 A stop at a conditional breakpoint waits ``CONDITION_ERROR_WAIT_S`` for lldb's console line saying
 the condition failed to evaluate (lldb stops then, and says so only in output sent just after the
@@ -35,12 +38,13 @@ from typing import Any
 from polydbg.backends.base import ExceptionDetail, Frame, StopEvent
 from polydbg.backends.dap import wire
 from polydbg.backends.kit import cxx
-from polydbg.backends.kit.frames import FrameHandles, is_runtime_source, leading
+from polydbg.backends.kit.frames import FrameHandles, is_runtime_source, leading, library_call
 from polydbg.backends.kit.handles import IdMap
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.kit.panics import panic_message
 from polydbg.backends.lldb import values
 from polydbg.backends.lldb.hits import LldbHits
+from polydbg.backends.lldb.launch import COMMAND_PREFIX
 from polydbg.errors import AdapterError
 
 PANIC_MESSAGE_WAIT_S = 0.3
@@ -53,6 +57,8 @@ _FATAL_SIGNAL = re.compile(r"\bSIG(SEGV|ABRT|BUS|FPE|ILL|TRAP|SYS|XCPU|XFSZ)\b")
 _CXX_TERMINATE = re.compile(r"terminate called after throwing an instance of '([^'\n]+)'\n\s*what\(\):\s*([^\n]*)")
 _CONDITION_FAILED = re.compile(r'stopped due to an error evaluating condition of breakpoint ([\d.]+): "(.*?)"\n')
 _ASSERT_FAILED = re.compile(r"(Assertion `.*' failed\.)")
+# lldb's console lines just before a watchpoint stop: "Watchpoint 1 hit:", "old value: 0", "new value: 7"
+_WATCH_REPORT = re.compile(r"^(?:Watchpoint \d+ hit:|(old |new )?value: (.*))\n?$", re.DOTALL)
 _SIGNAL_TEXT = {
     "SIGABRT": "aborted (abort() was called, e.g. by a failed assert)",
     "SIGSEGV": "segmentation fault",
@@ -101,6 +107,15 @@ def abort_detail(output: str) -> ExceptionDetail | None:
     return None
 
 
+def watch_values(sofar: str, line: re.Match[str]) -> str:
+    """The values of a watchpoint hit as lldb printed them so far, with one more of its lines: ``0 → 7`` for
+    a write, ``7`` for a read."""
+    if line.group(2) is None:  # "Watchpoint N hit:" starts a new report
+        return ""
+    value = line.group(2).strip()
+    return f"{sofar} → {value}" if line.group(1) == "new " and sofar else value
+
+
 def condition_failure(text: str) -> str | None:
     """What to tell the agent when lldb's output says a breakpoint's condition could not be evaluated."""
     failed = _CONDITION_FAILED.search(text)
@@ -133,6 +148,9 @@ class LldbStops:
         self._stepping = False  # a step is under way: its stop is shown whatever the breakpoints there count
         self._panics: dict[int, str] = {}  # thread id → panic message at this stop
         self._aborts: dict[int, ExceptionDetail] = {}  # thread id → why it aborted (uncaught C++ exception …)
+        self._above: dict[int, list[Frame]] = {}  # thread id → library frames above a watchpoint stop's frame 0
+        self._watch_values = ""  # what lldb printed about the watchpoint that is about to stop ("'\0' → ','")
+        self._watch_report = False  # lldb's console lines about a watchpoint hit are arriving
         self._output_tail = ""  # recent program output, where panic messages are found
         self._output_seen = asyncio.Event()
         self._condition_failure: str | None = None  # lldb's complaint about the condition of the next stop
@@ -140,8 +158,15 @@ class LldbStops:
 
     # -- what the backend tells it ------------------------------------------------------------------
 
-    def output(self, category: str, text: str) -> None:
-        """Output the backend shows: lldb's console lines about a condition, the program's own text."""
+    def output(self, category: str, text: str) -> bool:
+        """Output the backend shows: lldb's console lines about a condition, the program's own text. True for
+        lldb's report of a watchpoint hit, which the stop's description carries instead of the output."""
+        watched = _WATCH_REPORT.match(text) if category == "console" else None
+        if watched is not None and (watched.group(2) is None or self._watch_report):
+            self._watch_report = True
+            self._watch_values = watch_values(self._watch_values, watched)
+            return True
+        self._watch_report = False
         if category == "important":
             self._console_seen.set()
         failure = condition_failure(text)
@@ -150,6 +175,7 @@ class LldbStops:
         if category in ("stdout", "stderr"):  # lldb gives the debuggee a pty: stderr arrives as stdout
             self._output_tail = (self._output_tail + text)[-OUTPUT_TAIL:]
             self._output_seen.set()
+        return False
 
     def continued(self) -> None:
         self._remote_resumed = True
@@ -165,6 +191,7 @@ class LldbStops:
         self._frames.clear()
         self._panics.clear()
         self._aborts.clear()
+        self._above.clear()
 
     def moving(self) -> None:
         self._stop_reported = False
@@ -245,6 +272,8 @@ class LldbStops:
             return True
         if reason == "exception" and "C++ Throw" in str(body.get("description") or ""):
             return True
+        if reason == "data breakpoint":  # a watched write inside memcpy & co. is reported at the user's call
+            return True
         if reason == "breakpoint" and self._language == "rust" and self.core is None:
             hits = [i for i in body.get("hitBreakpointIds") or () if isinstance(i, int)]
             return all(self._breakpoint_ids.id_of(i) is None for i in hits)  # not ours: maybe the rust_panic one
@@ -299,6 +328,8 @@ class LldbStops:
                                        f"{frames[hidden - 1].name} ({hidden} library frames above "
                                        f"{frames[hidden].name} hidden)")
             return body
+        if body.get("reason") == "data breakpoint":
+            return self._watch_hit(thread, frames, body)
         if "C++ Throw" in str(body.get("description") or ""):  # stopped in __cxa_throw: report the thrower
             hidden = leading(frames, library_frame)
             if hidden and hidden < len(frames):
@@ -314,6 +345,26 @@ class LldbStops:
         self._panics[thread] = message
         self._pause_requested = False
         return {**body, "reason": "exception", "description": message, "text": None, "hitBreakpointIds": []}
+
+    def _watch_hit(self, thread: int, frames: list[Frame], body: dict[str, Any]) -> dict[str, Any]:
+        """A watchpoint stop, with the values lldb printed just before it; when it fired inside library code
+        (memcpy, memset, a libstdc++ header), the stop is the user's frame that called it, the library frames
+        stay listed above it."""
+        body = self._rewrite(body)
+        description = str(body.get("description") or "data breakpoint")
+        if self._watch_values:
+            description = f"{description}: {self._watch_values}"
+        hidden = leading(frames, library_frame)
+        if hidden:
+            self._frames.hide(thread, hidden)
+            self._above[thread] = frames[:hidden]
+            description = f"{description} {library_call(frames[0].name)}"
+        self._watch_values, self._watch_report = "", False
+        return {**body, "description": description, "text": None}
+
+    def above(self, thread: int) -> list[Frame]:
+        """The library frames hidden above a watchpoint stop's frame 0 that the stack lists anyway."""
+        return self._above.get(thread, [])
 
     async def _raw_frames(self, thread_id: int, start: int, levels: int) -> list[Frame]:
         """The stack as lldb-dap lists it, nothing hidden (to decide what to hide)."""
@@ -336,9 +387,25 @@ class LldbStops:
                         found[register["name"]] = int(str(register["value"]).split()[0], 0)
             first, second = (found[r] for r in cxx.ARGUMENT_REGISTERS)
             type_ = cxx.demangle_type(await self._c_string_at(second + 8))
-            message = await self._c_string_at(first + 8) if type_ in cxx.STRING_MESSAGE_TYPES else ""
-            return ExceptionDetail(type=type_, message=message)
+            return ExceptionDetail(type=type_, message=await self._thrown_message(type_, first))
         return None
+
+    async def _thrown_message(self, type_: str, address: int) -> str:
+        """What the thrown object at ``address`` says (see kit.cxx), from memory: lldb's formatters print a
+        class of the program's own (``memory read -t``, no code run in the program); "" when unreadable."""
+        if type_ in cxx.STRING_MESSAGE_TYPES:
+            return await self._c_string_at(address + 8)
+        if type_ in cxx.C_STRINGS:
+            return await self._c_string_at(address)
+        with contextlib.suppress(AdapterError, LookupError, ValueError, TypeError):
+            printed = str((await self._request("evaluate", {
+                "expression": f"{COMMAND_PREFIX}memory read -t '{type_}' -c 1 {hex(address)}", "context": "repl",
+            })).get("result", ""))
+            if printed.lstrip().startswith("error:"):
+                return ""
+            std_base, message = cxx.fields_message(printed)
+            return await self._c_string_at(address + 8) if std_base else message
+        return ""
 
     async def _read_memory(self, address: int, count: int) -> bytes:
         body = await self._request("readMemory", {"memoryReference": hex(address), "count": count})

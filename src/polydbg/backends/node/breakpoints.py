@@ -106,10 +106,12 @@ class Breakpoints:
         path = os.path.normpath(file)
         group = await self._replace(self._files.get(path, []), breakpoints, line_key)
         self._files[path] = group
+        kept = set(group)  # a file may have thousands: a list's `in` made adding one O(n²)
         for spec in breakpoints:
-            if spec.id not in group:  # placed after the kept ones; registered before placing (a hit may come)
+            if spec.id not in kept:  # placed after the kept ones; registered before placing (a hit may come)
                 bp = self._bps[spec.id] = _Bp(spec, file=path)
                 group.append(spec.id)
+                kept.add(spec.id)
                 bp.result = await self._place(bp)
         self._files[path] = [spec.id for spec in breakpoints]
         for target in self._targets.live():

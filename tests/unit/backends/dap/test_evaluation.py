@@ -58,3 +58,15 @@ async def test_an_answer_in_time_is_the_body(pair: tuple[DapClient, MemoryStream
     await adapter.send({"seq": 1, "type": "response", "request_seq": request["seq"], "command": "evaluate",
                         "success": True, "body": {"result": "2"}})
     assert await task == {"result": "2"}
+
+
+async def test_an_adapter_that_cannot_be_evaluating_is_not_answering_not_running_an_expression(
+        pair: tuple[DapClient, MemoryStream[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch) -> None:
+    client, _ = pair
+    monkeypatch.setattr(timeouts, "INSPECT_S", 0.05)
+    evaluations = Evaluations("fake", lambda: "its process (pid 7) is stopped by a signal")
+    with pytest.raises(AdapterTimeoutError, match=r"^fake is not answering \(no answer to the evaluation within "
+                                                   r"0\.05 s\): its process \(pid 7\) is stopped by a signal\."):
+        await evaluations.run(client, 1, "x", {"expression": "x"})
+    with pytest.raises(AdapterTimeoutError, match=r"^fake is not answering \(still no answer to 'x' after"):
+        evaluations.refuse_if_busy(1)

@@ -3,6 +3,8 @@ against what gdb has, gdb's news about its breakpoints. gdb is a script of answe
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from polydbg.backends.base import BreakpointResult, DataBreakpoint, FunctionBreakpoint, SourceBreakpoint
@@ -144,3 +146,17 @@ async def test_a_pending_breakpoint_that_resolves_is_reported_once() -> None:
     breakpoints.on_deleted({"id": "1"})  # a raw "delete": gdb no longer has it, nothing to delete
     assert await breakpoints.set_breakpoints(FILE, []) == []
     assert gdb.sent == [f"-break-insert -f --source {mi_quote(FILE)} --line 5"]
+
+
+async def test_gdbs_news_about_one_of_thousands_of_breakpoints_is_found_without_a_scan() -> None:
+    """gdb re-resolves every breakpoint when the program starts (one ``=breakpoint-modified`` each): with each
+    record matched by a scan of every placed breakpoint, 10,000 breakpoints cost ~3 s of CPU at the start."""
+    _, breakpoints, listener = parts()
+    await breakpoints.set_breakpoints(FILE, [SourceBreakpoint(n, n) for n in range(1, 10001)])
+    started = time.process_time()
+    for number in range(1, 10001):
+        breakpoints.on_modified({"bkpt": {"number": str(number), "line": str(number + 1000), "addr": "0x401140"}})
+    spent = time.process_time() - started
+    assert len(listener.events) == 10000
+    assert listener.events[-1] == ("breakpoint", (10000, BreakpointResult(True, 11000)))
+    assert spent < 0.5, f"{spent:.2f} s of CPU for 10,000 records"

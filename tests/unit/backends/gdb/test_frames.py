@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from polydbg.backends.base import Frame, FrameRef, Thread
-from polydbg.backends.gdb.frames import Frames, frame_of, machinery, threads_of
+from polydbg.backends.gdb.frames import Frames, frame_of, threads_of
 from polydbg.backends.gdb.state import GdbState
-from polydbg.backends.gdb.stops import StopFacts
+from polydbg.backends.gdb.stops import StopFacts, machinery
 from polydbg.mi.client import MiResult
 
 

@@ -334,7 +334,8 @@ def test_flatten_nothing() -> None:
     ("NSt8ios_base7failureE", "std::ios_base::failure"),
     ("N3app6detail5ErrorE", "app::detail::Error"),
     ("4Oops", "Oops"),
-    ("i", "i"),  # a builtin type code stays as it is
+    ("i", "int"),  # a builtin type
+    ("PKc", "const char *"),  # throw "text"
     ("N3app5Err", "N3app5Err"),  # malformed: unchanged
 ])
 def test_thrown_type_names_are_demangled(mangled: str, name: str) -> None:

@@ -97,6 +97,19 @@ def test_a_watchpoint_says_what_changed() -> None:
     assert read.event.text == "total = 2"
 
 
+
+def test_a_watchpoint_that_fired_in_library_code_is_the_users_call_with_the_library_listed(tmp_path: Any) -> None:
+    source = tmp_path / "copies.c"
+    source.write_text("int main(void) { return 0; }\n")
+    mine = stop("watchpoint-trigger", wpt={"number": "3", "exp": "buf[2]"}, value={"old": "0", "new": "7"},
+                frame={"func": "fill", "fullname": str(source), "line": "1"})
+    assert mine.facts == StopFacts() and mine.event.text == "buf[2]: 0 → 7"
+    libc = stop("watchpoint-trigger", wpt={"number": "3", "exp": "buf[2]"}, value={"old": "0", "new": "7"},
+                frame={"func": "__memcpy_avx_unaligned", "file": "../sysdeps/x86_64/memmove.S", "line": "280"})
+    assert libc.facts == StopFacts(machinery_thread=1, listed_above=True)
+    assert libc.event.text == "buf[2]: 0 → 7 inside __memcpy_avx_unaligned (library code called from here)"
+
+
 def test_a_watchpoint_out_of_scope_is_reported_and_forgotten() -> None:
     gone = stop("watchpoint-scope", wpnum="3")
     assert gone.event == StopEvent("data breakpoint", 1, "watchpoint 3 deleted",

@@ -33,6 +33,17 @@ def test_why_the_program_aborted_is_read_from_its_output() -> None:
     assert stops.abort_detail("nothing to see") is None
 
 
+def test_lldbs_report_of_a_watchpoint_hit_becomes_the_stops_values() -> None:
+    lldb = stops.LldbStops("c", OrderedEvents(RecordingListener()), FrameHandles(), FakeRequests(),
+                           lambda body: StopEvent("data breakpoint", body.get("threadId")), IdMap())
+    assert not lldb.output("console", "value: 3\n")  # not inside a report: left alone
+    assert [lldb.output("console", line) for line in ("Watchpoint 1 hit:\n", "old value: '\\0'\n",
+                                                      "new value: ','\n")] == [True, True, True]
+    assert lldb._watch_values == "'\\0' → ','"
+    assert not lldb.output("stdout", "value: 4\n")  # the program's own output never is
+    assert stops.watch_values("", stops._WATCH_REPORT.match("value: 9\n")) == "9"  # type: ignore[arg-type]
+
+
 def test_a_condition_lldb_could_not_evaluate_says_how_to_fix_it() -> None:
     text = 'stopped due to an error evaluating condition of breakpoint 1.1: "nope > 1"\nerror: …'
     failure = stops.condition_failure(text + "\n")
@@ -116,6 +127,23 @@ async def test_an_abort_hides_the_abort_machinery_and_keeps_the_assertion() -> N
     assert found.known_detail(7) == ExceptionDetail("SIGABRT", "Assertion `n > 0' failed.")
     found.moving()
     assert found.known_detail(7) is None and handles.hidden(7) is None
+
+
+async def test_a_watchpoint_that_fired_in_memcpy_is_the_users_call_with_memcpy_listed_above() -> None:
+    frames = [{"id": i, "name": name, "source": {"path": path}, "line": 1}
+              for i, (name, path) in enumerate([("__memmove_avx_unaligned_erms", "sysdeps/x86_64/memmove.S"),
+                                                ("fill", "/app/copies.c"), ("main", "/app/copies.c")])]
+    found, listener, handles = _stops(FakeRequests(stackTrace={"stackFrames": frames}))
+    for line in ("Watchpoint 1 hit:\n", "old value: 0\n", "new value: 7\n"):
+        found.output("console", line)
+    found.take({"reason": "data breakpoint", "threadId": 3, "description": "data breakpoint 1"})
+    await asyncio.wait_for(listener.stopped.wait(), 2.0)
+    [event] = _stopped(listener)
+    assert event.description == ("data breakpoint 1: 0 → 7 inside __memmove_avx_unaligned_erms "
+                                 "(library code called from here)")
+    assert handles.hidden(3) == 1 and [f.name for f in found.above(3)] == ["__memmove_avx_unaligned_erms"]
+    found.moving()
+    assert found.above(3) == [] and handles.hidden(3) is None
 
 
 async def test_a_rust_panic_is_an_exception_with_its_message() -> None:

@@ -3,6 +3,7 @@ and hit counts), refused ones are tried again, a mapped file says why it is not 
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -153,3 +154,17 @@ async def test_the_scripts_with_breakpoints_are_paused_as_they_load(session: Ses
             {"instrumentation": "beforeScriptWithSourceMapExecution"}) in session.v8.calls
     await session.breakpoints.set_breakpoints("/tmp/app/b.ts", [SourceBreakpoint(3, 1)])
     assert session.main.entry_regex == r"^file://(?!.*/node_modules/)"  # a mapped file's script is not named
+
+
+async def test_one_more_breakpoint_in_a_file_with_thousands_costs_no_scan_per_breakpoint(session: Session) -> None:
+    """Each wanted breakpoint was looked for in the list of kept ones: adding one to a file with 2,000 cost
+    ~50 ms of CPU, to 20,000 2 s (the set now: 0.2 s, most of it the fake V8). CPU time: the bound holds on a
+    loaded machine."""
+    specs = [SourceBreakpoint(n, n) for n in range(1, 20001)]
+    await session.breakpoints.set_breakpoints(APP, specs)
+    session.v8.calls.clear()
+    started = time.process_time()
+    results = await session.breakpoints.set_breakpoints(APP, [*specs, SourceBreakpoint(20001, 20001)])
+    spent = time.process_time() - started
+    assert len(results) == 20001 and len(_v8_sets(session)) == 1  # only the new one reaches V8
+    assert spent < 0.8, f"{spent:.2f} s of CPU to add one breakpoint to 20,000"
