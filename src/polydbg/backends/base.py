@@ -205,8 +205,14 @@ def parse_address(value: object) -> int | None:
     return None
 
 
+# The output category of a logpoint's line, whatever the debugger calls it (debugpy and delve send it as the
+# program's stdout, lldb-dap as its console, V8 has no logpoints): the session keeps it as a stream of its own.
+LOGPOINT = "logpoint"
+
+
 class BackendListener(Protocol):
-    """Events a backend reports to its session. Called on the event loop, must not block."""
+    """Events a backend reports to its session. Called on the event loop, must not block. ``on_output``'s
+    category is ``stdout`` or ``stderr`` (the program's own), ``LOGPOINT``, or anything else (the debugger's notes)."""
 
     def on_stopped(self, event: StopEvent) -> None: ...
 

@@ -27,6 +27,7 @@ from polydbg.session.model import (
     Var,
     VariablesResult,
 )
+from polydbg.session.trace import row_labels, row_text
 
 
 def _short(path: str | None, base: str | None) -> str:
@@ -54,6 +55,7 @@ def var_line(v: Var, indent: str = "  ") -> str:
 
 
 REPORT_BUDGET = 2000  # bytes of text for a default stop report
+TRACE_REPORT_BUDGET = 600  # at least this much of a trace's answer for the report that ends it
 
 
 def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = None) -> str:
@@ -232,14 +234,21 @@ def output(r: OutputResult) -> str:
 
 
 def trace(r: TraceResult, base: str | None = None) -> str:
+    """The first rows, the last ones, how to read those between, what each expression took, then the report
+    (in what is left of the budget)."""
     lines = [f"[{r.session_id}] {r.total_hits} hits ({r.stopped_because}); program {r.state.value}"]
-    for h in r.hits:
-        values = ", ".join(f"{k}={v}" for k, v in h.values.items())
-        lines.append(f"  {_where(h.file, h.line, base)}  {values}")
-    if r.total_hits > len(r.hits):
-        lines.append(f"  … {r.total_hits - len(r.hits)} more hits not kept")
+    if r.note:
+        lines.append(f"note: {r.note}")
+    labels = row_labels([h.file for h in r.hits + (r.last_hits or [])])
+    lines.extend("  " + row_text(labels[h.file], h.line, h.values) for h in r.hits)
+    if r.skipped and r.more_cursor is not None:
+        lines.append(f"  … {r.skipped} more rows: debug_output(stream=\"trace\", cursor={r.more_cursor})")
+    lines.extend("  " + row_text(labels[h.file], h.line, h.values) for h in r.last_hits or [])
+    if r.values:
+        lines.append("values: " + "; ".join(f"{e}: {v}" for e, v in r.values.items()))
     if r.report is not None:
-        lines.append(stop_report(r.report, base=base))
+        used = len("\n".join(lines).encode())
+        lines.append(stop_report(r.report, budget=max(TRACE_REPORT_BUDGET, REPORT_BUDGET - used), base=base))
     return "\n".join(lines)
 
 

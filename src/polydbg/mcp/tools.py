@@ -407,19 +407,19 @@ def register(server: MCPServer[Clients]) -> None:
 
     @tool(READ_ONLY)
     async def debug_output(ctx: Context, cursor: Annotated[int | None, Field(ge=0)] = None,
-                           stream: Literal["all", "stdout", "stderr", "console"] = "all",
-                           max_bytes: Annotated[int, Field(ge=1, le=1_000_000)] = 8000,
+                           stream: Literal["all", "stdout", "stderr", "logpoints", "console", "trace"] = "all",
+                           max_bytes: Annotated[int, Field(ge=1, le=1_000_000)] = 2000,
                            session_id: SessionId = None) -> Annotated[CallToolResult, OutputResult]:
-        """Program output from a cursor."""
+        """Program output from a cursor (trace: debug_trace's rows)."""
         async def read(s: Session) -> OutputResult:
-            chunk = s.output.read(cursor, max_bytes, None if stream == "all" else frozenset({stream}))
+            chunk = s.read_output(cursor, max_bytes, stream)
             return OutputResult(session_id=s.id, text=chunk.text, next_cursor=chunk.next_cursor,
                                 dropped=chunk.dropped, more=chunk.more, state=s.state)
         return await on_session(ctx, session_id, "debug_output", read, _plain(render.output))
 
     @tool(RUNS)
     async def debug_trace(ctx: Context, points: list[Place], expressions: list[str],
-                          max_hits: Annotated[int, Field(ge=1, le=10_000)] = 50, timeout_s: Timeout = 30,
+                          max_hits: Annotated[int, Field(ge=1, le=1_000_000)] = 50, timeout_s: Timeout = 30,
                           session_id: SessionId = None) -> Annotated[CallToolResult, TraceResult]:
         """Run, recording expressions at points without stopping."""
         async def traced(s: Session) -> TraceResult:

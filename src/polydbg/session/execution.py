@@ -18,7 +18,16 @@ from collections.abc import Awaitable, Callable
 
 import anyio
 
-from polydbg.backends.base import AttachSpec, Backend, BreakpointResult, LaunchSpec, StepKind, StopEvent, Thread
+from polydbg.backends.base import (
+    LOGPOINT,
+    AttachSpec,
+    Backend,
+    BreakpointResult,
+    LaunchSpec,
+    StepKind,
+    StopEvent,
+    Thread,
+)
 from polydbg.errors import (
     AdapterError,
     AdapterRequestError,
@@ -36,12 +45,13 @@ from polydbg.session.report import Reporter
 
 log = logging.getLogger(__name__)
 
-_OUTPUT_STREAMS = {"stdout": "stdout", "stderr": "stderr"}
+_OUTPUT_STREAMS = {"stdout": "stdout", "stderr": "stderr", LOGPOINT: "logpoints"}
 PROGRESS_EVERY_S = 1.0
 STARTUP_BUDGET_S = 120.0  # starting the debugger (a cold Go build takes ~15 s) is not the wait for a stop
 SLOW_START_S = 5.0  # a start slower than this is named in the answer
 PAUSE_GRACE_S = 5.0  # a pause that stops nothing within this is explained, not waited out
 QUIET_S = 3.0  # a started program that printed and then went quiet this long is reported running
+END_SETTLE_S = 10.0  # after the exit, how long the debugger may take to deliver the program's last output
 
 
 class SessionEvents:
@@ -102,11 +112,12 @@ class Execution:
             self.core.life.to(State.running)
 
     def on_output(self, category: str, text: str) -> None:
-        if self.core.trace_sink is not None:
-            text = self.core.trace_sink(text)
+        if category == LOGPOINT:
+            text = self.core.trace_lines.split(text)
         self.core.output.append(_OUTPUT_STREAMS.get(category, "console"), text)
 
     def on_terminated(self, cause: str | None) -> None:
+        self.core.backend_ended.set()
         life = self.core.life
         if life.state != State.exited:
             life.to(State.terminated, cause=cause or life.cause or "the debug adapter ended the session")
@@ -150,10 +161,18 @@ class Execution:
                     await progress(elapsed, f"running… {elapsed:.0f}s")
         return None
 
+    async def settle_end(self) -> None:
+        """After the program exited, wait (a little) until its debugger reported its end: output still in
+        transit at the exit (debugpy's exit event overtakes the last logpoint lines) arrives before that."""
+        if self.core.life.state == State.exited:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.core.backend_ended.wait(), END_SETTLE_S)
+
     async def _first_stop(self, since: int, timeout_s: float, progress: Progress | None,
                           note: str | None) -> StopReport:
         """The answer of a start: the first stop, the exit, or the program running (deadline or quiet)."""
         waited = await self.wait_change(since, timeout_s, progress, QUIET_S)
+        await self.settle_end()
         await self._bind_watches_now()
         note = _joined(note, self._unbound_note())
         if waited == "quiet":
@@ -206,7 +225,9 @@ class Execution:
         return since, slow
 
     async def _timed_out(self, since: int, timeout_s: float, progress: Progress | None) -> bool:
-        return await self.wait_change(since, timeout_s, progress) == "timeout"
+        waited = await self.wait_change(since, timeout_s, progress)
+        await self.settle_end()
+        return waited == "timeout"
 
     async def act(self, action: Callable[[], Awaitable[None]]) -> int:
         """Send an execution request (the caller holds ``lock``); returns the stop count to wait past."""
@@ -242,6 +263,8 @@ class Execution:
         files = tuple(sorted({bp.file for bp in core.breakpoints.visible() if bp.file}))
         spec = spec._replace(breakpoint_files=files)  # decided again at every (re)start
         core.generation += 1
+        core.backend_ended.set()  # whoever waits for the old backend's end stops waiting
+        core.backend_ended = asyncio.Event()
         life.to(State.starting)
         since = life.stops
         backend = core.backend_slot = core.factory(SessionEvents(self, core.generation))

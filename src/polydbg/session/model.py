@@ -173,11 +173,16 @@ class TraceHit(_Model):
 
 class TraceResult(_Model):
     session_id: str
-    hits: list[TraceHit]
+    hits: list[TraceHit]  # the first hits (all of them when they fit the answer)
     total_hits: int
-    stopped_because: str  # max_hits / exited / timeout / stopped
+    stopped_because: str  # max_hits / exited / terminated / timeout / stopped
     state: State
     report: StopReport | None = None
+    last_hits: list[TraceHit] | None = None  # the last hits, when the first do not reach them
+    skipped: int = 0  # hits between the two: debug_output(stream="trace", cursor=more_cursor) reads every row
+    more_cursor: int | None = None
+    values: dict[str, str] | None = None  # per expression, the values it took (distinct, first, last, range)
+    note: str | None = None
 
 
 class MemoryResult(_Model):

@@ -1,15 +1,21 @@
-"""Per-session program output: a bounded buffer addressed by absolute byte cursors.
+"""Per-session program output: a bounded buffer addressed by absolute byte cursors, and the split of the
+logpoints' stream between the agent's logpoints and polydbg's own tracepoints.
 
 A program printing 100 MB must neither stall the adapter nor grow memory: chunks are appended as
 they arrive and the oldest bytes are dropped past ``capacity``; a reader whose cursor points into
 dropped data is told how many bytes it missed. Terminal escape sequences (colours, cursor moves) are
 taken out on the way in: an agent reads text, and they only cost it tokens.
+
+A tracepoint is a logpoint whose line starts with ``TRACE_PREFIX`` and its trace's token. Such a line
+is never output: the running trace takes it, and one that arrives after its trace ended (a hit in
+transit when ``max_hits`` was reached, the logpoint still being removed) is dropped.
 """
 
 from __future__ import annotations
 
 import collections
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 DEFAULT_CAPACITY = 4 * 1024 * 1024
@@ -17,6 +23,8 @@ CHUNK_BYTES = 64 * 1024  # appends to the same stream merge into one chunk up to
 # CSI (ESC [ … final), OSC (ESC ] … BEL or ESC \), and two-character escapes (ESC c, ESC 7 …)
 _ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_0-9=>c])")
 _PARTIAL_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*)?$")
+_LINES = re.compile(r"[^\n]*\n|[^\n]+")
+TRACE_PREFIX = "<<polydbg-trace-"
 
 
 @dataclass
@@ -127,3 +135,35 @@ def _utf8_safe(data: bytes) -> bytes:
             need = 1 if byte < 0x80 else 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4
             return data if need <= back else data[:-back]
     return data
+
+
+class TraceLines:
+    """Takes the tracepoints' lines out of the logpoints' stream: those of the running trace (the one whose
+    token is ``claimed``) go to its sink, any other is dropped. A line cut by the end of a chunk is held until
+    its end arrives when it may be a tracepoint's, so a hit split across two reads is still one hit."""
+
+    def __init__(self) -> None:
+        self._held = ""
+        self._token: str | None = None
+        self._sink: Callable[[str], None] | None = None
+
+    def claim(self, token: str, sink: Callable[[str], None]) -> None:
+        self._token, self._sink = token, sink
+
+    def release(self) -> None:
+        self._token = self._sink = None
+
+    def split(self, text: str) -> str:
+        """What remains of a chunk of the logpoints' stream for the agent."""
+        text, self._held = self._held + text, ""
+        if "<" not in text:
+            return text
+        kept = []
+        for piece in _LINES.findall(text):
+            if not piece.endswith("\n") and (piece.startswith(TRACE_PREFIX) or TRACE_PREFIX.startswith(piece)):
+                self._held = piece  # the last piece: its end is in the next chunk
+            elif not piece.startswith(TRACE_PREFIX):
+                kept.append(piece)
+            elif self._sink is not None and self._token is not None and piece.startswith(self._token):
+                self._sink(piece[len(self._token):].rstrip("\r\n"))
+        return "".join(kept)

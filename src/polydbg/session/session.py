@@ -43,11 +43,13 @@ from polydbg.session.model import (
     VariablesResult,
 )
 from polydbg.session.native import Native
-from polydbg.session.output import OutputBuffer
+from polydbg.session.output import OutputBuffer, OutputSlice
 from polydbg.session.report import Reporter
 from polydbg.session.trace import Tracer
 
 T = TypeVar("T")
+
+READ_MAX = 60_000  # bytes of output one answer holds: an answer stays under 64 KB
 
 __all__ = ["Progress", "Session"]
 
@@ -101,6 +103,14 @@ class Session:
     @property
     def output(self) -> OutputBuffer:
         return self.core.output
+
+    def read_output(self, cursor: int | None, max_bytes: int, stream: str) -> OutputSlice:
+        """Output from ``cursor``: every stream (``all``), one of them, or the traces' rows (``trace``); at most
+        ``READ_MAX`` bytes, whatever was asked (the slice says more is available)."""
+        max_bytes = min(max_bytes, READ_MAX)
+        if stream == "trace":
+            return self.core.trace_log.read(cursor, max_bytes)
+        return self.core.output.read(cursor, max_bytes, None if stream == "all" else frozenset({stream}))
 
     @property
     def breakpoints(self) -> BreakpointStore:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from polydbg.session.output import DEFAULT_CAPACITY, OutputBuffer, OutputSlice
+from polydbg.session.output import DEFAULT_CAPACITY, OutputBuffer, OutputSlice, TraceLines
 
 MIXED = "plain ascii, é ü ß, € ✓ 世界, 🐍🚀 emoji, end\n"  # 1-, 2-, 3- and 4-byte characters
 
@@ -254,3 +254,30 @@ def test_the_programs_own_output_is_counted_apart_from_debugger_notes() -> None:
     buffer.append("stdout", "ok\n")
     buffer.append("stderr", "warn\n")
     assert buffer.program_total == len("ok\nwarn\n")
+
+
+def test_trace_lines_go_to_their_trace_and_never_to_the_output() -> None:
+    lines = TraceLines()
+    taken: list[str] = []
+    lines.claim("<<polydbg-trace-s1-2>>", taken.append)
+    assert lines.split("a logpoint\n<<polydbg-trace-s1-2>>/a.py:3\x1f1\nanother\n") == "a logpoint\nanother\n"
+    assert taken == ["/a.py:3\x1f1"]
+    # a line of another trace (an earlier one whose hits arrive late) is dropped; so is any after the release
+    assert lines.split("<<polydbg-trace-s1-1>>/a.py:3\x1f9\n") == ""
+    lines.release()
+    assert lines.split("<<polydbg-trace-s1-2>>/a.py:3\x1f2\r\nlast\n") == "last\n"
+    assert taken == ["/a.py:3\x1f1"]
+
+
+def test_a_trace_line_cut_by_the_end_of_a_chunk_waits_for_its_end() -> None:
+    lines = TraceLines()
+    taken: list[str] = []
+    lines.claim("<<polydbg-trace-s1-1>>", taken.append)
+    whole = "<<polydbg-trace-s1-1>>/a.py:3\x1f1\n<<polydbg-trace-s1-1>>/a.py:3\x1f2\n"
+    for cut in range(len(whole) + 1):
+        assert lines.split(whole[:cut]) + lines.split(whole[cut:]) == ""
+    assert taken == ["/a.py:3\x1f1", "/a.py:3\x1f2"] * (len(whole) + 1)
+    # a logpoint line that is no trace line is never held, with or without its end
+    assert lines.split("x < y") == "x < y"
+    assert lines.split("<") == ""  # it may start a trace line: held until the rest says
+    assert lines.split(" is a comparison\n") == "< is a comparison\n"

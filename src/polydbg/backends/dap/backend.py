@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from polydbg import procs
 from polydbg.backends.base import (
+    LOGPOINT,
     AttachSpec,
     Backend,
     BackendListener,
@@ -240,7 +241,11 @@ class DapBackend(Backend):
         category = str(body.get("category", "console"))
         if category == "telemetry":
             return
-        self._listener.on_output(category, str(body.get("output", "")))
+        text = str(body.get("output", ""))
+        logged = wire.logpoint_text(text)
+        if logged is not None:
+            category, text = LOGPOINT, logged
+        self._listener.on_output(category, text)
 
     def _on_breakpoint(self, body: dict[str, Any]) -> None:
         changed = self._breakpoints.changed(body)

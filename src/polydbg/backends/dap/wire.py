@@ -26,6 +26,9 @@ from polydbg.backends.base import (
 )
 
 STEP_COMMANDS: dict[StepKind, str] = {"over": "next", "into": "stepIn", "out": "stepOut"}
+# Starts every logpoint message polydbg sends: adapters print a logpoint's line as the program's stdout (debugpy,
+# delve) or as their own console (lldb-dap), so the mark is what tells it apart.
+LOG_MARK = "<polydbg-log>"
 
 
 class Request(Protocol):
@@ -62,9 +65,15 @@ def capabilities(body: dict[str, Any]) -> Capabilities:
 
 
 def options(condition: str | None, hit_condition: str | None, log_message: str | None) -> dict[str, str]:
-    """The optional fields of a DAP breakpoint, only those that are set."""
-    fields = {"condition": condition, "hitCondition": hit_condition, "logMessage": log_message}
+    """The optional fields of a DAP breakpoint, only those that are set (a log message after ``LOG_MARK``)."""
+    fields = {"condition": condition, "hitCondition": hit_condition,
+              "logMessage": LOG_MARK + log_message if log_message else None}
     return {key: value for key, value in fields.items() if value}
+
+
+def logpoint_text(text: str) -> str | None:
+    """An output event's text without ``LOG_MARK`` when it is a logpoint's line, else None."""
+    return text[len(LOG_MARK):] if text.startswith(LOG_MARK) else None
 
 
 def breakpoint_result(bp: dict[str, Any]) -> BreakpointResult:

@@ -22,6 +22,7 @@ from typing import Any
 
 from polydbg import procs
 from polydbg.backends.base import (
+    LOGPOINT,
     AttachSpec,
     Backend,
     BackendListener,
@@ -233,7 +234,7 @@ class GdbMiBackend(Backend):
             if not line.startswith(LOG_MARK):
                 log.debug("gdb console: %s", line)
         if logged:
-            self._listener.on_output("console", "".join(line + "\n" for line in logged))
+            self._listener.on_output(LOGPOINT, "".join(line + "\n" for line in logged))
 
     def _on_group_started(self, payload: dict[str, Any]) -> None:
         pid = to_int(payload.get("pid"), 0)

@@ -29,7 +29,13 @@ def test_capabilities_say_what_initialize_answered() -> None:
 
 def test_only_the_options_that_are_set_are_sent() -> None:
     assert wire.options("x > 1", None, "") == {"condition": "x > 1"}
-    assert wire.options(None, ">= 3", "x={x}") == {"hitCondition": ">= 3", "logMessage": "x={x}"}
+    assert wire.options(None, ">= 3", "x={x}") == {"hitCondition": ">= 3", "logMessage": wire.LOG_MARK + "x={x}"}
+
+
+def test_a_logpoints_line_is_told_apart_by_its_mark() -> None:
+    sent = wire.options(None, None, "x={x}")["logMessage"]
+    assert wire.logpoint_text(sent.replace("{x}", "1") + "\n") == "x=1\n"
+    assert wire.logpoint_text("x=1\n") is None  # the program's own line, the adapter's console
 
 
 def test_a_breakpoint_answer() -> None:
