@@ -210,6 +210,12 @@ def parse_address(value: object) -> int | None:
 LOGPOINT = "logpoint"
 
 
+def logpoint_line(message: str) -> str:
+    """A logpoint's message as a backend reports it: one line (its own line breaks escaped: a value's, an error's
+    notes), so a trace's hit is one row whatever its values hold."""
+    return message.rstrip("\r\n").replace("\r", "\\r").replace("\n", "\\n") + "\n"
+
+
 class BackendListener(Protocol):
     """Events a backend reports to its session. Called on the event loop, must not block. ``on_output``'s
     category is ``stdout`` or ``stderr`` (the program's own), ``LOGPOINT``, or anything else (the debugger's notes)."""

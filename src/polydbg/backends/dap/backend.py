@@ -45,6 +45,7 @@ from polydbg.backends.base import (
     StopEvent,
     Thread,
     Variable,
+    logpoint_line,
 )
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.breakpoints import DapBreakpoints
@@ -77,6 +78,7 @@ class DapBackend(Backend):
         self._breakpoints = DapBreakpoints(self._request)
         self._frames: FrameHandles[int] = FrameHandles()  # the adapter's frame ids at this stop
         self._evaluations = Evaluations(self.name)
+        self._logpoints = wire.LogpointMessages()
 
     # -- subclass hooks ---------------------------------------------------------------------------
 
@@ -242,10 +244,15 @@ class DapBackend(Backend):
         if category == "telemetry":
             return
         text = str(body.get("output", ""))
-        logged = wire.logpoint_text(text)
-        if logged is not None:
-            category, text = LOGPOINT, logged
-        self._listener.on_output(category, text)
+        if not self._took_logpoint(category, text):
+            self._listener.on_output(category, text)
+
+    def _took_logpoint(self, category: str, text: str) -> bool:
+        """Whether ``text`` is (part of) a logpoint's message; each one complete is reported as one line."""
+        messages = self._logpoints.take(category, text)
+        for message in messages or ():
+            self._listener.on_output(LOGPOINT, logpoint_line(message))
+        return messages is not None
 
     def _on_breakpoint(self, body: dict[str, Any]) -> None:
         changed = self._breakpoints.changed(body)

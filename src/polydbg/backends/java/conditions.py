@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from polydbg.backends.base import LOGPOINT
+from polydbg.backends.base import LOGPOINT, logpoint_line
 from polydbg.backends.java.checks import INTERPOLATION
 from polydbg.backends.java.threads import Threads
 from polydbg.backends.java.vm import Vm
@@ -52,4 +52,4 @@ class Conditions:
                 parts.append(f"<error: {reason(exc)}>")
             last = match.end()
         parts.append(message[last:])
-        self._output(LOGPOINT, "".join(parts) + "\n")
+        self._output(LOGPOINT, logpoint_line("".join(parts)))

@@ -139,8 +139,7 @@ class LldbDapBackend(DapBackend):
     def _on_output(self, body: dict[str, Any]) -> None:
         category = str(body.get("category", "console"))
         text = str(body.get("output", "")).replace("\r\n", "\n")
-        if wire.logpoint_text(text) is not None:  # a logpoint's line, also one printed while starting
-            super()._on_output({**body, "output": text})
+        if self._took_logpoint(category, text):  # a logpoint's line, also one printed while starting
             return
         if category in ("console", "important") and any(noise in text for noise in _CONSOLE_NOISE):
             log.debug("lldb-dap %s: %s", category, text.rstrip())

@@ -39,6 +39,7 @@ from polydbg.backends.base import (
     StepKind,
     Thread,
     Variable,
+    logpoint_line,
 )
 from polydbg.backends.kit import runtime, timeouts
 from polydbg.backends.kit.gate import GatedListener, StopGate
@@ -153,7 +154,7 @@ class NodeBackend(Backend):
     def _on_console(self, params: dict[str, Any]) -> None:
         line = conditions.logged_line(params)
         if line is not None:
-            self._events.on_output(LOGPOINT, line + "\n")
+            self._events.on_output(LOGPOINT, logpoint_line(line))
 
     async def _configure_target(self, target: Target) -> None:
         await self._breakpoints.configure(target)
