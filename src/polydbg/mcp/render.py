@@ -87,9 +87,13 @@ def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = N
         return "\n".join(lines)
 
     text = assemble(None)
-    excess = len(text.encode()) - budget
-    if excess > 0 and r.output:
-        text = assemble(max(0, len(r.output.text.encode()) - excess))
+    if len(text.encode()) > budget and r.output:
+        # the most output that fits: searched, as its lines are indented and a cut adds a hint
+        low, high = 0, len(r.output.text.encode()) + len((r.output.logpoints or "").encode())
+        while low < high:
+            middle = (low + high + 1) // 2
+            low, high = (middle, high) if len(assemble(middle).encode()) <= budget else (low, middle - 1)
+        text = assemble(low)
     while len(text.encode()) > budget and shown:
         shown.pop()
         hidden += 1
@@ -98,15 +102,30 @@ def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = N
 
 
 def _output_lines(o: Output, limit: int | None) -> list[str]:
-    """The output section; with ``limit``, only the last ``limit`` bytes of the text."""
-    data = o.text.encode()
-    kept = data if limit is None or len(data) <= limit else data[len(data) - limit:]
+    """The output section, then the logpoints' (when apart); with ``limit``, only the last ``limit`` bytes of
+    them together, the logpoints' lines kept first."""
+    logged = (o.logpoints or "").encode()
+    logged_limit = None if limit is None else min(len(logged), limit)
+    start = o.earlier_cursor if o.earlier_cursor is not None else o.next_cursor - len(o.text.encode())
+    lines = _tail_lines("output:", o.text, o.truncated, None if limit is None else limit - len(logged),
+                        f"debug_output(cursor={start})") if o.text or o.logpoints is None else []
+    if o.logpoints is not None:
+        lines += _tail_lines("logpoints:", o.logpoints, o.logpoints_truncated, logged_limit,
+                             f'debug_output(stream="logpoints", cursor={o.logpoints_cursor})')
+    return lines
+
+
+def _tail_lines(title: str, text: str, truncated: int, limit: int | None, earlier: str) -> list[str]:
+    """A section of text; with ``limit``, its last ``limit`` bytes, saying how to read what was left out."""
+    data = text.encode()
+    kept = data if limit is None or len(data) <= limit else data[len(data) - max(0, limit):]
+    if len(kept) < len(data) and 0 <= kept.find(b"\n") < len(kept) - 1:
+        kept = kept[kept.find(b"\n") + 1:]  # from a line's start
     body = kept.decode(errors="ignore")
-    skipped = o.truncated + len(data) - len(body.encode())
-    start = o.earlier_cursor if o.truncated and o.earlier_cursor is not None else o.next_cursor - len(data)
-    lines = ["output:"]
+    skipped = truncated + len(data) - len(body.encode())
+    lines = [title]
     if skipped:
-        lines.append(f"  … {skipped} earlier bytes: debug_output(cursor={start})")
+        lines.append(f"  … {skipped} earlier bytes: {earlier}")
     if body.strip("\n"):
         lines.append(_indent(body.rstrip("\n")))
     return lines

@@ -43,12 +43,16 @@ class ExceptionInfo(_Model):
 
 
 class Output(_Model):
-    """New output since the previous report; when long, its tail (the part nearest the stop)."""
+    """New output since the previous report; when long, its tail (the part nearest the stop). Logpoints' lines,
+    when there are any, are apart (``text`` is then the rest), so the program's output never cuts them away."""
 
     text: str
     next_cursor: int  # cursor just after ``text``: debug_output(cursor=…) continues from here
     truncated: int = 0  # earlier new bytes left out: debug_output(cursor=earlier_cursor) reads them
     earlier_cursor: int | None = None
+    logpoints: str | None = None
+    logpoints_truncated: int = 0  # earlier lines left out: debug_output(stream="logpoints", cursor=logpoints_cursor)
+    logpoints_cursor: int | None = None  # reads every logpoint line since the previous report
 
 
 class StopReport(_Model):

@@ -46,6 +46,13 @@ class OutputSlice:
     more: bool
 
 
+@dataclass(frozen=True)
+class OutputTail:
+    text: str
+    skipped: int  # bytes of the same streams before ``text`` (after the cursor asked for), left out
+    first: int  # the cursor of the first of them: debug_output(cursor=first, stream=…) reads from there
+
+
 class OutputBuffer:
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
         self._chunks: collections.deque[_Chunk] = collections.deque()
@@ -126,6 +133,43 @@ class OutputBuffer:
         position -= len(data) - len(trimmed)
         return OutputSlice(text=trimmed.decode("utf-8", "replace"), next_cursor=position, dropped=dropped,
                            more=position < self.total)
+
+
+    def tail(self, since: int, max_bytes: int, streams: frozenset[str]) -> OutputTail | None:
+        """The last ``max_bytes`` that ``streams`` wrote after cursor ``since`` (from a line's start when cut), with
+        how many of their bytes before that were left out; None when they wrote nothing since."""
+        parts: list[bytes] = []  # newest first
+        size = skipped = 0
+        first: int | None = None
+        for chunk in reversed(self._chunks):
+            if chunk.end <= since:
+                break
+            if chunk.stream not in streams:
+                continue
+            data = chunk.data[max(0, since - chunk.start):]
+            first = chunk.end - len(data)
+            room = max(0, max_bytes - size)
+            parts.append(data[len(data) - room:] if room < len(data) else data)
+            size += len(parts[-1])
+            skipped += len(data) - len(parts[-1])
+        if first is None:
+            return None
+        data = b"".join(reversed(parts))
+        if skipped:  # begin at a line's start, else at a character's
+            newline = data.find(b"\n")
+            cut = newline + 1 if 0 <= newline < len(data) - 1 else next(
+                (i for i, byte in enumerate(data) if byte & 0xC0 != 0x80), len(data))
+            data, skipped = data[cut:], skipped + cut
+        return OutputTail(text=data.decode("utf-8", "replace"), skipped=skipped, first=first)
+
+
+def whole_lines(page: OutputSlice) -> OutputSlice:
+    """``page`` up to its last line's end when it has one and more follows (a table's rows are not cut)."""
+    end = page.text.rfind("\n") + 1
+    if not page.more or end in (0, len(page.text)):
+        return page
+    return OutputSlice(text=page.text[:end], next_cursor=page.next_cursor - len(page.text[end:].encode()),
+                       dropped=page.dropped, more=True)
 
 
 def _utf8_safe(data: bytes) -> bytes:

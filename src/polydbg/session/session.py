@@ -43,7 +43,7 @@ from polydbg.session.model import (
     VariablesResult,
 )
 from polydbg.session.native import Native
-from polydbg.session.output import OutputBuffer, OutputSlice
+from polydbg.session.output import OutputBuffer, OutputSlice, whole_lines
 from polydbg.session.report import Reporter
 from polydbg.session.trace import Tracer
 
@@ -109,7 +109,7 @@ class Session:
         ``READ_MAX`` bytes, whatever was asked (the slice says more is available)."""
         max_bytes = min(max_bytes, READ_MAX)
         if stream == "trace":
-            return self.core.trace_log.read(cursor, max_bytes)
+            return whole_lines(self.core.trace_log.read(cursor, max_bytes))
         return self.core.output.read(cursor, max_bytes, None if stream == "all" else frozenset({stream}))
 
     @property

@@ -54,3 +54,18 @@ def test_locals_are_dropped_from_the_end_when_output_is_not_enough() -> None:
     assert len(text.encode()) <= 1600
     assert "  v0 (str)" in text
     assert "more: debug_variables(frame_id=0)" in text
+
+
+def test_logpoint_lines_are_kept_before_the_programs_output_when_cut() -> None:
+    report = _report(locals_count=0, value_len=0, output_len=0, line_len=20)
+    report.output = Output(text="".join(f"out {i}\n" for i in range(100)), next_cursor=5_000, truncated=0,
+                           earlier_cursor=4_000, logpoints="".join(f"i={i}\n" for i in range(20)),
+                           logpoints_cursor=4_100)
+    text = stop_report(report, budget=700)
+    assert len(text.encode()) <= 700
+    assert "logpoints:\n  i=0\n" in text and "  i=19" in text  # every logpoint line, the output cut instead
+    assert "output:\n  … " in text and "earlier bytes: debug_output(cursor=4000)" in text
+    tight = stop_report(report, budget=450)
+    assert len(tight.encode()) <= 450 and "\n  i=19" in tight and "out " not in tight
+    assert "  … 690 earlier bytes: debug_output(cursor=4000)" in tight  # the output, all of it cut
+    assert 'earlier bytes: debug_output(stream="logpoints", cursor=4100)\n  i=' in tight  # from a line's start
