@@ -188,6 +188,9 @@ class Capabilities:
     registers: bool = False
     data_breakpoints: bool = False
     raw_command: bool = False
+    # a crash (a fatal signal, an unrecovered panic) stops the program whatever the exception filters, so a
+    # program with no breakpoint can still stop
+    stops_on_faults: bool = False
 
 
 NativeCapability = Literal["memory", "disassemble", "registers", "data_breakpoints", "raw_command"]

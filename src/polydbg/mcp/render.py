@@ -178,7 +178,13 @@ def breakpoint_line(b: BreakpointInfo, base: str | None = None) -> str:
 
 
 def breakpoint_list(r: BreakpointList, base: str | None = None) -> str:
-    lines = [breakpoint_line(b, base) for b in r.breakpoints] or ["no breakpoints"]
+    lines = []
+    if r.total is not None:
+        shown = f"#{r.breakpoints[0].id}–#{r.breakpoints[-1].id}" if r.breakpoints else "none"
+        lines.append(f"{r.total} breakpoints, {shown} shown (from {r.start or 0}): {r.by_file}")
+    lines += [breakpoint_line(b, base) for b in r.breakpoints] or ([] if r.total else ["no breakpoints"])
+    if r.more:
+        lines.append(f"… {(r.total or 0) - (r.start or 0) - len(r.breakpoints)} more: {r.more}")
     lines.append(f"exceptions: {', '.join(r.exception_filters) or 'none'}")
     return "\n".join(lines)
 

@@ -24,6 +24,7 @@ from polydbg.mcp import render
 from polydbg.mcp.clients import manager_of
 from polydbg.session import launching
 from polydbg.session import source as src
+from polydbg.session.bplist import removed_text
 from polydbg.session.breakpoints import BreakpointRequest
 from polydbg.session.manager import Clients, SessionManager
 from polydbg.session.model import (
@@ -307,16 +308,15 @@ def register(server: MCPServer[Clients]) -> None:
         """Remove breakpoints."""
         async def removed(s: Session) -> Ack:
             gone = await s.remove_breakpoints(id, file, all)
-            return Ack(session_id=s.id, message=f"removed breakpoints {gone}" if gone else "no breakpoints to remove")
+            return Ack(session_id=s.id, message=removed_text(gone))
         return await on_session(ctx, session_id, "debug_clear", removed, _plain(lambda a: a.message))
 
     @tool(READ_ONLY)
-    async def debug_breakpoints(ctx: Context, session_id: SessionId = None) -> Annotated[CallToolResult,
-                                                                                         BreakpointList]:
+    async def debug_breakpoints(ctx: Context, start: Annotated[int, Field(ge=0)] = 0,
+                                session_id: SessionId = None) -> Annotated[CallToolResult, BreakpointList]:
         """List breakpoints, verified lines, hits."""
         async def listed(s: Session) -> BreakpointList:
-            return BreakpointList(session_id=s.id, breakpoints=s.breakpoint_infos(),
-                                  exception_filters=s.exception_filters)
+            return s.breakpoint_list(start)
         return await on_session(ctx, session_id, "debug_breakpoints", listed, render.breakpoint_list)
 
     @tool(RUNS)

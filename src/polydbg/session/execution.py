@@ -98,10 +98,13 @@ class Execution:
         self.lock = asyncio.Lock()
         self._acting = False  # an execution request is in flight: its own "continued" event is expected
         self._cleanups: set[asyncio.Task[None]] = set()
+        self._moved_at = 0.0  # when the program last started running (the loop's clock)
+        self._pause_pending = False  # a pause was sent that has not stopped the program yet
 
     # -- events ---------------------------------------------------------------------------------------
 
     def on_stopped(self, event: StopEvent) -> None:
+        self._pause_pending = False
         if self.core.life.to(State.stopped, stop=event):
             scope = self.core.life.scope
             assert scope is not None
@@ -130,10 +133,11 @@ class Execution:
     # -- waiting --------------------------------------------------------------------------------------
 
     async def wait_change(self, since: int, timeout_s: float, progress: Progress | None,
-                          quiet_s: float | None = None) -> str | None:
+                          quiet_s: float | None = None, quiet_since: float | None = None) -> str | None:
         """Wait until a stop after the ``since``-th, an exit or a termination (None); "timeout" when the
         deadline passed first; with ``quiet_s``, "quiet" once the program printed something and then
-        nothing for that long (a server that is up and waiting). Only the program's own output counts: a
+        nothing for that long (a server that is up and waiting), and with ``quiet_since`` (a time of the
+        loop's clock) also when it printed nothing since then. Only the program's own output counts: a
         debugger's note (a child process attaching, which may take seconds) is not a sign of life."""
         life = self.core.life
         output = self.core.output
@@ -141,12 +145,15 @@ class Execution:
         started = last_progress = loop.time()
         deadline = started + timeout_s
         printed_at, printed = started, output.program_total
+        if quiet_since is not None:  # the loop's clock is time.monotonic(), the output's too
+            printed_at = max(quiet_since, output.program_wrote_at)
         slice_s = min(PROGRESS_EVERY_S, quiet_s / 4) if quiet_s else PROGRESS_EVERY_S
         while life.stops == since and life.state in (State.running, State.starting):
             now = loop.time()
             if output.program_total != printed:
                 printed_at, printed = now, output.program_total
-            elif quiet_s is not None and printed and now - printed_at >= quiet_s and life.state == State.running:
+            elif (quiet_s is not None and (printed or quiet_since is not None) and now - printed_at >= quiet_s
+                  and life.state == State.running):
                 return "quiet"
             remaining = deadline - now
             if remaining <= 0:
@@ -235,6 +242,7 @@ class Execution:
         since = life.stops
         before = life.stop
         self._acting = True
+        self._moved_at = asyncio.get_running_loop().time()
         try:
             life.to(State.running)
             try:
@@ -285,6 +293,8 @@ class Execution:
             raise
         if life.state == State.starting:
             life.to(State.running)
+        self._moved_at = asyncio.get_running_loop().time()
+        self._pause_pending = False
         return since
 
     async def restart(self, timeout_s: float, progress: Progress | None) -> StopReport:
@@ -341,8 +351,16 @@ class Execution:
                 except BaseException:
                     await self._drop_quietly(target)
                     raise
+        unstoppable = self._nothing_can_stop() if target is None else None
         try:
-            timed_out = await self._timed_out(since, timeout_s, progress)
+            if unstoppable is None:
+                timed_out = await self._timed_out(since, timeout_s, progress)
+            else:  # no waiting out the deadline: answered once the program is quiet
+                waited = await self.wait_change(since, timeout_s, progress, QUIET_S, self._moved_at)
+                await self.settle_end()
+                timed_out = waited == "timeout"
+                if waited == "quiet":
+                    return await self.reporter.report(note=unstoppable)
         finally:
             await self._drop_quietly(target)
         note = None
@@ -352,6 +370,21 @@ class Execution:
                 if location.file == target.file and location.line == target.line:
                     note = f"reached {os.path.basename(target.file or '')}:{target.line}"
         return await self.reporter.report(timed_out=timed_out, note=note)
+
+    def _nothing_can_stop(self) -> str | None:
+        """Why nothing can stop the running program, with what to do instead; None when something can: a breakpoint
+        that stops (a logpoint does not; one waiting for its code to load may), an exception filter, a pending
+        pause, or a crash where the debugger stops at one (native code, Go). A ``breakpoint()`` or ``debugger``
+        statement in the program's code can still stop it: the next call reports such a stop."""
+        backend = self.core.backend_slot
+        if (backend is None or backend.capabilities.stops_on_faults or self._pause_pending
+                or self.core.exception_filters
+                or any(not bp.log_message for bp in self.core.breakpoints.items.values())):
+            return None
+        return (f"nothing can stop the program (no breakpoint, no exception filter, no pause pending), so this did "
+                f"not wait for a stop: it has printed nothing for {QUIET_S:g} s and keeps running. debug_pause "
+                "interrupts it, debug_break adds a breakpoint to stop at, debug_output reads what it prints "
+                "(debug_sessions says when it has exited)")
 
     async def _drop_quietly(self, bp: Breakpoint | None) -> None:
         if bp is None:
@@ -406,6 +439,7 @@ class Execution:
         grace = min(timeout_s, PAUSE_GRACE_S)
         if not await self._timed_out(since, grace, None):
             return await self.reporter.report()
+        self._pause_pending = life.state == State.running and life.stops == since  # it may stop it later still
         names = ", ".join(t.name for t in threads[:6]) + (f" (+{len(threads) - 6})" if len(threads) > 6 else "")
         return await self.reporter.report(
             note=f"no thread stopped within {grace:g} s of the pause: {backend.pause_limits}"

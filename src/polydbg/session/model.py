@@ -92,8 +92,12 @@ class BreakpointInfo(_Model):
 
 class BreakpointList(_Model):
     session_id: str
-    breakpoints: list[BreakpointInfo]
+    breakpoints: list[BreakpointInfo]  # a page of them when there are many
     exception_filters: list[str]
+    total: int | None = None  # when the page is not all of them
+    start: int | None = None
+    by_file: str | None = None  # how many each file holds, and how many are bound
+    more: str | None = None  # the call that reads the next page
 
 
 class FrameInfo(_Model):

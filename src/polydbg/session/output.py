@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -61,6 +62,7 @@ class OutputBuffer:
         self._held: dict[str, str] = {}  # per stream: an escape sequence cut by the end of a write
         self.total = 0  # bytes ever written == the cursor just past the newest byte
         self.program_total = 0  # of those, the program's own (stdout, stderr): not the debugger's notes
+        self.program_wrote_at = 0.0  # when the program last wrote (time.monotonic())
 
     @property
     def first_cursor(self) -> int:
@@ -78,6 +80,7 @@ class OutputBuffer:
         self.total += len(data)
         if stream in ("stdout", "stderr"):
             self.program_total += len(data)
+            self.program_wrote_at = time.monotonic()
         self._size += len(data)
         while self._size > self._capacity:  # drop the oldest bytes, only as many as needed
             first = self._chunks[0]

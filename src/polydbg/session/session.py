@@ -22,6 +22,7 @@ from polydbg.backends.base import AttachSpec, BackendFactory, LaunchSpec, StepKi
 from polydbg.errors import AdapterError, ProgramMovedError, SessionError, UsageError
 from polydbg.policy import Policy
 from polydbg.session import source as src
+from polydbg.session.bplist import listing
 from polydbg.session.bpsync import BreakpointSync
 from polydbg.session.breakpoints import Breakpoint, BreakpointStore
 from polydbg.session.core import Progress, SessionCore
@@ -29,6 +30,7 @@ from polydbg.session.execution import Execution
 from polydbg.session.inspection import Inspector
 from polydbg.session.model import (
     BreakpointInfo,
+    BreakpointList,
     CommandResult,
     DisassemblyResult,
     EvaluateResult,
@@ -208,6 +210,10 @@ class Session:
 
     def breakpoint_infos(self) -> list[BreakpointInfo]:
         return self.bpsync.infos()
+
+    def breakpoint_list(self, start: int) -> BreakpointList:
+        """A page of the agent's breakpoints (by ``start``), bounded however many there are."""
+        return listing(self.id, self.breakpoints.visible(), self.exception_filters, start)
 
     async def watch(self, expression: str, access: str) -> Breakpoint:
         self.policy.check_expressions(self.adapter, expression)

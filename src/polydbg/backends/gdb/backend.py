@@ -97,7 +97,8 @@ class GdbMiBackend(Backend):
             conditional_breakpoints=True, hit_conditional_breakpoints=True, log_points=True,
             function_breakpoints=True, set_variable=True, exception_info=True,
             exception_filters=("throw", "catch") if language == "cpp" else ("panic",) if language == "rust" else (),
-            memory=True, disassemble=True, registers=True, data_breakpoints=True, raw_command=True)
+            memory=True, disassemble=True, registers=True, data_breakpoints=True, raw_command=True,
+            stops_on_faults=True)
         self._life = Lifecycle("gdb", listener)
         self._proc = procs.DebuggerProcess("gdb")
         self._gdb = GdbState(language)

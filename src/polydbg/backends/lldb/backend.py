@@ -125,6 +125,7 @@ class LldbDapBackend(DapBackend):
     def _tune_capabilities(self) -> None:
         caps = self.capabilities
         caps.registers = True  # every frame has a "Registers" scope
+        caps.stops_on_faults = True  # a fatal signal
         caps.raw_command = True
         # C++ throw/catch filters only mean something for C++; Objective-C ones never here
         caps.exception_filters = tuple(f for f in caps.exception_filters if f.startswith("cpp_")) \
