@@ -264,7 +264,7 @@ def trace(r: TraceResult, base: str | None = None) -> str:
     lines = [f"[{r.session_id}] {r.total_hits} hits ({r.stopped_because}); program {r.state.value}"]
     if r.note:
         lines.append(f"note: {r.note}")
-    labels = row_labels([h.file for h in r.hits + (r.last_hits or [])])
+    labels = row_labels([h.file for h in r.hits + (r.last_hits or [])], base)
     lines.extend("  " + row_text(labels[h.file], h.line, h.values) for h in r.hits)
     if r.skipped and r.more_cursor is not None:
         lines.append(f"  … {r.skipped} more rows: debug_output(stream=\"trace\", cursor={r.more_cursor})")

@@ -43,7 +43,7 @@ ROW_BYTES = 2000  # one row's values together (each value at most VALUE_CHARS)
 VALUE_CHARS = 200
 SUMMARY_CHARS = 40  # a value as a summary quotes it
 VALUES_BYTES = 400  # the summaries of an answer together (the first expression's always)
-EXPRESSION_CHARS = 1000
+EXPRESSIONS_CHARS = 2000  # all of a trace's expressions together: every row names them
 DISTINCT = 10_000  # distinct values counted per expression
 LISTED = 5  # up to this many distinct values, the summary lists them
 
@@ -53,10 +53,16 @@ def row_text(label: str, line: int, values: dict[str, str]) -> str:
     return f"{label}:{line}  " + ", ".join(f"{e}={v}" for e, v in values.items())
 
 
-def row_labels(files: list[str]) -> dict[str, str]:
-    """How rows name each file: its base name, unless two traced files share one."""
-    names = {os.path.basename(f) for f in files}
-    return {f: os.path.basename(f) if len(names) == len(set(files)) else f for f in files}
+def row_labels(files: list[str], cwd: str | None) -> dict[str, str]:
+    """How rows name each file: relative to the session's directory when inside it (as paths are passed),
+    else by its base name unless two traced files share one."""
+    unique = len({os.path.basename(f) for f in files}) == len(set(files))
+    labels = {}
+    for file in files:
+        inside = os.path.relpath(file, cwd) if cwd and os.path.isabs(file) else None
+        labels[file] = inside if inside and not inside.startswith("..") else \
+            os.path.basename(file) if unique else file
+    return labels
 
 
 class _Values:
@@ -214,9 +220,9 @@ class Tracer:
         if len(expressions) > MAX_EXPRESSIONS:
             raise UsageError(f"a trace records at most {MAX_EXPRESSIONS} expressions ({len(expressions)} were "
                              "passed); trace fewer at a time")
-        if any(len(e) > EXPRESSION_CHARS for e in expressions):
-            raise UsageError(f"an expression of a trace is at most {EXPRESSION_CHARS} characters; trace a shorter "
-                             "one (a local variable holding the value, a part of it)")
+        if sum(len(e) for e in expressions) > EXPRESSIONS_CHARS:
+            raise UsageError(f"a trace's expressions are at most {EXPRESSIONS_CHARS} characters together (each row "
+                             "names them); trace shorter ones (a local variable holding the value, a part of it)")
         if self.execution.unseen_stop():
             unseen = await self.execution.report_unseen("no tracepoint was set and nothing was resumed")
             return TraceResult(session_id=core.id, hits=[], total_hits=0, stopped_because="stopped",
@@ -224,7 +230,7 @@ class Tracer:
         core.traces += 1
         collector = _Collector(core, f"{TRACE_PREFIX}{core.id}-{core.traces}>>", expressions, max_hits)
         paths = [(core.resolve_path(file), line) for file, line in points]
-        collector.labels = row_labels([path for path, _ in paths])
+        collector.labels = row_labels([path for path, _ in paths], core.cwd)
         core.trace_log.append("trace", clip(f"trace {core.traces}: " + ", ".join(
             f"{collector.labels[path]}:{line}" for path, line in paths) + " — " + ", ".join(expressions), 400)[0]
             + "\n")

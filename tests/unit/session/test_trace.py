@@ -17,7 +17,7 @@ from polydbg.backends.base import LOGPOINT
 from polydbg.errors import SessionEndedError, UsageError
 from polydbg.session.model import State, TraceHit, TraceResult
 from polydbg.session.output import OutputBuffer
-from polydbg.session.trace import _SEPARATOR, FIRST_ROWS_BYTES, _Collector
+from polydbg.session.trace import _SEPARATOR, FIRST_ROWS_BYTES, _Collector, row_labels
 from tests.unit.session.rig import Rig, write_program
 
 DEADLINE_S = 5.0
@@ -211,8 +211,8 @@ async def test_a_debugger_without_logpoints_cannot_trace(rig: Rig, program: str)
 async def test_too_many_or_too_long_expressions_are_refused(rig: Rig, program: str) -> None:
     with pytest.raises(UsageError, match="at most 32 expressions"):
         await rig.session.trace([(program, 4)], [f"line_{n}" for n in range(33)], 10, DEADLINE_S, None)
-    with pytest.raises(UsageError, match="at most 1000 characters"):
-        await rig.session.trace([(program, 4)], ["x" * 1001], 10, DEADLINE_S, None)
+    with pytest.raises(UsageError, match="at most 2000 characters together"):
+        await rig.session.trace([(program, 4)], ["x" * 1001, "y" * 1000], 10, DEADLINE_S, None)
     assert rig.backend.sent_files(program) == []
 
 
@@ -220,3 +220,11 @@ async def test_an_ended_session_cannot_trace(rig: Rig, program: str) -> None:
     rig.backend.listener.on_terminated("gone")
     with pytest.raises(SessionEndedError, match="gone"):
         await rig.session.trace([(program, 4)], ["line_4"], 10, DEADLINE_S, None)
+
+
+def test_rows_name_files_as_the_agent_passes_them_or_by_a_name_that_tells_them_apart() -> None:
+    assert row_labels(["/w/pkg/__init__.py", "/w/app.py"], "/w") == {"/w/pkg/__init__.py": "pkg/__init__.py",
+                                                                     "/w/app.py": "app.py"}
+    assert row_labels(["/lib/a/x.py", "/lib/b/y.py"], "/w") == {"/lib/a/x.py": "x.py", "/lib/b/y.py": "y.py"}
+    assert row_labels(["/lib/a/x.py", "/lib/b/x.py"], "/w") == {"/lib/a/x.py": "/lib/a/x.py",
+                                                                "/lib/b/x.py": "/lib/b/x.py"}
