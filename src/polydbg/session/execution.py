@@ -5,6 +5,11 @@ Requests that change execution state are serialized by one lock: each sends its 
 lock (so two of them can never interleave their transitions), then waits for the program's next
 state change outside it (so a ``debug_pause`` can interrupt a ``debug_continue`` that is waiting).
 Ending a session takes no lock: it must work while anything else is stuck.
+
+A continue waits for what can stop the program: with nothing that can (no breakpoint but logpoints, no
+exception filter, no pause pending, a debugger that does not stop at a crash) it answers "running" once the
+program is quiet instead of waiting out its deadline. After an exit, the answer waits (briefly) for the
+debugger to report the program's end: output still in transit at the exit is delivered before that.
 """
 
 from __future__ import annotations
@@ -51,7 +56,7 @@ STARTUP_BUDGET_S = 120.0  # starting the debugger (a cold Go build takes ~15 s) 
 SLOW_START_S = 5.0  # a start slower than this is named in the answer
 PAUSE_GRACE_S = 5.0  # a pause that stops nothing within this is explained, not waited out
 QUIET_S = 3.0  # a started program that printed and then went quiet this long is reported running
-END_SETTLE_S = 10.0  # after the exit, how long the debugger may take to deliver the program's last output
+END_SETTLE_S = 5.0  # after the exit, a debugger silent this long has delivered the program's last output
 
 
 class SessionEvents:
@@ -100,6 +105,7 @@ class Execution:
         self._cleanups: set[asyncio.Task[None]] = set()
         self._moved_at = 0.0  # when the program last started running (the loop's clock)
         self._pause_pending = False  # a pause was sent that has not stopped the program yet
+        self._heard = 0  # output events so far (a trace's lines too, which never reach the output)
 
     # -- events ---------------------------------------------------------------------------------------
 
@@ -115,6 +121,7 @@ class Execution:
             self.core.life.to(State.running)
 
     def on_output(self, category: str, text: str) -> None:
+        self._heard += 1
         if category == LOGPOINT:
             text = self.core.trace_lines.split(text)
         self.core.output.append(_OUTPUT_STREAMS.get(category, "console"), text)
@@ -169,11 +176,16 @@ class Execution:
         return None
 
     async def settle_end(self) -> None:
-        """After the program exited, wait (a little) until its debugger reported its end: output still in
-        transit at the exit (debugpy's exit event overtakes the last logpoint lines) arrives before that."""
-        if self.core.life.state == State.exited:
-            with contextlib.suppress(asyncio.TimeoutError):
+        """After the program exited, wait until its debugger reported its end, as long as output keeps coming:
+        output still in transit at the exit (debugpy's exit event overtakes a busy logpoint's last lines, by
+        seconds on a loaded machine) arrives before that."""
+        while self.core.life.state == State.exited and not self.core.backend_ended.is_set():
+            heard = self._heard
+            try:
                 await asyncio.wait_for(self.core.backend_ended.wait(), END_SETTLE_S)
+            except asyncio.TimeoutError:
+                if self._heard == heard:
+                    return  # silent that long: nothing more is coming
 
     async def _first_stop(self, since: int, timeout_s: float, progress: Progress | None,
                           note: str | None) -> StopReport:

@@ -241,8 +241,11 @@ class Tracer:
             for path, line in paths:
                 message = collector.token + f"{path}:{line}" + "".join(
                     _SEPARATOR + backend.trace_interpolation(e) for e in expressions)
-                added.append(await self.bpsync.add_line(path, line, log_message=message, internal=True))
-            unbound = self._unbound(added, collector)
+                bp = await self.bpsync.add_line(path, line, log_message=message, internal=True)
+                added.append(bp)
+                if bp.actual_line and bp.actual_line != line:  # before its first hit: rows show where it is
+                    collector.moved[(path, line)] = bp.actual_line
+            unbound = [bp for bp in added if _never_binds(bp)]
             if len(unbound) == len(added):
                 raise UsageError(f"no trace point can be bound, so nothing ran: {unbound_text(unbound)}; "
                                  "trace lines with code (debug_source shows them)")
@@ -265,13 +268,6 @@ class Tracer:
                        self._moved_note(collector),
                        self._stopped_by(report) if reason == "stopped" else None)
         return collector.result(core.id, reason, life.state, report, note)
-
-    def _unbound(self, added: list[Breakpoint], collector: _Collector) -> list[Breakpoint]:
-        """The points the debugger can never bind; the others' moved lines are noted for the rows."""
-        for bp in added:
-            if bp.file and bp.line and bp.actual_line and bp.actual_line != bp.line:
-                collector.moved[(bp.file, bp.line)] = bp.actual_line
-        return [bp for bp in added if _never_binds(bp)]
 
     def _moved_note(self, collector: _Collector) -> str | None:
         if not collector.moved:

@@ -15,6 +15,7 @@ import pytest
 
 from polydbg.backends.base import LOGPOINT
 from polydbg.errors import SessionEndedError, UsageError
+from polydbg.session import execution
 from polydbg.session.model import State, TraceHit, TraceResult
 from polydbg.session.output import OutputBuffer
 from polydbg.session.trace import _SEPARATOR, FIRST_ROWS_BYTES, _Collector, row_labels
@@ -166,6 +167,15 @@ async def test_the_exit_ends_the_trace_after_the_hits_in_transit(rig: Rig, progr
     result = await asyncio.wait_for(trace, DEADLINE_S)
     assert result.stopped_because == "exited" and result.total_hits == 1 and result.state == State.exited
     assert result.report is not None and result.report.exit_code == 0
+
+
+async def test_an_exit_the_debugger_never_follows_with_its_end_ends_the_trace_once_it_is_silent(
+        rig: Rig, program: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(execution, "END_SETTLE_S", 0.05)
+    trace = await tracing(rig, [(program, 4)], ["line_4"], 10)
+    rig.backend.listener.on_exited(0)
+    result = await asyncio.wait_for(trace, DEADLINE_S)
+    assert result.stopped_because == "exited" and result.total_hits == 0
 
 
 async def test_the_deadline_ends_the_trace_and_its_logpoints(rig: Rig, program: str) -> None:

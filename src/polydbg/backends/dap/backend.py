@@ -221,8 +221,17 @@ class DapBackend(Backend):
         self._life.report_terminated(None)
 
     def _program_gone(self, cause: str) -> None:
-        """The program ended without the adapter saying so (``cause`` says how it was noticed)."""
+        """The program ended without the adapter saying so (``cause`` says how it was noticed). After an exit the
+        adapter did say so and may still be delivering what the program printed (debugpy relays thousands of a
+        busy logpoint's lines after the exit): its own end comes once it is done, or after ``AFTER_EXIT_S``."""
+        if self._life.exited:
+            self._life.spawn(self._end_after_exit(), "end after the exit")
+            return
         self._life.report_terminated(cause)
+
+    async def _end_after_exit(self) -> None:
+        await asyncio.sleep(timeouts.AFTER_EXIT_S)
+        self._life.report_terminated(None)
 
     def _stop_event(self, body: dict[str, Any]) -> StopEvent:
         """A DAP ``stopped`` body as a StopEvent, the adapter's breakpoint ids mapped to polydbg's."""

@@ -1,7 +1,7 @@
 """Runs debugpy's adapter in polydbg's interpreter with TCP_NODELAY on every socket it opens.
 
 Once the adapter runs (its first accepted connection), a session ending because the program's launcher is gone
-first reads what the program's debug server still sends (up to 10 s): debugpy finalized at once and dropped those
+first reads what the program's debug server still sends (up to 30 s): debugpy finalized at once and dropped those
 messages, the last output events of a busy logpoint among them.
 Passed as ``python -c`` (see ``polydbg.backends.debugpy.process``); kept short, as it is sent on each start.
 """
@@ -15,7 +15,7 @@ def _settle():
     if m is None or hasattr(m.Session, '_f'): return
     def _finalize(self, why, terminate_debuggee):
         if self.launcher and not self.launcher.is_connected and self.server and self.server.is_connected:
-            self.wait_for(lambda: not self.server.is_connected, timeout=10)
+            self.wait_for(lambda: not self.server.is_connected, timeout=30)
         self._f(why, terminate_debuggee)
     m.Session._f, m.Session._finalize = m.Session._finalize, _finalize
 def accept(self):
