@@ -57,6 +57,7 @@ SLOW_START_S = 5.0  # a start slower than this is named in the answer
 PAUSE_GRACE_S = 5.0  # a pause that stops nothing within this is explained, not waited out
 QUIET_S = 3.0  # a started program that printed and then went quiet this long is reported running
 END_SETTLE_S = 5.0  # after the exit, a debugger silent this long has delivered the program's last output
+END_SETTLE_MAX_S = 60.0  # and one that keeps talking (a child process printing on) is waited for no longer
 
 
 class SessionEvents:
@@ -179,7 +180,9 @@ class Execution:
         """After the program exited, wait until its debugger reported its end, as long as output keeps coming:
         output still in transit at the exit (debugpy's exit event overtakes a busy logpoint's last lines, by
         seconds on a loaded machine) arrives before that."""
-        while self.core.life.state == State.exited and not self.core.backend_ended.is_set():
+        deadline = asyncio.get_running_loop().time() + END_SETTLE_MAX_S
+        while (self.core.life.state == State.exited and not self.core.backend_ended.is_set()
+               and asyncio.get_running_loop().time() < deadline):
             heard = self._heard
             try:
                 await asyncio.wait_for(self.core.backend_ended.wait(), END_SETTLE_S)
