@@ -257,6 +257,7 @@ class Tracer:
                     since = await self.execution.act(lambda: backend.resume(thread))
             reason = await self._wait(collector, since, timeout_s, progress)
             await self.execution.settle_end()  # the hits in transit at an exit
+            pending = [bp for bp in added if not bp.verified and bp not in unbound]  # its code never loaded
         finally:
             core.trace_lines.release()
             try:
@@ -265,6 +266,7 @@ class Tracer:
                 log.debug("could not remove tracepoints", exc_info=True)
         report = await self.reporter.report() if life.state != State.running else None
         note = _joined(f"never bound (no hits there): {unbound_text(unbound)}" if unbound else None,
+                       f"not bound during the trace: {unbound_text(pending)}" if pending else None,
                        self._moved_note(collector),
                        self._stopped_by(report) if reason == "stopped" else None)
         return collector.result(core.id, reason, life.state, report, note)
@@ -272,9 +274,10 @@ class Tracer:
     def _moved_note(self, collector: _Collector) -> str | None:
         if not collector.moved:
             return None
+        moved = list(collector.moved.items())
         return "bound on another line: " + ", ".join(
-            f"{collector.labels.get(file, file)}:{line} at line {actual}"
-            for (file, line), actual in list(collector.moved.items())[:3])
+            f"{collector.labels.get(file, file)}:{line} at line {actual}" for (file, line), actual in moved[:3]) + (
+            f" (and {len(moved) - 3} more)" if len(moved) > 3 else "")
 
     def _stopped_by(self, report: StopReport | None) -> str | None:
         """Which of the agent's breakpoints ended the trace (or what else stopped the program)."""
@@ -320,5 +323,6 @@ class Tracer:
 
 
 def unbound_text(bps: list[Breakpoint]) -> str:
-    shown = "; ".join(f"{os.path.basename(bp.file or '')}:{bp.line}: {bp.message}" for bp in bps[:3])
+    shown = "; ".join(f"{os.path.basename(bp.file or '')}:{bp.line}" + (f": {bp.message}" if bp.message else "")
+                      for bp in bps[:3])
     return shown + (f" (and {len(bps) - 3} more)" if len(bps) > 3 else "")

@@ -208,7 +208,9 @@ async def test_a_point_that_cannot_bind_is_named_at_once(rig: Rig, program: str)
 async def test_a_point_whose_code_is_not_loaded_yet_waits_for_it(rig: Rig, program: str) -> None:
     rig.backend.unbound_lines = {5: "not bound yet: the module has not loaded; it binds when it does"}
     result = await rig.session.trace([(program, 5)], ["line_4"], 10, 0.05, None)
-    assert result.stopped_because == "timeout" and result.note is None
+    assert result.stopped_because == "timeout"
+    assert result.note == ("not bound during the trace: prog.py:5: not bound yet: the module has not loaded; "
+                           "it binds when it does")
 
 
 async def test_a_debugger_without_logpoints_cannot_trace(rig: Rig, program: str) -> None:
