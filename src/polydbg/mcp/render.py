@@ -23,6 +23,7 @@ from polydbg.session.model import (
     StackResult,
     State,
     StopReport,
+    TraceHit,
     TraceResult,
     Var,
     VariablesResult,
@@ -261,19 +262,30 @@ def output(r: OutputResult) -> str:
 def trace(r: TraceResult, base: str | None = None) -> str:
     """The first rows, the last ones, how to read those between, what each expression took, then the report
     (in what is left of the budget)."""
-    lines = [f"[{r.session_id}] {r.total_hits} hits ({r.stopped_because}); program {r.state.value}"]
-    if r.note:
-        lines.append(f"note: {r.note}")
     labels = row_labels([h.file for h in r.hits + (r.last_hits or [])], base)
-    lines.extend("  " + row_text(labels[h.file], h.line, h.values) for h in r.hits)
-    if r.skipped and r.more_cursor is not None:
-        lines.append(f"  … {r.skipped} more rows: debug_output(stream=\"trace\", cursor={r.more_cursor})")
-    lines.extend("  " + row_text(labels[h.file], h.line, h.values) for h in r.last_hits or [])
-    if r.values:
-        lines.append("values: " + "; ".join(f"{e}: {v}" for e, v in r.values.items()))
-    if r.report is not None:
-        used = len("\n".join(lines).encode())
-        lines.append(stop_report(r.report, budget=max(TRACE_REPORT_BUDGET, REPORT_BUDGET - used), base=base))
+
+    def assemble(last: list[TraceHit]) -> tuple[list[str], str]:
+        lines = [f"[{r.session_id}] {r.total_hits} hits ({r.stopped_because}); program {r.state.value}"]
+        if r.note:
+            lines.append(f"note: {r.note}")
+        lines.extend("  " + row_text(labels[h.file], h.line, h.values) for h in r.hits)
+        skipped = r.skipped + len(r.last_hits or []) - len(last)
+        if skipped and r.more_cursor is not None:
+            lines.append(f"  … {skipped} more rows: debug_output(stream=\"trace\", cursor={r.more_cursor})")
+        lines.extend("  " + row_text(labels[h.file], h.line, h.values) for h in last)
+        if r.values:
+            lines.append("values: " + "; ".join(f"{e}: {v}" for e, v in r.values.items()))
+        report = ""
+        if r.report is not None:
+            used = len("\n".join(lines).encode())
+            report = stop_report(r.report, budget=max(TRACE_REPORT_BUDGET, REPORT_BUDGET - used), base=base)
+        return lines + ([report] if report else []), report
+
+    lines, report = assemble(r.last_hits or [])
+    if r.last_hits and r.report is not None:
+        fewer, whole = assemble([])
+        if whole != report:  # the last rows give way to the report's locals and output (the log has every row)
+            lines = fewer
     return "\n".join(lines)
 
 

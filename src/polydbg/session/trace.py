@@ -36,8 +36,8 @@ log = logging.getLogger(__name__)
 # A printable token (str.splitlines treats \x1c-\x1e as line breaks) and a unit separator.
 _SEPARATOR = "\x1f"
 MAX_EXPRESSIONS = 32
-FIRST_ROWS_BYTES = 900  # the first rows an answer holds, in bytes of their text
-LAST_ROWS_BYTES = 300  # and the last ones, when the first do not reach them
+FIRST_ROWS_BYTES = 800  # the first rows an answer holds, in bytes of their text
+LAST_ROWS_BYTES = 250  # and the last ones, when the first do not reach them
 LAST_ROWS = 8
 ROW_BYTES = 2000  # one row's values together (each value at most VALUE_CHARS)
 VALUE_CHARS = 200
