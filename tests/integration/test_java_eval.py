@@ -87,7 +87,7 @@ async def test_conditions_per_hit_broken_conditions_and_logpoints(tools: Tools) 
         at("// loop body", condition="i == 6 && name.length() == 5"),
         at("// loop body", log_message="i={i} total={total} pet={pet.speak()} bad={nosuch}")])
     assert report["reason"] == "breakpoint" and values(report)["i"] == "6", report
-    logged = report["output"]["text"]
+    logged = report["output"]["logpoints"]  # a logpoint's lines, apart from the program's output
     assert "i=5 total=10 pet=tweety sings bad=<error: 'nosuch' is not a local variable" in logged, logged
     assert "i=6 total=15 " in logged, logged
     await tools("debug_terminate")

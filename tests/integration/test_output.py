@@ -136,3 +136,25 @@ async def test_a_100_mb_flood_neither_stalls_nor_grows_memory(tools: Tools) -> N
     assert len(tail["text"]) == 200
     assert tail["next_cursor"] == FLOOD_BYTES and tail["more"] is False
     await tools("debug_terminate")
+
+
+async def test_logpoint_lines_are_a_stream_of_their_own_that_reports_keep(tools: Tools) -> None:
+    """A logpoint's lines are neither the program's stdout nor the debugger's console: debug_output reads them as
+    ``logpoints``, and a report shows them apart, so the program's chatter never cuts them away."""
+    loop = line_of("chatty.py", 'print(f"out-{i:03d}")')
+    report = await tools("debug_launch", program=CHATTY, breakpoints=[
+        {"file": CHATTY, "line": loop, "log_message": "i={i}"},
+        {"file": CHATTY, "line": line_of("chatty.py", "# first stop")}])
+    assert report["output"]["logpoints"] == "".join(f"i={i}\n" for i in range(40))[-len(report["output"]["logpoints"]):]
+    assert report["output"]["logpoints"].endswith("i=39\n")
+    assert "i=" not in report["output"]["text"]
+    logged = await tools("debug_output", stream="logpoints", max_bytes=60_000)
+    assert logged["text"] == "".join(f"i={i}\n" for i in range(40))
+    stdout = await tools("debug_output", stream="stdout", max_bytes=60_000)
+    assert stdout["text"] == STDOUT_LINES
+    assert "i=" not in (await tools("debug_output", stream="console", max_bytes=60_000))["text"]
+    everything = (await tools("debug_output", max_bytes=60_000))["text"]
+    assert sorted(everything) == sorted(STDOUT_LINES + STDERR_LINES + logged["text"])  # interleaved by writes
+    text = await tools.text("debug_continue")
+    assert "logpoints:" not in text  # none since the last report
+    await tools("debug_terminate")

@@ -1,8 +1,16 @@
-"""debug_trace: record expressions at points without stopping, through the MCP layer and real debugpy."""
+"""debug_trace: record expressions at points without stopping, through the MCP layer: on real debugpy, and on
+every debugger that traces (debugpy, Node, gdb, lldb-dap, delve, the JVM) the counting of every hit of a long
+loop up to the exit, ``max_hits`` ending a trace exactly, and a point the debugger cannot bind named at once."""
 
 from __future__ import annotations
 
-from tests.conftest import Tools, line_of, program
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PROGRAMS, Tools, line_of, program, require
 
 LOOP = program("loop.py")
 TICKER = program("ticker.py")
@@ -16,6 +24,9 @@ TICK_BODY = line_of("ticker.py", "square = i * i")
 # Trace waits are bounded by the tool's own timeout; a correct trace ends long before it.
 TRACE_TIMEOUT_S = 3
 
+# Asked for by name, so anyio's plugin keeps the parametrized tests' parameter (see test_conformance.py).
+pytestmark = pytest.mark.usefixtures("anyio_backend")
+
 
 async def test_trace_collects_values_without_stopping_and_honours_max_hits(tools: Tools) -> None:
     await tools("debug_launch", program=TICKER, breakpoints=[{"file": TICKER, "line": TICK_START}])
@@ -25,7 +36,7 @@ async def test_trace_collects_values_without_stopping_and_honours_max_hits(tools
     assert result["stopped_because"] == "max_hits"
     assert [h["values"] for h in result["hits"]] == [{"i": str(n), "i*i": str(n * n)} for n in range(4)]
     assert all((h["file"], h["line"]) == (TICKER, TICK_BODY) for h in result["hits"])
-    assert result["total_hits"] >= 4
+    assert result["total_hits"] == 4  # max_hits ends the trace exactly: the hits in transit are not counted
     # The program never stopped: it keeps running after the trace.
     assert result["state"] == "running"
     sessions = await tools("debug_sessions")
@@ -85,6 +96,7 @@ async def test_trace_ends_at_a_user_breakpoint(tools: Tools) -> None:
     report = result["report"]
     assert report["location"] == {"file": LOOP, "line": LOOP_PRINT, "function": "main"}
     assert report["reason"] == "breakpoint"
+    assert result["note"] == f"ended by breakpoint #2 (loop.py:{LOOP_PRINT})"
 
     # No tracepoint is left: the user's two breakpoints only, and continuing ends the program.
     listing = await tools("debug_breakpoints")
@@ -104,3 +116,140 @@ async def test_trace_of_an_expression_that_fails_records_the_error(tools: Tools)
     assert all("undefined_name" in h["values"] for h in result["hits"])
     await tools("debug_terminate")
 
+
+
+# -- every debugger that traces -----------------------------------------------------------------------------
+
+TRACE = PROGRAMS / "trace"
+LLDB = "lldb-dap-22|lldb-dap|lldb-vscode"
+ANSWER_BYTES = 2000  # a trace's answer by default, however many hits
+
+
+@dataclass(frozen=True)
+class Tracing:
+    """A debugger tracing tests/programs/trace's program (the same loop in each language)."""
+
+    name: str
+    source: str  # relative to tests/programs/trace
+    needs: tuple[str, ...]
+    adapter: str | None = None
+    hits: int = 3000  # the loop's turns: a fast debugger is tried on more
+
+    @property
+    def path(self) -> str:
+        return str(TRACE / self.source)
+
+    def line(self, marker: str) -> int:
+        return line_of(f"trace/{self.source}", marker)
+
+
+TRACINGS = [
+    Tracing("python", "hits.py", (), hits=20_000),
+    Tracing("node", "hits.js", ("node",), hits=20_000),
+    Tracing("gdb", "hits.c", ("gdb", "gcc"), adapter="gdb"),
+    Tracing("lldb-dap", "hits.c", (LLDB, "gcc"), adapter="lldb-dap"),
+    Tracing("delve", "go/main.go", ("dlv", "go")),
+    Tracing("java", "Hits.java", ("java", "javac")),
+]
+
+
+@pytest.fixture(scope="session")
+def _trace_built(build_dir: Path) -> dict[str, str]:
+    return {}
+
+
+def _program(tracing: Tracing, build_dir: Path, built: dict[str, str]) -> str:
+    """What debug_launch runs: the source, or the binary built from it once per run."""
+    if tracing.source.endswith(".c"):
+        if "c" not in built:
+            built["c"] = str(build_dir / "trace-hits")
+            subprocess.run(["gcc", "-g", "-O0", "-o", built["c"], tracing.path], check=True, capture_output=True,
+                           timeout=120)
+        return built["c"]
+    if tracing.source.endswith(".go"):
+        if "go" not in built:
+            built["go"] = str(build_dir / "trace-hits-go")
+            subprocess.run(["go", "build", "-gcflags=all=-N -l", "-o", built["go"], "."], cwd=TRACE / "go",
+                           check=True, capture_output=True, timeout=300)
+        return built["go"]
+    return tracing.path
+
+
+@pytest.fixture(params=TRACINGS, ids=[t.name for t in TRACINGS])
+def tracing(request: pytest.FixtureRequest) -> Tracing:
+    chosen: Tracing = request.param
+    require(*chosen.needs)
+    return chosen
+
+
+async def launched(tools: Tools, tracing: Tracing, build_dir: Path, built: dict[str, str], turns: int) -> None:
+    """The program launched with ``turns`` turns of its loop, stopped before the loop."""
+    arguments = {"program": _program(tracing, build_dir, built), "args": [str(turns)],
+                 "breakpoints": [{"file": tracing.path, "line": tracing.line("before the loop")}]}
+    if tracing.adapter:
+        arguments["adapter"] = tracing.adapter
+    first = await tools("debug_launch", **arguments)
+    assert first["state"] == "stopped", first
+
+
+async def test_a_trace_counts_every_hit_up_to_the_exit(tools: Tools, tracing: Tracing, build_dir: Path,
+                                                       _trace_built: dict[str, str]) -> None:
+    await launched(tools, tracing, build_dir, _trace_built, tracing.hits)
+    body = tracing.line("total += i")
+    answer = await tools.client.call_tool("debug_trace", {
+        "points": [{"file": tracing.path, "line": body}], "expressions": ["i"], "max_hits": 1_000_000,
+        "timeout_s": 300})
+    result = answer.structured_content
+    assert result is not None and not answer.is_error, answer
+    assert (result["stopped_because"], result["state"], result["total_hits"]) == ("exited", "exited", tracing.hits)
+    assert result["hits"][0] == {"file": tracing.path, "line": body, "values": {"i": "0"}}
+    assert result["last_hits"][-1]["values"] == {"i": str(tracing.hits - 1)}
+    text = "\n".join(block.text for block in answer.content if block.type == "text")
+    assert len(text.encode()) <= ANSWER_BYTES, text
+    assert f"more rows: debug_output(stream=\"trace\", cursor={result['more_cursor']})" in text, text
+    distinct = "10000+" if tracing.hits > 10_000 else str(tracing.hits)  # distinct values are counted to 10,000
+    last = tracing.hits - 1
+    assert result["values"] == {"i": f"{distinct} distinct, first 0, last {last}, min 0, max {last}"}
+    rows = await tools("debug_output", stream="trace", cursor=result["more_cursor"], max_bytes=200)
+    assert rows["text"].splitlines()[0].endswith(f"  i={len(result['hits'])}"), rows
+    # no tracepoint line is the program's output, nor a logpoint's
+    output = await tools("debug_output", max_bytes=60_000)
+    assert "polydbg" not in output["text"] and "\x1f" not in output["text"], output
+    assert output["text"].startswith("total "), output
+    await tools("debug_terminate")
+
+
+async def test_max_hits_ends_a_trace_exactly(tools: Tools, build_dir: Path, _trace_built: dict[str, str]) -> None:
+    for tracing in TRACINGS[:2]:
+        require(*tracing.needs)
+        await launched(tools, tracing, build_dir, _trace_built, 20_000)
+        result = await tools("debug_trace", points=[{"file": tracing.path, "line": tracing.line("total += i")}],
+                             expressions=["i"], max_hits=100)
+        assert (result["stopped_because"], result["total_hits"], result["state"]) == ("max_hits", 100, "running")
+        assert result["last_hits"][-1]["values"] == {"i": "99"}
+        end = await tools("debug_continue", timeout_s=60)  # the hits still in transit arrive meanwhile
+        assert end["state"] == "exited", end
+        output = await tools("debug_output", max_bytes=60_000)
+        assert "polydbg" not in output["text"] and output["text"].startswith("total "), output
+        assert (await tools("debug_output", stream="logpoints"))["text"] == ""
+        await tools("debug_terminate")
+
+
+async def test_a_point_the_debugger_cannot_bind_is_named_at_once(tools: Tools, build_dir: Path,
+                                                                 _trace_built: dict[str, str]) -> None:
+    """delve binds no line without a statement (the others move such a point to the next line with code)."""
+    tracing = TRACINGS[4]
+    require(*tracing.needs)
+    await launched(tools, tracing, build_dir, _trace_built, 5)
+    comment = tracing.line("a comment in the loop")
+    said = await tools.error("debug_trace", points=[{"file": tracing.path, "line": comment}], expressions=["i"],
+                             timeout_s=60)
+    assert said.startswith(f"no trace point can be bound, so nothing ran: main.go:{comment}: could not find "
+                           "statement"), said
+    assert (await tools("debug_sessions"))["sessions"][0]["state"] == "stopped"
+    both = await tools("debug_trace", points=[{"file": tracing.path, "line": comment},
+                                              {"file": tracing.path, "line": tracing.line("total += i")}],
+                       expressions=["i"], timeout_s=60)
+    assert both["total_hits"] == 5 and both["stopped_because"] == "exited", both
+    assert both["note"].startswith(f"never bound (no hits there): main.go:{comment}: could not find statement")
+    await tools("debug_terminate")

@@ -188,6 +188,9 @@ class Capabilities:
     registers: bool = False
     data_breakpoints: bool = False
     raw_command: bool = False
+    # a crash (a fatal signal, an unrecovered panic) stops the program whatever the exception filters, so a
+    # program with no breakpoint can still stop
+    stops_on_faults: bool = False
 
 
 NativeCapability = Literal["memory", "disassemble", "registers", "data_breakpoints", "raw_command"]
@@ -205,8 +208,20 @@ def parse_address(value: object) -> int | None:
     return None
 
 
+# The output category of a logpoint's line, whatever the debugger calls it (debugpy and delve send it as the
+# program's stdout, lldb-dap as its console, V8 has no logpoints): the session keeps it as a stream of its own.
+LOGPOINT = "logpoint"
+
+
+def logpoint_line(message: str) -> str:
+    """A logpoint's message as a backend reports it: one line (its own line breaks escaped: a value's, an error's
+    notes), so a trace's hit is one row whatever its values hold."""
+    return message.rstrip("\r\n").replace("\r", "\\r").replace("\n", "\\n") + "\n"
+
+
 class BackendListener(Protocol):
-    """Events a backend reports to its session. Called on the event loop, must not block."""
+    """Events a backend reports to its session. Called on the event loop, must not block. ``on_output``'s
+    category is ``stdout`` or ``stderr`` (the program's own), ``LOGPOINT``, or anything else (the debugger's notes)."""
 
     def on_stopped(self, event: StopEvent) -> None: ...
 

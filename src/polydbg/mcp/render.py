@@ -23,10 +23,12 @@ from polydbg.session.model import (
     StackResult,
     State,
     StopReport,
+    TraceHit,
     TraceResult,
     Var,
     VariablesResult,
 )
+from polydbg.session.trace import row_labels, row_text
 
 
 def _short(path: str | None, base: str | None) -> str:
@@ -54,6 +56,7 @@ def var_line(v: Var, indent: str = "  ") -> str:
 
 
 REPORT_BUDGET = 2000  # bytes of text for a default stop report
+TRACE_REPORT_BUDGET = 600  # at least this much of a trace's answer for the report that ends it
 
 
 def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = None) -> str:
@@ -85,9 +88,13 @@ def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = N
         return "\n".join(lines)
 
     text = assemble(None)
-    excess = len(text.encode()) - budget
-    if excess > 0 and r.output:
-        text = assemble(max(0, len(r.output.text.encode()) - excess))
+    if len(text.encode()) > budget and r.output:
+        # the most output that fits: searched, as its lines are indented and a cut adds a hint
+        low, high = 0, len(r.output.text.encode()) + len((r.output.logpoints or "").encode())
+        while low < high:
+            middle = (low + high + 1) // 2
+            low, high = (middle, high) if len(assemble(middle).encode()) <= budget else (low, middle - 1)
+        text = assemble(low)
     while len(text.encode()) > budget and shown:
         shown.pop()
         hidden += 1
@@ -96,15 +103,30 @@ def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = N
 
 
 def _output_lines(o: Output, limit: int | None) -> list[str]:
-    """The output section; with ``limit``, only the last ``limit`` bytes of the text."""
-    data = o.text.encode()
-    kept = data if limit is None or len(data) <= limit else data[len(data) - limit:]
+    """The output section, then the logpoints' (when apart); with ``limit``, only the last ``limit`` bytes of
+    them together, the logpoints' lines kept first."""
+    logged = (o.logpoints or "").encode()
+    logged_limit = None if limit is None else min(len(logged), limit)
+    start = o.earlier_cursor if o.earlier_cursor is not None else o.next_cursor - len(o.text.encode())
+    lines = _tail_lines("output:", o.text, o.truncated, None if limit is None else limit - len(logged),
+                        f"debug_output(cursor={start})") if o.text or o.logpoints is None else []
+    if o.logpoints is not None:
+        lines += _tail_lines("logpoints:", o.logpoints, o.logpoints_truncated, logged_limit,
+                             f'debug_output(stream="logpoints", cursor={o.logpoints_cursor})')
+    return lines
+
+
+def _tail_lines(title: str, text: str, truncated: int, limit: int | None, earlier: str) -> list[str]:
+    """A section of text; with ``limit``, its last ``limit`` bytes, saying how to read what was left out."""
+    data = text.encode()
+    kept = data if limit is None or len(data) <= limit else data[len(data) - max(0, limit):]
+    if len(kept) < len(data) and 0 <= kept.find(b"\n") < len(kept) - 1:
+        kept = kept[kept.find(b"\n") + 1:]  # from a line's start
     body = kept.decode(errors="ignore")
-    skipped = o.truncated + len(data) - len(body.encode())
-    start = o.earlier_cursor if o.truncated and o.earlier_cursor is not None else o.next_cursor - len(data)
-    lines = ["output:"]
+    skipped = truncated + len(data) - len(body.encode())
+    lines = [title]
     if skipped:
-        lines.append(f"  … {skipped} earlier bytes: debug_output(cursor={start})")
+        lines.append(f"  … {skipped} earlier bytes: {earlier}")
     if body.strip("\n"):
         lines.append(_indent(body.rstrip("\n")))
     return lines
@@ -157,7 +179,13 @@ def breakpoint_line(b: BreakpointInfo, base: str | None = None) -> str:
 
 
 def breakpoint_list(r: BreakpointList, base: str | None = None) -> str:
-    lines = [breakpoint_line(b, base) for b in r.breakpoints] or ["no breakpoints"]
+    lines = []
+    if r.total is not None:
+        shown = f"#{r.breakpoints[0].id}–#{r.breakpoints[-1].id}" if r.breakpoints else "none"
+        lines.append(f"{r.total} breakpoints, {shown} shown (from {r.start or 0}): {r.by_file}")
+    lines += [breakpoint_line(b, base) for b in r.breakpoints] or ([] if r.total else ["no breakpoints"])
+    if r.more:
+        lines.append(f"… {(r.total or 0) - (r.start or 0) - len(r.breakpoints)} more: {r.more}")
     lines.append(f"exceptions: {', '.join(r.exception_filters) or 'none'}")
     return "\n".join(lines)
 
@@ -236,14 +264,32 @@ def output(r: OutputResult) -> str:
 
 
 def trace(r: TraceResult, base: str | None = None) -> str:
-    lines = [f"[{r.session_id}] {r.total_hits} hits ({r.stopped_because}); program {r.state.value}"]
-    for h in r.hits:
-        values = ", ".join(f"{k}={v}" for k, v in h.values.items())
-        lines.append(f"  {_where(h.file, h.line, base)}  {values}")
-    if r.total_hits > len(r.hits):
-        lines.append(f"  … {r.total_hits - len(r.hits)} more hits not kept")
-    if r.report is not None:
-        lines.append(stop_report(r.report, base=base))
+    """The first rows, the last ones, how to read those between, what each expression took, then the report
+    (in what is left of the budget)."""
+    labels = row_labels([h.file for h in r.hits + (r.last_hits or [])], base)
+
+    def assemble(last: list[TraceHit]) -> tuple[list[str], str]:
+        lines = [f"[{r.session_id}] {r.total_hits} hits ({r.stopped_because}); program {r.state.value}"]
+        if r.note:
+            lines.append(f"note: {r.note}")
+        lines.extend("  " + row_text(labels[h.file], h.line, h.values) for h in r.hits)
+        skipped = r.skipped + len(r.last_hits or []) - len(last)
+        if skipped and r.more_cursor is not None:
+            lines.append(f"  … {skipped} more rows: debug_output(stream=\"trace\", cursor={r.more_cursor})")
+        lines.extend("  " + row_text(labels[h.file], h.line, h.values) for h in last)
+        if r.values:
+            lines.append("values: " + "; ".join(f"{e}: {v}" for e, v in r.values.items()))
+        report = ""
+        if r.report is not None:
+            used = len("\n".join(lines).encode())
+            report = stop_report(r.report, budget=max(TRACE_REPORT_BUDGET, REPORT_BUDGET - used), base=base)
+        return lines + ([report] if report else []), report
+
+    lines, report = assemble(r.last_hits or [])
+    if r.last_hits and r.report is not None:
+        fewer, whole = assemble([])
+        if whole != report:  # the last rows give way to the report's locals and output (the log has every row)
+            lines = fewer
     return "\n".join(lines)
 
 

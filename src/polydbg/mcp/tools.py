@@ -24,6 +24,7 @@ from polydbg.mcp import render
 from polydbg.mcp.clients import manager_of
 from polydbg.session import launching
 from polydbg.session import source as src
+from polydbg.session.bplist import removed_text
 from polydbg.session.breakpoints import BreakpointRequest
 from polydbg.session.manager import Clients, SessionManager
 from polydbg.session.model import (
@@ -333,16 +334,15 @@ def register(server: MCPServer[Clients]) -> None:
         """Remove breakpoints."""
         async def removed(s: Session) -> Ack:
             gone = await s.remove_breakpoints(id, file, all)
-            return Ack(session_id=s.id, message=f"removed breakpoints {gone}" if gone else "no breakpoints to remove")
+            return Ack(session_id=s.id, message=removed_text(gone))
         return await on_session(ctx, session_id, "debug_clear", removed, _plain(lambda a: a.message))
 
     @tool(READ_ONLY)
-    async def debug_breakpoints(ctx: Context, session_id: SessionId = None) -> Annotated[CallToolResult,
-                                                                                         BreakpointList]:
+    async def debug_breakpoints(ctx: Context, start: Annotated[int, Field(ge=0)] = 0,
+                                session_id: SessionId = None) -> Annotated[CallToolResult, BreakpointList]:
         """List breakpoints, verified lines, hits."""
         async def listed(s: Session) -> BreakpointList:
-            return BreakpointList(session_id=s.id, breakpoints=s.breakpoint_infos(),
-                                  exception_filters=s.exception_filters)
+            return s.breakpoint_list(start)
         return await on_session(ctx, session_id, "debug_breakpoints", listed, render.breakpoint_list)
 
     @tool(RUNS)
@@ -433,19 +433,19 @@ def register(server: MCPServer[Clients]) -> None:
 
     @tool(READ_ONLY)
     async def debug_output(ctx: Context, cursor: Annotated[int | None, Field(ge=0)] = None,
-                           stream: Literal["all", "stdout", "stderr", "console"] = "all",
-                           max_bytes: Annotated[int, Field(ge=1, le=1_000_000)] = 8000,
+                           stream: Literal["all", "stdout", "stderr", "logpoints", "console", "trace"] = "all",
+                           max_bytes: Annotated[int, Field(ge=1, le=1_000_000)] = 2000,
                            session_id: SessionId = None) -> Annotated[CallToolResult, OutputResult]:
-        """Program output from a cursor."""
+        """Program output from a cursor (trace: debug_trace's rows)."""
         async def read(s: Session) -> OutputResult:
-            chunk = s.output.read(cursor, max_bytes, None if stream == "all" else frozenset({stream}))
+            chunk = s.read_output(cursor, max_bytes, stream)
             return OutputResult(session_id=s.id, text=chunk.text, next_cursor=chunk.next_cursor,
                                 dropped=chunk.dropped, more=chunk.more, state=s.state)
         return await on_session(ctx, session_id, "debug_output", read, _plain(render.output))
 
     @tool(RUNS)
     async def debug_trace(ctx: Context, points: list[Place], expressions: list[str],
-                          max_hits: Annotated[int, Field(ge=1, le=10_000)] = 50, timeout_s: Timeout = 30,
+                          max_hits: Annotated[int, Field(ge=1, le=1_000_000)] = 50, timeout_s: Timeout = 30,
                           session_id: SessionId = None) -> Annotated[CallToolResult, TraceResult]:
         """Run, recording expressions at points without stopping."""
         async def traced(s: Session) -> TraceResult:

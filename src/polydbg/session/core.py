@@ -8,6 +8,7 @@ inspection's answer is checked against the stop it was read at (``read``).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -18,7 +19,7 @@ from polydbg.backends.registry import adapters_for
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, SessionEndedError
 from polydbg.session.breakpoints import BreakpointStore
 from polydbg.session.model import State
-from polydbg.session.output import OutputBuffer
+from polydbg.session.output import OutputBuffer, TraceLines
 from polydbg.session.scope import StopScope
 from polydbg.session.state import Lifecycle
 
@@ -44,7 +45,10 @@ class SessionCore:
         self.backend_slot: Backend | None = None
         self.generation = 0  # bumped when a backend is replaced: the old one's events are ignored
         self.report_cursor = 0  # output before this was shown in an earlier report
-        self.trace_sink: Callable[[str], str] | None = None
+        self.trace_lines = TraceLines()  # the tracepoints' lines, taken out of the logpoints' stream
+        self.trace_log = OutputBuffer()  # every trace's rows, paged by debug_output(stream="trace")
+        self.traces = 0
+        self.backend_ended = asyncio.Event()  # the current backend reported the program's end (after its output)
         self.last_used = time.monotonic()
 
     @property

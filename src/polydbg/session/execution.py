@@ -5,6 +5,11 @@ Requests that change execution state are serialized by one lock: each sends its 
 lock (so two of them can never interleave their transitions), then waits for the program's next
 state change outside it (so a ``debug_pause`` can interrupt a ``debug_continue`` that is waiting).
 Ending a session takes no lock: it must work while anything else is stuck.
+
+A continue waits for what can stop the program: with nothing that can (no breakpoint but logpoints, no
+exception filter, no pause pending, a debugger that does not stop at a crash) it answers "running" once the
+program is quiet instead of waiting out its deadline. After an exit, the answer waits (briefly) for the
+debugger to report the program's end: output still in transit at the exit is delivered before that.
 """
 
 from __future__ import annotations
@@ -18,7 +23,16 @@ from collections.abc import Awaitable, Callable
 
 import anyio
 
-from polydbg.backends.base import AttachSpec, Backend, BreakpointResult, LaunchSpec, StepKind, StopEvent, Thread
+from polydbg.backends.base import (
+    LOGPOINT,
+    AttachSpec,
+    Backend,
+    BreakpointResult,
+    LaunchSpec,
+    StepKind,
+    StopEvent,
+    Thread,
+)
 from polydbg.errors import (
     AdapterError,
     AdapterRequestError,
@@ -36,12 +50,14 @@ from polydbg.session.report import Reporter
 
 log = logging.getLogger(__name__)
 
-_OUTPUT_STREAMS = {"stdout": "stdout", "stderr": "stderr"}
+_OUTPUT_STREAMS = {"stdout": "stdout", "stderr": "stderr", LOGPOINT: "logpoints"}
 PROGRESS_EVERY_S = 1.0
 STARTUP_BUDGET_S = 120.0  # starting the debugger (a cold Go build takes ~15 s) is not the wait for a stop
 SLOW_START_S = 5.0  # a start slower than this is named in the answer
 PAUSE_GRACE_S = 5.0  # a pause that stops nothing within this is explained, not waited out
 QUIET_S = 3.0  # a started program that printed and then went quiet this long is reported running
+END_SETTLE_S = 5.0  # after the exit, a debugger silent this long has delivered the program's last output
+END_SETTLE_MAX_S = 60.0  # and one that keeps talking (a child process printing on) is waited for no longer
 
 
 class SessionEvents:
@@ -88,10 +104,14 @@ class Execution:
         self.lock = asyncio.Lock()
         self._acting = False  # an execution request is in flight: its own "continued" event is expected
         self._cleanups: set[asyncio.Task[None]] = set()
+        self._moved_at = 0.0  # when the program last started running (the loop's clock)
+        self._pause_pending = False  # a pause was sent that has not stopped the program yet
+        self._heard = 0  # output events so far (a trace's lines too, which never reach the output)
 
     # -- events ---------------------------------------------------------------------------------------
 
     def on_stopped(self, event: StopEvent) -> None:
+        self._pause_pending = False
         if self.core.life.to(State.stopped, stop=event):
             scope = self.core.life.scope
             assert scope is not None
@@ -102,11 +122,13 @@ class Execution:
             self.core.life.to(State.running)
 
     def on_output(self, category: str, text: str) -> None:
-        if self.core.trace_sink is not None:
-            text = self.core.trace_sink(text)
+        self._heard += 1
+        if category == LOGPOINT:
+            text = self.core.trace_lines.split(text)
         self.core.output.append(_OUTPUT_STREAMS.get(category, "console"), text)
 
     def on_terminated(self, cause: str | None) -> None:
+        self.core.backend_ended.set()
         life = self.core.life
         if life.state != State.exited:
             life.to(State.terminated, cause=cause or life.cause or "the debug adapter ended the session")
@@ -119,10 +141,11 @@ class Execution:
     # -- waiting --------------------------------------------------------------------------------------
 
     async def wait_change(self, since: int, timeout_s: float, progress: Progress | None,
-                          quiet_s: float | None = None) -> str | None:
+                          quiet_s: float | None = None, quiet_since: float | None = None) -> str | None:
         """Wait until a stop after the ``since``-th, an exit or a termination (None); "timeout" when the
         deadline passed first; with ``quiet_s``, "quiet" once the program printed something and then
-        nothing for that long (a server that is up and waiting). Only the program's own output counts: a
+        nothing for that long (a server that is up and waiting), and with ``quiet_since`` (a time of the
+        loop's clock) also when it printed nothing since then. Only the program's own output counts: a
         debugger's note (a child process attaching, which may take seconds) is not a sign of life."""
         life = self.core.life
         output = self.core.output
@@ -130,12 +153,15 @@ class Execution:
         started = last_progress = loop.time()
         deadline = started + timeout_s
         printed_at, printed = started, output.program_total
+        if quiet_since is not None:  # the loop's clock is time.monotonic(), the output's too
+            printed_at = max(quiet_since, output.program_wrote_at)
         slice_s = min(PROGRESS_EVERY_S, quiet_s / 4) if quiet_s else PROGRESS_EVERY_S
         while life.stops == since and life.state in (State.running, State.starting):
             now = loop.time()
             if output.program_total != printed:
                 printed_at, printed = now, output.program_total
-            elif quiet_s is not None and printed and now - printed_at >= quiet_s and life.state == State.running:
+            elif (quiet_s is not None and (printed or quiet_since is not None) and now - printed_at >= quiet_s
+                  and life.state == State.running):
                 return "quiet"
             remaining = deadline - now
             if remaining <= 0:
@@ -150,10 +176,25 @@ class Execution:
                     await progress(elapsed, f"running… {elapsed:.0f}s")
         return None
 
+    async def settle_end(self) -> None:
+        """After the program exited, wait until its debugger reported its end, as long as output keeps coming:
+        output still in transit at the exit (debugpy's exit event overtakes a busy logpoint's last lines, by
+        seconds on a loaded machine) arrives before that."""
+        deadline = asyncio.get_running_loop().time() + END_SETTLE_MAX_S
+        while (self.core.life.state == State.exited and not self.core.backend_ended.is_set()
+               and asyncio.get_running_loop().time() < deadline):
+            heard = self._heard
+            try:
+                await asyncio.wait_for(self.core.backend_ended.wait(), END_SETTLE_S)
+            except asyncio.TimeoutError:
+                if self._heard == heard:
+                    return  # silent that long: nothing more is coming
+
     async def _first_stop(self, since: int, timeout_s: float, progress: Progress | None,
                           note: str | None) -> StopReport:
         """The answer of a start: the first stop, the exit, or the program running (deadline or quiet)."""
         waited = await self.wait_change(since, timeout_s, progress, QUIET_S)
+        await self.settle_end()
         await self._bind_watches_now()
         note = _joined(note, self._unbound_note())
         if waited == "quiet":
@@ -206,7 +247,9 @@ class Execution:
         return since, slow
 
     async def _timed_out(self, since: int, timeout_s: float, progress: Progress | None) -> bool:
-        return await self.wait_change(since, timeout_s, progress) == "timeout"
+        waited = await self.wait_change(since, timeout_s, progress)
+        await self.settle_end()
+        return waited == "timeout"
 
     async def act(self, action: Callable[[], Awaitable[None]]) -> int:
         """Send an execution request (the caller holds ``lock``); returns the stop count to wait past."""
@@ -214,6 +257,7 @@ class Execution:
         since = life.stops
         before = life.stop
         self._acting = True
+        self._moved_at = asyncio.get_running_loop().time()
         try:
             life.to(State.running)
             try:
@@ -242,6 +286,8 @@ class Execution:
         files = tuple(sorted({bp.file for bp in core.breakpoints.visible() if bp.file}))
         spec = spec._replace(breakpoint_files=files)  # decided again at every (re)start
         core.generation += 1
+        core.backend_ended.set()  # whoever waits for the old backend's end stops waiting
+        core.backend_ended = asyncio.Event()
         life.to(State.starting)
         since = life.stops
         backend = core.backend_slot = core.factory(SessionEvents(self, core.generation))
@@ -262,6 +308,8 @@ class Execution:
             raise
         if life.state == State.starting:
             life.to(State.running)
+        self._moved_at = asyncio.get_running_loop().time()
+        self._pause_pending = False
         return since
 
     async def restart(self, timeout_s: float, progress: Progress | None) -> StopReport:
@@ -318,8 +366,16 @@ class Execution:
                 except BaseException:
                     await self._drop_quietly(target)
                     raise
+        unstoppable = self._nothing_can_stop() if target is None else None
         try:
-            timed_out = await self._timed_out(since, timeout_s, progress)
+            if unstoppable is None:
+                timed_out = await self._timed_out(since, timeout_s, progress)
+            else:  # no waiting out the deadline: answered once the program is quiet
+                waited = await self.wait_change(since, timeout_s, progress, QUIET_S, self._moved_at)
+                await self.settle_end()
+                timed_out = waited == "timeout"
+                if waited == "quiet":
+                    return await self.reporter.report(note=unstoppable)
         finally:
             await self._drop_quietly(target)
         note = None
@@ -329,6 +385,21 @@ class Execution:
                 if location.file == target.file and location.line == target.line:
                     note = f"reached {os.path.basename(target.file or '')}:{target.line}"
         return await self.reporter.report(timed_out=timed_out, note=note)
+
+    def _nothing_can_stop(self) -> str | None:
+        """Why nothing can stop the running program, with what to do instead; None when something can: a breakpoint
+        that stops (a logpoint does not; one waiting for its code to load may), an exception filter, a pending
+        pause, or a crash where the debugger stops at one (native code, Go). A ``breakpoint()`` or ``debugger``
+        statement in the program's code can still stop it: the next call reports such a stop."""
+        backend = self.core.backend_slot
+        if (backend is None or backend.capabilities.stops_on_faults or self._pause_pending
+                or self.core.exception_filters
+                or any(not bp.log_message for bp in self.core.breakpoints.items.values())):
+            return None
+        return (f"nothing can stop the program (no breakpoint, no exception filter, no pause pending), so this did "
+                f"not wait for a stop: it has printed nothing for {QUIET_S:g} s and keeps running. debug_pause "
+                "interrupts it, debug_break adds a breakpoint to stop at, debug_output reads what it prints "
+                "(debug_sessions says when it has exited)")
 
     async def _drop_quietly(self, bp: Breakpoint | None) -> None:
         if bp is None:
@@ -383,6 +454,7 @@ class Execution:
         grace = min(timeout_s, PAUSE_GRACE_S)
         if not await self._timed_out(since, grace, None):
             return await self.reporter.report()
+        self._pause_pending = life.state == State.running and life.stops == since  # it may stop it later still
         names = ", ".join(t.name for t in threads[:6]) + (f" (+{len(threads) - 6})" if len(threads) > 6 else "")
         return await self.reporter.report(
             note=f"no thread stopped within {grace:g} s of the pause: {backend.pause_limits}"

@@ -43,12 +43,16 @@ class ExceptionInfo(_Model):
 
 
 class Output(_Model):
-    """New output since the previous report; when long, its tail (the part nearest the stop)."""
+    """New output since the previous report; when long, its tail (the part nearest the stop). Logpoints' lines,
+    when there are any, are apart (``text`` is then the rest), so the program's output never cuts them away."""
 
     text: str
     next_cursor: int  # cursor just after ``text``: debug_output(cursor=…) continues from here
     truncated: int = 0  # earlier new bytes left out: debug_output(cursor=earlier_cursor) reads them
     earlier_cursor: int | None = None
+    logpoints: str | None = None
+    logpoints_truncated: int = 0  # earlier lines left out: debug_output(stream="logpoints", cursor=logpoints_cursor)
+    logpoints_cursor: int | None = None  # reads every logpoint line since the previous report
 
 
 class StopReport(_Model):
@@ -88,8 +92,12 @@ class BreakpointInfo(_Model):
 
 class BreakpointList(_Model):
     session_id: str
-    breakpoints: list[BreakpointInfo]
+    breakpoints: list[BreakpointInfo]  # a page of them when there are many
     exception_filters: list[str]
+    total: int | None = None  # when the page is not all of them
+    start: int | None = None
+    by_file: str | None = None  # how many each file holds, and how many are bound
+    more: str | None = None  # the call that reads the next page
 
 
 class FrameInfo(_Model):
@@ -175,11 +183,16 @@ class TraceHit(_Model):
 
 class TraceResult(_Model):
     session_id: str
-    hits: list[TraceHit]
+    hits: list[TraceHit]  # the first hits (all of them when they fit the answer)
     total_hits: int
-    stopped_because: str  # max_hits / exited / timeout / stopped
+    stopped_because: str  # max_hits / exited / terminated / timeout / stopped
     state: State
     report: StopReport | None = None
+    last_hits: list[TraceHit] | None = None  # the last hits, when the first do not reach them
+    skipped: int = 0  # hits between the two: debug_output(stream="trace", cursor=more_cursor) reads every row
+    more_cursor: int | None = None
+    values: dict[str, str] | None = None  # per expression, the values it took (distinct, first, last, range)
+    note: str | None = None
 
 
 class MemoryResult(_Model):

@@ -1,15 +1,22 @@
-"""Per-session program output: a bounded buffer addressed by absolute byte cursors.
+"""Per-session program output: a bounded buffer addressed by absolute byte cursors, and the split of the
+logpoints' stream between the agent's logpoints and polydbg's own tracepoints.
 
 A program printing 100 MB must neither stall the adapter nor grow memory: chunks are appended as
 they arrive and the oldest bytes are dropped past ``capacity``; a reader whose cursor points into
 dropped data is told how many bytes it missed. Terminal escape sequences (colours, cursor moves) are
 taken out on the way in: an agent reads text, and they only cost it tokens.
+
+A tracepoint is a logpoint whose line starts with ``TRACE_PREFIX`` and its trace's token. Such a line
+is never output: the running trace takes it, and one that arrives after its trace ended (a hit in
+transit when ``max_hits`` was reached, the logpoint still being removed) is dropped.
 """
 
 from __future__ import annotations
 
 import collections
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 DEFAULT_CAPACITY = 4 * 1024 * 1024
@@ -17,6 +24,8 @@ CHUNK_BYTES = 64 * 1024  # appends to the same stream merge into one chunk up to
 # CSI (ESC [ … final), OSC (ESC ] … BEL or ESC \), and two-character escapes (ESC c, ESC 7 …)
 _ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_0-9=>c])")
 _PARTIAL_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*)?$")
+_LINES = re.compile(r"[^\n]*\n|[^\n]+")
+TRACE_PREFIX = "<<polydbg-trace-"
 
 
 @dataclass
@@ -38,6 +47,13 @@ class OutputSlice:
     more: bool
 
 
+@dataclass(frozen=True)
+class OutputTail:
+    text: str
+    skipped: int  # bytes of the same streams before ``text`` (after the cursor asked for), left out
+    first: int  # the cursor of the first of them: debug_output(cursor=first, stream=…) reads from there
+
+
 class OutputBuffer:
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
         self._chunks: collections.deque[_Chunk] = collections.deque()
@@ -46,6 +62,7 @@ class OutputBuffer:
         self._held: dict[str, str] = {}  # per stream: an escape sequence cut by the end of a write
         self.total = 0  # bytes ever written == the cursor just past the newest byte
         self.program_total = 0  # of those, the program's own (stdout, stderr): not the debugger's notes
+        self.program_wrote_at = 0.0  # when the program last wrote (time.monotonic())
 
     @property
     def first_cursor(self) -> int:
@@ -63,6 +80,7 @@ class OutputBuffer:
         self.total += len(data)
         if stream in ("stdout", "stderr"):
             self.program_total += len(data)
+            self.program_wrote_at = time.monotonic()
         self._size += len(data)
         while self._size > self._capacity:  # drop the oldest bytes, only as many as needed
             first = self._chunks[0]
@@ -120,6 +138,43 @@ class OutputBuffer:
                            more=position < self.total)
 
 
+    def tail(self, since: int, max_bytes: int, streams: frozenset[str]) -> OutputTail | None:
+        """The last ``max_bytes`` that ``streams`` wrote after cursor ``since`` (from a line's start when cut), with
+        how many of their bytes before that were left out; None when they wrote nothing since."""
+        parts: list[bytes] = []  # newest first
+        size = skipped = 0
+        first: int | None = None
+        for chunk in reversed(self._chunks):
+            if chunk.end <= since:
+                break
+            if chunk.stream not in streams:
+                continue
+            data = chunk.data[max(0, since - chunk.start):]
+            first = chunk.end - len(data)
+            room = max(0, max_bytes - size)
+            parts.append(data[len(data) - room:] if room < len(data) else data)
+            size += len(parts[-1])
+            skipped += len(data) - len(parts[-1])
+        if first is None:
+            return None
+        data = b"".join(reversed(parts))
+        if skipped:  # begin at a line's start, else at a character's
+            newline = data.find(b"\n")
+            cut = newline + 1 if 0 <= newline < len(data) - 1 else next(
+                (i for i, byte in enumerate(data) if byte & 0xC0 != 0x80), len(data))
+            data, skipped = data[cut:], skipped + cut
+        return OutputTail(text=data.decode("utf-8", "replace"), skipped=skipped, first=first)
+
+
+def whole_lines(page: OutputSlice) -> OutputSlice:
+    """``page`` up to its last line's end when it has one and more follows (a table's rows are not cut)."""
+    end = page.text.rfind("\n") + 1
+    if not page.more or end in (0, len(page.text)):
+        return page
+    return OutputSlice(text=page.text[:end], next_cursor=page.next_cursor - len(page.text[end:].encode()),
+                       dropped=page.dropped, more=True)
+
+
 def _utf8_safe(data: bytes) -> bytes:
     for back in range(1, min(4, len(data)) + 1):
         byte = data[-back]
@@ -127,3 +182,35 @@ def _utf8_safe(data: bytes) -> bytes:
             need = 1 if byte < 0x80 else 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4
             return data if need <= back else data[:-back]
     return data
+
+
+class TraceLines:
+    """Takes the tracepoints' lines out of the logpoints' stream: those of the running trace (the one whose
+    token is ``claimed``) go to its sink, any other is dropped. A line cut by the end of a chunk is held until
+    its end arrives when it may be a tracepoint's, so a hit split across two reads is still one hit."""
+
+    def __init__(self) -> None:
+        self._held = ""
+        self._token: str | None = None
+        self._sink: Callable[[str], None] | None = None
+
+    def claim(self, token: str, sink: Callable[[str], None]) -> None:
+        self._token, self._sink = token, sink
+
+    def release(self) -> None:
+        self._token = self._sink = None
+
+    def split(self, text: str) -> str:
+        """What remains of a chunk of the logpoints' stream for the agent."""
+        text, self._held = self._held + text, ""
+        if "<" not in text:
+            return text
+        kept = []
+        for piece in _LINES.findall(text):
+            if not piece.endswith("\n") and (piece.startswith(TRACE_PREFIX) or TRACE_PREFIX.startswith(piece)):
+                self._held = piece  # the last piece: its end is in the next chunk
+            elif not piece.startswith(TRACE_PREFIX):
+                kept.append(piece)
+            elif self._sink is not None and self._token is not None and piece.startswith(self._token):
+                self._sink(piece[len(self._token):].rstrip("\r\n"))
+        return "".join(kept)

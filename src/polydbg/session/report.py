@@ -15,12 +15,15 @@ from polydbg.session import source as src
 from polydbg.session.core import SessionCore
 from polydbg.session.inspection import Inspector, clip
 from polydbg.session.model import ExceptionInfo, Location, Output, State, StopReport
+from polydbg.session.output import OutputTail
 from polydbg.session.scope import StopScope
 
 REPORT_OUTPUT_BYTES = 480
 REPORT_SOURCE_CONTEXT = 3
 REPORT_LINE_CHARS = 100
 REBUILDS = 3  # a program that keeps stopping and resuming gets a report without stop details after this
+_LOGPOINTS = frozenset({"logpoints"})
+_NOT_LOGPOINTS = frozenset({"stdout", "stderr", "console"})
 
 
 class Reporter:
@@ -92,6 +95,13 @@ class Reporter:
         total = output.total
         if total == since:
             return None
+        logged = output.tail(since, REPORT_OUTPUT_BYTES, _LOGPOINTS)
+        if logged is not None:  # each tail apart: the program's output does not cut the logpoints' lines away
+            rest = output.tail(since, REPORT_OUTPUT_BYTES, _NOT_LOGPOINTS) or OutputTail("", 0, total)
+            self.core.report_cursor = total
+            return Output(text=rest.text, next_cursor=total, truncated=rest.skipped, earlier_cursor=rest.first,
+                          logpoints=logged.text,
+                          logpoints_truncated=logged.skipped, logpoints_cursor=logged.first)
         start = max(since, output.first_cursor, total - REPORT_OUTPUT_BYTES)
         chunk = output.read(start, REPORT_OUTPUT_BYTES)
         skipped = start - since

@@ -22,6 +22,7 @@ from polydbg.backends.base import AttachSpec, BackendFactory, LaunchSpec, StepKi
 from polydbg.errors import AdapterError, ProgramMovedError, SessionError, UsageError
 from polydbg.policy import Policy
 from polydbg.session import source as src
+from polydbg.session.bplist import listing
 from polydbg.session.bpsync import BreakpointSync
 from polydbg.session.breakpoints import Breakpoint, BreakpointStore
 from polydbg.session.core import Progress, SessionCore
@@ -29,6 +30,7 @@ from polydbg.session.execution import Execution
 from polydbg.session.inspection import Inspector
 from polydbg.session.model import (
     BreakpointInfo,
+    BreakpointList,
     CommandResult,
     DisassemblyResult,
     EvaluateResult,
@@ -43,11 +45,13 @@ from polydbg.session.model import (
     VariablesResult,
 )
 from polydbg.session.native import Native
-from polydbg.session.output import OutputBuffer
+from polydbg.session.output import OutputBuffer, OutputSlice, whole_lines
 from polydbg.session.report import Reporter
 from polydbg.session.trace import Tracer
 
 T = TypeVar("T")
+
+READ_MAX = 60_000  # bytes of output one answer holds: an answer stays under 64 KB
 
 __all__ = ["Progress", "Session"]
 
@@ -101,6 +105,14 @@ class Session:
     @property
     def output(self) -> OutputBuffer:
         return self.core.output
+
+    def read_output(self, cursor: int | None, max_bytes: int, stream: str) -> OutputSlice:
+        """Output from ``cursor``: every stream (``all``), one of them, or the traces' rows (``trace``); at most
+        ``READ_MAX`` bytes, whatever was asked (the slice says more is available)."""
+        max_bytes = min(max_bytes, READ_MAX)
+        if stream == "trace":
+            return whole_lines(self.core.trace_log.read(cursor, max_bytes))
+        return self.core.output.read(cursor, max_bytes, None if stream == "all" else frozenset({stream}))
 
     @property
     def breakpoints(self) -> BreakpointStore:
@@ -205,6 +217,10 @@ class Session:
 
     def breakpoint_infos(self) -> list[BreakpointInfo]:
         return self.bpsync.infos()
+
+    def breakpoint_list(self, start: int) -> BreakpointList:
+        """A page of the agent's breakpoints (by ``start``), bounded however many there are."""
+        return listing(self.id, self.breakpoints.visible(), self.exception_filters, start)
 
     async def watch(self, expression: str, access: str) -> Breakpoint:
         self.policy.check_expressions(self.adapter, expression)

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from polydbg.mcp.render import REPORT_BUDGET, stop_report
-from polydbg.session.model import Location, Output, State, StopReport, Var
+from polydbg.mcp.render import REPORT_BUDGET, stop_report, trace
+from polydbg.session.model import Location, Output, State, StopReport, TraceResult, Var
+from polydbg.session.output import OutputBuffer
+from polydbg.session.trace import _Collector
 
 
 @pytest.fixture(autouse=True)
@@ -54,3 +56,52 @@ def test_locals_are_dropped_from_the_end_when_output_is_not_enough() -> None:
     assert len(text.encode()) <= 1600
     assert "  v0 (str)" in text
     assert "more: debug_variables(frame_id=0)" in text
+
+
+def test_logpoint_lines_are_kept_before_the_programs_output_when_cut() -> None:
+    report = _report(locals_count=0, value_len=0, output_len=0, line_len=20)
+    report.output = Output(text="".join(f"out {i}\n" for i in range(100)), next_cursor=5_000, truncated=0,
+                           earlier_cursor=4_000, logpoints="".join(f"i={i}\n" for i in range(20)),
+                           logpoints_cursor=4_100)
+    text = stop_report(report, budget=700)
+    assert len(text.encode()) <= 700
+    assert "logpoints:\n  i=0\n" in text and "  i=19" in text  # every logpoint line, the output cut instead
+    assert "output:\n  … " in text and "earlier bytes: debug_output(cursor=4000)" in text
+    tight = stop_report(report, budget=450)
+    assert len(tight.encode()) <= 450 and "\n  i=19" in tight and "out " not in tight
+    assert "  … 690 earlier bytes: debug_output(cursor=4000)" in tight  # the output, all of it cut
+    assert 'earlier bytes: debug_output(stream="logpoints", cursor=4100)\n  i=' in tight  # from a line's start
+
+
+def _trace(hits: int, report: StopReport | None, pad: str = "") -> TraceResult:
+    """A trace of ``hits`` hits of one point with two expressions, as the session answers it."""
+    class Core:
+        trace_log = OutputBuffer()
+    collector = _Collector(Core(), "<<t>>", ["i", "total"], 1_000_000)  # type: ignore[arg-type]
+    for i in range(hits):
+        collector.take(f"/opt/elsewhere/prog.py:13\x1f{i}\x1f{pad}{i * (i - 1) // 2}")
+    return collector.result("s1", "stopped" if report else "exited", State.stopped if report else State.exited,
+                            report, "ended by breakpoint #2 (prog.py:13)" if report else None)
+
+
+def test_a_trace_of_a_thousand_hits_answers_in_two_kilobytes_with_its_first_and_last_rows() -> None:
+    text = trace(_trace(1000, None))
+    assert len(text.encode()) <= REPORT_BUDGET, text
+    lines = text.splitlines()
+    assert lines[0] == "[s1] 1000 hits (exited); program exited"
+    assert lines[1] == "  prog.py:13  i=0, total=0"
+    assert lines[-2] == "  prog.py:13  i=999, total=498501"
+    assert lines[-1].startswith("values: i: 1000 distinct, first 0, last 999, min 0, max 999; total: ")
+    assert sum(line.startswith("  … ") and 'more rows: debug_output(stream="trace", cursor=' in line
+               for line in lines) == 1
+
+
+def test_a_trace_a_stop_ended_gives_its_last_rows_up_for_the_report() -> None:
+    report = _report(locals_count=8, value_len=40, output_len=0, line_len=90)
+    result = _trace(1000, report, pad="x" * 40)
+    text = trace(result)
+    assert len(text.encode()) <= REPORT_BUDGET, text
+    assert "note: ended by breakpoint #2 (prog.py:13)" in text and "[s1] stopped (breakpoint)" in text
+    assert "i=999" not in text and "v0 (str)" in text  # the last rows gave way
+    shown = text.count("  prog.py:13  i=")
+    assert f"… {1000 - shown} more rows: debug_output(stream=\"trace\", cursor={result.more_cursor})" in text

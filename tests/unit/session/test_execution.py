@@ -10,10 +10,14 @@ from pathlib import Path
 import pytest
 
 from polydbg.errors import AdapterRequestError, SessionEndedError, UsageError
+from polydbg.session import execution
 from polydbg.session.model import State
 from tests.unit.session.rig import Rig, write_program
 
 DEADLINE_S = 5.0
+
+# Asked for by name, so anyio's plugin keeps the parametrized tests' parameter (see test_conformance.py).
+pytestmark = pytest.mark.usefixtures("anyio_backend")
 
 
 @pytest.fixture
@@ -154,3 +158,45 @@ async def test_terminate_ends_the_debugger_and_the_session(rig: Rig) -> None:
     assert rig.session.cause == "terminated by debug_terminate"
     report = await rig.session.report()
     assert report.state == State.terminated and report.note == "terminated by debug_terminate"
+
+
+@pytest.fixture
+def short_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A program is taken as quiet after 0.05 s of silence instead of 3 s (the deadlines stay long)."""
+    monkeypatch.setattr(execution, "QUIET_S", 0.05)
+
+
+async def test_a_continue_nothing_can_stop_answers_running_once_the_program_is_quiet(
+        rig: Rig, program: str, short_quiet: None) -> None:
+    await rig.session.add_line_breakpoint(program, 5, log_message="at {line_5}")  # a logpoint never stops
+    report = await asyncio.wait_for(rig.session.resume(None, None, 600, None), DEADLINE_S)
+    assert report.state == State.running and not report.timed_out
+    assert report.note is not None and report.note.startswith(
+        "nothing can stop the program (no breakpoint, no exception filter, no pause pending), so this did not wait")
+    assert "debug_pause interrupts it, debug_break adds a breakpoint" in report.note
+    # already running and quiet: at once
+    again = await asyncio.wait_for(rig.session.resume(None, None, 600, None), DEADLINE_S)
+    assert again.state == State.running and again.note == report.note
+
+
+@pytest.mark.parametrize("can_stop", ["breakpoint", "function", "watch", "exception filter", "faults", "pause",
+                                      "run to"])
+async def test_a_continue_waits_when_something_can_stop_the_program(
+        rig: Rig, program: str, short_quiet: None, can_stop: str) -> None:
+    to = None
+    if can_stop == "breakpoint":
+        await rig.session.add_line_breakpoint(program, 5, condition="line_5 > 100")
+    elif can_stop == "function":
+        rig.session.breakpoints.add(function="work")
+    elif can_stop == "watch":
+        rig.session.breakpoints.add(watch="line_5")
+    elif can_stop == "exception filter":
+        rig.session.exception_filters = ["uncaught"]
+    elif can_stop == "faults":
+        rig.backend.capabilities.stops_on_faults = True
+    elif can_stop == "pause":
+        rig.session.execution._pause_pending = True
+    else:
+        to = (program, 7)
+    report = await rig.session.resume(None, to, 0.3, None)
+    assert report.state == State.running and report.timed_out and report.note is None

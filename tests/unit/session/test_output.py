@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from polydbg.session.output import DEFAULT_CAPACITY, OutputBuffer, OutputSlice
+from polydbg.session.output import DEFAULT_CAPACITY, OutputBuffer, OutputSlice, OutputTail, TraceLines, whole_lines
 
 MIXED = "plain ascii, é ü ß, € ✓ 世界, 🐍🚀 emoji, end\n"  # 1-, 2-, 3- and 4-byte characters
 
@@ -254,3 +254,59 @@ def test_the_programs_own_output_is_counted_apart_from_debugger_notes() -> None:
     buffer.append("stdout", "ok\n")
     buffer.append("stderr", "warn\n")
     assert buffer.program_total == len("ok\nwarn\n")
+
+
+def test_trace_lines_go_to_their_trace_and_never_to_the_output() -> None:
+    lines = TraceLines()
+    taken: list[str] = []
+    lines.claim("<<polydbg-trace-s1-2>>", taken.append)
+    assert lines.split("a logpoint\n<<polydbg-trace-s1-2>>/a.py:3\x1f1\nanother\n") == "a logpoint\nanother\n"
+    assert taken == ["/a.py:3\x1f1"]
+    # a line of another trace (an earlier one whose hits arrive late) is dropped; so is any after the release
+    assert lines.split("<<polydbg-trace-s1-1>>/a.py:3\x1f9\n") == ""
+    lines.release()
+    assert lines.split("<<polydbg-trace-s1-2>>/a.py:3\x1f2\r\nlast\n") == "last\n"
+    assert taken == ["/a.py:3\x1f1"]
+
+
+def test_a_trace_line_cut_by_the_end_of_a_chunk_waits_for_its_end() -> None:
+    lines = TraceLines()
+    taken: list[str] = []
+    lines.claim("<<polydbg-trace-s1-1>>", taken.append)
+    whole = "<<polydbg-trace-s1-1>>/a.py:3\x1f1\n<<polydbg-trace-s1-1>>/a.py:3\x1f2\n"
+    for cut in range(len(whole) + 1):
+        assert lines.split(whole[:cut]) + lines.split(whole[cut:]) == ""
+    assert taken == ["/a.py:3\x1f1", "/a.py:3\x1f2"] * (len(whole) + 1)
+    # a logpoint line that is no trace line is never held, with or without its end
+    assert lines.split("x < y") == "x < y"
+    assert lines.split("<") == ""  # it may start a trace line: held until the rest says
+    assert lines.split(" is a comparison\n") == "< is a comparison\n"
+
+
+def test_the_tail_of_some_streams_since_a_cursor() -> None:
+    buffer = OutputBuffer()
+    buffer.append("stdout", "old\n")
+    since = buffer.total
+    for i in range(30):
+        buffer.append("logpoints", f"log {i:02d}\n")
+        buffer.append("stdout", f"out {i:02d}\n")
+    assert buffer.tail(buffer.total, 100, frozenset({"stdout"})) is None  # nothing since
+    assert buffer.tail(since, 100, frozenset({"stderr"})) is None  # nothing of that stream
+    logs = buffer.tail(since, 30, frozenset({"logpoints"}))
+    assert logs == OutputTail(text="log 26\nlog 27\nlog 28\nlog 29\n", skipped=26 * 7, first=since)  # whole lines
+    whole = buffer.tail(since, 10_000, frozenset({"stdout"}))
+    assert whole is not None and whole.skipped == 0 and whole.text == "".join(f"out {i:02d}\n" for i in range(30))
+    assert whole.first == since + 7  # the first stdout byte after the cursor
+    # a cut inside one long line starts at a character
+    buffer.append("console", "é" * 100)
+    cut = buffer.tail(since, 11, frozenset({"console"}))
+    assert cut is not None and cut.text == "é" * 5 and cut.skipped == 190
+
+
+def test_a_page_of_a_table_ends_at_a_rows_end() -> None:
+    buffer = OutputBuffer()
+    buffer.append("trace", "row 1\nrow 2\nrow 3\n")
+    page = whole_lines(buffer.read(0, 9))
+    assert page == OutputSlice(text="row 1\n", next_cursor=6, dropped=0, more=True)
+    assert whole_lines(buffer.read(6, 100)).text == "row 2\nrow 3\n"
+    assert whole_lines(buffer.read(0, 3)).text == "row"  # a row longer than the page is cut

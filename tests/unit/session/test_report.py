@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from polydbg.backends.base import ExceptionDetail, Variable
+from polydbg.backends.base import LOGPOINT, ExceptionDetail, Variable
 from polydbg.errors import AdapterRequestError
 from polydbg.session import report as reporting
 from polydbg.session.inspection import REPORT_LOCALS, REPORT_VALUE_CHARS
@@ -101,6 +101,34 @@ async def test_output_since_the_last_report_is_its_tail(program: str) -> None:
     assert second.output.truncated == 1011 - reporting.REPORT_OUTPUT_BYTES
     assert second.output.earlier_cursor == len("short\n")  # where debug_output reads what was left out
     assert second.output.next_cursor == rig.session.output.total
+
+
+async def test_logpoint_lines_are_shown_apart_and_never_cut_away_by_the_programs_output(program: str) -> None:
+    rig = Rig(program)
+    await rig.start()
+    listener = rig.backend.listener
+    listener.on_output("stdout", "before\n")
+    await rig.session.report()
+    for i in range(3):
+        listener.on_output(LOGPOINT, f"i={i}\n")
+        listener.on_output("stdout", "chatter " * 20 + "\n")
+    report = await rig.session.report()
+    assert report.output is not None
+    assert report.output.logpoints == "i=0\ni=1\ni=2\n" and report.output.logpoints_truncated == 0
+    assert report.output.logpoints_cursor == len("before\n")
+    # the program's own output is its tail, from a line's start, saying where the rest begins
+    assert report.output.text == ("chatter " * 20 + "\n") * 2
+    assert report.output.truncated == len("chatter " * 20 + "\n")
+    assert report.output.earlier_cursor == len("before\ni=0\n")
+    assert report.output.next_cursor == rig.session.output.total
+    # many logpoint lines: their tail, the rest said
+    for i in range(200):
+        listener.on_output(LOGPOINT, f"line {i:03d}\n")
+    many = await rig.session.report()
+    assert many.output is not None and many.output.text == "" and many.output.logpoints is not None
+    assert many.output.logpoints.endswith("line 199\n") and many.output.logpoints.startswith("line ")
+    assert len(many.output.logpoints) <= reporting.REPORT_OUTPUT_BYTES
+    assert many.output.logpoints_truncated == 200 * len("line 000\n") - len(many.output.logpoints)
 
 
 async def test_stop_details_that_cannot_be_read_are_a_note(program: str) -> None:

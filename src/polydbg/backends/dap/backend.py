@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 from polydbg import procs, tracee
 from polydbg.backends.base import (
+    LOGPOINT,
     AttachSpec,
     Backend,
     BackendListener,
@@ -43,6 +44,7 @@ from polydbg.backends.base import (
     StopEvent,
     Thread,
     Variable,
+    logpoint_line,
 )
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.breakpoints import DapBreakpoints
@@ -77,6 +79,7 @@ class DapBackend(Backend):
         self._breakpoints = DapBreakpoints(self._request)
         self._frames: FrameHandles[int] = FrameHandles()  # the adapter's frame ids at this stop
         self._evaluations = Evaluations(self.name, self._proc.not_answering)
+        self._logpoints = wire.LogpointMessages()
 
     # -- subclass hooks ---------------------------------------------------------------------------
 
@@ -236,8 +239,17 @@ class DapBackend(Backend):
         self._life.report_terminated(None)
 
     def _program_gone(self, cause: str) -> None:
-        """The program ended without the adapter saying so (``cause`` says how it was noticed)."""
+        """The program ended without the adapter saying so (``cause`` says how it was noticed). After an exit the
+        adapter did say so and may still be delivering what the program printed (debugpy relays thousands of a
+        busy logpoint's lines after the exit): its own end comes once it is done, or after ``AFTER_EXIT_S``."""
+        if self._life.exited:
+            self._life.spawn(self._end_after_exit(), "end after the exit")
+            return
         self._life.report_terminated(cause)
+
+    async def _end_after_exit(self) -> None:
+        await asyncio.sleep(timeouts.AFTER_EXIT_S)
+        self._life.report_terminated(None)
 
     def _stop_event(self, body: dict[str, Any]) -> StopEvent:
         """A DAP ``stopped`` body as a StopEvent, the adapter's breakpoint ids mapped to polydbg's."""
@@ -258,7 +270,16 @@ class DapBackend(Backend):
         category = str(body.get("category", "console"))
         if category == "telemetry":
             return
-        self._listener.on_output(category, str(body.get("output", "")))
+        text = str(body.get("output", ""))
+        if not self._took_logpoint(category, text):
+            self._listener.on_output(category, text)
+
+    def _took_logpoint(self, category: str, text: str) -> bool:
+        """Whether ``text`` is (part of) a logpoint's message; each one complete is reported as one line."""
+        messages = self._logpoints.take(category, text)
+        for message in messages or ():
+            self._listener.on_output(LOGPOINT, logpoint_line(message))
+        return messages is not None
 
     def _on_breakpoint(self, body: dict[str, Any]) -> None:
         changed = self._breakpoints.changed(body)

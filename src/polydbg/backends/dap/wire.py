@@ -26,6 +26,11 @@ from polydbg.backends.base import (
 )
 
 STEP_COMMANDS: dict[StepKind, str] = {"over": "next", "into": "stepIn", "out": "stepOut"}
+# Around every logpoint message polydbg sends: adapters print a logpoint's line as the program's stdout (debugpy,
+# delve) or as their own console (lldb-dap), so the marks are what tell it apart, and where it ends.
+LOG_MARK = "<polydbg-log>"
+LOG_END = "</polydbg-log>"
+LOG_PARTS = 64  # output events one message may take before it is taken as ended
 
 
 class Request(Protocol):
@@ -62,9 +67,34 @@ def capabilities(body: dict[str, Any]) -> Capabilities:
 
 
 def options(condition: str | None, hit_condition: str | None, log_message: str | None) -> dict[str, str]:
-    """The optional fields of a DAP breakpoint, only those that are set."""
-    fields = {"condition": condition, "hitCondition": hit_condition, "logMessage": log_message}
+    """The optional fields of a DAP breakpoint, only those that are set (a log message after ``LOG_MARK``)."""
+    fields = {"condition": condition, "hitCondition": hit_condition,
+              "logMessage": LOG_MARK + log_message + LOG_END if log_message else None}
     return {key: value for key, value in fields.items() if value}
+
+
+class LogpointMessages:
+    """Logpoint messages out of an adapter's output events: from ``LOG_MARK`` to ``LOG_END``, in one event or
+    several of one category (lldb-dap sends each line of a message as an event: an expression's error notes)."""
+
+    def __init__(self) -> None:
+        self._category: str | None = None
+        self._parts: list[str] = []
+
+    def take(self, category: str, text: str) -> list[str] | None:
+        """The messages ``text`` completes (none while one is still arriving), or None: not a logpoint's."""
+        if self._category is None:
+            if not text.startswith(LOG_MARK):
+                return None
+            self._category, text = category, text[len(LOG_MARK):]
+        elif category != self._category:
+            return None  # the program's output between the lines of a message
+        self._parts.append(text)
+        message, ended, _ = "".join(self._parts).partition(LOG_END)
+        if not ended and len(self._parts) < LOG_PARTS:
+            return []
+        self._category, self._parts = None, []
+        return [message]
 
 
 def breakpoint_result(bp: dict[str, Any]) -> BreakpointResult:

@@ -158,6 +158,7 @@ class DelveBackend(DapBackend):
         caps.registers = True
         caps.raw_command = True
         caps.data_breakpoints = False  # delve 1.20's DAP server has no data breakpoints
+        caps.stops_on_faults = True  # an unrecovered panic, a fatal error
 
     def _connected(self) -> bool:
         return self._client is not None and not self._client.is_closed

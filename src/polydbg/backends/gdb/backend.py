@@ -22,6 +22,7 @@ from typing import Any
 
 from polydbg import procs, tracee
 from polydbg.backends.base import (
+    LOGPOINT,
     AttachSpec,
     Backend,
     BackendListener,
@@ -96,7 +97,8 @@ class GdbMiBackend(Backend):
             conditional_breakpoints=True, hit_conditional_breakpoints=True, log_points=True,
             function_breakpoints=True, set_variable=True, exception_info=True,
             exception_filters=("throw", "catch") if language == "cpp" else ("panic",) if language == "rust" else (),
-            memory=True, disassemble=True, registers=True, data_breakpoints=True, raw_command=True)
+            memory=True, disassemble=True, registers=True, data_breakpoints=True, raw_command=True,
+            stops_on_faults=True)
         self._life = Lifecycle("gdb", listener)
         self._proc = procs.DebuggerProcess("gdb")
         self._gdb = GdbState(language)
@@ -233,7 +235,7 @@ class GdbMiBackend(Backend):
             if not line.startswith(LOG_MARK):
                 log.debug("gdb console: %s", line)
         if logged:
-            self._listener.on_output("console", "".join(line + "\n" for line in logged))
+            self._listener.on_output(LOGPOINT, "".join(line + "\n" for line in logged))
 
     def _on_group_started(self, payload: dict[str, Any]) -> None:
         pid = to_int(payload.get("pid"), 0)

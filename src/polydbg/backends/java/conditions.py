@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from polydbg.backends.base import LOGPOINT, logpoint_line
 from polydbg.backends.java.checks import INTERPOLATION
 from polydbg.backends.java.threads import Threads
 from polydbg.backends.java.vm import Vm
@@ -51,4 +52,4 @@ class Conditions:
                 parts.append(f"<error: {reason(exc)}>")
             last = match.end()
         parts.append(message[last:])
-        self._output("console", "".join(parts) + "\n")
+        self._output(LOGPOINT, logpoint_line("".join(parts)))

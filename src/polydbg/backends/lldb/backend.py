@@ -125,6 +125,7 @@ class LldbDapBackend(DapBackend):
     def _tune_capabilities(self) -> None:
         caps = self.capabilities
         caps.registers = True  # every frame has a "Registers" scope
+        caps.stops_on_faults = True  # a fatal signal
         caps.raw_command = True
         # C++ throw/catch filters only mean something for C++; Objective-C ones never here
         caps.exception_filters = tuple(f for f in caps.exception_filters if f.startswith("cpp_")) \
@@ -139,6 +140,8 @@ class LldbDapBackend(DapBackend):
     def _on_output(self, body: dict[str, Any]) -> None:
         category = str(body.get("category", "console"))
         text = str(body.get("output", "")).replace("\r\n", "\n")
+        if self._took_logpoint(category, text):  # a logpoint's line, also one printed while starting
+            return
         if category in ("console", "important") and any(noise in text for noise in _CONSOLE_NOISE):
             log.debug("lldb-dap %s: %s", category, text.rstrip())
             return

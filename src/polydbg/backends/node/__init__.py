@@ -24,7 +24,8 @@ file the URL the program loads (``scripts.PathMap``).
 - Breakpoints (``breakpoints``, ``conditions``): a JavaScript file's are ``setBreakpointByUrl``; a file
   reached through a source map (``scripts``, ``sourcemap``) is bound per script by an *entry
   breakpoint* that pauses each user script before it runs. Conditions are V8's, hit counts are
-  counted here, a logpoint is a condition that calls ``console.log`` and answers false.
+  counted here, a logpoint is a condition that logs (through a console of its own, never into stdout)
+  and answers false.
 - Stops (``stops``): ``Debugger.paused``. Pauses the agent must not see (the start, entry breakpoints,
   hits that do not count, steps that land in Node's internals or unmapped code) are resumed or stepped
   on before anything is reported (``OrderedEvents`` keeps later events behind them).

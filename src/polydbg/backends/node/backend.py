@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from polydbg import procs
 from polydbg.backends.base import (
+    LOGPOINT,
     AttachSpec,
     Backend,
     BackendListener,
@@ -38,12 +39,13 @@ from polydbg.backends.base import (
     StepKind,
     Thread,
     Variable,
+    logpoint_line,
 )
 from polydbg.backends.kit import runtime, timeouts
 from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
 from polydbg.backends.kit.ordering import OrderedEvents
-from polydbg.backends.node import commands, compile_errors, inspection, launcher
+from polydbg.backends.node import commands, compile_errors, conditions, inspection, launcher
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.breakpoints import Breakpoints
 from polydbg.backends.node.children import ChildReports
@@ -151,6 +153,12 @@ class NodeBackend(Backend):
         channel.on_event("Debugger.resumed", lambda _: self._stops.on_resumed(target))
         channel.on_event("Debugger.scriptParsed", lambda params: self._breakpoints.on_script(target, params))
         channel.on_event("Debugger.breakpointResolved", lambda params: self._breakpoints.on_resolved(target, params))
+        channel.on_event("Runtime.consoleAPICalled", self._on_console)
+
+    def _on_console(self, params: dict[str, Any]) -> None:
+        line = conditions.logged_line(params)
+        if line is not None:
+            self._events.on_output(LOGPOINT, logpoint_line(line))
 
     async def _configure_target(self, target: Target) -> None:
         await self._breakpoints.configure(target)

@@ -20,7 +20,8 @@ others are removed and set again.
   module with a map, not a CommonJS module Node compiles) before it runs: set with the entry breakpoint,
   that pause binds the same way.
 - Conditions are V8's, compiled first (``conditions``); hit counts are counted here (``kit.hits``: a hit
-  that does not count resumes); a logpoint is a condition that calls ``console.log`` and answers false.
+  that does not count resumes); a logpoint is a condition that logs (through a console of its own, never
+  into stdout) and answers false.
 - A function breakpoint is ``setBreakpointOnFunctionCall`` on what the name evaluates to where it is
   reachable (the stopped frame, else the global scope); one not reachable yet is tried again at each stop.
 - A breakpoint bound for the first time anywhere (a target, a script) is news for the session
@@ -60,7 +61,7 @@ class _Bp:
     spec: SourceBreakpoint | FunctionBreakpoint
     file: str | None = None
     natives: list[tuple[Target, str]] = field(default_factory=list)  # (target, V8 breakpoint id)
-    condition: str | None = None  # what V8 evaluates (the condition, a logpoint's console.log)
+    condition: str | None = None  # what V8 evaluates (the condition, a logpoint's log call)
     refused: bool = False  # its condition or hit condition was refused: it was never set
     counter: hits.HitCounter = field(default_factory=lambda: hits.HitCounter(None))
     result: BreakpointResult = field(default_factory=lambda: BreakpointResult(False))

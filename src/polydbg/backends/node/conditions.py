@@ -1,7 +1,9 @@
 """What V8 evaluates at a breakpoint: the agent's condition, and a logpoint as a condition.
 
-V8 has no logpoints: a logpoint is a condition that calls ``console.log`` and answers false, so the
-program never stops there (the message reaches the agent as the program's stdout). Each ``{expr}``
+V8 has no logpoints: a logpoint is a condition that logs and answers false, so the program never stops
+there. It logs through a console of its own (``console.context``, V8's): the inspector hears the call
+(``Runtime.consoleAPICalled`` with that context) and the program's stdout does not, so a logpoint's line
+is never mixed into what the program prints, nor split by a pipe's reads. Each ``{expr}``
 in the message is evaluated on its own, its exception shown in place (``<error: …>``) instead of
 silencing the whole line; ``%`` in the message is escaped (``console.log``'s first argument is a
 format). V8 treats a condition that does not parse as never true, so every expression is compiled
@@ -12,12 +14,15 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.target import Target
 from polydbg.errors import AdapterRequestError, echo
 
 _INTERPOLATION = re.compile(r"\{([^{}]+)\}")
+_FORMAT = re.compile(r"%s|%%")
+LOG_CONTEXT = "polydbg-log"  # the console context logpoints log through
 
 
 def interpolated(message: str) -> list[str]:
@@ -34,8 +39,28 @@ def v8_condition(condition: str | None, log_message: str | None) -> str | None:
     arguments = "".join(
         f", (() => {{ try {{ return ({e}); }} catch (e) {{ return '<error: ' + (e && e.message) + '>'; }} }})()"
         for e in expressions)
-    log_call = f"(console.log({json.dumps(fmt)}{arguments}), false)"
+    log_call = f"(globalThis.console.context({json.dumps(LOG_CONTEXT)}).log({json.dumps(fmt)}{arguments}), false)"
     return f"({condition}) && {log_call}" if condition else log_call
+
+
+def logged_line(params: dict[str, Any]) -> str | None:
+    """A logpoint's line from a ``Runtime.consoleAPICalled`` event (its format filled in as ``console.log``
+    would: strings as they are, other values as the agent reads them); None for any other console call."""
+    if str(params.get("context")).partition("#")[0] != LOG_CONTEXT:  # V8 numbers each: "polydbg-log#1"
+        return None
+    args = [a for a in params.get("args") or [] if isinstance(a, dict)]
+    if not args:
+        return ""
+    values = iter(args[1:])
+
+    def filled(match: re.Match[str]) -> str:
+        if match.group(0) == "%%":
+            return "%"
+        value = next(values, None)
+        if value is None:
+            return match.group(0)
+        return str(value.get("value", "")) if value.get("type") == "string" else jsv.text_of(value)
+    return _FORMAT.sub(filled, str(args[0].get("value", "")))
 
 
 async def check_syntax(target: Target, expression: str, what: str) -> None:

@@ -29,7 +29,24 @@ def test_capabilities_say_what_initialize_answered() -> None:
 
 def test_only_the_options_that_are_set_are_sent() -> None:
     assert wire.options("x > 1", None, "") == {"condition": "x > 1"}
-    assert wire.options(None, ">= 3", "x={x}") == {"hitCondition": ">= 3", "logMessage": "x={x}"}
+    assert wire.options(None, ">= 3", "x={x}") == {"hitCondition": ">= 3",
+                                                    "logMessage": wire.LOG_MARK + "x={x}" + wire.LOG_END}
+
+
+def test_a_logpoints_message_is_told_apart_by_its_marks_also_across_events() -> None:
+    sent = wire.options(None, None, "x={x}")["logMessage"]
+    messages = wire.LogpointMessages()
+    assert messages.take("stdout", sent.replace("{x}", "1") + "\n") == ["x=1"]
+    assert messages.take("stdout", "x=1\n") is None  # the program's own line, the adapter's console
+    # lldb-dap sends a message with line breaks (an expression's error notes) as one event per line
+    assert messages.take("console", wire.LOG_MARK + "x=<error: bad\n") == []
+    assert messages.take("stdout", "the program's\n") is None
+    assert messages.take("console", "  note: here\n") == []
+    assert messages.take("console", ">" + wire.LOG_END + "\n") == ["x=<error: bad\n  note: here\n>"]
+    # a message whose end never comes is taken as ended after LOG_PARTS events
+    assert messages.take("console", wire.LOG_MARK + "cut\n") == []
+    taken = [messages.take("console", "more\n") for _ in range(wire.LOG_PARTS - 1)]
+    assert taken[:-1] == [[]] * (wire.LOG_PARTS - 2) and taken[-1] == ["cut\n" + "more\n" * (wire.LOG_PARTS - 1)]
 
 
 def test_a_breakpoint_answer() -> None:

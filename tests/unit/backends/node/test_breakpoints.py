@@ -102,7 +102,8 @@ async def test_a_refused_breakpoint_is_not_set_in_a_target_that_arrives_later(se
 async def test_a_logpoint_is_a_condition_that_logs(session: Session) -> None:
     await session.breakpoints.set_breakpoints(APP, [SourceBreakpoint(1, 3, log_message="i={i}")])
     [params] = _v8_sets(session)
-    assert params["condition"].startswith('(console.log("i=%s", ') and params["condition"].endswith(", false)")
+    assert params["condition"].startswith('(globalThis.console.context("polydbg-log").log("i=%s", ')
+    assert params["condition"].endswith(", false)")
 
 
 async def test_a_mapped_file_without_a_loaded_map_says_which_map_could_not_be_read(session: Session) -> None:

@@ -2,11 +2,11 @@
 
 ``$_polydbg_log(hex)`` formats a logpoint message (hex-encoded UTF-8, so no quoting can break it): each
 {expression} is evaluated in the stopped frame (with the pretty printers), a failure reads <error: …> instead
-of stopping the program, and every line is written to gdb's console with the mark in front. It returns 0,
-printed by the dprintf as "%.0d" (nothing): a dprintf ``%s`` of a string made by gdb would have to be copied
-into the inferior. ``$_shell(cmd)`` (gdb ≥ 14) would run a shell command from any expression — a condition, a
-logpoint, debug_evaluate — so it is replaced by a function that refuses (shell commands are debug_command's,
-under the security policy's allow_command).
+of stopping the program, and the message is written to gdb's console as one line (its line breaks escaped)
+with the mark in front. It returns 0, printed by the dprintf as "%.0d" (nothing): a dprintf ``%s`` of a string
+made by gdb would have to be copied into the inferior. ``$_shell(cmd)`` (gdb ≥ 14) would run a shell command
+from any expression — a condition, a logpoint, debug_evaluate — so it is replaced by a function that refuses
+(shell commands are debug_command's, under the security policy's allow_command).
 """
 import re as _re
 
@@ -27,7 +27,7 @@ class _PolydbgLog(_gdb.Function):
                 return "<error: %s>" % exc
 
         out = _re.sub(r"\{([^{}]+)\}", value, text)
-        _gdb.write("".join("MARK" + line + "\n" for line in out.split("\n")))
+        _gdb.write("MARK" + out.replace("\r", "\\r").replace("\n", "\\n") + "\n")
         return 0
 
 _PolydbgLog()

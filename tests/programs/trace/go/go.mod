@@ -1,0 +1,3 @@
+module polydbg.test/hits
+
+go 1.19
