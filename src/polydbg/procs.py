@@ -116,6 +116,25 @@ def read_stat(pid: int | str) -> ProcStat | None:
                     fields[19])
 
 
+def threads_all_exited(pid: int) -> bool:
+    """Every thread of ``pid`` has exited, or the process is gone. A traced program killed while its debugger
+    holds it stopped stays a set of zombie threads until the debugger next waits on it (delve: when it resumes
+    the program); a pidfd counts it ended only once they are reaped, so this is how such an end is seen."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return True
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat", "rb") as handle:
+                state = handle.read().rpartition(b")")[2].split()[:1]
+        except OSError:
+            continue  # this thread is gone
+        if state not in ([b"Z"], [b"X"]):
+            return False
+    return True
+
+
 def live_processes() -> list[ProcStat]:
     try:
         entries = os.listdir("/proc")

@@ -270,8 +270,9 @@ class BackendInfo:
     process_names: tuple[str, ...] = ()  # a running process's executable names (``python3.11`` → ``python``)
     attach_hint: str | None = None  # how to start a program under a debug server debug_attach can reach
     module_runner: str | None = None  # how debug_launch's ``module`` runs (``python -m``), where the backend has one
-    # debug_memory, debug_disassemble, … refused: what the answer offers instead
-    native_refusal: str = "it works with this debugger"
+    # debug_memory, debug_disassemble, … refused: what the answer offers instead (``refusals``: for one of them)
+    native_refusal: str = "this debugger does not offer it"
+    refusals: Mapping[NativeCapability, str] = field(default_factory=dict)
     # debug_watch refused by the debugger: what the answer suggests (None: the debugger's message says it)
     watch_hint: str | None = "watch an lvalue such as a global, a local in the current frame, or *(int*)0x…"
 
