@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 import time
 
+import anyio
+
 from tests.conftest import Tools, line_of, program
 
 BASIC = program("basic.py")
@@ -59,19 +61,41 @@ async def test_stdin_feeds_input_to_a_python_program(tools: Tools) -> None:
 
 async def test_a_breakpoint_in_a_pool_worker_stops_there_and_the_pool_finishes(tools: Tools) -> None:
     workers = program("pool_workers.py")
-    report = await tools("debug_launch", program=workers,
-                         breakpoints=[{"file": workers, "line": line_of("pool_workers.py", "# in worker")}])
+    line = line_of("pool_workers.py", "# in worker")
+    report = await tools("debug_launch", program=workers, breakpoints=[{"file": workers, "line": line}])
     assert report["state"] == "stopped" and report["location"]["function"] == "work", report
+    assert report["thread_name"].startswith("child process "), report  # which process stopped
     stack = await tools.text("debug_stack")
     assert "(pid " in stack, stack  # a worker's thread, named with its process
     n = int({v["name"]: v["value"] for v in report["locals"]}["n"])
     assert (await tools("debug_evaluate", expression="n * n"))["value"] == str(n * n)
+    with anyio.fail_after(20):  # the other worker takes a task too and stops there (its stop is held: unsaid)
+        while True:
+            threads = (await tools("debug_stack", all_threads=True))["threads"]
+            if sum(1 for t in threads if t["frames"] and t["frames"][0]["function"] == "work") == 2:
+                break
+            await anyio.sleep(0.05)
     await tools("debug_clear", all=True)
-    done = report
-    for _ in range(6):  # stops already made by the other worker are shown first, then it ends
-        done = await tools("debug_continue", timeout_s=20)
-        if done["state"] != "stopped":
-            break
+    held = await tools("debug_continue", timeout_s=20)  # the other worker's stop, made before the clear
+    assert held["state"] == "stopped" and held["location"]["line"] == line, held
+    assert held["thread_name"] != report["thread_name"], held
+    assert "before it was removed" in held["note"] and held["thread_name"] in held["note"], held
+    done = await tools("debug_continue", timeout_s=20)
     assert done["state"] == "exited" and done["exit_code"] == 0, done
     assert "squares [0, 1, 4, 9]" in (await tools("debug_output"))["text"]
+    await tools("debug_terminate")
+
+
+async def test_a_child_processs_output_is_shown_once_without_the_debuggers_messages(tools: Tools) -> None:
+    """The child inherits the program's stdout and stderr, which the debugger already reads; pydevd's warnings
+    (a child runs without -X frozen_modules=off, and pydevd says so on stderr) are the debugger's, not the
+    program's."""
+    parent = program("runs_a_child.py")
+    done = await tools("debug_launch", program=parent, args=["1"])
+    assert done["state"] == "exited" and done["exit_code"] == 0, done
+    output = (await tools("debug_output"))["text"]
+    assert output.count("child 1 says hello") == 1 and output.count("child 1 done") == 1, output
+    assert output.count("child 1 warns") == 1, output  # stderr too
+    assert "Debugger warning" not in output and "frozen" not in output, output
+    assert "parent saw 0" in output, output
     await tools("debug_terminate")

@@ -168,6 +168,7 @@ class StopEvent(NamedTuple):
     text: str | None = None
     hit_breakpoint_ids: tuple[int, ...] = ()  # polydbg's breakpoint ids
     thread_name: str | None = None  # where the thread is not the program's own (a worker, a child process)
+    held: bool = False  # made earlier, shown only now: another process's stop was shown meanwhile (kit.gate)
 
 
 @dataclass

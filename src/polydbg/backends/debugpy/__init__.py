@@ -12,7 +12,7 @@ process is attached too (``children``).
 Modules: ``backend`` (``DebugpyBackend``, the registry's entry point: the program and its children
 as one backend), ``process`` (``DebugpyProcess``: one Python process), ``children`` (a child's
 connection and its ids folded into the parent's), ``python`` (interpreters, library paths,
-tracebacks, pydevd's synthetic children: pure).
+tracebacks, pydevd's synthetic children: pure), ``pydevd_log`` (pydevd's messages, out of the program's stderr).
 
 Quirks (checked against debugpy 1.8.22):
 
@@ -43,5 +43,12 @@ an unattached child process blocks at its first             each child is attach
 breakpoint for good                                         the adapter) and configured with the session's
                                                             breakpoints; one stop is shown at a time
 ``SystemExit`` stops as an exception                        ``breakOnSystemExit: []``: an exit is an exit
+a child is announced with the parent's launch settings,     a child is attached with ``redirectOutput`` off: the
+``redirectOutput`` too: its inherited stdout reached us     launcher reads what it writes to the program's
+through the launcher and its own redirection (each line     streams
+twice)
+pydevd writes its warnings ("thread._ident is None in       ``PYDEVD_DEBUG_FILE`` sends them to a private
+_get_related_thread!", every child's "frozen modules are    directory, logged when the session ends
+being used") to the program's stderr                        (``pydevd_log``)
 ==========================================================  ===================================================
 """

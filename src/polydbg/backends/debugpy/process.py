@@ -28,6 +28,7 @@ from polydbg.backends.base import (
 )
 from polydbg.backends.dap.backend import DapBackend
 from polydbg.backends.debugpy import python
+from polydbg.backends.debugpy.pydevd_log import PydevdLog
 from polydbg.backends.kit import shims, timeouts
 from polydbg.errors import AdapterRequestError, UsageError
 from polydbg.transport.streams import FramedStream
@@ -54,6 +55,7 @@ class DebugpyProcess(DapBackend):
         self._lengths: dict[int, int] = {}
         self._launched = False  # launched under our shim (not attached)
         self._connect_to: tuple[str, int] | None = None
+        self._pydevd_log = PydevdLog()  # pydevd's messages, out of the program's stderr
 
     # -- starting ---------------------------------------------------------------------------------
 
@@ -86,8 +88,7 @@ class DebugpyProcess(DapBackend):
             args["program"] = spec.program
         if spec.cwd:
             args["cwd"] = spec.cwd
-        if spec.env:
-            args["env"] = dict(spec.env)
+        args["env"] = {**dict(spec.env), **self._pydevd_log.env()}
         if spec.stdin is not None:  # the shim puts it on fd 0 before the program runs
             args["env"] = {**args.get("env", {}), "POLYDBG_STDIN": self._proc.input_file(spec.stdin)}
         return args
@@ -105,6 +106,9 @@ class DebugpyProcess(DapBackend):
             args["pathMappings"] = [{"localRoot": local, "remoteRoot": remote}
                                     for local, remote in spec.path_mappings]
         return args
+
+    async def _after_end(self, terminate_debuggee: bool) -> None:
+        self._pydevd_log.close()
 
     # -- events -----------------------------------------------------------------------------------
 
