@@ -47,6 +47,11 @@ a child is announced with the parent's launch settings,     a child is attached 
 ``redirectOutput`` too: its inherited stdout reached us     launcher reads what it writes to the program's
 through the launcher and its own redirection (each line     streams
 twice)
+a ``sqlite3.Row`` has no children ("0 items"); a pandas     pydevd extensions of polydbg's (``shims/pydevd``,
+DataFrame's value is its whole repr and its children       found while pydevd loads; sys.path is restored before
+every attribute (~60); a numpy array's children are        the program runs): a one-line summary, rows or
+its metadata and 500 items                                 elements as children (paged by slicing); they serve
+                                                           a type only when its package is already imported
 pydevd writes its warnings ("thread._ident is None in       ``PYDEVD_DEBUG_FILE`` sends them to a private
 _get_related_thread!", every child's "frozen modules are    directory, logged when the session ends
 being used") to the program's stderr                        (``pydevd_log``)

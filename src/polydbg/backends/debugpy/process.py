@@ -35,6 +35,7 @@ from polydbg.transport.streams import FramedStream
 
 ADAPTER_SHIM = shims.source(__file__, "adapter.py")
 DEBUGGEE_SHIM = shims.source(__file__, "debuggee.py")
+VALUES = shims.path(__file__, "pydevd")  # pydevd's extensions: compact numpy, pandas and sqlite3 values
 
 
 class DebugpyProcess(DapBackend):
@@ -88,7 +89,7 @@ class DebugpyProcess(DapBackend):
             args["program"] = spec.program
         if spec.cwd:
             args["cwd"] = spec.cwd
-        args["env"] = {**dict(spec.env), **self._pydevd_log.env()}
+        args["env"] = {**dict(spec.env), **self._pydevd_log.env(), "POLYDBG_VALUES": str(VALUES)}
         if spec.stdin is not None:  # the shim puts it on fd 0 before the program runs
             args["env"] = {**args.get("env", {}), "POLYDBG_STDIN": self._proc.input_file(spec.stdin)}
         return args

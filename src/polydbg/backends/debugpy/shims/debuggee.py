@@ -1,9 +1,11 @@
 """Prefixes the launcher's and the debuggee's command lines (debugpy puts its own arguments after ours).
 
 It drops the -X option debugpy appends, sets TCP_NODELAY on the first TCP connect (to the adapter) and
-restores ``socket.connect``, registers the tracepoint guard ``_polydbg.v``, and runs the real entry point as
-``python <path>`` would (a ``sys.exit("message")`` exits like Python's does, printing the message and ending
-with 1: pydevd would stop on it as an exception, as it ignores only int codes with ``breakOnSystemExit: []``).
+restores ``socket.connect``, registers the tracepoint guard ``_polydbg.v``, lets pydevd find polydbg's value
+formatters (the ``pydevd/`` folder ``POLYDBG_VALUES`` names, on sys.path only while debugpy loads: the program's
+sys.path stays its own), and runs the real entry point as ``python <path>`` would (a ``sys.exit("message")``
+exits like Python's does, printing the message and ending with 1: pydevd would stop on it as an exception, as
+it ignores only int codes with ``breakOnSystemExit: []``).
 ``v`` evaluates a hex-encoded expression in its caller's frame (the logpoint's) and never raises, so one failing
 expression cannot swallow a whole trace line. Passed as ``python -c``.
 """
@@ -36,6 +38,16 @@ _i = os.environ.pop('POLYDBG_STDIN', None) if '--connect' in a else None
 if _i:
     _f = os.open(_i, os.O_RDONLY); os.dup2(_f, 0); os.close(_f)
 del _i
+_p = os.environ.pop('POLYDBG_VALUES', None) if '--connect' in a else None
+if _p:
+    _d = os.path.dirname(a[0])
+    sys.path[:0] = [_d, _p]
+    try: __import__('debugpy.server.cli')
+    except Exception: pass
+    for _x in (_d, _p):
+        if _x in sys.path: sys.path.remove(_x)
+    del _d, _x
+del _p
 try: runpy.run_path(a[0], run_name='__main__')
 except SystemExit as e:
     if e.code is None or isinstance(e.code, int): raise
