@@ -203,6 +203,7 @@ async def test_a_program_killed_while_stopped_reads_terminated_within_a_second(t
     report = await tools("debug_launch", program=MAIN, args=["spin"], breakpoints=[{"file": MAIN, "line": SPIN}])
     assert report["state"] == "stopped", report
     pid = int(re.search(r"spinning (\d+)", report["output"]["text"])[1])  # type: ignore[index]
+    assert (await tools("debug_sessions"))["sessions"][0]["pid"] == pid  # debug_sessions names the program
     os.kill(pid, signal.SIGKILL)
     killed = time.monotonic()
     with anyio.fail_after(5):  # the session's state is read until it changes (no event tells a client)

@@ -293,6 +293,13 @@ class Backend(Protocol):
     evaluate_context: ClassVar[EvaluateContext] = "watch"
     # why a pause may stop no thread, for the answer when one did not
     pause_limits: ClassVar[str] = "the debugger has not stopped any thread yet"
+    # what to do when the debugger does not answer while the program runs ({pid}: the program's)
+    busy_hint: ClassVar[str] = "it may be busy in code it cannot interrupt. Try again later, or debug_terminate"
+
+    @property
+    def program_pid(self) -> int | None:
+        """The debugged program's process id on this machine, once known (None: not known, or remote)."""
+        return None
 
     # -- lifecycle ------------------------------------------------------------------------------------
 

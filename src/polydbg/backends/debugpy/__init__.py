@@ -12,7 +12,9 @@ process is attached too (``children``).
 Modules: ``backend`` (``DebugpyBackend``, the registry's entry point: the program and its children
 as one backend), ``process`` (``DebugpyProcess``: one Python process), ``children`` (a child's
 connection and its ids folded into the parent's), ``python`` (interpreters, library paths,
-tracebacks, pydevd's synthetic children: pure), ``pydevd_log`` (pydevd's messages, out of the program's stderr).
+tracebacks, pydevd's synthetic children: pure), ``pydevd_log`` (pydevd's messages, out of the
+program's stderr), ``inject`` (whether gdb can inject debugpy into a running Python here); ``shims/``: the
+adapter's and the debuggee's start-up code, and ``pydevd/``, polydbg's value formatters loaded by pydevd.
 
 Quirks (checked against debugpy 1.8.22):
 
@@ -43,6 +45,14 @@ an unattached child process blocks at its first             each child is attach
 breakpoint for good                                         the adapter) and configured with the session's
                                                             breakpoints; one stop is shown at a time
 ``SystemExit`` stops as an exception                        ``breakOnSystemExit: []``: an exit is an exit
+attach to a pid injects through gdb; where gdb cannot       gdb is first made to call a function in a throwaway
+write registers (gdb 13 on some VMs: "Couldn't write        process (``inject``, once per gdb): if it cannot, the
+extended state status: Bad address") the program dies      attach is refused at once with gdb's words and what
+(``OSError: [Errno 514]``) and debugpy waits 60 s           works instead, the program untouched; a failure of
+                                                            debugpy's injector ends the wait at once, with its
+                                                            output
+a program in C code that holds the interpreter's lock       the answer offers the native view of the same pid
+cannot answer even ``threads``                              (``busy_hint``)
 a child is announced with the parent's launch settings,     a child is attached with ``redirectOutput`` off: the
 ``redirectOutput`` too: its inherited stdout reached us     launcher reads what it writes to the program's
 through the launcher and its own redirection (each line     streams

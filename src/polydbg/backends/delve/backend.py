@@ -133,6 +133,7 @@ class DelveBackend(DapBackend):
         try:
             await super().attach(spec, configure, timeout_s)
             if spec.pid is not None:
+                self._program_pid = spec.pid
                 self._life.spawn(self._notice_killed(spec.pid), f"program {spec.pid} killed while stopped")
         except AdapterRequestError as exc:
             message = exc.message
@@ -151,6 +152,7 @@ class DelveBackend(DapBackend):
         dlv = {stat.pid for stat in procs.descendants(self._proc.pid or 0) if stat.name == "dlv"}
         for child in procs.live_processes():
             if child.ppid in dlv:
+                self._program_pid = child.pid
                 self._proc.track_debuggee(child.pid)
                 self._proc.watch_debuggee(child.pid, self._program_gone)
                 self._life.spawn(self._notice_killed(child.pid), f"program {child.pid} killed while stopped")
