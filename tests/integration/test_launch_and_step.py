@@ -99,3 +99,14 @@ async def test_a_child_processs_output_is_shown_once_without_the_debuggers_messa
     assert "Debugger warning" not in output and "frozen" not in output, output
     assert "parent saw 0" in output, output
     await tools("debug_terminate")
+
+
+async def test_a_child_that_ends_before_it_is_attached_is_said_so_not_called_a_failure(tools: Tools) -> None:
+    done = await tools("debug_launch", program=program("runs_a_child.py"), args=["quick"])
+    assert done["state"] == "exited" and done["exit_code"] == 0, done
+    output = (await tools("debug_output"))["text"]
+    assert "parent ran them" in output, output
+    assert "could not be debugged" not in output, output  # was: "…: Server[3] disconnected unexpectedly", or ": "
+    for note in re.findall(r"\[child process \d+ [^\]]*\]", output):
+        assert "started: debugged in this session" in note or "ended before the debugger attached" in note, note
+    await tools("debug_terminate")

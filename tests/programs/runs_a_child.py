@@ -1,4 +1,5 @@
-"""Runs this file again as a child Python process (subprocess), which prints on stdout and stderr."""
+"""Runs this file again as a child Python process (subprocess), which prints on stdout and stderr; with "quick",
+runs children that end at once, a module that is not there (often before a debugger can attach to them)."""
 import subprocess
 import sys
 
@@ -7,6 +8,10 @@ if len(sys.argv) > 1 and sys.argv[1] == "child":
     print(f"child {sys.argv[2]} warns", file=sys.stderr, flush=True)
     total = sum(range(int(sys.argv[2]) + 3))  # in the child
     print(f"child {sys.argv[2]} done", flush=True)
+elif len(sys.argv) > 1 and sys.argv[1] == "quick":
+    for _ in range(8):
+        subprocess.run([sys.executable, "-m", "no_such_module_here"], stderr=subprocess.DEVNULL, check=False)
+    print("parent ran them", flush=True)
 else:
     for name in sys.argv[1:] or ["1"]:
         code = subprocess.run([sys.executable, __file__, "child", name], check=False).returncode

@@ -29,6 +29,12 @@ with delayed ACKs costs ~40 ms per request (debugpy issue   on its sockets; the 
                                                             (debugpy starts the launcher itself, unshimmed; its
                                                             connection carries only process events.)
 the target interpreter needs no debugpy                     the launcher runs the adapter's copy
+the adapter ends itself (``os._exit(1)``) when a handler    the adapter shim drops an answer or event to a
+answers a request or sends an event on a connection that    connection that has closed, as debugpy does for a
+has just closed (a child's configurationDone, the report    handler's last answer (was: the session lost with
+of sockets when a launch session ends)                      its exit code, 1 run in 5 to 3 of a pool under load)
+a child that ends before it is attached is an attach        said as such ("ended before the debugger attached
+error ("Server[3] disconnected unexpectedly", or none)      to it"), not as a failure
 pydevd shows at most 100 children of a container and        ``child_slice`` evaluates a slice (``python.
 ignores start/count                                         slice_expression``)
 pydevd adds synthetic children (``len()``, groups of        they are filtered; ``len()`` is kept for
