@@ -374,4 +374,7 @@ async def test_a_program_that_does_not_use_numpy_or_pandas_does_not_get_them(too
     await tools("debug_variables", ref={v["name"]: v for v in report["locals"]}["values"]["ref"])
     loaded = await tools("debug_evaluate", expression="[n for n in names if n in sys.modules]")
     assert loaded["value"] == "[]", loaded  # the debugger's value formatters import neither
+    # and the program's import path has neither them nor debugpy on it
+    path = await tools("debug_evaluate", expression="[p for p in sys.path if 'shims' in p or 'debugpy' in p]")
+    assert path["value"] == "[]", path
     await tools("debug_terminate")

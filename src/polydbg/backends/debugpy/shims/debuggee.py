@@ -2,10 +2,11 @@
 
 It drops the -X option debugpy appends, sets TCP_NODELAY on the first TCP connect (to the adapter) and
 restores ``socket.connect``, registers the tracepoint guard ``_polydbg.v``, lets pydevd find polydbg's value
-formatters (the ``pydevd/`` folder ``POLYDBG_VALUES`` names, on sys.path only while debugpy loads: the program's
-sys.path stays its own), and runs the real entry point as ``python <path>`` would (a ``sys.exit("message")``
-exits like Python's does, printing the message and ending with 1: pydevd would stop on it as an exception, as
-it ignores only int codes with ``breakOnSystemExit: []``).
+formatters (the ``pydevd/`` folder ``POLYDBG_VALUES`` names: pydevd's extension package is imported from
+debugpy's copy with that folder on sys.path, which is then as it was, so the program's sys.path is its own),
+and runs the real entry point as ``python <path>`` would (a ``sys.exit("message")`` exits like Python's does,
+printing the message and ending with 1: pydevd would stop on it as an exception, as it ignores only int codes
+with ``breakOnSystemExit: []``).
 ``v`` evaluates a hex-encoded expression in its caller's frame (the logpoint's) and never raises, so one failing
 expression cannot swallow a whole trace line. Passed as ``python -c``.
 """
@@ -40,9 +41,9 @@ if _i:
 del _i
 _p = os.environ.pop('POLYDBG_VALUES', None) if '--connect' in a else None
 if _p:
-    _d = os.path.dirname(a[0])
+    _d = os.path.join(a[0], '_vendored', 'pydevd')
     sys.path[:0] = [_d, _p]
-    try: __import__('debugpy.server.cli')
+    try: __import__('pydevd_plugins.extensions')
     except Exception: pass
     for _x in (_d, _p):
         if _x in sys.path: sys.path.remove(_x)
