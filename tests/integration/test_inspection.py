@@ -377,4 +377,6 @@ async def test_a_program_that_does_not_use_numpy_or_pandas_does_not_get_them(too
     # and the program's import path has neither them nor debugpy on it
     path = await tools("debug_evaluate", expression="[p for p in sys.path if 'shims' in p or 'debugpy' in p]")
     assert path["value"] == "[]", path
+    output = (await tools("debug_output"))["text"]
+    assert "Warning" not in output and "pydevd" not in output, output  # debugpy accepted its copy of pydevd
     await tools("debug_terminate")

@@ -41,7 +41,7 @@ if _i:
 del _i
 _p = os.environ.pop('POLYDBG_VALUES', None) if '--connect' in a else None
 if _p:
-    _d = os.path.join(a[0], '_vendored', 'pydevd')
+    _d = os.path.abspath(os.path.join(a[0], '_vendored', 'pydevd'))  # as debugpy names its copy
     sys.path[:0] = [_d, _p]
     try: __import__('pydevd_plugins.extensions')
     except Exception: pass
