@@ -246,3 +246,21 @@ async def test_a_gdb_that_cannot_write_registers_is_found_out_before_the_program
         assert is_refused_injection(text, target.pid) and "Couldn't write extended state status" in text, text
         assert (await tools("debug_sessions"))["sessions"] == []
         await still_ticking(target)
+
+
+async def test_a_failed_injection_ends_the_attach_at_once_with_gdbs_words(
+        tools: Tools, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A gdb that can call a function in polydbg's throwaway process but not attach to the program (as when
+    ptrace is refused): debugpy's injector fails, and the attach says so at once (debugpy waits 60 s)."""
+    fake = tmp_path / "gdb"
+    fake.write_text('#!/bin/sh\n'
+                    'case "$*" in *"call (int)getpid()"*) pid=$(echo "$*" | sed -n "s/.*-p \\([0-9]*\\).*/\\1/p")\n'
+                    '  echo "\\$1 = $pid"; exit 0;;\nesac\necho "ptrace: Operation not permitted."\nexit 1\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    async with sleeping_python() as target:
+        with anyio.fail_after(20):
+            text = await tools.error("debug_attach", pid=target.pid, timeout_s=30)
+        assert f"cannot attach to pid {target.pid}: debugpy's injection failed: ptrace: Operation not permitted" \
+            in text and "python -m debugpy --listen" in text, text
+        await still_ticking(target)

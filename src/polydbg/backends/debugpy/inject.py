@@ -29,6 +29,10 @@ _THROWAWAY = ("import ctypes, sys, time\n"
               "print('up', flush=True)\n"
               "time.sleep(60)\n")
 _known: dict[str, str | None] = {}  # gdb's path → why it cannot inject (None: it can)
+# lines around gdb's complaint that are not it: gdb's source listing and advice; debugpy's injector echoing the
+# command it runs (which calls dlerror) and its own traceback when gdb failed
+_NOT_GDBS = re.compile(r"\s*(\d+\t|warning: File|To enable|To completely|info |Running: |Traceback|File \"|"
+                       r".*CalledProcessError)")
 
 
 async def injection_problem() -> str | None:
@@ -76,5 +80,5 @@ def gdb_error(output: str) -> str:
     """gdb's complaint in its output: the lines that say what failed (not its banner, warnings or advice)."""
     keep = [line.strip() for line in output.splitlines()
             if re.search(r"(?i)couldn't|cannot|can't|error|failed|not permitted|no such process|denied", line)
-            and not re.match(r"\s*(\d+\t|warning: File|To enable|To completely|info )", line)]  # source, advice
+            and not _NOT_GDBS.match(line)]
     return "; ".join(dict.fromkeys(keep))[:300] or (output.strip().splitlines() or ["(no output)"])[-1][:300]

@@ -10,7 +10,6 @@ package docstring for why).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import sys
 from typing import Any, ClassVar
@@ -116,14 +115,18 @@ class DebugpyProcess(DapBackend):
         attaching = asyncio.ensure_future(super().attach(spec, configure, timeout_s))
         try:
             await asyncio.wait({attaching, failed}, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            attaching.cancel()
+            raise
         finally:
             self._injecting = None
         if attaching.done():
             failed.cancel()
             return attaching.result()
-        attaching.cancel()
-        with contextlib.suppress(BaseException):
-            await attaching
+        attaching.cancel()  # the wait for a debug server that will not come
+        await asyncio.wait({attaching})
+        if not attaching.cancelled():
+            attaching.exception()  # superseded by the injector's failure
         raise EnvironmentProblem(cannot_inject(spec.pid, f"debugpy's injection failed: {failed.result()}"))
 
     def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:

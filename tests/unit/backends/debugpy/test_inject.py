@@ -26,3 +26,19 @@ def test_a_refused_ptrace_is_said_once() -> None:
 def test_output_without_a_known_complaint_gives_its_last_line() -> None:
     assert gdb_error("attached\nsomething odd happened\n") == "something odd happened"
     assert gdb_error("") == "(no output)"
+
+
+INJECTOR_FAILED = """\
+--- Starting attach to pid: 4242 ---
+PYDEVD_GDB_SCAN_SHARED_LIBRARIES not set (scanning all libraries for needed symbols).
+Running: gdb --nw --nh --nx --pid 4242 --batch --eval-command='call (char*)dlerror()'
+ptrace: Operation not permitted.
+Traceback (most recent call last):
+  File "/x/add_code_to_python_process.py", line 471, in run_python_code_linux
+    subprocess.check_call(' '.join(cmd), shell=True, env=env)
+subprocess.CalledProcessError: Command 'gdb --pid 4242' returned non-zero exit status 1.
+"""
+
+
+def test_debugpys_injector_output_gives_gdbs_complaint_not_its_command_or_traceback() -> None:
+    assert gdb_error(INJECTOR_FAILED) == "ptrace: Operation not permitted."
