@@ -10,7 +10,9 @@ import re
 import time
 
 import anyio
+import pytest
 
+from polydbg.backends.debugpy import children
 from tests.conftest import Tools, line_of, program
 
 BASIC = program("basic.py")
@@ -109,4 +111,22 @@ async def test_a_child_that_ends_before_it_is_attached_is_said_so_not_called_a_f
     assert "could not be debugged" not in output, output  # was: "…: Server[3] disconnected unexpectedly", or ": "
     for note in re.findall(r"\[child process \d+ [^\]]*\]", output):
         assert "started: debugged in this session" in note or "ended before the debugger attached" in note, note
+    await tools("debug_terminate")
+
+
+async def test_a_child_that_cannot_be_attached_in_time_is_ended_and_said_so(
+        tools: Tools, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child waits until a debugger attaches to it; one that cannot be attached (here: in 50 ms) is ended, so
+    its parent goes on, and the output says so (its parent sees it killed, not an exit code of its own)."""
+    monkeypatch.setattr(children, "ATTACH_S", 0.05)
+    done = await tools("debug_launch", program=program("runs_a_child.py"), args=["exits3"], timeout_s=60)
+    assert done["state"] == "exited" and done["exit_code"] == 0, done
+    output = (await tools("debug_output"))["text"]
+    assert re.search(r"\[child process \d+ could not be debugged, and was ended: ", output), output
+    await tools("debug_terminate")
+
+
+async def test_a_child_keeps_its_exit_code(tools: Tools) -> None:
+    done = await tools("debug_launch", program=program("runs_a_child.py"), args=["exits3"], timeout_s=60)
+    assert done["state"] == "exited" and "parent saw 3" in (await tools("debug_output"))["text"], done
     await tools("debug_terminate")

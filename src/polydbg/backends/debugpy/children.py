@@ -29,6 +29,9 @@ from polydbg.transport.streams import FramedStream
 
 log = logging.getLogger(__name__)
 
+# a child waits until a debugger attaches to it, so the attach is given time (a loaded machine takes seconds to
+# start a child's debugpy); one that cannot be attached in this time is ended rather than left waiting for good
+ATTACH_S = 60.0
 THREAD_STRIDE = 1_000_000
 REF_STRIDE = 1 << 32
 
