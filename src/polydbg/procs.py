@@ -16,6 +16,7 @@ import ctypes
 import errno
 import logging
 import os
+import re
 import shutil
 import signal
 import sys
@@ -32,6 +33,8 @@ _PR_SET_PDEATHSIG = 1
 DEBUGGEE_GONE_GRACE_S = 1.0  # time a debugger has to report its program's exit before polydbg says it died
 _SETPRIV = shutil.which("setpriv") if sys.platform.startswith("linux") else None
 _live_groups: set[int] = set()
+_TRACEBACK = "Traceback (most recent call last):"
+_FRAME_LINE = re.compile(r'^\s*File "')
 
 
 def _die_with_parent() -> None:  # runs in the child between fork and exec
@@ -135,6 +138,25 @@ def thread_states(pid: int) -> set[str]:
     return states
 
 
+def threads_all_exited(pid: int) -> bool:
+    """Every thread of ``pid`` has exited, or the process is gone. A traced program killed while its debugger
+    holds it stopped stays a set of zombie threads until the debugger next waits on it (delve: when it resumes
+    the program); a pidfd counts it ended only once they are reaped, so this is how such an end is seen."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return True
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat", "rb") as handle:
+                state = handle.read().rpartition(b")")[2].split()[:1]
+        except OSError:
+            continue  # this thread is gone
+        if state not in ([b"Z"], [b"X"]):
+            return False
+    return True
+
+
 def live_processes() -> list[ProcStat]:
     try:
         entries = os.listdir("/proc")
@@ -228,6 +250,8 @@ class DebuggerProcess:
         self.watched_pid: int | None = None  # the debuggee whose end is watched (attached ones too)
         self._debugger_pid: int | None = None
         self._tail: collections.deque[str] = collections.deque(maxlen=tail_lines)
+        self._traceback_indent: int | None = None  # inside a Python traceback on stderr: its header's indent
+        self._exception: str | None = None  # the line that ended the last traceback: what was raised
         self._drain: asyncio.Task[None] | None = None
         self._ended: asyncio.Future[None] | None = None
         self.on_stderr: Callable[[str], None] | None = None
@@ -267,10 +291,26 @@ class DebuggerProcess:
     def remember(self, text: str) -> None:
         """Keep a line of the debugger's own output for error messages."""
         self._tail.append(text)
+        for line in text.splitlines():
+            self._follow_traceback(line)
+
+    def _follow_traceback(self, line: str) -> None:
+        """Note what a Python traceback on stderr raised: its last line, which a tail of the output misses when
+        more follows (debugpy logs the stack where it logged the error after it, ~20 lines)."""
+        indent = len(line) - len(line.lstrip())
+        if line.strip() == _TRACEBACK:
+            self._traceback_indent = indent
+        elif self._traceback_indent is not None and line.strip() and indent <= self._traceback_indent \
+                and not _FRAME_LINE.match(line):
+            self._exception = line.strip()
+            self._traceback_indent = None
 
     def stderr_hint(self) -> str:
-        tail = "".join(self._tail).strip()
-        return f"; {self.name} stderr: {tail[-600:]}" if tail else ""
+        """The end of the debugger's stderr for an error message, always with what a traceback there raised."""
+        tail = "".join(self._tail).strip()[-600:]
+        if self._exception is not None and self._exception not in tail:
+            tail = f"{self._exception} (a traceback's last line) … {tail[-400:]}"
+        return f"; {self.name} stderr: {tail}" if tail else ""
 
     async def exit_cause(self, wait_s: float = 1.0) -> str:
         """Why the debugger went away, for a session that did not ask it to."""

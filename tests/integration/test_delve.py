@@ -17,10 +17,12 @@ import re
 import signal
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from tests.conftest import PROGRAMS, Tools, line_of, require
@@ -195,6 +197,26 @@ async def test_pause_an_infinite_loop_and_program_output(tools: Tools) -> None:
     await tools("debug_terminate")
 
 
+async def test_a_program_killed_while_stopped_reads_terminated_within_a_second(tools: Tools) -> None:
+    """delve itself notices only when asked to resume the program (test_conformance covers that); the session
+    must not read "stopped" meanwhile."""
+    report = await tools("debug_launch", program=MAIN, args=["spin"], breakpoints=[{"file": MAIN, "line": SPIN}])
+    assert report["state"] == "stopped", report
+    pid = int(re.search(r"spinning (\d+)", report["output"]["text"])[1])  # type: ignore[index]
+    assert (await tools("debug_sessions"))["sessions"][0]["pid"] == pid  # debug_sessions names the program
+    os.kill(pid, signal.SIGKILL)
+    killed = time.monotonic()
+    with anyio.fail_after(5):  # the session's state is read until it changes (no event tells a client)
+        while True:
+            session = (await tools("debug_sessions"))["sessions"][0]
+            if session["state"] != "stopped":
+                break
+            await anyio.sleep(0.05)
+    assert time.monotonic() - killed < 1.5, session
+    assert session["state"] == "terminated" and "killed from outside" in str(session), session
+    await tools("debug_terminate")
+
+
 async def test_exec_a_prebuilt_binary_and_native_tools(tools: Tools, go_binary: str) -> None:
     report = await tools("debug_launch", program=go_binary, breakpoints=[{"file": MAIN, "line": INSIDE_SCALE}])
     assert report["location"] == {"file": MAIN, "line": INSIDE_SCALE, "function": "main.scale"}
@@ -212,6 +234,8 @@ async def test_exec_a_prebuilt_binary_and_native_tools(tools: Tools, go_binary: 
     assert MAIN in sources["output"]
     refused = await tools.error("debug_command", command="goroutines")
     assert "help, config, sources" in refused
+    no_watch = await tools.error("debug_watch", expression="k")  # delve 1.20 has none: what to use instead
+    assert "no data breakpoints" in no_watch and "debug_trace" in no_watch, no_watch
     await tools("debug_terminate")
 
 

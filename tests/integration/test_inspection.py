@@ -5,10 +5,11 @@ Through the MCP layer against real debugpy.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import Tools, line_of, program, text_of
+from tests.conftest import PROGRAMS, Tools, line_of, program, text_of, unavailable
 
 STRUCTURES = program("structures.py")
 TICKER = program("ticker.py")
@@ -307,4 +308,75 @@ async def test_the_report_shows_the_locals_of_the_current_line_first(tools: Tool
                          breakpoints=[{"file": path, "line": line_of("many_locals.py", "# uses zulu")}])
     shown = [v["name"] for v in report["locals"]]
     assert "zulu" in shown and report["locals_more"] > 0, shown
+    await tools("debug_terminate")
+
+
+async def test_a_sqlite_row_shows_its_columns(tools: Tools) -> None:
+    rows = program("rows.py")
+    report = await tools("debug_launch", program=rows,
+                         breakpoints=[{"file": rows, "line": line_of("rows.py", "# read the row")}])
+    row = {v["name"]: v for v in report["locals"]}["row"]
+    assert row["value"] == "Row(id=1, name='pear', price=1.5)", row  # was <sqlite3.Row object at 0x…>
+    columns = await tools("debug_variables", ref=row["ref"])
+    assert [(v["name"], v["value"]) for v in columns["variables"]] == [("id", "1"), ("name", "'pear'"),
+                                                                       ("price", "1.5")]
+    assert columns["total"] == 3  # was "(0 items)"
+    await tools("debug_terminate")
+
+
+DATA = PROGRAMS / "dataframes"
+
+
+def data_python() -> str:
+    """The interpreter of the data programs, with numpy and pandas (tests/programs/dataframes/.venv)."""
+    python = DATA / ".venv" / "bin" / "python"
+    if not python.exists() or subprocess.run([str(python), "-c", "import numpy, pandas"], capture_output=True,
+                                             check=False).returncode != 0:
+        unavailable("numpy and pandas are not in tests/programs/dataframes/.venv (.ci/run makes it: python3 -m venv "
+                    "there, then pip install -r tests/programs/dataframes/requirements.txt)")
+    return str(python)
+
+
+async def test_dataframes_series_and_arrays_read_as_compact_summaries_with_paged_children(tools: Tools) -> None:
+    frames = str(DATA / "frames.py")
+    report = await tools("debug_launch", program=frames, python=data_python(),
+                         breakpoints=[{"file": frames, "line": line_of("dataframes/frames.py", "# look here")}])
+    assert report["state"] == "stopped", report
+    assert len((await tools.text("debug_stack")).encode()) < 2048
+    value = {v["name"]: v for v in report["locals"]}
+
+    async def evaluated(expression: str) -> dict[str, Any]:
+        return await tools("debug_evaluate", expression=expression)
+
+    prices = await evaluated("prices")
+    assert prices["value"].startswith("DataFrame 4 rows × 3 columns (fruit: object, price: float64, stock: int64); "
+                                      "rows 0: ('pear', 1.5, 10), 1: ('fig', 2.25, 0)"), prices
+    rows = await tools("debug_variables", ref=prices["ref"])
+    assert [v["name"] for v in rows["variables"]] == ["0", "1", "2", "3"] and rows["total"] == 4
+    assert rows["variables"][1]["value"] == "Series 1 (3 object) {fruit: 'fig', price: 2.25, stock: 0}"
+    assert (await evaluated("price"))["value"] == "Series 'price' (4 float64) [1.5, 2.25, 0.8, 3.0]"
+    assert value["grid"]["value"] == "ndarray (3, 4) int64 [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]"
+    big = await evaluated("big")
+    assert big["value"].startswith("ndarray (100000,) float64 [") and "…" in big["value"] and len(big["value"]) < 200
+    page = await tools("debug_variables", ref=big["ref"], start=150, count=2)  # past the first 100: sliced
+    assert page["total"] == 100_000 and [v["name"] for v in page["variables"]] == ["150", "151"], page
+    assert page["variables"][0]["value"] == (await evaluated("big[150].item()"))["value"]
+    labelled = await tools("debug_variables", ref=(await evaluated("long_frame"))["ref"], start=500, count=2)
+    assert [v["name"] for v in labelled["variables"]] == ["r500", "r501"], labelled  # rows by their label
+    assert labelled["variables"][0]["value"] == "Series 'r500' (1 int64) {n: 500}"
+    await tools("debug_terminate")
+
+
+async def test_a_program_that_does_not_use_numpy_or_pandas_does_not_get_them(tools: Tools) -> None:
+    plain = str(DATA / "plain.py")
+    report = await tools("debug_launch", program=plain, python=data_python(),
+                         breakpoints=[{"file": plain, "line": line_of("dataframes/plain.py", "# stop here")}])
+    await tools("debug_variables", ref={v["name"]: v for v in report["locals"]}["values"]["ref"])
+    loaded = await tools("debug_evaluate", expression="[n for n in names if n in sys.modules]")
+    assert loaded["value"] == "[]", loaded  # the debugger's value formatters import neither
+    # and the program's import path has neither them nor debugpy on it
+    path = await tools("debug_evaluate", expression="[p for p in sys.path if 'shims' in p or 'debugpy' in p]")
+    assert path["value"] == "[]", path
+    output = (await tools("debug_output"))["text"]
+    assert "Warning" not in output and "pydevd" not in output, output  # debugpy accepted its copy of pydevd
     await tools("debug_terminate")

@@ -9,6 +9,10 @@ from __future__ import annotations
 import re
 import time
 
+import anyio
+import pytest
+
+from polydbg.backends.debugpy import children
 from tests.conftest import Tools, line_of, program
 
 BASIC = program("basic.py")
@@ -59,19 +63,70 @@ async def test_stdin_feeds_input_to_a_python_program(tools: Tools) -> None:
 
 async def test_a_breakpoint_in_a_pool_worker_stops_there_and_the_pool_finishes(tools: Tools) -> None:
     workers = program("pool_workers.py")
-    report = await tools("debug_launch", program=workers,
-                         breakpoints=[{"file": workers, "line": line_of("pool_workers.py", "# in worker")}])
+    line = line_of("pool_workers.py", "# in worker")
+    report = await tools("debug_launch", program=workers, breakpoints=[{"file": workers, "line": line}])
     assert report["state"] == "stopped" and report["location"]["function"] == "work", report
+    assert report["thread_name"].startswith("child process "), report  # which process stopped
     stack = await tools.text("debug_stack")
     assert "(pid " in stack, stack  # a worker's thread, named with its process
     n = int({v["name"]: v["value"] for v in report["locals"]}["n"])
     assert (await tools("debug_evaluate", expression="n * n"))["value"] == str(n * n)
+    with anyio.fail_after(20):  # the other worker takes a task too and stops there (its stop is held: unsaid)
+        while True:
+            threads = (await tools("debug_stack", all_threads=True))["threads"]
+            if sum(1 for t in threads if t["frames"] and t["frames"][0]["function"] == "work") == 2:
+                break
+            await anyio.sleep(0.05)
     await tools("debug_clear", all=True)
-    done = report
-    for _ in range(6):  # stops already made by the other worker are shown first, then it ends
-        done = await tools("debug_continue", timeout_s=20)
-        if done["state"] != "stopped":
-            break
+    held = await tools("debug_continue", timeout_s=20)  # the other worker's stop, made before the clear
+    assert held["state"] == "stopped" and held["location"]["line"] == line, held
+    assert held["thread_name"] != report["thread_name"], held
+    assert "before it was removed" in held["note"] and held["thread_name"] in held["note"], held
+    done = await tools("debug_continue", timeout_s=20)
     assert done["state"] == "exited" and done["exit_code"] == 0, done
     assert "squares [0, 1, 4, 9]" in (await tools("debug_output"))["text"]
+    await tools("debug_terminate")
+
+
+async def test_a_child_processs_output_is_shown_once_without_the_debuggers_messages(tools: Tools) -> None:
+    """The child inherits the program's stdout and stderr, which the debugger already reads; pydevd's warnings
+    (a child runs without -X frozen_modules=off, and pydevd says so on stderr) are the debugger's, not the
+    program's."""
+    parent = program("runs_a_child.py")
+    done = await tools("debug_launch", program=parent, args=["1"])
+    assert done["state"] == "exited" and done["exit_code"] == 0, done
+    output = (await tools("debug_output"))["text"]
+    assert output.count("child 1 says hello") == 1 and output.count("child 1 done") == 1, output
+    assert output.count("child 1 warns") == 1, output  # stderr too
+    assert "Debugger warning" not in output and "frozen" not in output, output
+    assert "parent saw 0" in output, output
+    await tools("debug_terminate")
+
+
+async def test_a_child_that_ends_before_it_is_attached_is_said_so_not_called_a_failure(tools: Tools) -> None:
+    done = await tools("debug_launch", program=program("runs_a_child.py"), args=["quick"])
+    assert done["state"] == "exited" and done["exit_code"] == 0, done
+    output = (await tools("debug_output"))["text"]
+    assert "parent ran them" in output, output
+    assert "could not be debugged" not in output, output  # was: "…: Server[3] disconnected unexpectedly", or ": "
+    for note in re.findall(r"\[child process \d+ [^\]]*\]", output):
+        assert "started: debugged in this session" in note or "ended before the debugger attached" in note, note
+    await tools("debug_terminate")
+
+
+async def test_a_child_that_cannot_be_attached_in_time_is_ended_and_said_so(
+        tools: Tools, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child waits until a debugger attaches to it; one that cannot be attached (here: in 50 ms) is ended, so
+    its parent goes on, and the output says so (its parent sees it killed, not an exit code of its own)."""
+    monkeypatch.setattr(children, "ATTACH_S", 0.05)
+    done = await tools("debug_launch", program=program("runs_a_child.py"), args=["exits3"], timeout_s=60)
+    assert done["state"] == "exited" and done["exit_code"] == 0, done
+    output = (await tools("debug_output"))["text"]
+    assert re.search(r"\[child process \d+ could not be debugged, and was ended: ", output), output
+    await tools("debug_terminate")
+
+
+async def test_a_child_keeps_its_exit_code(tools: Tools) -> None:
+    done = await tools("debug_launch", program=program("runs_a_child.py"), args=["exits3"], timeout_s=60)
+    assert done["state"] == "exited" and "parent saw 3" in (await tools("debug_output"))["text"], done
     await tools("debug_terminate")

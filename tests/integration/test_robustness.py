@@ -6,9 +6,6 @@ from __future__ import annotations
 import os
 import select
 import signal
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -313,28 +310,20 @@ async def test_a_pause_that_cannot_stop_python_says_why_and_returns(tools: Tools
 
 
 
-@pytest.fixture
-def gil_holder() -> Iterator[subprocess.Popen[bytes]]:
-    process = subprocess.Popen([sys.executable, program("holds_the_gil.py")], stdout=subprocess.PIPE,
-                               stdin=subprocess.DEVNULL)
-    try:
-        assert process.stdout is not None and process.stdout.readline() == b"up\n"
-        yield process
-    finally:
-        process.kill()
-        process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
-
-
-async def test_a_pause_honours_its_timeout_when_the_debugger_cannot_answer(
-        tools: Tools, gil_holder: subprocess.Popen[bytes]) -> None:
-    attached = await tools("debug_attach", pid=gil_holder.pid, timeout_s=10)
-    assert attached["state"] == "running", attached
+async def test_a_pause_honours_its_timeout_when_the_debugger_cannot_answer(tools: Tools) -> None:
+    """The program computes in C holding the interpreter's lock, so debugpy cannot answer: the pause costs its
+    timeout, no more, and says how to see where the program is (its native stack, in a second session)."""
+    # it says "up" and computes from then on, quiet: the launch answers "running" once it has been quiet a while
+    report = await tools("debug_launch", program=program("holds_the_gil.py"), timeout_s=60)
+    assert report["state"] == "running" and "up" in report["output"]["text"], report
+    (session,) = (await tools("debug_sessions"))["sessions"]
+    pid = session["pid"]
+    assert isinstance(pid, int) and pid > 0 and os.path.exists(f"/proc/{pid}"), session  # the program's own pid
     with anyio.fail_after(6):
         text = await tools.error("debug_pause", timeout_s=2)
     assert "did not list the program's threads within 2 s" in text, text
-    await tools("debug_terminate", detach=True)
+    assert f'debug_attach(pid={pid}, language="c")' in text, text  # the native view of where it is
+    await tools("debug_terminate")
 
 
 async def test_a_daemon_the_program_started_ends_with_the_session(tools: Tools, tmp_path: Path) -> None:

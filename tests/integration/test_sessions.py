@@ -8,9 +8,14 @@ import os
 import signal
 import socket
 import sys
+import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
-from tests.conftest import Tools, line_of, program
+import anyio
+import pytest
+
+from tests.conftest import Tools, line_of, program, text_of
 
 BASIC = program("basic.py")
 COUNTDOWN = program("countdown.py")
@@ -173,3 +178,89 @@ async def test_attach_to_a_listening_debug_server_and_detach(tools: Tools) -> No
         with contextlib.suppress(ProcessLookupError):
             os.killpg(target.pid, signal.SIGKILL)  # the target and the debug adapter it spawned
         await target.wait()
+
+
+@contextlib.asynccontextmanager
+async def sleeping_python() -> AsyncIterator[asyncio.subprocess.Process]:
+    """A Python program asleep in a system call most of the time, ticking on stdout (it is up when it said so)."""
+    target = await asyncio.create_subprocess_exec(
+        VENV_PYTHON, program("sleeps_and_ticks.py"), stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
+    assert target.stdout is not None
+    try:
+        assert await asyncio.wait_for(target.stdout.readline(), 30) == b"up\n"
+        yield target
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(target.pid, signal.SIGKILL)
+        await target.communicate()
+
+
+async def still_ticking(target: asyncio.subprocess.Process) -> None:
+    """The program is alive and well: it goes on ticking (a program resumed with a damaged state dies)."""
+    assert target.stdout is not None and target.stderr is not None
+    for _ in range(3):
+        line = await asyncio.wait_for(target.stdout.readline(), 10)
+        assert line.startswith(b"tick "), (line, await target.stderr.read())
+    assert target.returncode is None
+
+
+def is_refused_injection(text: str, pid: int) -> bool:
+    """The answer for a host whose gdb cannot inject: why, what works instead, and that the program was spared."""
+    return (f"cannot attach to pid {pid}" in text and "was not touched" in text
+            and "python -m debugpy --listen" in text and f'debug_attach(pid={pid}, language="c")' in text)
+
+
+async def test_attaching_to_a_python_pid_works_or_says_why_at_once_and_the_program_lives(tools: Tools) -> None:
+    """debugpy injects through gdb, which on some hosts cannot write registers ("Couldn't write extended state
+    status: Bad address"): the injection then killed the program after a 60 s wait. Either kind of host passes:
+    the attach works, or it is refused within seconds, saying why, and the program goes on."""
+    async with sleeping_python() as target:
+        started = time.monotonic()
+        result = await tools.client.call_tool("debug_attach", {"pid": target.pid, "timeout_s": 30})
+        if result.is_error:
+            assert is_refused_injection(text_of(result), target.pid), text_of(result)
+            assert time.monotonic() - started < 25  # the check of gdb, not debugpy's 60 s wait
+        else:
+            assert result.structured_content is not None and result.structured_content["state"] == "running"
+            (info,) = (await tools("debug_sessions"))["sessions"]
+            assert info["pid"] == target.pid, info
+            paused = await tools("debug_pause")
+            assert paused["state"] == "stopped", paused
+            assert int((await tools("debug_evaluate", expression="tick"))["value"]) >= 0
+            await tools("debug_terminate", detach=True)
+        await still_ticking(target)
+
+
+async def test_a_gdb_that_cannot_write_registers_is_found_out_before_the_program_is_touched(
+        tools: Tools, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What such a host's gdb says, from a gdb on PATH that says only that: the attach is refused at once, with
+    gdb's words, and the program was never stopped."""
+    fake = tmp_path / "gdb"
+    fake.write_text("#!/bin/sh\necho \"Couldn't write extended state status: Bad address.\"\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    async with sleeping_python() as target:
+        with anyio.fail_after(15):
+            text = await tools.error("debug_attach", pid=target.pid, timeout_s=30)
+        assert is_refused_injection(text, target.pid) and "Couldn't write extended state status" in text, text
+        assert (await tools("debug_sessions"))["sessions"] == []
+        await still_ticking(target)
+
+
+async def test_a_failed_injection_ends_the_attach_at_once_with_gdbs_words(
+        tools: Tools, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A gdb that can call a function in polydbg's throwaway process but not attach to the program (as when
+    ptrace is refused): debugpy's injector fails, and the attach says so at once (debugpy waits 60 s)."""
+    fake = tmp_path / "gdb"
+    fake.write_text('#!/bin/sh\n'
+                    'case "$*" in *"call (int)getpid()"*) pid=$(echo "$*" | sed -n "s/.*-p \\([0-9]*\\).*/\\1/p")\n'
+                    '  echo "\\$1 = $pid"; exit 0;;\nesac\necho "ptrace: Operation not permitted."\nexit 1\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    async with sleeping_python() as target:
+        with anyio.fail_after(20):
+            text = await tools.error("debug_attach", pid=target.pid, timeout_s=30)
+        assert f"cannot attach to pid {target.pid}: debugpy's injection failed: ptrace: Operation not permitted" \
+            in text and "python -m debugpy --listen" in text, text
+        await still_ticking(target)

@@ -168,6 +168,7 @@ class StopEvent(NamedTuple):
     text: str | None = None
     hit_breakpoint_ids: tuple[int, ...] = ()  # polydbg's breakpoint ids
     thread_name: str | None = None  # where the thread is not the program's own (a worker, a child process)
+    held: bool = False  # made earlier, shown only now: another process's stop was shown meanwhile (kit.gate)
 
 
 @dataclass
@@ -288,8 +289,9 @@ class BackendInfo:
     process_names: tuple[str, ...] = ()  # a running process's executable names (``python3.11`` → ``python``)
     attach_hint: str | None = None  # how to start a program under a debug server debug_attach can reach
     module_runner: str | None = None  # how debug_launch's ``module`` runs (``python -m``), where the backend has one
-    # debug_memory, debug_disassemble, … refused: what the answer offers instead
-    native_refusal: str = "it works with this debugger"
+    # debug_memory, debug_disassemble, … refused: what the answer offers instead (``refusals``: for one of them)
+    native_refusal: str = "this debugger does not offer it"
+    refusals: Mapping[NativeCapability, str] = field(default_factory=dict)
     # debug_command's first words that only read (a JVM query: ``threads``, ``classes``): allowed without allow_command
     read_only_commands: tuple[str, ...] = ()
     # debug_watch refused by the debugger: what the answer suggests (None: the debugger's message says it)
@@ -311,6 +313,13 @@ class Backend(Protocol):
     evaluate_context: ClassVar[EvaluateContext] = "watch"
     # why a pause may stop no thread, for the answer when one did not
     pause_limits: ClassVar[str] = "the debugger has not stopped any thread yet"
+    # what to do when the debugger does not answer while the program runs ({pid}: the program's)
+    busy_hint: ClassVar[str] = "it may be busy in code it cannot interrupt. Try again later, or debug_terminate"
+
+    @property
+    def program_pid(self) -> int | None:
+        """The debugged program's process id on this machine, once known (None: not known, or remote)."""
+        return None
 
     # -- lifecycle ------------------------------------------------------------------------------------
 

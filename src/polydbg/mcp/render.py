@@ -240,6 +240,8 @@ def sessions(r: SessionList) -> str:
     for s in r.sessions:
         mark = "*" if s.session_id == r.current else " "
         line = f"{mark}{s.session_id} {s.state.value} {s.language}/{s.adapter} {s.target}"
+        if s.pid is not None and f"pid {s.pid}" not in s.target:
+            line += f" (pid {s.pid})"
         if s.location and s.location.file:
             line += f" at {_where(s.location.file, s.location.line, None)}"
         if s.exit_code is not None:

@@ -263,8 +263,8 @@ def register(server: MCPServer[Clients]) -> None:
             for s in manager.all():
                 location = await s.current_location()
                 infos.append(SessionInfo(session_id=s.id, state=s.state, language=s.language, adapter=s.adapter,
-                                         target=s.target, location=location, exit_code=s.exit_code,
-                                         cause=s.cause))
+                                         target=s.target, pid=s.program_pid, location=location,
+                                         exit_code=s.exit_code, cause=s.cause))
             result = SessionList(sessions=infos, current=manager.current_id())
             return answer(result, render.sessions(result))
         return await guarded(work, "debug_sessions")

@@ -176,7 +176,7 @@ class BreakpointSync:
     async def drop(self, doomed: list[Breakpoint]) -> None:
         """Remove breakpoints from the store and, when connected, from the debugger."""
         for bp in doomed:
-            self.core.breakpoints.remove(bp.id)
+            self.core.breakpoints.retire(bp.id)
         if self.core.live_backend() is None:
             return
         for path in sorted({b.file for b in doomed if b.file}):

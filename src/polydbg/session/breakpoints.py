@@ -7,6 +7,7 @@ are polydbg's own and cross the backend seam as they are.
 
 from __future__ import annotations
 
+import collections
 import itertools
 from dataclasses import dataclass, field
 
@@ -71,6 +72,8 @@ def _asked(fields: dict[str, object]) -> tuple[object, ...]:
     """What a breakpoint asks for, as the key ``same`` looks it up by (a field not given is None)."""
     return tuple(fields.get(name) for name in _ASKED_FOR)
 
+RETIRED_KEPT = 64  # removed breakpoints remembered, to explain a stop made at one before its removal
+
 
 @dataclass
 class BreakpointStore:
@@ -78,6 +81,9 @@ class BreakpointStore:
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     # the agent's breakpoints by what they ask for: a launch with 2,000 breakpoints looked each up by a scan (4.6 s)
     _by_ask: dict[tuple[object, ...], int] = field(default_factory=dict)
+    # breakpoints the agent removed, newest last: another process's stop made at one before its removal is
+    # reported later (it waited while another stop was shown), where no breakpoint is set any more
+    _retired: collections.deque[Breakpoint] = field(default_factory=lambda: collections.deque(maxlen=RETIRED_KEPT))
 
     def add(self, **fields: object) -> Breakpoint:
         bp = Breakpoint(id=next(self._ids), **fields)  # type: ignore[arg-type]
@@ -99,6 +105,19 @@ class BreakpointStore:
             if self._by_ask.get(key) == bp_id:
                 del self._by_ask[key]
         return bp
+
+    def retire(self, bp_id: int) -> Breakpoint | None:
+        """Remove a breakpoint the agent asked to remove, remembering it (see ``retired_at``)."""
+        bp = self.remove(bp_id)
+        if bp is not None and not bp.internal:  # a run-to or trace point explains its own stops
+            self._retired.append(bp)
+        return bp
+
+    def retired_at(self, file: str | None, line: int | None, ids: tuple[int, ...]) -> list[Breakpoint]:
+        """Removed breakpoints a stop names, or that were at its line (the newest removal of each id)."""
+        found = {bp.id: bp for bp in self._retired
+                 if bp.id in ids or (file is not None and bp.file == file and line in (bp.line, bp.actual_line))}
+        return [found[i] for i in sorted(found)]
 
     def files(self) -> set[str]:
         return {bp.file for bp in self.items.values() if bp.file is not None}

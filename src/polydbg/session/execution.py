@@ -436,10 +436,10 @@ class Execution:
         try:
             return await asyncio.wait_for(self.core.call(backend.threads()), timeout_s)
         except asyncio.TimeoutError as exc:
+            pid = backend.program_pid
             raise AdapterTimeoutError(
                 f"{self.core.adapter} did not list the program's threads within {timeout_s:g} s, so nothing was "
-                "paused: it may be unable to act until the program returns from C code that holds the "
-                "interpreter's lock. Try again later, or debug_terminate") from exc
+                f"paused: {backend.busy_hint.format(pid=pid if pid is not None else 'PID')}") from exc
 
     async def pause(self, thread_id: int | None, timeout_s: float) -> StopReport:
         life = self.core.life

@@ -148,6 +148,7 @@ class SessionInfo(_Model):
     language: str
     adapter: str
     target: str
+    pid: int | None = None  # the program's process id, once its debugger has said it
     location: Location | None = None
     exit_code: int | None = None
     cause: str | None = None

@@ -50,7 +50,9 @@ class Native:
     def _backend(self, capability: NativeCapability, tool: str) -> Backend:
         backend = self.core.backend
         if not getattr(backend.capabilities, capability):
-            raise UsageError(f"{tool} is not supported by {self.core.adapter}: {self._facts().native_refusal}")
+            facts = self._facts()
+            raise UsageError(f"{tool} is not supported by {self.core.adapter}: "
+                             f"{facts.refusals.get(capability, facts.native_refusal)}")
         return backend
 
     async def resolve_address(self, scope: StopScope, address: str, frame_index: int | None) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from polydbg.backends.base import StopEvent
 from polydbg.errors import AdapterError, ProgramMovedError, SessionEndedError, UsageError
 from polydbg.session import source as src
 from polydbg.session.core import SessionCore
@@ -71,6 +72,7 @@ class Reporter:
                                             {m for m in marks if m}, REPORT_LINE_CHARS)[0]
                 near = src.names_near(top.file, top.line)
             self._count_hit_by_location(scope, top.file, top.line)
+            report.note = _joined(report.note, self._removed_since(stop, top.file, top.line))
             report.locals, report.locals_more = await self.inspector.report_locals(scope, frame, near)
             if stop.reason == "exception" and stop.thread_id is not None:
                 detail = await self.core.read(scope, self.core.backend.exception_info(stop.thread_id))
@@ -88,6 +90,22 @@ class Reporter:
         if file and line:
             for bp in self.core.breakpoints.at(file, line):
                 bp.hits += 1
+
+    def _removed_since(self, stop: StopEvent, file: str | None, line: int | None) -> str | None:
+        """Why a breakpoint stop is where no breakpoint is set: it was made before the agent removed the
+        breakpoint, and is shown only now (another process's stop was shown meanwhile, and this one waited)."""
+        store = self.core.breakpoints
+        if not stop.held or stop.reason != "breakpoint" or any(i in store.items for i in stop.hit_breakpoint_ids):
+            return None
+        if file and line and any(not bp.internal for bp in store.at(file, line)):
+            return None
+        removed = store.retired_at(file, line, stop.hit_breakpoint_ids)
+        if not removed:
+            return None
+        ids = ", ".join(str(bp.id) for bp in removed)
+        who = stop.thread_name or "the program"
+        return (f"{who} stopped here at breakpoint {ids} before it was removed; its stop waited while another "
+                "was shown. debug_continue resumes it")
 
     def _output_since_report(self) -> Output | None:
         output = self.core.output

@@ -99,6 +99,12 @@ class Session:
         return self.core.life.cause
 
     @property
+    def program_pid(self) -> int | None:
+        """The program's process id, once its debugger has said it."""
+        backend = self.core.backend_slot
+        return backend.program_pid if backend is not None else None
+
+    @property
     def exit_code(self) -> int | None:
         return self.core.life.exit_code
 

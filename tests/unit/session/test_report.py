@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from polydbg.backends.base import LOGPOINT, ExceptionDetail, Variable
+from polydbg.backends.base import LOGPOINT, ExceptionDetail, StopEvent, Variable
 from polydbg.errors import AdapterRequestError
 from polydbg.session import report as reporting
 from polydbg.session.inspection import REPORT_LOCALS, REPORT_VALUE_CHARS
-from polydbg.session.model import State
+from polydbg.session.model import State, StopReport
 from tests.fakes import FakeBackend
 from tests.unit.session.rig import Rig, write_program
 
@@ -154,3 +154,32 @@ async def test_the_reports_of_an_ended_program(program: str) -> None:
     other.backend.listener.on_terminated("the debugger was killed")
     terminated = await other.session.report(note="asked")
     assert terminated.state == State.terminated and terminated.note == "asked; the debugger was killed"
+
+
+async def held_stop_report(program: str, held: bool) -> tuple[int, StopReport]:
+    """Another process stopped at breakpoint 1 while the first one's stop was shown; the agent removed the
+    breakpoint and resumed: the stop now shown is where no breakpoint is set (``held``: it waited)."""
+    rig = Rig(program)
+    bp = await rig.session.add_line_breakpoint(program, 3)
+    await rig.start()
+    await rig.session.remove_breakpoints(None, None, True)
+
+    def held_stop() -> None:
+        rig.backend.stop_no += 1  # the fake's next stop is at line 3
+        rig.backend.listener.on_stopped(StopEvent("breakpoint", 7, thread_name="child process 42", held=held))
+
+    rig.backend.after["resume"] = held_stop
+    report = await rig.session.resume(None, None, 5.0, None)
+    assert report.location is not None and report.location.line == 3
+    return bp.id, report
+
+
+async def test_a_held_stop_at_a_removed_breakpoint_says_it_was_made_before_the_removal(program: str) -> None:
+    bp_id, report = await held_stop_report(program, held=True)
+    assert report.note is not None and f"breakpoint {bp_id} before it was removed" in report.note
+    assert "child process 42 stopped here" in report.note
+
+
+async def test_a_stop_that_did_not_wait_is_not_explained_by_a_removed_breakpoint(program: str) -> None:
+    _bp_id, report = await held_stop_report(program, held=False)  # made after the removal: by something else
+    assert report.note is None

@@ -80,6 +80,7 @@ class DapBackend(Backend):
         self._frames: FrameHandles[int] = FrameHandles()  # the adapter's frame ids at this stop
         self._evaluations = Evaluations(self.name, self._proc.not_answering)
         self._logpoints = wire.LogpointMessages()
+        self._program_pid: int | None = None  # from the adapter's "process" event, or found by a subclass
 
     # -- subclass hooks ---------------------------------------------------------------------------
 
@@ -286,8 +287,14 @@ class DapBackend(Backend):
         if changed is not None:
             self._listener.on_breakpoint_changed(*changed)
 
+    @property
+    def program_pid(self) -> int | None:
+        return self._program_pid
+
     def _on_process(self, body: dict[str, Any]) -> None:
         pid = body.get("systemProcessId")
+        if isinstance(pid, int) and pid > 0:
+            self._program_pid = pid
         if isinstance(pid, int) and body.get("startMethod", "launch") == "launch":
             self._proc.track_debuggee(pid)
         if isinstance(pid, int):

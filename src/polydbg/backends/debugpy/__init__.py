@@ -12,7 +12,9 @@ process is attached too (``children``).
 Modules: ``backend`` (``DebugpyBackend``, the registry's entry point: the program and its children
 as one backend), ``process`` (``DebugpyProcess``: one Python process), ``children`` (a child's
 connection and its ids folded into the parent's), ``python`` (interpreters, library paths,
-tracebacks, pydevd's synthetic children: pure).
+tracebacks, pydevd's synthetic children: pure), ``pydevd_log`` (pydevd's messages, out of the
+program's stderr), ``inject`` (whether gdb can inject debugpy into a running Python here); ``shims/``: the
+adapter's and the debuggee's start-up code, and ``pydevd/``, polydbg's value formatters loaded by pydevd.
 
 Quirks (checked against debugpy 1.8.22):
 
@@ -30,6 +32,12 @@ the target interpreter needs no debugpy                     the launcher runs th
 pydevd compiles the whole file again for each breakpoint    the debuggee shim memoizes pydevd's
 of a ``setBreakpoints`` (one more breakpoint in a file      ``_get_code_lines`` by file, mtime and size (0.45 s)
 with 2,000 cost 22–35 s)
+the adapter ends itself (``os._exit(1)``) when a handler    the adapter shim drops an answer or event to a
+answers a request or sends an event on a connection that    connection that has closed, as debugpy does for a
+has just closed (a child's configurationDone, the report    handler's last answer (was: the session lost with
+of sockets when a launch session ends)                      its exit code, 1 run in 5 to 3 of a pool under load)
+a child that ends before it is attached is an attach        said as such ("ended before the debugger attached
+error ("Server[3] disconnected unexpectedly", or none)      to it"), not as a failure
 pydevd shows at most 100 children of a container and        ``child_slice`` evaluates a slice (``python.
 ignores start/count                                         slice_expression``)
 pydevd adds synthetic children (``len()``, groups of        they are filtered; ``len()`` is kept for
@@ -46,5 +54,25 @@ an unattached child process blocks at its first             each child is attach
 breakpoint for good                                         the adapter) and configured with the session's
                                                             breakpoints; one stop is shown at a time
 ``SystemExit`` stops as an exception                        ``breakOnSystemExit: []``: an exit is an exit
+attach to a pid injects through gdb; where gdb cannot       gdb is first made to call a function in a throwaway
+write registers (gdb 13 on some VMs: "Couldn't write        process (``inject``, once per gdb): if it cannot, the
+extended state status: Bad address") the program dies      attach is refused at once with gdb's words and what
+(``OSError: [Errno 514]``) and debugpy waits 60 s           works instead, the program untouched; a failure of
+                                                            debugpy's injector ends the wait at once, with its
+                                                            output
+a program in C code that holds the interpreter's lock       the answer offers the native view of the same pid
+cannot answer even ``threads``                              (``busy_hint``)
+a child is announced with the parent's launch settings,     a child is attached with ``redirectOutput`` off: the
+``redirectOutput`` too: its inherited stdout reached us     launcher reads what it writes to the program's
+through the launcher and its own redirection (each line     streams
+twice)
+a ``sqlite3.Row`` has no children ("0 items"); a pandas     pydevd extensions of polydbg's (``shims/pydevd``,
+DataFrame's value is its whole repr and its children       found while pydevd loads; sys.path is restored before
+every attribute (~60); a numpy array's children are        the program runs): a one-line summary, rows or
+its metadata and 500 items                                 elements as children (paged by slicing); they serve
+                                                           a type only when its package is already imported
+pydevd writes its warnings ("thread._ident is None in       ``PYDEVD_DEBUG_FILE`` sends them to a private
+_get_related_thread!", every child's "frozen modules are    directory, logged when the session ends
+being used") to the program's stderr                        (``pydevd_log``)
 ==========================================================  ===================================================
 """

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from polydbg import procs
 from polydbg.backends.base import (
     AttachSpec,
     BackendListener,
@@ -33,7 +34,6 @@ from polydbg.backends.base import (
 from polydbg.backends.debugpy import children
 from polydbg.backends.debugpy.children import ChildBackend
 from polydbg.backends.debugpy.process import DebugpyProcess
-from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.dap.client import DapClient
 from polydbg.errors import AdapterError
@@ -75,11 +75,15 @@ class DebugpyBackend(DebugpyProcess):
             await child.set_exception_filters(self._sent_filters)
 
         try:
-            await child.attach(AttachSpec(), configure, timeouts.CONNECT_S)
+            await child.attach(AttachSpec(), configure, children.ATTACH_S)
             self._listener.on_output("console", f"[child process {child.pid} started: debugged in this session]\n")
         except Exception as exc:  # a child that cannot be attached must not take the session down
-            log.warning("debugpy: cannot attach child process %s: %s", child.pid, exc)
-            self._listener.on_output("console", f"[child process {child.pid} could not be debugged: {exc}]\n")
+            log.warning("debugpy: cannot attach child process %s: %r", child.pid, exc)
+            if procs.read_stat(child.pid) is None:  # a short-lived child: done before its attach was
+                note = "ended before the debugger attached to it (it ran without breakpoints)"
+            else:  # it waits for a debugger to attach: ended below, so that its parent does not wait for good
+                note = f"could not be debugged, and was ended: {str(exc) or type(exc).__name__}"
+            self._listener.on_output("console", f"[child process {child.pid} {note}]\n")
             self._child_ended(index)
 
     def _child_ended(self, index: int) -> None:

@@ -29,6 +29,9 @@ from polydbg.transport.streams import FramedStream
 
 log = logging.getLogger(__name__)
 
+# a child waits until a debugger attaches to it, so the attach is given time (a loaded machine takes seconds to
+# start a child's debugpy); one that cannot be attached in this time is ended rather than left waiting for good
+ATTACH_S = 60.0
 THREAD_STRIDE = 1_000_000
 REF_STRIDE = 1 << 32
 
@@ -71,7 +74,10 @@ class ChildBackend(DebugpyProcess):
         return await connect(self._config, self.name)
 
     def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:
-        return {**self._config, "request": "attach"}
+        # The announced configuration is the parent's launch, redirectOutput included. The launcher already
+        # reads the program's stdout and stderr, which a child inherits; redirected in the child as well, each of
+        # its lines came twice. A child that writes elsewhere (a pipe its parent reads) is the program's business.
+        return {**self._config, "request": "attach", "redirectOutput": False}
 
 
 class ChildListener:
@@ -86,7 +92,7 @@ class ChildListener:
 
     def on_stopped(self, event: StopEvent) -> None:
         thread = child_thread(self._index, event.thread_id) if event.thread_id is not None else None
-        self._gate.stopped(event._replace(thread_id=thread))
+        self._gate.stopped(event._replace(thread_id=thread, thread_name=f"child process {self._pid}"))
 
     def on_continued(self, thread_id: int | None, all_threads: bool) -> None:
         thread = child_thread(self._index, thread_id) if thread_id is not None else child_thread(self._index, 0)

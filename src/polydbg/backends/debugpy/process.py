@@ -18,6 +18,7 @@ from polydbg.backends.base import (
     AttachSpec,
     BackendListener,
     BreakpointResult,
+    Configure,
     EvaluateContext,
     ExceptionDetail,
     Frame,
@@ -27,13 +28,15 @@ from polydbg.backends.base import (
     Variable,
 )
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.debugpy import python
+from polydbg.backends.debugpy import inject, python
+from polydbg.backends.debugpy.pydevd_log import PydevdLog
 from polydbg.backends.kit import shims, timeouts
-from polydbg.errors import AdapterRequestError, UsageError
+from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError
 from polydbg.transport.streams import FramedStream
 
 ADAPTER_SHIM = shims.source(__file__, "adapter.py")
 DEBUGGEE_SHIM = shims.source(__file__, "debuggee.py")
+VALUES = shims.path(__file__, "pydevd")  # pydevd's extensions: compact numpy, pandas and sqlite3 values
 
 
 class DebugpyProcess(DapBackend):
@@ -48,12 +51,20 @@ class DebugpyProcess(DapBackend):
         "library code, like a server's accept loop. A thread stops as soon as it runs your code (a "
         "request to the server, say). Set a breakpoint where you expect it and debug_continue, or "
         "debug_terminate")
+    busy_hint: ClassVar[str] = (
+        "debugpy answers only between Python lines, and the program is running C code that holds the "
+        "interpreter's lock (a long computation in a C extension, a blocking call that keeps the lock). To see "
+        "where it is, debug_attach(pid={pid}, language=\"c\") in a second session shows its native stack (the "
+        "interpreter's and the extension's C frames); or try again later, or debug_terminate")
 
     def __init__(self, listener: BackendListener, language: str = "python") -> None:
         super().__init__(listener, language)
         self._lengths: dict[int, int] = {}
         self._launched = False  # launched under our shim (not attached)
         self._connect_to: tuple[str, int] | None = None
+        self._pydevd_log = PydevdLog()  # pydevd's messages, out of the program's stderr
+        self._injecting: asyncio.Future[str] | None = None  # while attaching by pid: debugpy's injector failed
+        self._injector_failed = False  # debugpy said so; its next output is what the injector printed
 
     # -- starting ---------------------------------------------------------------------------------
 
@@ -86,11 +97,37 @@ class DebugpyProcess(DapBackend):
             args["program"] = spec.program
         if spec.cwd:
             args["cwd"] = spec.cwd
-        if spec.env:
-            args["env"] = dict(spec.env)
+        args["env"] = {**dict(spec.env), **self._pydevd_log.env(), "POLYDBG_VALUES": str(VALUES)}
         if spec.stdin is not None:  # the shim puts it on fd 0 before the program runs
             args["env"] = {**args.get("env", {}), "POLYDBG_STDIN": self._proc.input_file(spec.stdin)}
         return args
+
+    async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None:
+        """Attach; to a pid only once gdb is known to inject safely here (``inject``), and as soon as debugpy's
+        injector says it failed, with its output (debugpy itself waits 60 s for a server that cannot come)."""
+        if spec.pid is None:
+            return await super().attach(spec, configure, timeout_s)
+        problem = await inject.injection_problem()
+        if problem is not None:
+            raise EnvironmentProblem(cannot_inject(spec.pid, f"{problem}. The injection would fail and could leave "
+                                                             f"the program damaged, so pid {spec.pid} was not touched"))
+        failed = self._injecting = asyncio.get_running_loop().create_future()
+        attaching = asyncio.ensure_future(super().attach(spec, configure, timeout_s))
+        try:
+            await asyncio.wait({attaching, failed}, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            attaching.cancel()
+            raise
+        finally:
+            self._injecting = None
+        if attaching.done():
+            failed.cancel()
+            return attaching.result()
+        attaching.cancel()  # the wait for a debug server that will not come
+        await asyncio.wait({attaching})
+        if not attaching.cancelled():
+            attaching.exception()  # superseded by the injector's failure
+        raise EnvironmentProblem(cannot_inject(spec.pid, f"debugpy's injection failed: {failed.result()}"))
 
     def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:
         args: dict[str, Any] = {"type": "python", "request": "attach", "name": "polydbg",
@@ -106,10 +143,20 @@ class DebugpyProcess(DapBackend):
                                     for local, remote in spec.path_mappings]
         return args
 
+    async def _after_end(self, terminate_debuggee: bool) -> None:
+        self._pydevd_log.close()
+
     # -- events -----------------------------------------------------------------------------------
 
     def _on_output(self, body: dict[str, Any]) -> None:
-        if str(body.get("output", "")).startswith(python.SKIPPED_STEP_IN):
+        text = str(body.get("output", ""))
+        if self._injecting is not None:  # debugpy's injector reports: its progress and, on failure, gdb's output
+            if text.startswith("Attach to PID failed"):
+                self._injector_failed = True
+            elif self._injector_failed and not self._injecting.done():
+                self._injecting.set_result(inject.gdb_error(text))  # the output debugpy collected from it
+            return
+        if text.startswith(python.SKIPPED_STEP_IN):
             body = {**body, "output": python.SKIPPED_STEP_IN_NOTE}
         super()._on_output(body)
 
@@ -192,3 +239,10 @@ class DebugpyProcess(DapBackend):
         if detail is None:
             return None
         return ExceptionDetail(type=python.without_note(detail.type), message=detail.message)
+
+
+def cannot_inject(pid: int, why: str) -> str:
+    return (f"cannot attach to pid {pid}: {why}. What works instead: start the program under debugpy, python -m "
+            "debugpy --listen 5678 yourprogram.py (with --wait-for-client it waits for you before it runs), then "
+            f"debug_attach(port=5678); or debug_attach(pid={pid}, language=\"c\") for its native view (the "
+            "interpreter's C stack, native breakpoints)")

@@ -22,6 +22,8 @@ GROUPS = frozenset({"special variables", "function variables", "class variables"
 NOISE_TYPES = frozenset({"module", "function", "type", "builtin_function_or_method", "method", "ABCMeta"})
 PYDEVD_NOTE = re.compile(r"\s*\(note: full exception trace is shown but execution is paused at: .*\)\s*$")
 MAPPINGS = frozenset({"dict", "ordereddict", "defaultdict", "counter", "mappingproxy"})
+# children named by their index label (polydbg's pydevd extension), sliced by position
+LABELLED = frozenset({"dataframe", "series"})
 LIBRARY_SKIPPED = ("not hit: this is library code, and the session started debugging only your code "
                    "(justMyCode); debug_restart starts again with library code debugged, as this breakpoint asks")
 EXCLUDED = "excluded by filters"
@@ -112,11 +114,14 @@ def is_noise(variable: Variable) -> bool:
 
 def slice_expression(expression: str, kind: str, start: int, end: int) -> str:
     """The expression whose value is items ``start..end`` of ``expression``, a container of type ``kind``
-    (lower case): a dict's items as a dict, a set's or deque's as a list, anything else sliced."""
+    (lower case): a dict's items as a dict, a set's or deque's as a list, a pandas one by position, anything else
+    sliced."""
     if kind in MAPPINGS:
         return f"dict(list(({expression}).items())[{start}:{end}])"
     if kind in ("set", "frozenset", "deque"):
         return f"list({expression})[{start}:{end}]"
+    if kind in LABELLED:
+        return f"({expression}).iloc[{start}:{end}]"
     return f"({expression})[{start}:{end}]"
 
 
@@ -126,7 +131,7 @@ def renumbered(children: list[Variable], expression: str, kind: str, start: int)
     for child in children:
         name = child.name
         evaluate_name: str | None
-        if name.isdigit() and kind not in MAPPINGS:
+        if name.isdigit() and kind not in MAPPINGS and kind not in LABELLED:
             name = str(start + int(name))
             evaluate_name = f"({expression})[{name}]"
         else:

@@ -44,8 +44,9 @@ disconnecting                                            becomes an ``exited`` e
 no ``process`` event                                     the launched program, dlv's child in its own process
                                                          group, is found in /proc and tracked so it cannot
                                                          outlive polydbg
-a program killed from outside is noticed only when       "no such process" ends the session, saying so
-delve tries to resume it
+a program killed from outside is noticed only when       "no such process" ends the session, saying so; while
+delve tries to resume it (its threads stay zombies,      stopped, the program's threads are read every 0.25 s
+unreaped, so a pidfd does not see it end)                and the session ends as soon as all have exited
 an unrecovered panic or fatal error always stops         its message (a Go-quoted string) is unquoted; the
 (reason "exception", no exception filters)               panic machinery's runtime frames (runtime.fatalpanic,
                                                          runtime.gopanic, …) are hidden, so frame 0 (the
@@ -77,7 +78,8 @@ registers only while "showRegisters" is on               delve's "Registers" sco
                                                          they are read
 raw commands: the repl prefix ``dlv <command>``; in DAP  those are offered, and named when another is asked
 mode only ``help``, ``config`` and ``sources``
-no data breakpoints in delve 1.20's DAP server           the capability is off
+no data breakpoints in delve 1.20's DAP server           the capability is off; debug_watch says so and
+                                                         offers debug_trace or a conditional breakpoint
 attach: a bare ``dlv dap`` server has no session to      a pid → ``attach`` mode "local"; a port → a ``dlv
 attach to                                                --headless`` server and mode "remote";
                                                          ``path_mappings`` become ``substitutePath``

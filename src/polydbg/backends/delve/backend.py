@@ -32,7 +32,7 @@ from polydbg.backends.base import (
 )
 from polydbg.backends.dap.backend import DapBackend
 from polydbg.backends.delve import build, native, output
-from polydbg.backends.delve.stops import DelveStops, unquote
+from polydbg.backends.delve.stops import PROGRAM_VANISHED, DelveStops, unquote
 from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError
@@ -41,6 +41,7 @@ from polydbg.transport.streams import FramedStream
 log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 10.0  # dlv dap printing the line that says it listens
+KILLED_WHILE_STOPPED_POLL_S = 0.25  # how often a stopped program's threads are looked at (see _notice_killed)
 _METADATA = frozenset({"len()", "string()"})  # delve's synthetic children of maps and byte slices
 _INSTALL = ("install delve: `go install github.com/go-delve/delve/cmd/dlv@latest` (then put $(go env GOPATH)/bin "
             "on PATH) or your package manager's delve package")
@@ -131,6 +132,9 @@ class DelveBackend(DapBackend):
         # An attached program's output never passes through dlv: all dlv prints is its own.
         try:
             await super().attach(spec, configure, timeout_s)
+            if spec.pid is not None:
+                self._program_pid = spec.pid
+                self._life.spawn(self._notice_killed(spec.pid), f"program {spec.pid} killed while stopped")
         except AdapterRequestError as exc:
             message = exc.message
             if self._remote and "no debugger found" in message:
@@ -148,8 +152,21 @@ class DelveBackend(DapBackend):
         dlv = {stat.pid for stat in procs.descendants(self._proc.pid or 0) if stat.name == "dlv"}
         for child in procs.live_processes():
             if child.ppid in dlv:
+                self._program_pid = child.pid
                 self._proc.track_debuggee(child.pid)
                 self._proc.watch_debuggee(child.pid, self._program_gone)
+                self._life.spawn(self._notice_killed(child.pid), f"program {child.pid} killed while stopped")
+
+    async def _notice_killed(self, pid: int) -> None:
+        """End the session when the program is killed while delve holds it stopped. delve waits on the program
+        only while it runs, so its killed threads stay zombies, which the pidfd watch does not count as an
+        end, and delve says nothing until it is asked to resume it; so while stopped, the threads are looked
+        at every ``KILLED_WHILE_STOPPED_POLL_S`` (a read of /proc, only while stopped)."""
+        while not self._life.terminated:
+            await asyncio.sleep(KILLED_WHILE_STOPPED_POLL_S)
+            if self._stops.stopped and procs.threads_all_exited(pid):
+                self._program_gone(PROGRAM_VANISHED)
+                return
 
     def _tune_capabilities(self) -> None:
         caps = self.capabilities

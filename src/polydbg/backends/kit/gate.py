@@ -31,7 +31,7 @@ class StopGate:
     def stopped(self, event: StopEvent) -> None:
         process = self._process(event.thread_id)
         if self._shown is not None and self._shown != process:
-            self._waiting.append(event)
+            self._waiting.append(event._replace(held=True))
             return
         self._shown = process
         self.listener.on_stopped(event)

@@ -23,6 +23,8 @@ def test_a_slice_for_each_kind_of_container() -> None:
     assert python.slice_expression("d", "dict", 2, 4) == "dict(list((d).items())[2:4])"
     assert python.slice_expression("s", "frozenset", 0, 3) == "list(s)[0:3]"
     assert python.slice_expression("xs", "list", 100, 200) == "(xs)[100:200]"
+    assert python.slice_expression("df", "DataFrame".lower(), 100, 150) == "(df).iloc[100:150]"  # by position
+    assert python.slice_expression("a", "ndarray", 5, 7) == "(a)[5:7]"
 
 
 def test_a_slices_children_are_named_by_their_index_in_the_whole() -> None:
@@ -32,3 +34,6 @@ def test_a_slices_children_are_named_by_their_index_in_the_whole() -> None:
         Variable("101", "11", "int", evaluate_name="(xs)[101]")]
     keys = [Variable("'a'", "1", "int", evaluate_name="d['a']")]
     assert python.renumbered(keys, "d", "dict", 5) == keys
+    # a pandas row or value is named by its index label, which a slice by position keeps
+    labels = [Variable("500", "Series 500 (1 int64) {n: 500}", "Series", evaluate_name="(df).iloc[500:502].iloc[0]")]
+    assert python.renumbered(labels, "df", "dataframe", 500) == labels

@@ -30,6 +30,8 @@ def test_a_second_process_stop_waits_and_is_shown_when_the_first_resumes() -> No
     assert stops(session) == [101] and gate.shown == 1
     gate.resumed(1)
     assert stops(session) == [101, 201] and gate.shown == 2
+    # the second was held: the session can say it was made earlier (its breakpoint may be gone by now)
+    assert [event.held for kind, event in session.events if kind == "stopped"] == [False, True]
 
 
 def test_more_stops_of_the_shown_process_pass_through() -> None:

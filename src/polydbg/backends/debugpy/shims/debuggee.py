@@ -1,9 +1,12 @@
 """Prefixes the launcher's and the debuggee's command lines (debugpy puts its own arguments after ours).
 
 It drops the -X option debugpy appends, sets TCP_NODELAY on the first TCP connect (to the adapter) and
-restores ``socket.connect``, registers the tracepoint guard ``_polydbg.v``, and runs the real entry point as
-``python <path>`` would (a ``sys.exit("message")`` exits like Python's does, printing the message and ending
-with 1: pydevd would stop on it as an exception, as it ignores only int codes with ``breakOnSystemExit: []``).
+restores ``socket.connect``, registers the tracepoint guard ``_polydbg.v``, lets pydevd find polydbg's value
+formatters (the ``pydevd/`` folder ``POLYDBG_VALUES`` names: pydevd's extension package is imported from
+debugpy's copy with that folder on sys.path, which is then as it was, so the program's sys.path is its own),
+and runs the real entry point as ``python <path>`` would (a ``sys.exit("message")`` exits like Python's does,
+printing the message and ending with 1: pydevd would stop on it as an exception, as it ignores only int codes
+with ``breakOnSystemExit: []``).
 ``v`` evaluates a hex-encoded expression in its caller's frame (the logpoint's) and never raises, so one failing
 expression cannot swallow a whole trace line. It also memoizes pydevd's ``_get_code_lines`` by file, mtime and
 size: pydevd compiles the whole file again for every breakpoint of a ``setBreakpoints`` (16 ms for a 2,000-line
@@ -60,6 +63,16 @@ _i = os.environ.pop('POLYDBG_STDIN', None) if '--connect' in a else None
 if _i:
     _f = os.open(_i, os.O_RDONLY); os.dup2(_f, 0); os.close(_f)
 del _i
+_p = os.environ.pop('POLYDBG_VALUES', None) if '--connect' in a else None
+if _p:
+    _d = os.path.abspath(os.path.join(a[0], '_vendored', 'pydevd'))  # as debugpy names its copy
+    sys.path[:0] = [_d, _p]
+    try: __import__('pydevd_plugins.extensions')
+    except Exception: pass
+    for _x in (_d, _p):
+        if _x in sys.path: sys.path.remove(_x)
+    del _d, _x
+del _p
 def _drain():
     import time
     d = sys.modules.get('pydevd')
