@@ -356,6 +356,15 @@ async def test_a_program_killed_while_stopped_ends_the_session(tools: Tools, tar
     await tools("debug_terminate")
 
 
+async def test_debug_sessions_names_the_program_s_pid(tools: Tools, target: Target) -> None:
+    await tools("debug_launch", **target.launch_arguments(breakpoints=[target.at("call add")]))
+    [pid] = _debuggee_pids(target)
+    [session] = (await tools("debug_sessions"))["sessions"]
+    assert session.get("pid") == pid, session
+    assert f"pid {pid}" in await tools.text("debug_sessions")
+    await tools("debug_terminate")
+
+
 async def test_an_unknown_raw_command_is_an_error_on_every_debugger(tools: Tools, target: Target) -> None:
     await tools("debug_launch", **target.launch_arguments(breakpoints=[target.at("call add")]))
     text = await tools.error("debug_command", command="no-such-command")

@@ -60,6 +60,17 @@ async def test_breakpoints_values_stepping_and_exit_code(tools: Tools) -> None:
     await tools("debug_terminate")
 
 
+async def test_debug_sessions_names_the_jvm_s_pid(tools: Tools) -> None:
+    await tools("debug_launch", program=str(JAVA / "Basics.java"), args=["3"],
+                breakpoints=[at("Basics.java", "return result;")])
+    [session] = (await tools("debug_sessions"))["sessions"]
+    pid = session.get("pid")
+    assert pid is not None, session
+    command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    assert Path(command[0].decode()).name == "java" and b"Basics" in b" ".join(command), command
+    await tools("debug_terminate")
+
+
 async def test_exceptions_stop_where_the_program_throws_and_lambdas_take_breakpoints(tools: Tools) -> None:
     report = await tools("debug_launch", program=str(JAVA / "Thrower.java"), break_on_exception="raised",
                          breakpoints=[at("Thrower.java", 'System.out.println("lambda')])

@@ -299,6 +299,10 @@ class GdbMiBackend(Backend):
 
     # -- breakpoints ----------------------------------------------------------------------------------
 
+    @property
+    def program_pid(self) -> int | None:
+        return self.debuggee_pid if self._mode != "remote" else None
+
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
         return await self._breakpoints.set_breakpoints(file, breakpoints)
 

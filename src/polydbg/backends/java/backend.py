@@ -95,6 +95,7 @@ class JavaBackend(Backend):
         self._proc = procs.DebuggerProcess("java")
         self._compiled: str | None = None  # the private directory a .java or .kt program was compiled into
         self._attached = False  # the JVM was attached to (not launched): terminate asks it to exit
+        self._attached_pid: int | None = None  # the JVM's pid when attached by pid
         self._vm_died = False  # the agent reported VM death (an attached JVM's exit, not a lost connection)
         self._stderr_text = ""  # the JVM's last stderr, for a launch's error
         changed = self._events.on_breakpoint_changed
@@ -191,11 +192,17 @@ class JavaBackend(Backend):
                                            mainclass.classpath(argv, env, spec.cwd or os.getcwd()),
                                            program if program.lower().endswith(".java") else None)
 
+    @property
+    def program_pid(self) -> int | None:
+        """The JVM's: the process launched under the guard, or the one attached to by pid."""
+        return self._attached_pid if self._attached else self._proc.debugger_pid()
+
     async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None:
         """A JVM whose agent listens (``server=y``; attach.py). It is suspended while the breakpoints are
         set — in the classes it has loaded already, found by a scan — then resumed; one that waits for a
         debugger at its start (``suspend=y``) is started too."""
         self._attached = True  # its classes are loaded: breakpoints bind in them at once
+        self._attached_pid = spec.pid
         self._life.starting()
         host, port = java_attach.address(spec)
         await java_attach.connect(host, port, timeout_s, self._connect)

@@ -133,6 +133,11 @@ class NodeBackend(Backend):
         await main.request("Runtime.runIfWaitingForDebugger", timeout=timeout_s)
         self._life.started()
 
+    @property
+    def program_pid(self) -> int | None:
+        main = self._targets.find_main()
+        return main.pid if main is not None else None
+
     async def _connect_main(self, url: str, timeout_s: float, pid: int | None) -> Target:
         client = await CdpChannel.connect(url, "node", min(timeout_s, timeouts.CONNECT_S))
         main = self._targets.add(client, "main", "main", self._events, pid, inspector=launcher.http_address(url))
