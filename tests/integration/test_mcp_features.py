@@ -72,6 +72,8 @@ async def test_native_tools_on_python_say_what_to_use_instead(tools: Tools) -> N
         error = await tools.error(name, **arguments)
         what = "registers (debug_variables scope=registers)" if name == "debug_variables" else name
         assert f"{what} is not supported by debugpy" in error, error
+        instead = "debug_trace" if name == "debug_watch" else "debug_evaluate"
+        assert instead in error and "Go" not in error, error  # what works instead, and no debugger that lacks it
     assert (await tools("debug_breakpoints"))["breakpoints"] == []  # the refused watch left nothing behind
     await tools("debug_terminate")
 

@@ -450,6 +450,15 @@ async def test_raw_cdp_command(tools: Tools) -> None:
     await tools("debug_terminate")
 
 
+async def test_native_tools_on_javascript_say_what_to_use_instead(tools: Tools) -> None:
+    await tools("debug_launch", program=str(NODE / "loop.js"), breakpoints=[at("loop.js", "loop body")])
+    watch = await tools.error("debug_watch", expression="i")
+    assert "no data breakpoints" in watch and "debug_trace" in watch, watch
+    memory = await tools.error("debug_memory", address="0x1000")
+    assert "no raw memory" in memory and "debug_evaluate" in memory, memory
+    await tools("debug_terminate")
+
+
 async def test_an_es_module_top_level_throw_is_explained_not_silent(tools: Tools) -> None:
     done = await tools("debug_launch", program=str(NODE / "esm app" / "throws.mjs"))
     assert (done["state"], done["exit_code"]) == ("exited", 1)

@@ -259,6 +259,13 @@ class CommandEscape(NamedTuple):
 NO_INJECTING_ENV = InjectingEnv()
 
 
+def no_data_breakpoints(debugger: str) -> str:
+    """``debug_watch``'s refusal by a debugger that cannot stop where a value is written, with what does instead."""
+    return (f"{debugger} has no data breakpoints (it cannot stop where a value is written); to see where it changes, "
+            "debug_trace records it at the lines that may write it (points=[{file, line}, …], expressions=[the "
+            "value]) without stopping, or debug_break with a condition on it stops where it first holds a value")
+
+
 @dataclass(frozen=True)
 class BackendInfo:
     """What polydbg knows about a backend before importing it: languages, how to find its debugger,

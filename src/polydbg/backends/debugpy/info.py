@@ -1,7 +1,7 @@
 """What polydbg knows about the debugpy backend before importing it (see ``BackendInfo``)."""
 
 from polydbg.backends import locate
-from polydbg.backends.base import BackendInfo, InjectingEnv
+from polydbg.backends.base import BackendInfo, InjectingEnv, no_data_breakpoints
 
 INFO = BackendInfo(
     name="debugpy", target="polydbg.backends.debugpy.backend:DebugpyBackend", languages=("python",),
@@ -19,5 +19,7 @@ INFO = BackendInfo(
     process_names=("python", "pypy"),
     attach_hint="python -m debugpy --listen 5678",
     module_runner="python -m",
-    native_refusal="it works with native programs (C, C++, Rust, Go); for Python use debug_evaluate",
+    native_refusal="Python has no raw memory, registers or machine code to show (it works with C, C++ and Rust); "
+                   "read values with debug_evaluate and debug_variables",
+    refusals={"data_breakpoints": no_data_breakpoints("debugpy")},
 )

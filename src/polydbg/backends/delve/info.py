@@ -1,7 +1,7 @@
 """What polydbg knows about the delve backend before importing it (see ``BackendInfo``)."""
 
 from polydbg.backends import locate
-from polydbg.backends.base import BackendInfo, CommandEscape, InjectingEnv
+from polydbg.backends.base import BackendInfo, CommandEscape, InjectingEnv, no_data_breakpoints
 
 INFO = BackendInfo(
     name="delve", target="polydbg.backends.delve.backend:DelveBackend", languages=("go",),
@@ -12,9 +12,5 @@ INFO = BackendInfo(
     injecting_env=InjectingEnv(prefixes=("CGO_",), names=frozenset({
         "GOFLAGS", "GOTOOLCHAIN", "GOENV", "GOROOT", "GOPATH", "GOWORK", "GOCACHE", "GOPROXY", "GOSUMDB",
         "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GONOPROXY", "GOINSECURE", "CC", "CXX", "AR", "PKG_CONFIG"})),
-    refusals={"data_breakpoints": (
-        "delve 1.20 has no data breakpoints (its DAP server cannot stop where a value is written); to see where "
-        "it changes, debug_trace records it at the lines that may write it (points=[{file, line}, …], "
-        "expressions=[the value]) without stopping, or debug_break with a condition on it stops where it "
-        "has changed")},
+    refusals={"data_breakpoints": no_data_breakpoints("delve 1.20")},
 )

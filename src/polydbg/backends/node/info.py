@@ -1,7 +1,7 @@
 """What polydbg knows about the Node backend before importing it (see ``BackendInfo``)."""
 
 from polydbg.backends import locate
-from polydbg.backends.base import BackendInfo, InjectingEnv
+from polydbg.backends.base import BackendInfo, InjectingEnv, no_data_breakpoints
 
 INFO = BackendInfo(
     name="node", target="polydbg.backends.node.backend:NodeBackend", languages=("javascript", "typescript"),
@@ -20,4 +20,7 @@ INFO = BackendInfo(
         "NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE", "NODE_V8_COVERAGE", "NODE_REDIRECT_WARNINGS",
         "NODE_REPL_HISTORY"})),
     process_names=("node", "nodejs"),
+    native_refusal="JavaScript has no raw memory, registers or machine code to show; read values with debug_evaluate "
+                   "and debug_variables",
+    refusals={"data_breakpoints": no_data_breakpoints("V8's inspector")},
 )
