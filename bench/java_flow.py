@@ -48,6 +48,35 @@ def _line(marker: str) -> int:
 SQUARE, LOOP, AFTER = _line("// in square"), _line("// in loop"), _line("// after loop")
 
 
+async def start_jvm(classes: str, main_class: str, timeout: float = 30.0
+                    ) -> tuple[JdwpClient, asyncio.subprocess.Process, asyncio.Queue[Event]]:
+    """A JVM started suspended, connected to a bare JDWP client (it dials a port we listen on); its events queued."""
+    accepted: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = (
+        asyncio.get_running_loop().create_future())
+    server = await asyncio.start_server(lambda r, w: accepted.set_result((r, w)), "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    process = await asyncio.create_subprocess_exec(
+        "java", f"-agentlib:jdwp=transport=dt_socket,server=n,address=127.0.0.1:{port},suspend=y",
+        "-cp", classes, main_class, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+    try:
+        reader, writer = await asyncio.wait_for(accepted, timeout)
+        client = await JdwpClient.connect(reader, writer, timeout)
+    except BaseException:
+        process.kill()
+        await process.wait()
+        raise
+    finally:
+        server.close()
+    events: asyncio.Queue[Event] = asyncio.Queue()
+
+    def queue(body: dict[str, Any]) -> None:
+        for event in body["events"]:
+            events.put_nowait(event)
+
+    client.on_event("events", queue)
+    return client, process, events
+
+
 class RawRun:
     """The flow with a bare JDWP client; times to the first stop and to the end."""
 
@@ -55,21 +84,7 @@ class RawRun:
         self.classes = classes
 
     async def start(self) -> tuple[JdwpClient, asyncio.subprocess.Process, Event, asyncio.Queue[Event]]:
-        accepted: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = (
-            asyncio.get_running_loop().create_future())
-        server = await asyncio.start_server(lambda r, w: accepted.set_result((r, w)), "127.0.0.1", 0)
-        port = server.sockets[0].getsockname()[1]
-        process = await asyncio.create_subprocess_exec(
-            "java", f"-agentlib:jdwp=transport=dt_socket,server=n,address=127.0.0.1:{port},suspend=y",
-            "-cp", self.classes, "Flow", stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
-        reader, writer = await accepted
-        server.close()
-        client = await JdwpClient.connect(reader, writer, 30.0)
-        events: asyncio.Queue[Event] = asyncio.Queue()
-        def queue(body: dict[str, Any]) -> None:
-            for event in body["events"]:
-                events.put_nowait(event)
-        client.on_event("events", queue)
+        client, process, events = await start_jvm(self.classes, "Flow")
 
         async def event_request(kind: int, suspend: int, modifiers: bytes, count: int) -> None:
             data = client.writer().u1(kind).u1(suspend).i4(count).bytes() + modifiers
@@ -78,7 +93,7 @@ class RawRun:
         await event_request(EventKind.CLASS_PREPARE, Suspend.EVENT_THREAD,
                             client.writer().u1(Modifier.CLASS_MATCH).string("Flow").bytes(), 1)
         await client.request(CommandSet.VM, 9)
-        prepared = await _next(events, EventKind.CLASS_PREPARE)
+        prepared = await next_event(events, EventKind.CLASS_PREPARE)
         methods = await client.request(CommandSet.REFERENCE_TYPE, 5, client.writer().reference_type(
             prepared.type_id).bytes())
         where = None
@@ -96,7 +111,7 @@ class RawRun:
         await event_request(EventKind.BREAKPOINT, Suspend.ALL, client.writer().u1(Modifier.LOCATION_ONLY).location(
             where).bytes(), 1)
         await client.request(CommandSet.THREAD_REFERENCE, 3, client.writer().object_id(prepared.thread).bytes())
-        hit = await _next(events, EventKind.BREAKPOINT)
+        hit = await next_event(events, EventKind.BREAKPOINT)
         return client, process, hit, events
 
     async def locals(self, client: JdwpClient, hit: Event) -> None:
@@ -126,7 +141,7 @@ class RawRun:
         return first, time.perf_counter() - began
 
 
-async def _next(events: asyncio.Queue[Event], kind: int) -> Event:
+async def next_event(events: asyncio.Queue[Event], kind: int) -> Event:
     while True:
         event = await asyncio.wait_for(events.get(), 30)
         if event.kind == kind:
