@@ -16,6 +16,7 @@ suspending the whole VM.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -135,18 +136,16 @@ class LineBreakpoints:
             bp.result = BreakpointResult(True, line=line)
 
     async def class_prepared(self, cls: JavaClass) -> None:
-        """A class of a file with breakpoints was loaded: set the ones its methods contain."""
-        for path, entries in list(self._files.items()):
-            if not matches_file(cls, path, self._sources.package_of(path)):
-                continue
-            for entry in entries:
-                bp = entry.handle
-                if bp is None:
-                    continue
-                was = bp.result.verified
-                await self._bind_in(bp, cls)
-                if bp.result.verified and not was:
-                    self._changed(bp.spec.id, bp.result)
+        """A class of a file with breakpoints was loaded: set the ones its methods contain, their requests
+        pipelined (one after another, 2,000 breakpoints cost 2,000 round trips while the JVM waited)."""
+        wanted = [entry.handle for path, entries in list(self._files.items())
+                  if matches_file(cls, path, self._sources.package_of(path))
+                  for entry in entries if entry.handle is not None]
+        was = [bp.result.verified for bp in wanted]
+        await asyncio.gather(*(self._bind_in(bp, cls) for bp in wanted))
+        for bp, verified in zip(wanted, was, strict=True):
+            if bp.result.verified and not verified:
+                self._changed(bp.spec.id, bp.result)
 
     async def _remove(self, doomed: list[LineBp]) -> None:
         """Clear breakpoints no spec wants (no hit of theirs counts from now on)."""
