@@ -146,10 +146,10 @@ async def test_goroutines_are_threads(tools: Tools) -> None:
     report = await tools("debug_launch", program=MAIN, args=["goroutines"],
                          breakpoints=[{"file": MAIN, "line": PARKED}])
     assert report["location"]["function"] == "main.goroutines"
-    stacks = await tools("debug_stack", all_threads=True)
-    assert len(stacks["threads"]) >= 4
+    stacks = await tools("debug_stack", all_threads=True)  # threads alike may be one entry, with how many more
+    assert sum(1 + t.get("same", 0) for t in stacks["threads"]) >= 4
     workers = [t for t in stacks["threads"] if any(f["function"] == "main.worker" for f in t["frames"])]
-    assert len(workers) == 3
+    assert sum(1 + t.get("same", 0) for t in workers) == 3
     # each worker has handed over its id; it is parked on release, or about to be
     worker_lines = {line_of("go/main.go", "ready <- id"), line_of("go/main.go", "// worker parked")}
     assert all(any(f["function"] == "main.worker" and f["line"] in worker_lines for f in t["frames"])
