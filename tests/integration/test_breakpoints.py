@@ -68,7 +68,7 @@ async def test_logpoint_prints_without_stopping(tools: Tools) -> None:
     assert report["exit_code"] == 0
     # logpoint messages come from the debugger, not through the program's stdout pipe, so the two may
     # interleave anywhere (even inside one print call's writes)
-    text = (await tools("debug_output", max_bytes=100_000))["text"]
+    text = (await tools("debug_output", max_bytes=30_000))["text"]
     for i in range(10):
         assert f"i={i}\n" in text, text
         text = text.replace(f"i={i}\n", "", 1)
@@ -271,7 +271,7 @@ async def test_break_on_exception_none_lets_the_program_die(tools: Tools) -> Non
     report = await tools("debug_launch", program=RAISES, break_on_exception="none")
     assert report["state"] == "exited"
     assert report["exit_code"] not in (None, 0)
-    output = await tools("debug_output", max_bytes=100_000)
+    output = await tools("debug_output", max_bytes=30_000)
     assert "handled the first one" in output["text"]
     assert "Traceback (most recent call last)" in output["text"]
     assert "ValueError: bad value 2" in output["text"]

@@ -268,6 +268,20 @@ async def test_hit_condition_stops_only_on_the_hit_it_names(tools: Tools, target
     await tools("debug_terminate")
 
 
+async def test_a_hit_condition_that_is_not_one_is_refused_before_the_program_runs(tools: Tools,
+                                                                                target: Target) -> None:
+    for hit_condition in ("% 0", "every 2"):  # delve crashed on '% 0'; debugpy ran past 'every 2' to the end
+        said = await tools.error("debug_launch", **target.launch_arguments(
+            breakpoints=[target.at("loop body", hit_condition=hit_condition)]))
+        assert f"hit_condition {hit_condition!r} is not one" in said, said
+    assert not (await tools("debug_sessions"))["sessions"]  # the refused launch left no session
+    await tools("debug_launch", **target.launch_arguments(breakpoints=[target.at("call add")]))
+    said = await tools.error("debug_break", **target.at("loop body", hit_condition="% 0"))
+    assert "is not one" in said, said
+    assert [b["line"] for b in (await tools("debug_breakpoints"))["breakpoints"]] == [target.flavour.line("call add")]
+    await tools("debug_terminate")
+
+
 async def test_continue_to_exit_reports_the_exit_code_and_output(tools: Tools, target: Target,
                                                                   request: pytest.FixtureRequest) -> None:
     if target.flavour.name == "rust-lldb-dap":

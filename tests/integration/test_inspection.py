@@ -380,3 +380,24 @@ async def test_a_program_that_does_not_use_numpy_or_pandas_does_not_get_them(too
     output = (await tools("debug_output"))["text"]
     assert "Warning" not in output and "pydevd" not in output, output  # debugpy accepted its copy of pydevd
     await tools("debug_terminate")
+
+
+async def test_default_answers_fit_2_kb_and_say_how_to_get_the_rest(tools: Tools) -> None:
+    """200 values of 300 characters listed 50 at a time (~16 KB), a 100,000-character string evaluated (4 KB):
+    without a count or a cut asked for, an answer fits 2 KB, values are shortened before any is left out, and
+    it says how to get the rest."""
+    path = program("long_values.py")
+    await tools("debug_launch", program=path, breakpoints=[{"file": path, "line": "# stop here"}])
+    rows = next(v for v in (await tools("debug_variables"))["variables"] if v["name"] == "rows")
+    listed = await tools.client.call_tool("debug_variables", {"ref": rows["ref"]})
+    text = text_of(listed)
+    assert len(text.encode()) <= 2048, len(text.encode())
+    assert listed.structured_content is not None
+    shown = listed.structured_content["variables"]
+    assert len(shown) >= 5 and all(v.get("truncated") for v in shown), shown
+    assert f"debug_variables(ref={rows['ref']}, start={len(shown)})" in text, text
+    asked = await tools("debug_variables", ref=rows["ref"], count=50)  # an explicit count is honoured
+    assert len(asked["variables"]) == 50
+    evaluated = await tools.client.call_tool("debug_evaluate", {"expression": "text"})
+    assert len(text_of(evaluated).encode()) <= 2048 and "truncated" in text_of(evaluated)
+    await tools("debug_terminate")

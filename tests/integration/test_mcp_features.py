@@ -55,7 +55,7 @@ async def test_workflow_prompt(tools: Tools) -> None:
 async def test_session_output_resource(tools: Tools) -> None:
     report = await tools("debug_launch", program=CHATTY)
     assert report["state"] == "exited", report
-    whole = await tools("debug_output", max_bytes=1_000_000)
+    whole = await tools("debug_output", max_bytes=30_000)
     resource = await tools.client.read_resource(f"polydbg://sessions/{report['session_id']}/output")
     [contents] = resource.contents
     assert isinstance(contents, TextResourceContents)

@@ -44,7 +44,7 @@ async def test_output_paging_streams_and_reports(tools: Tools) -> None:
     assert report["location"]["line"] == first_line
 
     # everything written before the first stop, in one read
-    whole = await tools("debug_output", cursor=0, max_bytes=1_000_000)
+    whole = await tools("debug_output", cursor=0, max_bytes=30_000)
     assert whole["more"] is False and whole["dropped"] == 0
     total = whole["next_cursor"]
     assert total == len(whole["text"].encode())
@@ -74,9 +74,9 @@ async def test_output_paging_streams_and_reports(tools: Tools) -> None:
         cursor = page["next_cursor"]
 
     # stream filters
-    stdout = await tools("debug_output", cursor=0, stream="stdout", max_bytes=1_000_000)
+    stdout = await tools("debug_output", cursor=0, stream="stdout", max_bytes=30_000)
     assert stdout["text"] == STDOUT_LINES
-    stderr = await tools("debug_output", cursor=0, stream="stderr", max_bytes=1_000_000)
+    stderr = await tools("debug_output", cursor=0, stream="stderr", max_bytes=30_000)
     assert stderr["text"] == STDERR_LINES
     assert (await _read_all(tools, 0, 9, stream="stdout"))[0] == STDOUT_LINES
     assert (await _read_all(tools, 0, 13, stream="stderr"))[0] == STDERR_LINES
@@ -148,12 +148,12 @@ async def test_logpoint_lines_are_a_stream_of_their_own_that_reports_keep(tools:
     assert report["output"]["logpoints"] == "".join(f"i={i}\n" for i in range(40))[-len(report["output"]["logpoints"]):]
     assert report["output"]["logpoints"].endswith("i=39\n")
     assert "i=" not in report["output"]["text"]
-    logged = await tools("debug_output", stream="logpoints", max_bytes=60_000)
+    logged = await tools("debug_output", stream="logpoints", max_bytes=30_000)
     assert logged["text"] == "".join(f"i={i}\n" for i in range(40))
-    stdout = await tools("debug_output", stream="stdout", max_bytes=60_000)
+    stdout = await tools("debug_output", stream="stdout", max_bytes=30_000)
     assert stdout["text"] == STDOUT_LINES
-    assert "i=" not in (await tools("debug_output", stream="console", max_bytes=60_000))["text"]
-    everything = (await tools("debug_output", max_bytes=60_000))["text"]
+    assert "i=" not in (await tools("debug_output", stream="console", max_bytes=30_000))["text"]
+    everything = (await tools("debug_output", max_bytes=30_000))["text"]
     assert sorted(everything) == sorted(STDOUT_LINES + STDERR_LINES + logged["text"])  # interleaved by writes
     text = await tools.text("debug_continue")
     assert "logpoints:" not in text  # none since the last report

@@ -48,7 +48,7 @@ async def test_trace_collects_values_without_stopping_and_honours_max_hits(tools
     assert paused["state"] == "stopped"
     moved_on = await tools("debug_continue", timeout_s=0.3)
     assert moved_on["state"] == "running"
-    output = await tools("debug_output", max_bytes=100_000)
+    output = await tools("debug_output", max_bytes=30_000)
     assert "polydbg" not in output["text"]
     assert "\x1d" not in output["text"]
     assert "\x1f" not in output["text"]
@@ -71,7 +71,7 @@ async def test_trace_until_the_program_exits(tools: Tools) -> None:
 
     listing = await tools("debug_breakpoints")
     assert [(b["file"], b["line"]) for b in listing["breakpoints"]] == [(LOOP, LOOP_START)]
-    output = await tools("debug_output", max_bytes=100_000)
+    output = await tools("debug_output", max_bytes=30_000)
     assert "total: 285" in output["text"]
     assert "\x1d" not in output["text"]
     await tools("debug_terminate")
@@ -213,7 +213,7 @@ async def test_a_trace_counts_every_hit_up_to_the_exit(tools: Tools, tracing: Tr
     rows = await tools("debug_output", stream="trace", cursor=result["more_cursor"], max_bytes=200)
     assert rows["text"].splitlines()[0].endswith(f"  i={len(result['hits'])}"), rows
     # no tracepoint line is the program's output, nor a logpoint's
-    output = await tools("debug_output", max_bytes=60_000)
+    output = await tools("debug_output", max_bytes=30_000)
     assert "polydbg" not in output["text"] and "\x1f" not in output["text"], output
     assert output["text"].startswith("total "), output
     await tools("debug_terminate")
@@ -229,7 +229,7 @@ async def test_max_hits_ends_a_trace_exactly(tools: Tools, build_dir: Path, _tra
         assert result["last_hits"][-1]["values"] == {"i": "99"}
         end = await tools("debug_continue", timeout_s=60)  # the hits still in transit arrive meanwhile
         assert end["state"] == "exited", end
-        output = await tools("debug_output", max_bytes=60_000)
+        output = await tools("debug_output", max_bytes=30_000)
         assert "polydbg" not in output["text"] and output["text"].startswith("total "), output
         assert (await tools("debug_output", stream="logpoints"))["text"] == ""
         await tools("debug_terminate")

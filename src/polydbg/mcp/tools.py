@@ -392,7 +392,7 @@ def register(server: MCPServer[Clients]) -> None:
         ref: int | None = None,
         scope: Annotated[str | None, Field(description="locals, globals, registers…")] = None,
         start: Annotated[int, Field(ge=0)] = 0,
-        count: Annotated[int, Field(ge=1, le=1000)] = 50,
+        count: Annotated[int | None, Field(ge=1, le=1000)] = None,
         filter: Annotated[list[str] | None, Field(description="names")] = None,
         session_id: SessionId = None,
     ) -> Annotated[CallToolResult, VariablesResult]:
@@ -434,7 +434,7 @@ def register(server: MCPServer[Clients]) -> None:
     @tool(READ_ONLY)
     async def debug_output(ctx: Context, cursor: Annotated[int | None, Field(ge=0)] = None,
                            stream: Literal["all", "stdout", "stderr", "logpoints", "console", "trace"] = "all",
-                           max_bytes: Annotated[int, Field(ge=1, le=1_000_000)] = 2000,
+                           max_bytes: Annotated[int, Field(ge=1, le=30_000)] = 2000,
                            session_id: SessionId = None) -> Annotated[CallToolResult, OutputResult]:
         """Program output from a cursor (trace: debug_trace's rows)."""
         async def read(s: Session) -> OutputResult:

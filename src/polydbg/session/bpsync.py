@@ -110,6 +110,7 @@ class BreakpointSync:
                        log_message: str | None = None, internal: bool = False) -> Breakpoint:
         path = self.core.resolve_path(file)
         self.validate_line(path, line)
+        conditions.check_hit(hit_condition)
         self.check_supported(condition, hit_condition)
         conditions.check(self.core.language, condition, log_message)
         fields = dict(file=path, line=line, function=None, watch=None, condition=condition,
@@ -132,6 +133,7 @@ class BreakpointSync:
         if backend is not None and not backend.capabilities.function_breakpoints:
             raise UsageError(f"{self.core.adapter} does not support function breakpoints; "
                              "set a line breakpoint on the function's first line instead")
+        conditions.check_hit(hit_condition)
         self.check_supported(condition, hit_condition)
         conditions.check(self.core.language, condition, None)
         fields = dict(function=function, condition=condition, hit_condition=hit_condition)

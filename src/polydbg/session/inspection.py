@@ -19,8 +19,28 @@ from polydbg.session.scope import StopScope
 REPORT_LOCALS = 12
 REPORT_VALUE_CHARS = 80
 VALUE_CHARS = 400
-EVALUATE_CHARS = 4000
+SHORT_VALUE_CHARS = 60  # what a value is cut to, at the least, to fit more variables in an answer
+DEFAULT_COUNT = 50  # variables listed without a count (as many as fit VARIABLES_BYTES)
+VARIABLES_BYTES = 1800  # text of the variables in a debug_variables answer without a count
+EVALUATE_CHARS = 1800  # an evaluation's value, cut: with its line and hints the answer stays under 2 KB
 FRAME_BATCH = 20  # frames listed per stack request when the session needs one
+
+
+def fitting(page: list[Variable], budget: int) -> tuple[list[Variable], int]:
+    """The first of ``page`` and the value length that fit ``budget`` bytes of listed text: values are cut
+    (to ``SHORT_VALUE_CHARS`` at the least) before any variable is left for the next page."""
+    def size(v: Variable, limit: int) -> int:
+        return len(v.name) + len(v.type or "") + min(len(v.value), limit) + 24  # indent, " (", ") = ", [ref=N]
+    limit = VALUE_CHARS
+    while limit > SHORT_VALUE_CHARS and sum(size(v, limit) for v in page) > budget:
+        limit = max(SHORT_VALUE_CHARS, limit * 3 // 4)
+    used, kept = 0, 0
+    for v in page:
+        used += size(v, limit)
+        if kept and used > budget:
+            break
+        kept += 1
+    return page[:kept], limit
 
 
 def clip(text: str, limit: int) -> tuple[str, bool]:
@@ -143,10 +163,13 @@ class Inspector:
         return target.variable, target.frame, target.is_scope
 
     async def variables(self, frame_index: int | None, ref: int | None, scope_name: str | None, start: int,
-                        count: int, names: list[str] | None) -> VariablesResult:
+                        count: int | None, names: list[str] | None) -> VariablesResult:
+        """A page of a scope's or a value's children: ``count`` of them, or (None) as many of the first
+        ``DEFAULT_COUNT`` as fit ``VARIABLES_BYTES`` of text, their values shortened first."""
         scope = self.core.life.stopped_scope()
-        if start < 0 or count < 1:
+        if start < 0 or (count is not None and count < 1):
             raise UsageError("start must be ≥ 0 and count ≥ 1")
+        budgeted, count = count is None, count or DEFAULT_COUNT
         backend = self.core.backend
         result = VariablesResult(session_id=self.core.id, start=start, variables=[])
         if ref is not None:
@@ -177,11 +200,15 @@ class Inspector:
             sliced = await self.core.read(scope, backend.child_slice(parent, start, count, frame))
             if sliced:
                 page = sliced
-        result.variables = [self.var(scope, v, frame) for v in page]
+        limit = VALUE_CHARS
+        if budgeted:
+            page, limit = fitting(page, VARIABLES_BYTES)
+        result.variables = [self.var(scope, v, frame, limit) for v in page]
         result.total = total if total is not None else len(children)
         end = start + len(page)
         if end < result.total:
-            result.more = f"{result.total - end} more: debug_variables(ref={result.ref}, start={end}, count={count})"
+            paging = "" if budgeted else f", count={count}"
+            result.more = f"{result.total - end} more: debug_variables(ref={result.ref}, start={end}{paging})"
         return result
 
     def _known_total(self, parent: Variable, children: list[Variable]) -> int | None:

@@ -122,6 +122,7 @@ def check_breakpoint(request: BreakpointRequest, cwd: str | None = None,
     if not 1 <= line <= len(lines):
         raise UsageError(f"line {line} is outside {echo(path)} (it has {len(lines)} lines); "
                          f"pass a line between 1 and {len(lines)}")
+    conditions.check_hit(request.hit_condition)
     conditions.check_file(path, request.condition, request.log_message)
     return BreakpointRequest(path, line, request.condition, request.hit_condition, request.log_message)
 

@@ -51,7 +51,7 @@ from polydbg.session.trace import Tracer
 
 T = TypeVar("T")
 
-READ_MAX = 60_000  # bytes of output one answer holds: an answer stays under 64 KB
+READ_MAX = 30_000  # bytes of output one answer holds: with its structured copy, an answer stays under 64 KB
 
 __all__ = ["Progress", "Session"]
 
@@ -265,7 +265,7 @@ class Session:
         return await self._inspect(lambda: self.inspector.stack(thread_id, start, levels, all_threads))
 
     async def variables(self, frame_index: int | None, ref: int | None, scope: str | None, start: int,
-                        count: int, names: list[str] | None) -> VariablesResult:
+                        count: int | None, names: list[str] | None) -> VariablesResult:
         if ref is None and scope is not None and scope.lower().startswith("reg"):
             return await self.registers(frame_index)  # the general-purpose registers, of native code
         return await self._inspect(lambda: self.inspector.variables(frame_index, ref, scope, start, count, names))

@@ -57,3 +57,16 @@ def test_before_a_session_the_files_language_decides() -> None:
             conditions.check_file(file, "i = = 3", None)
     for file in ("/src/main.c", "/src/main.go", "/src/notes.txt", "/src/Makefile"):  # none, or no language
         conditions.check_file(file, "i = = 3", None)
+
+
+@pytest.mark.parametrize("hit_condition", ["every 2", "% 0", "0", "== 0", "-3", ">= x", "5 times"])
+def test_a_hit_condition_that_is_not_one_is_refused(hit_condition: str) -> None:
+    """Given to the debugger, debugpy ignored such a condition (the program ran to its end), delve crashed on
+    '% 0' and the others reported the breakpoint 'not bound yet'."""
+    with pytest.raises(UsageError, match="is not one: use N"):
+        conditions.check_hit(hit_condition)
+
+
+@pytest.mark.parametrize("hit_condition", [None, "", "5", "== 2", ">= 3", "> 0", "< 4", "<= 2", "% 3"])
+def test_a_hit_condition_that_is_one_passes(hit_condition: str | None) -> None:
+    conditions.check_hit(hit_condition)
