@@ -26,7 +26,8 @@ error the agent should see, always chaining the cause (``raise … from exc``) s
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import difflib
+from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
 ECHO_LIMIT = 200  # characters of a caller's input repeated in an error message
@@ -133,6 +134,24 @@ def echo(value: object, limit: int = ECHO_LIMIT) -> str:
     """``repr(value)`` for an error message, clipped: an error never repeats a megabyte of input."""
     text = repr(value)
     return text if len(text) <= limit else f"{text[:limit - 1]}… ({len(text)} characters)"
+
+
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The choice ``word`` most likely meant: a close spelling (``pyhton``, ``breakpoint``), or the one it
+    begins or is the beginning of (``expr`` for ``expression``, ``lldb`` for ``lldb-dap``); None."""
+    options = list(choices)
+    lowered = word.lower()
+    close = difflib.get_close_matches(lowered, options, n=1, cutoff=0.6)
+    if close:
+        return close[0]
+    starts = [c for c in options if len(lowered) >= 3 and (c.startswith(lowered) or lowered.startswith(c))]
+    return min(starts, key=len) if starts else None
+
+
+def did_you_mean(word: str, choices: Iterable[str], otherwise: str = ";") -> str:
+    """"; did you mean 'x'?" for the closest choice, or ``otherwise``."""
+    found = closest(word, choices)
+    return f"; did you mean {found!r}?" if found is not None else otherwise
 
 
 @contextlib.contextmanager

@@ -27,7 +27,7 @@ from polydbg.backends.gdb import info as gdb_info
 from polydbg.backends.java import info as java_info
 from polydbg.backends.lldb import info as lldb_info
 from polydbg.backends.node import info as node_info
-from polydbg.errors import UsageError, echo
+from polydbg.errors import UsageError, did_you_mean, echo
 
 BACKENDS: dict[str, BackendInfo] = {info.name: info for info in (
     debugpy_info.INFO, lldb_info.INFO, gdb_info.INFO, delve_info.INFO, node_info.INFO, java_info.INFO)}
@@ -76,7 +76,7 @@ def adapters_for(language: str) -> list[str]:
 def info(adapter: str) -> BackendInfo:
     found = BACKENDS.get(adapter)
     if found is None:
-        raise UsageError(f"unknown adapter {echo(adapter)}; known: {sorted(BACKENDS)}")
+        raise UsageError(f"unknown adapter {echo(adapter)}{did_you_mean(adapter, BACKENDS)} known: {sorted(BACKENDS)}")
     return found
 
 
@@ -96,7 +96,8 @@ def break_filters(adapter: str, mode: str) -> list[str]:
 def normalize_language(language: str) -> str:
     lang = _ALIASES.get(language.lower(), language.lower())
     if lang not in languages():
-        raise UsageError(f"language {echo(language)} is not supported; supported: {languages()}")
+        hint = did_you_mean(language, [*languages(), *_ALIASES])
+        raise UsageError(f"language {echo(language)} is not supported{hint} supported: {languages()}")
     return lang
 
 
@@ -255,7 +256,8 @@ def choose_adapter(language: str, adapter: str | None) -> str:
     choices = adapters_for(language)
     if adapter:
         if adapter not in choices:
-            raise UsageError(f"adapter {echo(adapter)} cannot debug {language}; use one of {choices}")
+            raise UsageError(f"adapter {echo(adapter)} cannot debug {language}{did_you_mean(adapter, choices)} use one "
+                             f"of {choices}")
         return adapter
     for name in choices:
         if BACKENDS[name].find() is not None:

@@ -17,7 +17,6 @@ report with a link.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -25,7 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from polydbg.errors import ECHO_LIMIT, echo
+from polydbg.errors import ECHO_LIMIT, did_you_mean, echo
 
 # U+10FFFF, a noncharacter "for internal use": the stdio reader puts it where a message held a lone
 # surrogate escape, so the tool that receives it can name the argument.
@@ -45,6 +44,9 @@ def problem(tool: str, schema: Mapping[str, Any], arguments: Mapping[str, Any]) 
     for path, name, allowed in _names(schema, arguments, ""):
         if name not in allowed:
             return _unknown(tool, path, name, allowed)
+    for path, kinds, value in _typed(schema, arguments, ""):
+        if not _fits(kinds, value):
+            return f"{tool}: {path} takes {_kinds(kinds)} (got {_shown(value)})"
     for path, text in _strings(arguments, ""):
         arg = path.split("[")[0].split(".")[0]
         if SURROGATE_MARK in text:
@@ -79,6 +81,40 @@ def _names(schema: Mapping[str, Any], value: Any, path: str) -> Iterator[tuple[s
             yield from _names(schema["items"], item, f"{path}[{index}]")
 
 
+def _typed(schema: Mapping[str, Any], value: Any, path: str) -> Iterator[tuple[str, set[str], Any]]:
+    """(where, the JSON types the schema allows there, the value) for every value the properties govern."""
+    if isinstance(value, Mapping) and isinstance(schema.get("properties"), Mapping):
+        for name, item in value.items():
+            sub = schema["properties"].get(name)
+            if isinstance(sub, Mapping):
+                where = f"{path}.{name}" if path else str(name)
+                kinds = {k for variant in (sub.get("anyOf") or [sub]) if isinstance(variant, Mapping)
+                         for k in ([variant["type"]] if isinstance(variant.get("type"), str) else [])}
+                if kinds:
+                    yield where, kinds, item
+                yield from _typed(sub, item, where)
+    elif isinstance(value, list) and isinstance(schema.get("items"), Mapping):
+        for index, item in enumerate(value):
+            yield from _typed(schema["items"], item, f"{path}[{index}]")
+
+
+def _fits(kinds: set[str], value: Any) -> bool:
+    """Whether ``value`` is one of ``kinds`` as JSON spells it, or as the SDK reads it from a string ("true",
+    "3"). Only the conversions that change meaning are refused: a boolean for anything else (``line=true``
+    was line 1), anything else for a boolean (``detach="yes"`` detached)."""
+    if isinstance(value, bool):
+        return "boolean" in kinds
+    if "boolean" in kinds and len(kinds) == 1:
+        return value in ("true", "false")
+    return True
+
+
+def _kinds(kinds: set[str]) -> str:
+    names = {"boolean": "true or false", "integer": "a number", "number": "a number", "string": "text",
+             "array": "a list", "object": "an object"}
+    return " or ".join(sorted({names.get(k, k) for k in kinds}))
+
+
 def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
     if isinstance(value, str):
         yield path, value
@@ -92,29 +128,83 @@ def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from _strings(item, f"{path}[{index}]")
 
 
+# Names agents reach for that are another argument's job, with what to pass instead.
+_MEANT = {"text": "line (it takes a number or text on the line)", "expr": "expression", "timeout": "timeout_s",
+          "frame": "frame_id", "thread": "thread_id", "hit_count": "hit_condition", "logpoint": "log_message"}
+
+
 def _unknown(tool: str, path: str, name: str, allowed: list[str]) -> str:
-    close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
     where = f"{tool} has no argument" if not path else f"{tool}: {path} has no field"
-    hint = f"; did you mean {close[0]!r}?" if close else "."
+    meant = _MEANT.get(name, "")
+    hint = f"; pass {meant}." if meant.split()[:1] and meant.split()[0] in allowed else did_you_mean(name, allowed, ".")
+    if not allowed:
+        return f"{where} {_quoted(name)}: it takes none"
     kind = "arguments" if not path else "fields"
-    return f"{where} {echo(name, 60)}{hint} Its {kind}: {', '.join(allowed)}"
+    return f"{where} {_quoted(name)}{hint} Its {kind}: {', '.join(allowed)}"
+
+
+def _quoted(name: str) -> str:
+    """A name as the caller sent it: a lone surrogate (marked by the stdio reader) shown as one."""
+    return echo(name, 60).replace(SURROGATE_MARK, "\\udXXX").replace("\\U0010ffff", "\\u(lone surrogate)")
+
+
+def listed(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """``arguments`` with a lone string given for a list of strings made that list (``filter="req"``,
+    ``exception="raised"``): what the agent plainly meant. A string holding a JSON list is left to the SDK,
+    which reads it as one."""
+    properties = schema.get("properties")
+    out = dict(arguments)
+    if not isinstance(properties, Mapping):
+        return out
+    for name, value in arguments.items():
+        sub = properties.get(name)
+        if (isinstance(value, str) and isinstance(sub, Mapping) and sub.get("type") == "array"
+                and isinstance(sub.get("items"), Mapping) and sub["items"].get("type") == "string"
+                and not value.lstrip().startswith("[")):
+            out[name] = [value]
+    return out
 
 
 def unknown_tool(name: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-    hint = f"; did you mean {close[0]!r}?" if close else ";"
-    return f"no tool {echo(name, 60)}{hint} the tools are: {', '.join(known)}"
+    return f"no tool {_quoted(name)}{did_you_mean(name, known)} the tools are: {', '.join(known)}"
 
 
-def validation_message(tool: str, error: ValidationError) -> str:
-    """A pydantic error report as one line per argument: where, what it takes, what was given (cut)."""
-    lines = []
+def validation_message(tool: str, error: ValidationError, schema: Mapping[str, Any] | None = None) -> str:
+    """A pydantic error report as one line per argument: where, what it takes, what was given (cut). The
+    members of a union (``line``: a number or text) are one argument, not pydantic's ``line.constrained-int``
+    and ``line.str``."""
+    said: dict[str, list[str]] = {}
+    given: dict[str, Any] = {}
     for item in error.errors(include_url=False):
-        where = ".".join(str(part) for part in item["loc"]) or "arguments"
-        given = item.get("input")
-        shown = "" if item["type"] == "missing" else f" (got {_shown(given)})"
-        lines.append(f"{where}: {item['msg']}{shown}")
+        where = _where(item["loc"], schema) or "arguments"
+        said.setdefault(where, [])
+        if item["msg"] not in said[where]:
+            said[where].append(item["msg"])
+        if item["type"] != "missing":
+            given.setdefault(where, item.get("input"))
+    lines = [f"{where}: {' or '.join(messages)}" + (f" (got {_shown(given[where])})" if where in given else "")
+             for where, messages in said.items()]
     return f"{tool}: " + "; ".join(lines)
+
+
+def _where(loc: tuple[int | str, ...], schema: Mapping[str, Any] | None) -> str:
+    """The argument an error's ``loc`` names, without the union members pydantic names in it."""
+    parts: list[str] = []
+    node: Any = schema
+    for part in loc:
+        if isinstance(part, int):
+            parts.append(f"[{part}]")
+            node = node.get("items") if isinstance(node, Mapping) else None
+            continue
+        properties = node.get("properties") if isinstance(node, Mapping) else None
+        if isinstance(properties, Mapping):
+            if part not in properties:
+                continue  # a union member's tag
+            node = properties[part]
+        elif schema is not None:
+            continue
+        parts.append(f".{part}" if parts else part)
+    return "".join(parts)
 
 
 def _shown(value: Any) -> str:

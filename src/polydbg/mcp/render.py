@@ -8,6 +8,7 @@ otherwise.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from polydbg.session.model import (
     BreakpointInfo,
@@ -233,7 +234,9 @@ def evaluate(r: EvaluateResult) -> str:
     return text
 
 
-def sessions(r: SessionList) -> str:
+def sessions(r: SessionList, bases: Mapping[str, str | None] | None = None) -> str:
+    """One line per session; a location's path relative to that session's ``bases`` entry (its cwd), as its
+    stop reports show it."""
     if not r.sessions:
         return "no sessions"
     lines = []
@@ -243,7 +246,7 @@ def sessions(r: SessionList) -> str:
         if s.pid is not None and f"pid {s.pid}" not in s.target:
             line += f" (pid {s.pid})"
         if s.location and s.location.file:
-            line += f" at {_where(s.location.file, s.location.line, None)}"
+            line += f" at {_where(s.location.file, s.location.line, (bases or {}).get(s.session_id))}"
         if s.exit_code is not None:
             line += f" exit {s.exit_code}"
         if s.cause:

@@ -129,11 +129,13 @@ class PolydbgServer(MCPServer[Clients]):
         problem = arguments_module.problem(name, tool.parameters, arguments)
         if problem is not None:
             return tools.failure(UsageError(problem), name)
+        arguments = arguments_module.listed(tool.parameters, arguments)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
-                return tools.failure(UsageError(arguments_module.validation_message(name, exc.__cause__)), name)
+                said = arguments_module.validation_message(name, exc.__cause__, tool.parameters)
+                return tools.failure(UsageError(said), name)
             raise
 
 

@@ -266,7 +266,7 @@ def register(server: MCPServer[Clients]) -> None:
                                          target=s.target, pid=s.program_pid, location=location,
                                          exit_code=s.exit_code, cause=s.cause))
             result = SessionList(sessions=infos, current=manager.current_id())
-            return answer(result, render.sessions(result))
+            return answer(result, render.sessions(result, {s.id: s.cwd for s in manager.all()}))
         return await guarded(work, "debug_sessions")
 
     @tool(OVERWRITES)

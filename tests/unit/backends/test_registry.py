@@ -4,9 +4,11 @@ directory contents or the bytes of an executable), and an explicitly chosen adap
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from polydbg.backends.registry import (
     check_launchable,
     choose_adapter,
     infer_language,
+    info,
     languages,
     named_program,
     normalize_language,
@@ -336,3 +339,13 @@ def test_a_native_executable_without_the_execute_bit_is_refused(tmp_path: Path) 
 def test_javascript_and_typescript_go_to_node(tmp_path: Path, name: str, language: str) -> None:
     assert infer_language(_file(tmp_path / name, b"console.log(1)\n"), None, None) == language
     assert choose_adapter(language, None) == "node"
+
+
+@pytest.mark.parametrize(("call", "says"), [
+    (lambda: normalize_language("pyhton"), "did you mean 'python'?"),
+    (lambda: info("lldb"), "did you mean 'lldb-dap'?"),
+    (lambda: choose_adapter("c", "gbd"), "did you mean 'gdb'?"),
+])
+def test_a_misspelt_language_or_adapter_names_the_one_meant(call: Callable[[], object], says: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(says)):
+        call()

@@ -87,3 +87,39 @@ async def test_the_sdk_s_validation_errors_read_as_one_line_per_argument(client:
     count = await refusal(client, "debug_step", count="x" * 5000)
     assert len(count) < 400 and "count:" in count
 
+
+
+async def test_values_that_change_meaning_when_converted_are_refused(client: Client) -> None:
+    """pydantic's lax conversions made detach="yes" a detach and line=true line 1."""
+    assert "detach takes true or false (got 'yes')" in await refusal(client, "debug_terminate", detach="yes")
+    assert "line takes a number or text (got True)" in await refusal(client, "debug_break", file="a.py", line=True)
+    assert "count takes a number (got True)" in await refusal(client, "debug_step", count=True)
+    # what JSON-in-a-string clients send still reads as meant
+    said = text_of(await client.call_tool("debug_terminate", {"detach": "true"}))
+    assert "no debug session" in said, said
+
+
+async def test_names_agents_reach_for_point_to_the_argument_that_does_it(client: Client) -> None:
+    assert "'expr'; pass expression." in await refusal(client, "debug_evaluate", expr="1")
+    assert "pass line (it takes a number or text on the line)" in await refusal(client, "debug_break", file="a.py",
+                                                                                 text="total += x")
+    assert "has no argument 'verbose': it takes none" in await refusal(client, "debug_sessions", verbose=True)
+
+
+async def test_a_union_s_members_are_one_argument_in_a_refusal(client: Client) -> None:
+    said = await refusal(client, "debug_break", file="a.py", line=0)
+    assert said.startswith("debug_break: line: ") and "constrained" not in said and "(got 0)" in said, said
+    nested = await refusal(client, "debug_launch", program="a.py", breakpoints=[{"file": "a.py", "line": 0}])
+    assert nested.startswith("debug_launch: breakpoints[0].line: "), nested
+
+
+def test_a_lone_string_for_a_list_of_strings_is_that_list() -> None:
+    schema = {"properties": {"filter": {"type": "array", "items": {"type": "string"}}, "name": {"type": "string"}}}
+    assert arguments.listed(schema, {"filter": "req", "name": "x"}) == {"filter": ["req"], "name": "x"}
+    assert arguments.listed(schema, {"filter": '["a", "b"]'}) == {"filter": '["a", "b"]'}  # JSON: the SDK reads it
+
+
+def test_a_lone_surrogate_in_a_name_is_shown_as_one() -> None:
+    said = arguments.problem("debug_launch", {"properties": {"program": {"type": "string"}}},
+                             {"progr" + arguments.SURROGATE_MARK + "am": "x"})
+    assert said is not None and "U0010ffff" not in said and "lone surrogate" in said, said
