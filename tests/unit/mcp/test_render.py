@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from polydbg.mcp.render import REPORT_BUDGET, stop_report, trace
-from polydbg.session.model import Location, Output, State, StopReport, TraceResult, Var
+from polydbg.mcp.render import REPORT_BUDGET, sessions, stop_report, trace
+from polydbg.session.model import Location, Output, SessionInfo, SessionList, State, StopReport, TraceResult, Var
 from polydbg.session.output import OutputBuffer
 from polydbg.session.trace import _Collector
 
@@ -105,3 +105,12 @@ def test_a_trace_a_stop_ended_gives_its_last_rows_up_for_the_report() -> None:
     assert "i=999" not in text and "v0 (str)" in text  # the last rows gave way
     shown = text.count("  prog.py:13  i=")
     assert f"… {1000 - shown} more rows: debug_output(stream=\"trace\", cursor={result.more_cursor})" in text
+
+
+def test_a_session_s_location_reads_as_its_reports_do() -> None:
+    """Relative to the session's cwd (a stop report's convention), not absolute."""
+    listed = SessionList(current="s-1", sessions=[SessionInfo(
+        session_id="s-1", state=State.stopped, language="python", adapter="debugpy", target="app.py",
+        location=Location(file="/proj/src/app.py", line=3, function="main"))])
+    assert "at src/app.py:3" in sessions(listed, {"s-1": "/proj"})
+    assert "at /proj/src/app.py:3" in sessions(listed)
