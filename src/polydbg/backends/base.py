@@ -23,7 +23,7 @@ optional hooks have defaults: a backend subclasses it to inherit them, and mypy 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal, NamedTuple, Protocol
 
@@ -122,6 +122,23 @@ class Frame(NamedTuple):
     line: int | None
     column: int | None = None
     pc: int | None = None  # instruction pointer, where the debugger reports it
+
+
+class Lock(NamedTuple):
+    """A lock as its runtime knows it, in the terms the agent reads."""
+
+    id: str  # its identity for this stop: a mutex's address, a JVM object id, a Python object id
+    name: str  # how it reads: "mutex B at 0x55…a0", "java.lang.Object@34", "threading.Lock at 0x7f…"
+    owner: int | None = None  # the thread holding it (an id threads() gives); None: free, or not recorded
+    kind: str = ""  # "pthread mutex", "monitor", "ReentrantLock", "RLock", "sync.Mutex", …
+
+
+class ThreadLocks(NamedTuple):
+    """What one thread holds and waits for, as far as the runtime tells."""
+
+    holds: tuple[Lock, ...] = ()
+    waits_for: Lock | None = None  # the lock it is blocked acquiring
+    state: str | None = None  # why it is not running: "blocked on a monitor", "in Object.wait()", "chan receive"
 
 
 class Scope(NamedTuple):
@@ -391,6 +408,17 @@ class Backend(Protocol):
         """Library frames hidden above frame 0 that a stack listing still shows, innermost first (a watched
         variable written inside memcpy: the stop is the user's call, memcpy is listed above it); not
         addressable by index."""
+        return []
+
+    async def locks(self, thread_ids: Sequence[int]) -> dict[int, ThreadLocks]:
+        """What each of ``thread_ids`` holds and waits for, where the runtime can tell (the program is
+        stopped); threads it knows nothing of are left out. Read only: never runs the program's code where
+        the debugger can avoid it."""
+        return {}
+
+    async def async_callers(self, thread_id: int) -> list[tuple[str, list[Frame]]]:
+        """The callers past an ``await`` (or a callback's scheduling) of ``thread_id``'s stack, outward:
+        (what joins them — "await", "Promise.then" —, their frames). Listed, not addressable by index."""
         return []
 
     def length_of(self, parent: Variable, children: list[Variable]) -> int | None:

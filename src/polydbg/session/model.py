@@ -71,6 +71,7 @@ class StopReport(_Model):
     exit_code: int | None = None
     timed_out: bool = False
     note: str | None = None
+    deadlocks: list[str] | None = None  # at a pause: threads waiting for each other's locks (session/locks.py)
 
 
 class BreakpointInfo(_Model):
@@ -107,10 +108,21 @@ class FrameInfo(_Model):
     line: int | None = None
 
 
+class LockState(_Model):
+    """What a thread holds and waits for (``session/locks.py``), where its runtime tells."""
+
+    holds: list[str] | None = None
+    holds_more: int = 0
+    waits_for: str | None = None
+    owner: int | None = None  # the thread holding what it waits for
+    state: str | None = None  # why it is not running ("blocked on a monitor", a goroutine's wait reason)
+
+
 class ThreadStack(_Model):
     thread_id: int
     name: str
     frames: list[FrameInfo]
+    locks: LockState | None = None
     total: int | None = None
     same: int | None = None  # how many other threads have this same stack (all_threads lists it once)
     same_ids: list[int] | None = None  # the first of them
@@ -120,6 +132,8 @@ class StackResult(_Model):
     session_id: str
     threads: list[ThreadStack]
     more: str | None = None
+    current_thread: int | None = None  # the thread frame_id and later calls default to
+    deadlocks: list[str] | None = None  # each cycle of threads waiting for each other's locks, in a sentence
 
 
 class VariablesResult(_Model):
