@@ -162,6 +162,15 @@ class Variable(NamedTuple):
 class ExceptionDetail(NamedTuple):
     type: str
     message: str
+    details: tuple[str, ...] = ()  # more of the report, a line each: a sanitizer's allocation and free stacks
+
+
+class Task(NamedTuple):
+    """A coroutine the runtime schedules apart from the threads (an asyncio task): pending, what it awaits."""
+
+    name: str
+    awaiting: str  # what it waits for ("Event.wait at locks.py:213", "Task-3", "sleep")
+    frames: tuple[Frame, ...] = ()  # its coroutine chain, outermost first
 
 
 class Instruction(NamedTuple):
@@ -419,6 +428,10 @@ class Backend(Protocol):
     async def async_callers(self, thread_id: int) -> list[tuple[str, list[Frame]]]:
         """The callers past an ``await`` (or a callback's scheduling) of ``thread_id``'s stack, outward:
         (what joins them — "await", "Promise.then" —, their frames). Listed, not addressable by index."""
+        return []
+
+    async def tasks(self) -> list[Task]:
+        """The program's pending tasks (asyncio's), where the runtime has them; listed with all threads."""
         return []
 
     def length_of(self, parent: Variable, children: list[Variable]) -> int | None:

@@ -40,6 +40,7 @@ class Var(_Model):
 class ExceptionInfo(_Model):
     type: str
     message: str
+    details: list[str] | None = None  # more of the report: a sanitizer's access, allocation and free stacks
 
 
 class Output(_Model):
@@ -128,11 +129,18 @@ class ThreadStack(_Model):
     same_ids: list[int] | None = None  # the first of them
 
 
+class TaskInfo(_Model):
+    name: str
+    awaiting: str
+    frames: list[FrameInfo] | None = None
+
+
 class StackResult(_Model):
     session_id: str
     threads: list[ThreadStack]
     more: str | None = None
     current_thread: int | None = None  # the thread frame_id and later calls default to
+    tasks: list[TaskInfo] | None = None  # with all_threads: the pending asyncio tasks, what each awaits
     deadlocks: list[str] | None = None  # each cycle of threads waiting for each other's locks, in a sentence
 
 
