@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from polydbg.backends.base import (
@@ -32,6 +32,7 @@ from polydbg.backends.base import (
     StepKind,
     StopEvent,
     Thread,
+    ThreadLocks,
     Variable,
 )
 from polydbg.errors import AdapterGoneError
@@ -103,6 +104,8 @@ class FakeBackend(Backend):
         self.locals: list[Variable] | None = None  # a frame's locals (None: x and obj)
         self.exception: ExceptionDetail | None = None  # what exception_info answers
         self.stacks: dict[Thread, list[Frame]] | None = None  # the threads and their frames (None: main, one frame)
+        self.thread_locks: dict[int, ThreadLocks] = {}  # what locks() answers
+        self.frames_asked: list[FrameRef] = []  # the frames scopes() and evaluate() were asked about, in order
 
     def hold(self, method: str) -> asyncio.Event:
         gate = self.gates[method] = asyncio.Event()
@@ -190,6 +193,7 @@ class FakeBackend(Backend):
 
     async def scopes(self, frame: FrameRef) -> list[Scope]:
         at = self.stop_no
+        self.frames_asked.append(frame)
         await self._enter("scopes")
         return [Scope("Locals", 100 + at)]
 
@@ -204,6 +208,8 @@ class FakeBackend(Backend):
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
         at = self.stop_no
+        if frame is not None:
+            self.frames_asked.append(frame)
         await self._enter("evaluate")
         return Variable(expression, f"{expression} at stop {at}")
 
@@ -213,3 +219,7 @@ class FakeBackend(Backend):
 
     async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
         return self.exception
+
+    async def locks(self, thread_ids: Sequence[int]) -> dict[int, ThreadLocks]:
+        await self._enter("locks")
+        return {tid: state for tid, state in self.thread_locks.items() if tid in thread_ids}

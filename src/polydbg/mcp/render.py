@@ -16,6 +16,7 @@ from polydbg.session.model import (
     CommandResult,
     DisassemblyResult,
     EvaluateResult,
+    LockState,
     MemoryResult,
     Output,
     OutputResult,
@@ -64,10 +65,12 @@ def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = N
     """The report as a model reads it, held under ``budget`` bytes: output is cut first (debug_output
     has all of it), then trailing locals (debug_variables lists them)."""
     fixed = [_report_head(r, base)]
+    fixed.extend(f"DEADLOCK: {cycle}" for cycle in r.deadlocks or [])
     if r.note:
         fixed.append(f"note: {r.note}")
     if r.exception:
         fixed.append(f"exception: {r.exception.type}: {r.exception.message}")
+        fixed.extend(f"  {line}" for line in r.exception.details or [])
     if r.source:
         fixed.append(r.source)
     shown = [var_line(v) for v in r.locals or []]
@@ -192,19 +195,43 @@ def breakpoint_list(r: BreakpointList, base: str | None = None) -> str:
 
 
 def stack(r: StackResult, base: str | None = None) -> str:
-    lines = []
+    lines = [f"DEADLOCK: {cycle}" for cycle in r.deadlocks or []]
     for t in r.threads:
         same = ""
         if t.same:
             ids = ", ".join(map(str, t.same_ids or []))
             same = f" and {t.same:,} more with these frames ({ids}{', …' if t.same > len(t.same_ids or []) else ''})"
-        lines.append(f"thread {t.thread_id} {t.name}".rstrip() + same + ":")
+        current = " (current)" if r.current_thread is not None and t.thread_id == r.current_thread else ""
+        lines.append(f"thread {t.thread_id} {t.name}".rstrip() + current + same + ":")
+        if t.locks is not None:
+            lines.append(f"  {lock_line(t.locks)}")
         for f in t.frames:
             where = _where(f.file, f.line, base)
             lines.append(f"  {f'#{f.index}' if f.index >= 0 else '(above #0)'} {f.function} at {where}")
+        for a in t.async_frames or []:
+            if a.via:
+                lines.append(f"  — {a.via} — (async callers: listed, not selectable)")
+            lines.append(f"     {a.function} at {_where(a.file, a.line, base)}")
+    if r.tasks:
+        lines.append(f"pending tasks ({len(r.tasks)}):")
+        for task in r.tasks:
+            chain = " → ".join(f"{f.function} at {_where(f.file, f.line, base)}" for f in task.frames or [])
+            lines.append(f"  {task.name}: awaits {task.awaiting}" + (f"; {chain}" if chain else ""))
     if r.more:
         lines.append(r.more)
     return "\n".join(lines)
+
+
+def lock_line(locks: LockState) -> str:
+    """What a thread holds and waits for, in a line."""
+    said = [locks.state] if locks.state else []
+    if locks.holds:
+        more = f" and {locks.holds_more} more" if locks.holds_more else ""
+        said.append(f"holds {', '.join(locks.holds)}{more}")
+    if locks.waits_for:
+        owner = f" (held by thread {locks.owner})" if locks.owner is not None else " (owner not recorded)"
+        said.append(f"waits for {locks.waits_for}{owner}")
+    return "; ".join(said) or "no locks"
 
 
 def variables(r: VariablesResult) -> str:

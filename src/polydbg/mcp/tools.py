@@ -394,27 +394,29 @@ def register(server: MCPServer[Clients]) -> None:
         start: Annotated[int, Field(ge=0)] = 0,
         count: Annotated[int | None, Field(ge=1, le=1000)] = None,
         filter: Annotated[list[str] | None, Field(description="names")] = None,
+        thread_id: int | None = None,
         session_id: SessionId = None,
     ) -> Annotated[CallToolResult, VariablesResult]:
         """A frame's variables, or a value's children."""
         return await on_session(ctx, session_id, "debug_variables",
-                                lambda s: s.variables(frame_id, ref, scope, start, count, filter),
+                                lambda s: s.variables(frame_id, ref, scope, start, count, filter, thread_id),
                                 _plain(render.variables), True)
 
     @tool(RUNS)
-    async def debug_evaluate(ctx: Context, expression: str, frame_id: FrameIndex = None,
+    async def debug_evaluate(ctx: Context, expression: str, frame_id: FrameIndex = None, thread_id: int | None = None,
                              session_id: SessionId = None) -> Annotated[CallToolResult, EvaluateResult]:
         """Evaluate an expression."""
-        return await on_session(ctx, session_id, "debug_evaluate", lambda s: s.evaluate(expression, frame_id),
+        return await on_session(ctx, session_id, "debug_evaluate",
+                                lambda s: s.evaluate(expression, frame_id, thread_id),
                                 _plain(render.evaluate), True)
 
     @tool(OVERWRITES)
     async def debug_set_variable(ctx: Context, name: str, value: str, frame_id: FrameIndex = None,
-                                 ref: int | None = None,
+                                 ref: int | None = None, thread_id: int | None = None,
                                  session_id: SessionId = None) -> Annotated[CallToolResult, Var]:
         """Set a variable (or member of ref)."""
         return await on_session(ctx, session_id, "debug_set_variable",
-                                lambda s: s.set_variable(name, value, frame_id, ref),
+                                lambda s: s.set_variable(name, value, frame_id, ref, thread_id),
                                 _plain(lambda v: "set " + render.var_line(v, indent="")), True)
 
     @tool(READ_ONLY)
@@ -459,19 +461,22 @@ def register(server: MCPServer[Clients]) -> None:
     async def debug_memory(ctx: Context, address: Annotated[str, Field(description="0x... or expression")],
                            count: Annotated[int, Field(ge=1, le=65536)] = 64,
                            write: Annotated[str | None, Field(description="hex bytes")] = None,
-                           frame_id: FrameIndex = None,
+                           frame_id: FrameIndex = None, thread_id: int | None = None,
                            session_id: SessionId = None) -> Annotated[CallToolResult, MemoryResult]:
         """Read (or write) memory."""
         return await on_session(ctx, session_id, "debug_memory",
-                                lambda s: s.memory(address, count, write, frame_id), _plain(render.memory), True)
+                                lambda s: s.memory(address, count, write, frame_id, thread_id), _plain(render.memory),
+                                True)
 
     @tool(READ_ONLY)
     async def debug_disassemble(ctx: Context, address: str | None = None,
                                 count: Annotated[int, Field(ge=1, le=500)] = 20, frame_id: FrameIndex = None,
+                                thread_id: int | None = None,
                                 session_id: SessionId = None) -> Annotated[CallToolResult, DisassemblyResult]:
         """Disassemble around the pc."""
         return await on_session(ctx, session_id, "debug_disassemble",
-                                lambda s: s.disassemble(address, count, frame_id), _plain(render.disassembly), True)
+                                lambda s: s.disassemble(address, count, frame_id, thread_id),
+                                _plain(render.disassembly), True)
 
     @tool(ADDS)
     async def debug_watch(ctx: Context, expression: str, access: Literal["write", "read", "readWrite"] = "write",
@@ -484,8 +489,8 @@ def register(server: MCPServer[Clients]) -> None:
                                 _plain(lambda r: render.breakpoint_line(r.breakpoints[0])))
 
     @tool(RUNS)
-    async def debug_command(ctx: Context, command: str, frame_id: FrameIndex = None,
+    async def debug_command(ctx: Context, command: str, frame_id: FrameIndex = None, thread_id: int | None = None,
                             session_id: SessionId = None) -> Annotated[CallToolResult, CommandResult]:
         """Run a raw debugger command."""
-        return await on_session(ctx, session_id, "debug_command", lambda s: s.command(command, frame_id),
+        return await on_session(ctx, session_id, "debug_command", lambda s: s.command(command, frame_id, thread_id),
                                 _plain(render.command), check=lambda m: m.check_command(session_id, command))

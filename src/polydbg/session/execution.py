@@ -360,7 +360,7 @@ class Execution:
                 backend = self.core.backend
                 if to is not None:
                     target = await self.bpsync.add_line(to[0], to[1], internal=True)
-                thread = self.inspector.thread_of(scope, thread_id)
+                thread = await self.inspector.thread_of(scope, thread_id)
                 try:
                     since = await self.act(lambda: backend.resume(thread))
                 except BaseException:
@@ -420,7 +420,7 @@ class Execution:
                     return await self.report_unseen("nothing was stepped")
                 scope = life.stopped_scope()
                 backend = self.core.backend
-                thread = self.inspector.thread_of(scope, thread_id if done == 0 else None)
+                thread = await self.inspector.thread_of(scope, thread_id if done == 0 else None)
                 since = await self.act(functools.partial(backend.step, thread, kind))
             timed_out = await self._timed_out(since, timeout_s, progress)
             if timed_out or life.state != State.stopped:
@@ -445,7 +445,12 @@ class Execution:
         life = self.core.life
         async with self.lock:
             if life.state == State.stopped:
-                return await self.reporter.report(note="already stopped")
+                scope = life.stopped_scope()
+                if thread_id is None or thread_id == scope.thread:
+                    return await self.reporter.report(note="already stopped")
+                await self.inspector.choose(scope, thread_id)
+                return await self.reporter.report(note=f"already stopped; thread {thread_id} is now the current thread "
+                                                       "(inspections default to it until the program moves)")
             backend = self.core.backend
             since = life.stops
             threads = await self._threads_within(backend, timeout_s) if thread_id is None else []

@@ -9,11 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from polydbg.backends.base import Frame, FrameRef, Thread, Variable
-from polydbg.errors import UsageError, echo, refused
-from polydbg.session import stacks
+from polydbg.backends.base import Frame, FrameRef, Thread, ThreadLocks, Variable
+from polydbg.errors import AdapterRequestError, UsageError, echo, refused
+from polydbg.session import locks, stacks
 from polydbg.session.core import SessionCore
-from polydbg.session.model import EvaluateResult, Location, StackResult, Var, VariablesResult
+from polydbg.session.model import (
+    AsyncFrame,
+    EvaluateResult,
+    FrameInfo,
+    Location,
+    StackResult,
+    TaskInfo,
+    Var,
+    VariablesResult,
+)
 from polydbg.session.scope import StopScope
 
 REPORT_LOCALS = 12
@@ -69,11 +78,23 @@ class Inspector:
             frames = scope.frames[thread_id] = got
         return frames
 
-    def thread_of(self, scope: StopScope, thread_id: int | None) -> int:
-        return thread_id if thread_id is not None else (scope.stop.thread_id or 0)
+    async def thread_of(self, scope: StopScope, thread_id: int | None) -> int:
+        """``thread_id`` once it is known to exist (refused naming the threads there are), else the current one."""
+        if thread_id is None:
+            return scope.thread or 0
+        threads = await self.threads(scope)
+        if thread_id not in {t.id for t in threads}:
+            shown = sorted(t.id for t in threads)
+            listed = f"{shown[:20]}{f' … ({len(shown):,} threads)' if len(shown) > 20 else ''}"
+            raise UsageError(f"no thread {thread_id}; threads: {listed} (debug_stack(all_threads=true) lists them)")
+        return thread_id
+
+    async def choose(self, scope: StopScope, thread_id: int) -> None:
+        """Make ``thread_id`` the thread later calls default to, at this stop."""
+        scope.current_thread = await self.thread_of(scope, thread_id)
 
     async def frame(self, scope: StopScope, index: int | None, thread_id: int | None = None) -> tuple[FrameRef, Frame]:
-        thread = self.thread_of(scope, thread_id)
+        thread = await self.thread_of(scope, thread_id)
         wanted = index or 0
         if wanted < 0:
             raise UsageError("frame_id is a 0-based frame index (0 = innermost); pass 0 or more")
@@ -88,36 +109,83 @@ class Inspector:
         return Location(file=top.file, line=top.line, function=top.name)
 
     async def stack(self, thread_id: int | None, start: int, levels: int, all_threads: bool) -> StackResult:
-        """One thread's stack (the stopped one by default), or every thread's (stacks.py: bounded, threads
-        with the same stack listed once, paged from ``thread_id``)."""
+        """One thread's stack (the current one by default; a ``thread_id`` given becomes the current one), or
+        every thread's (stacks.py: bounded, threads with the same stack and locks listed once, paged from
+        ``thread_id``), with what each holds and waits for, the deadlocks that makes, and pending tasks."""
         scope = self.core.life.stopped_scope()
         threads = await self.threads(scope)
         names = {t.id: t.name for t in threads}
-        if thread_id is not None and thread_id not in names:
-            shown = sorted(names)
-            listed = f"{shown[:20]}{f' … ({len(shown):,} threads)' if len(shown) > 20 else ''}"
-            raise UsageError(f"no thread {thread_id}; threads: {listed} (debug_stack(all_threads=true) lists them)")
+        if thread_id is not None:
+            await self.thread_of(scope, thread_id)  # refused naming the threads there are
         backend = self.core.backend
         if all_threads:
             read = await stacks.read_all(threads, lambda tid: self.core.read(scope, backend.stack_trace(
                 tid, start, levels)))
-            page = stacks.paged(threads, read, scope.stop.thread_id, levels, thread_id, self.core.cwd)
+            held = await self.locks(scope, [t.id for t in threads])
+            page = stacks.paged(threads, read, scope.thread, levels, thread_id, self.core.cwd, keys=held)
             above = await self._above(scope, scope.stop.thread_id, start)
-            return StackResult(session_id=self.core.id, more=stacks.more(page, start, levels),
-                               threads=[stacks.thread_stack(entry, start, page.depth,
-                                                            above if entry.thread.id == scope.stop.thread_id else [])
-                                        for entry in page.entries])
-        tid = thread_id if thread_id is not None else (scope.stop.thread_id or (threads[0].id if threads else 0))
+            owners = locks.owners(held)
+            listed = []
+            for entry in page.entries:
+                shown = stacks.thread_stack(entry, start, page.depth,
+                                            above if entry.thread.id == scope.stop.thread_id else [])
+                if entry.thread.id in held:
+                    shown.locks = locks.state_of(held[entry.thread.id], owners)
+                listed.append(shown)
+            tasks = await self.core.read(scope, backend.tasks()) if start == 0 and thread_id is None else []
+            frames_of = {t.id: frames for t, (frames, _total) in zip(threads, read, strict=True)}
+            return StackResult(session_id=self.core.id, more=stacks.more(page, start, levels), threads=listed,
+                               current_thread=scope.thread, deadlocks=self._said(held, names, frames_of) or None,
+                               tasks=[TaskInfo(name=t.name, awaiting=t.awaiting, frames=[
+                                   FrameInfo(index=i, function=f.name, file=f.file, line=f.line)
+                                   for i, f in enumerate(t.frames)]) for t in tasks] or None)
+        if thread_id is not None:
+            scope.current_thread = thread_id
+        tid = scope.thread or (threads[0].id if threads else 0)
         frames, total = await self.core.read(scope, backend.stack_trace(tid, start, levels))
         thread = Thread(tid, names.get(tid, ""))
         fits = stacks.fitting(thread, frames, self.core.cwd)
         entry = stacks.Entry(thread, frames, total)
-        result = StackResult(session_id=self.core.id,
-                             threads=[stacks.thread_stack(entry, start, fits, await self._above(scope, tid, start))])
+        shown = stacks.thread_stack(entry, start, fits, await self._above(scope, tid, start))
+        held = await self.locks(scope, [tid])
+        if tid in held:
+            shown.locks = locks.state_of(held[tid], locks.owners(held))
+        if start == 0 and fits == len(frames) and (total is None or fits >= total):
+            shown.async_frames = [AsyncFrame(function=f.name, file=f.file, line=f.line, via=via if i == 0 else None)
+                                  for via, segment in await self.core.read(scope, backend.async_callers(tid))
+                                  for i, f in enumerate(segment)] or None
+        result = StackResult(session_id=self.core.id, threads=[shown], current_thread=scope.thread)
         if fits < len(frames) or (total is not None and start + fits < total):
             which = f"thread_id={thread_id}, " if thread_id is not None else ""
             result.more = f"more frames: debug_stack({which}start={start + fits}, levels={levels})"
         return result
+
+    async def locks(self, scope: StopScope, thread_ids: list[int]) -> dict[int, ThreadLocks]:
+        """What the threads hold and wait for (``Backend.locks``); nothing where the debugger cannot say."""
+        try:
+            return await self.core.read(scope, self.core.backend.locks(thread_ids))
+        except AdapterRequestError:
+            return {}
+
+    async def deadlocks(self, scope: StopScope) -> list[str]:
+        """The deadlocks among all the threads at this stop, each in a sentence (for a pause's report)."""
+        threads = await self.threads(scope)
+        held = await self.locks(scope, [t.id for t in threads])
+        if not held:
+            return []
+        members = {tid for cycle in locks.cycles(held) for tid in cycle}
+        frames_of = {tid: await self._frames_of(scope, tid, 1) for tid in members}
+        return self._said(held, {t.id: t.name for t in threads}, frames_of)
+
+    def _said(self, held: dict[int, ThreadLocks], names: dict[int, str],
+              frames_of: dict[int, list[Frame]]) -> list[str]:
+        """Each deadlock cycle in ``held``, each thread named with the first frame that has source."""
+        def label(tid: int) -> str:
+            name = f" ({names[tid]})" if names.get(tid) else ""
+            frame = next((f for f in frames_of.get(tid, []) if f.file), None)
+            place = f" at {stacks.shown_path(frame.file, self.core.cwd)}:{frame.line}" if frame else ""
+            return f"thread {tid}{name}{place}"
+        return [locks.describe(cycle, held, {tid: label(tid) for tid in cycle}) for cycle in locks.cycles(held)]
 
     async def _above(self, scope: StopScope, thread_id: int | None, start: int) -> list[Frame]:
         """The library frames a listing shows above frame 0 of ``thread_id`` (``Backend.frames_above``)."""
@@ -163,7 +231,7 @@ class Inspector:
         return target.variable, target.frame, target.is_scope
 
     async def variables(self, frame_index: int | None, ref: int | None, scope_name: str | None, start: int,
-                        count: int | None, names: list[str] | None) -> VariablesResult:
+                        count: int | None, names: list[str] | None, thread_id: int | None = None) -> VariablesResult:
         """A page of a scope's or a value's children: ``count`` of them, or (None) as many of the first
         ``DEFAULT_COUNT`` as fit ``VARIABLES_BYTES`` of text, their values shortened first."""
         scope = self.core.life.stopped_scope()
@@ -176,7 +244,7 @@ class Inspector:
             parent, frame, is_scope = self._target(scope, ref)
             result.ref = ref
         else:
-            frame, _ = await self.frame(scope, frame_index)
+            frame, _ = await self.frame(scope, frame_index, thread_id)
             scopes = await self.core.read(scope, backend.scopes(frame))
             result.scopes = [s.name for s in scopes]
             chosen = scopes[0] if scopes and scope_name is None else next(
@@ -216,11 +284,11 @@ class Inspector:
             return parent.indexed_count + (parent.named_count or 0)
         return self.core.backend.length_of(parent, children)
 
-    async def evaluate(self, expression: str, frame_index: int | None) -> EvaluateResult:
+    async def evaluate(self, expression: str, frame_index: int | None, thread_id: int | None = None) -> EvaluateResult:
         scope = self.core.life.stopped_scope()
         if not expression.strip():
             raise UsageError("expression is empty; pass an expression such as 'len(items)'")
-        frame, _ = await self.frame(scope, frame_index)
+        frame, _ = await self.frame(scope, frame_index, thread_id)
         backend = self.core.backend
         with refused(f"cannot evaluate {echo(expression)}"):
             value = await self.core.read(scope, backend.evaluate(expression, frame, backend.evaluate_context))
@@ -229,14 +297,15 @@ class Inspector:
         return EvaluateResult(session_id=self.core.id, expression=expression, value=text, type=value.type,
                               ref=scope.remember(value, frame), truncated=truncated)
 
-    async def set_variable(self, name: str, value: str, frame_index: int | None, ref: int | None) -> Var:
+    async def set_variable(self, name: str, value: str, frame_index: int | None, ref: int | None,
+                           thread_id: int | None = None) -> Var:
         scope = self.core.life.stopped_scope()
         backend = self.core.backend
         if not backend.capabilities.set_variable:
             raise UsageError(f"{self.core.adapter} cannot set variables; use debug_evaluate with an assignment")
         frame: FrameRef | None
         if ref is None:
-            frame, _ = await self.frame(scope, frame_index)
+            frame, _ = await self.frame(scope, frame_index, thread_id)
             container = None
             for candidate in await self.core.read(scope, backend.scopes(frame)):
                 if not candidate.expensive and any(v.name == name for v in await self.children(scope, candidate.ref)):

@@ -119,11 +119,21 @@ class LockState(_Model):
     state: str | None = None  # why it is not running ("blocked on a monitor", a goroutine's wait reason)
 
 
+class AsyncFrame(_Model):
+    """A caller past an ``await``: listed, not selectable (no frame_id)."""
+
+    function: str
+    file: str | None = None
+    line: int | None = None
+    via: str | None = None  # on the first frame of each segment: what joins it ("await", "Promise.then")
+
+
 class ThreadStack(_Model):
     thread_id: int
     name: str
     frames: list[FrameInfo]
     locks: LockState | None = None
+    async_frames: list[AsyncFrame] | None = None
     total: int | None = None
     same: int | None = None  # how many other threads have this same stack (all_threads lists it once)
     same_ids: list[int] | None = None  # the first of them

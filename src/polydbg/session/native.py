@@ -55,14 +55,15 @@ class Native:
                              f"{facts.refusals.get(capability, facts.native_refusal)}")
         return backend
 
-    async def resolve_address(self, scope: StopScope, address: str, frame_index: int | None) -> int:
+    async def resolve_address(self, scope: StopScope, address: str, frame_index: int | None,
+                              thread_id: int | None = None) -> int:
         """A number (0x… or decimal) as is; anything else is evaluated and must give an address."""
         text = address.strip()
         try:
             return int(text, 0)
         except ValueError:
             pass
-        frame, _ = await self.inspector.frame(scope, frame_index)
+        frame, _ = await self.inspector.frame(scope, frame_index, thread_id)
         with refused(f"cannot evaluate {echo(text)}"):
             value = await self.core.read(scope, self.core.backend.evaluate(text, frame, "watch"))
         if value.memory_reference:
@@ -75,10 +76,11 @@ class Native:
                              "&variable, or a number such as 0x7ffd1234")
         return int(found.group(0), 16)
 
-    async def memory(self, address: str, count: int, write: str | None, frame_index: int | None) -> MemoryResult:
+    async def memory(self, address: str, count: int, write: str | None, frame_index: int | None,
+                     thread_id: int | None = None) -> MemoryResult:
         scope = self.core.life.stopped_scope()
         backend = self._backend("memory", "debug_memory")
-        at = await self.resolve_address(scope, address, frame_index)
+        at = await self.resolve_address(scope, address, frame_index, thread_id)
         written = None
         if write is not None:
             try:
@@ -94,12 +96,13 @@ class Native:
                             hex=block.data.hex(), dump=hexdump(block.address, block.data),
                             unreadable=block.unreadable, written=written)
 
-    async def disassemble(self, address: str | None, count: int, frame_index: int | None) -> DisassemblyResult:
+    async def disassemble(self, address: str | None, count: int, frame_index: int | None,
+                          thread_id: int | None = None) -> DisassemblyResult:
         scope = self.core.life.stopped_scope()
         backend = self._backend("disassemble", "debug_disassemble")
-        _ref, frame = await self.inspector.frame(scope, frame_index)
+        _ref, frame = await self.inspector.frame(scope, frame_index, thread_id)
         if address is not None:
-            at, offset = await self.resolve_address(scope, address, frame_index), 0
+            at, offset = await self.resolve_address(scope, address, frame_index, thread_id), 0
         elif frame.pc is not None:
             at, offset = frame.pc, -min(count // 3, 8)  # a few instructions before the pc for context
         else:
@@ -111,10 +114,10 @@ class Native:
             instructions=[InstructionInfo(address=hex(i.address), text=i.text, symbol=i.symbol, line=i.line,
                                           current=i.address == frame.pc) for i in instructions])
 
-    async def registers(self, frame_index: int | None) -> VariablesResult:
+    async def registers(self, frame_index: int | None, thread_id: int | None = None) -> VariablesResult:
         scope = self.core.life.stopped_scope()
         backend = self._backend("registers", "registers (debug_variables scope=registers)")
-        frame, _ = await self.inspector.frame(scope, frame_index)
+        frame, _ = await self.inspector.frame(scope, frame_index, thread_id)
         found = await self.core.read(scope, backend.registers(frame))
         return VariablesResult(session_id=self.core.id, scope="Registers", total=len(found),
                                variables=[self.inspector.var(scope, v, frame) for v in found])
@@ -141,12 +144,12 @@ class Native:
             raise UsageError(f"{what}: {bp.message or 'the debugger refused'}" + (f"; {hint}" if hint else ""))
         return bp
 
-    async def command(self, text: str, frame_index: int | None) -> CommandResult:
+    async def command(self, text: str, frame_index: int | None, thread_id: int | None = None) -> CommandResult:
         backend = self._backend("raw_command", "debug_command")
         life = self.core.life
         frame: FrameRef | None = None
         if life.state == State.stopped and life.scope is not None:
-            frame, _ = await self.inspector.frame(life.scope, frame_index)
+            frame, _ = await self.inspector.frame(life.scope, frame_index, thread_id)
         with refused(f"{self.core.adapter} refused {echo(text)}"):
             output = await self.core.call(backend.command(text, frame))
         if life.scope is not None:

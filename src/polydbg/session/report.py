@@ -23,6 +23,9 @@ REPORT_OUTPUT_BYTES = 480
 REPORT_SOURCE_CONTEXT = 3
 REPORT_LINE_CHARS = 100
 REBUILDS = 3  # a program that keeps stopping and resuming gets a report without stop details after this
+# stops whose report says which threads wait for each other's locks: a pause (a program that hangs), and an
+# exception (a runtime that found its threads deadlocked: Go's "all goroutines are asleep")
+DEADLOCK_REASONS = frozenset({"pause", "exception"})
 _LOGPOINTS = frozenset({"logpoints"})
 _NOT_LOGPOINTS = frozenset({"stdout", "stderr", "console"})
 
@@ -60,8 +63,8 @@ class Reporter:
         stop = scope.stop
         report.reason = stop.reason
         report.description = stop.text or stop.description
-        report.thread_id = stop.thread_id
-        report.thread_name = stop.thread_name
+        report.thread_id = scope.thread
+        report.thread_name = stop.thread_name if scope.thread == stop.thread_id else None
         try:
             frame, top = await self.inspector.frame(scope, 0)
             report.location = Location(file=top.file, line=top.line, function=top.name)
@@ -77,7 +80,11 @@ class Reporter:
             if stop.reason == "exception" and stop.thread_id is not None:
                 detail = await self.core.read(scope, self.core.backend.exception_info(stop.thread_id))
                 if detail is not None:
-                    report.exception = ExceptionInfo(type=detail.type, message=clip(detail.message, 300)[0])
+                    report.exception = ExceptionInfo(type=detail.type, message=clip(detail.message, 300)[0],
+                                                     details=[clip(line, 200)[0] for line in detail.details[:12]]
+                                                     or None)
+            if stop.reason in DEADLOCK_REASONS:
+                report.deadlocks = await self.inspector.deadlocks(scope) or None
         except (AdapterError, UsageError) as exc:
             self.core.life.check(scope)
             report.note = _joined(report.note, f"could not read the stop details: {exc}")

@@ -30,8 +30,14 @@ class StopScope:
         self.threads: list[Thread] | None = None
         self.frames: dict[int, list[Frame]] = {}  # thread → shown frames from the innermost
         self.children: dict[int, list[Variable]] = {}  # backend ref → its children
+        self.current_thread: int | None = None  # chosen with debug_stack/debug_pause(thread_id); None: the stopped one
         self.reported = False  # a report of this stop has been returned to the agent
         self.hits_counted = False  # breakpoint hits of this stop are counted
+
+    @property
+    def thread(self) -> int | None:
+        """The thread inspections default to: the one the agent chose at this stop, else the one that stopped."""
+        return self.current_thread if self.current_thread is not None else self.stop.thread_id
 
     def remember(self, variable: Variable, frame: FrameRef | None, is_scope: bool = False) -> int | None:
         """The agent's ref for an expandable value (None when it has no children)."""

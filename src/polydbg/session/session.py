@@ -265,34 +265,38 @@ class Session:
         return await self._inspect(lambda: self.inspector.stack(thread_id, start, levels, all_threads))
 
     async def variables(self, frame_index: int | None, ref: int | None, scope: str | None, start: int,
-                        count: int | None, names: list[str] | None) -> VariablesResult:
+                        count: int | None, names: list[str] | None, thread_id: int | None = None) -> VariablesResult:
         if ref is None and scope is not None and scope.lower().startswith("reg"):
-            return await self.registers(frame_index)  # the general-purpose registers, of native code
-        return await self._inspect(lambda: self.inspector.variables(frame_index, ref, scope, start, count, names))
+            return await self.registers(frame_index, thread_id)  # the general-purpose registers, of native code
+        return await self._inspect(lambda: self.inspector.variables(frame_index, ref, scope, start, count, names,
+                                                                    thread_id))
 
-    async def evaluate(self, expression: str, frame_index: int | None) -> EvaluateResult:
+    async def evaluate(self, expression: str, frame_index: int | None, thread_id: int | None = None) -> EvaluateResult:
         self.policy.check_expressions(self.adapter, expression)
-        return await self._inspect(lambda: self.inspector.evaluate(expression, frame_index))
+        return await self._inspect(lambda: self.inspector.evaluate(expression, frame_index, thread_id))
 
-    async def set_variable(self, name: str, value: str, frame_index: int | None, ref: int | None) -> Var:
+    async def set_variable(self, name: str, value: str, frame_index: int | None, ref: int | None,
+                           thread_id: int | None = None) -> Var:
         self.policy.check_expressions(self.adapter, name, value)
-        return await self._inspect(lambda: self.inspector.set_variable(name, value, frame_index, ref))
+        return await self._inspect(lambda: self.inspector.set_variable(name, value, frame_index, ref, thread_id))
 
     # -- native operations ------------------------------------------------------------------------------
 
-    async def memory(self, address: str, count: int, write: str | None, frame_index: int | None) -> MemoryResult:
+    async def memory(self, address: str, count: int, write: str | None, frame_index: int | None,
+                     thread_id: int | None = None) -> MemoryResult:
         if write is not None:
             self.policy.require("allow_memory_write", "debug_memory write")
         self.policy.check_expressions(self.adapter, address)
-        return await self._inspect(lambda: self.native.memory(address, count, write, frame_index))
+        return await self._inspect(lambda: self.native.memory(address, count, write, frame_index, thread_id))
 
-    async def disassemble(self, address: str | None, count: int, frame_index: int | None) -> DisassemblyResult:
+    async def disassemble(self, address: str | None, count: int, frame_index: int | None,
+                          thread_id: int | None = None) -> DisassemblyResult:
         self.policy.check_expressions(self.adapter, address)
-        return await self._inspect(lambda: self.native.disassemble(address, count, frame_index))
+        return await self._inspect(lambda: self.native.disassemble(address, count, frame_index, thread_id))
 
-    async def registers(self, frame_index: int | None) -> VariablesResult:
-        return await self._inspect(lambda: self.native.registers(frame_index))
+    async def registers(self, frame_index: int | None, thread_id: int | None = None) -> VariablesResult:
+        return await self._inspect(lambda: self.native.registers(frame_index, thread_id))
 
-    async def command(self, text: str, frame_index: int | None) -> CommandResult:
+    async def command(self, text: str, frame_index: int | None, thread_id: int | None = None) -> CommandResult:
         self.policy.check_command(self.adapter, text)
-        return await self._inspect(lambda: self.native.command(text, frame_index))
+        return await self._inspect(lambda: self.native.command(text, frame_index, thread_id))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from polydbg.backends.base import Frame, Thread
@@ -31,6 +31,7 @@ PAGE_BYTES = 2000  # the text of one all-threads answer, at most (the structured
 MORE_BYTES = 320  # of it, the closing lines that say what is left out and how to see it
 STACK_BYTES = 24_000  # the text of one thread's stack, at most, whatever ``levels`` (with its copy < 64 KB)
 FEWEST_FRAMES = 3  # frames an entry keeps before the listing pages instead
+LOCKS_BYTES = 90  # a thread's locks line, estimated
 SAME_IDS = 8  # ids of the threads that share an entry's stack, listed with it
 IN_FLIGHT = 256  # stacks read at once
 
@@ -46,10 +47,11 @@ class Entry:
     total: int | None
     same: list[int] = field(default_factory=list)  # the other threads with this stack
     base: str | None = None  # the directory paths are shown relative to
+    extra: int = 0  # bytes its listing takes beyond the frames (its locks' line)
 
     def size(self, depth: int) -> int:
         """The length of its text with ``depth`` frames (``render.stack``'s lines, estimated)."""
-        head = len(self.thread.name) + 16 + (32 + 8 * min(len(self.same), SAME_IDS) if self.same else 0)
+        head = len(self.thread.name) + 16 + self.extra + (32 + 8 * min(len(self.same), SAME_IDS) if self.same else 0)
         return head + sum(len(f.name) + len(shown_path(f.file, self.base)) + 18 for f in self.frames[:depth])
 
 
@@ -95,40 +97,43 @@ def fitting(thread: Thread, frames: list[Frame], base: str | None = None, budget
 
 
 def entries(threads: list[Thread], stacks: list[Stack], current: int | None, depth: int | None,
-            base: str | None = None) -> list[Entry]:
+            base: str | None = None, keys: Mapping[int, Hashable] | None = None) -> list[Entry]:
     """One entry per thread in the debugger's order (``depth`` None), or one per distinct run of the
-    innermost ``depth`` frames, the current thread's first."""
+    innermost ``depth`` frames (and ``keys``' value: threads holding other locks are not alike), the current
+    thread's first."""
     ordered = list(zip(threads, stacks, strict=True))
     if depth is not None:
         ordered.sort(key=lambda pair: pair[0].id != current)
     found: list[Entry] = []
-    by_stack: dict[tuple[tuple[str, str | None, int | None], ...], Entry] = {}
+    by_stack: dict[object, Entry] = {}
     for thread, (frames, total) in ordered:
-        key = tuple((f.name, f.file, f.line) for f in frames[:depth])
+        key = (tuple((f.name, f.file, f.line) for f in frames[:depth]), (keys or {}).get(thread.id))
         known = by_stack.get(key) if depth is not None else None
         if known is not None:
             known.same.append(thread.id)
             continue
-        entry = by_stack[key] = Entry(thread, frames, total, base=base)
+        entry = by_stack[key] = Entry(thread, frames, total, base=base,
+                                      extra=LOCKS_BYTES if keys and thread.id in keys else 0)
         found.append(entry)
     return found
 
 
 def paged(threads: list[Thread], stacks: list[Stack], current: int | None, levels: int, first: int | None,
-          base: str | None = None, budget: int = PAGE_BYTES - MORE_BYTES) -> Page:
+          base: str | None = None, budget: int = PAGE_BYTES - MORE_BYTES,
+          keys: Mapping[int, Hashable] | None = None) -> Page:
     """The page of the listing that starts at thread ``first`` (None: the beginning) and fits ``budget``
     (paths shown relative to ``base``)."""
-    listing = entries(threads, stacks, current, None, base)
+    listing = entries(threads, stacks, current, None, base, keys)
     depth, grouped = levels, sum(entry.size(levels) for entry in listing) > budget
     if grouped:  # the most frames for which the threads alike in them fit as one entry each
         low, depth = min(levels, FEWEST_FRAMES), levels
         while low < depth:
             middle = (low + depth + 1) // 2
-            if sum(entry.size(middle) for entry in entries(threads, stacks, current, middle, base)) <= budget:
+            if sum(entry.size(middle) for entry in entries(threads, stacks, current, middle, base, keys)) <= budget:
                 low = middle
             else:
                 depth = middle - 1
-        listing = entries(threads, stacks, current, depth, base)
+        listing = entries(threads, stacks, current, depth, base, keys)
     start = 0
     if first is not None:
         start = next(at for at, entry in enumerate(listing) if first == entry.thread.id or first in entry.same)

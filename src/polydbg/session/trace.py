@@ -253,7 +253,7 @@ class Tracer:
                 since = life.stops
                 scope = life.scope
                 if life.state == State.stopped and scope is not None:
-                    thread = self.inspector.thread_of(scope, None)
+                    thread = await self.inspector.thread_of(scope, None)
                     since = await self.execution.act(lambda: backend.resume(thread))
             reason = await self._wait(collector, since, timeout_s, progress)
             await self.execution.settle_end()  # the hits in transit at an exit

@@ -114,3 +114,23 @@ def test_a_session_s_location_reads_as_its_reports_do() -> None:
         location=Location(file="/proj/src/app.py", line=3, function="main"))])
     assert "at src/app.py:3" in sessions(listed, {"s-1": "/proj"})
     assert "at /proj/src/app.py:3" in sessions(listed)
+
+
+def test_a_stack_reads_deadlocks_first_then_each_thread_s_locks_and_its_async_callers() -> None:
+    from polydbg.mcp.render import stack
+    from polydbg.session.model import AsyncFrame, FrameInfo, LockState, StackResult, TaskInfo, ThreadStack
+
+    result = StackResult(session_id="s", current_thread=2, deadlocks=["deadlock: thread 2 … held by thread 2"],
+                         threads=[ThreadStack(thread_id=2, name="t1", frames=[FrameInfo(index=0, function="t1",
+                                                                                          file="/p/dl.c", line=5)],
+                                              locks=LockState(holds=["mutex A"], waits_for="mutex B", owner=3,
+                                                              state="blocked"),
+                                              async_frames=[AsyncFrame(function="outer", file="/p/a.js", line=9,
+                                                                       via="await")])],
+                         tasks=[TaskInfo(name="waiter", awaiting="Event.wait",
+                                         frames=[FrameInfo(index=0, function="middle", file="/p/aio.py", line=5)])])
+    text = stack(result, "/p")
+    assert text.splitlines()[:3] == ["DEADLOCK: deadlock: thread 2 … held by thread 2", "thread 2 t1 (current):",
+                                     "  blocked; holds mutex A; waits for mutex B (held by thread 3)"], text
+    assert "— await — (async callers: listed, not selectable)\n     outer at a.js:9" in text, text
+    assert "pending tasks (1):\n  waiter: awaits Event.wait; middle at aio.py:5" in text, text
