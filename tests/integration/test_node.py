@@ -223,6 +223,29 @@ async def test_bindings_in_their_temporal_dead_zone_read_as_uninitialized(tools:
     await tools("debug_terminate")
 
 
+async def test_a_scripts_top_level_bindings_read_as_uninitialized_and_evaluate_as_the_program_sees_them(
+        tools: Tools) -> None:
+    """A CommonJS script's top level (with a #! line, and in a child it forks), also reached as a closure by a
+    function called while the file loads; an evaluation says what the program would get, not V8's undefined."""
+    early = await tools("debug_launch", program=str(NODE / "toplevel.js"),
+                        breakpoints=[at("toplevel.js", "in describe"), at("toplevel.js", "declares total")])
+    assert values(early) == {"role": '"parent"', "total": "<uninitialized>"}, early["locals"]
+    assert (await tools("debug_evaluate", expression="total"))["value"] == "<uninitialized>"
+    said = await tools.error("debug_evaluate", expression="`${role} ${total}`")
+    assert "ReferenceError: Cannot access 'total' before initialization" in said, said
+    assert (await tools("debug_evaluate", expression="role.length"))["value"] == "6"
+    top = await tools("debug_continue")
+    assert top["location"]["line"] == line_of("node/toplevel.js", "declares total")
+    assert (values(top)["total"], values(top)["said"]) == ("<uninitialized>", '"ReferenceError"'), top["locals"]
+    assert {v["name"]: v["type"] for v in top["locals"]}["total"] == "const"
+    later = await tools("debug_continue")  # describe again, once total is declared
+    assert values(later)["total"] == "6", later["locals"]
+    child = await tools("debug_continue")
+    assert values(child) == {"role": '"child"', "total": "<uninitialized>"}, child
+    assert (await tools("debug_evaluate", expression="total"))["value"] == "<uninitialized>"
+    await tools("debug_terminate")
+
+
 async def test_exceptions_stop_where_thrown(tools: Tools) -> None:
     uncaught = await tools("debug_launch", program=str(NODE / "exceptions.js"))
     assert uncaught["reason"] == "exception"
