@@ -71,6 +71,10 @@ program is done (``Waiting for the debugger to          connection; Node's own i
 disconnect...``).                                       of the program's stderr.
 A loader (tsx under ``--import``) runs before the       ``stop_on_entry`` stops at the first user script
 user's code: "Break on start" is in the loader.         instead (an entry breakpoint).
+A child's inspector prints "Debugger listening on      children run with ``--inspect-publish-uid=http``
+ws://…" to its stderr, which its parent may read        (``children``); Node's test runner then passes their
+(``node --test`` puts it in its TAP stream).            other inspector lines to its own stderr, where they
+                                                        are dropped with its warning about the debugger.
 SIGUSR1 opens the inspector a moment after the signal.  attach by pid asks ``/json/list`` again for up to
                                                         5 s.
 tsx throws esbuild's TransformError for a .ts file      the pause is resumed unseen; the session ends on
