@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from polydbg.backends.base import AttachSpec
 from polydbg.errors import AdapterRequestError, SessionEndedError, UsageError
 from polydbg.session import execution
 from polydbg.session.model import State
@@ -177,6 +178,18 @@ async def test_a_continue_nothing_can_stop_answers_running_once_the_program_is_q
     # already running and quiet: at once
     again = await asyncio.wait_for(rig.session.resume(None, None, 600, None), DEADLINE_S)
     assert again.state == State.running and again.note == report.note
+
+
+async def test_an_attach_with_breakpoints_answers_running_once_the_program_is_quiet_as_a_launch_does(
+        program: str, short_quiet: None) -> None:
+    """An attached program's earlier output is not the session's to see (nor, with most debuggers, its later
+    output): quiet since the attach, it is reported running, not waited for until the deadline."""
+    rig = Rig(program)
+    await rig.session.add_line_breakpoint(program, 5)
+    report = await asyncio.wait_for(rig.session.start(AttachSpec(pid=4242), 600, None), DEADLINE_S)
+    assert report.state == State.running and not report.timed_out, report
+    assert report.note is not None and "printed nothing for 0.05 s since it was attached" in report.note, report
+    assert "no breakpoint was hit yet" in report.note
 
 
 @pytest.mark.parametrize("can_stop", ["breakpoint", "function", "watch", "exception filter", "faults", "pause",
