@@ -448,6 +448,21 @@ async def test_a_node_stopped_by_a_signal_costs_one_deadline_then_a_second(tools
     await tools("debug_terminate")
 
 
+async def test_a_node_killed_while_stopped_reads_killed_by_the_signal(tools: Tools) -> None:
+    """Not "exit 1": Node is the debugger, and its guard reported SIGKILL's death as an exit with code 1."""
+    await tools("debug_launch", program=str(NODE / "loop.js"), breakpoints=[at("loop.js", "loop body")])
+    pid = (await tools("debug_sessions"))["sessions"][0]["pid"]
+    os.kill(pid, signal.SIGKILL)
+    for _ in range(200):  # 10 s at most: Node dies, its guard reaps it and dies of the same signal, polydbg reads it
+        session = (await tools("debug_sessions"))["sessions"][0]
+        if session["state"] != "stopped":
+            break
+        await asyncio.sleep(0.05)
+    assert (session["state"], session.get("exit_code")) == ("terminated", None), session
+    assert session["cause"].startswith("node was killed by SIGKILL"), session
+    await tools("debug_terminate")
+
+
 async def test_an_endless_expression_is_stopped_inside_node_and_says_so(tools: Tools,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     await tools("debug_launch", program=str(NODE / "loop.js"), breakpoints=[at("loop.js", "loop body")])
