@@ -262,6 +262,7 @@ class Execution:
         life = self.core.life
         since = life.stops
         before = life.stop
+        seen = life.scope is not None and life.scope.reported
         self._acting = True
         self._moved_at = asyncio.get_running_loop().time()
         try:
@@ -271,6 +272,8 @@ class Execution:
             except AdapterRequestError as exc:
                 if life.stops == since and life.state == State.running and before is not None:
                     life.to(State.stopped, stop=before)  # it did not move
+                    if life.scope is not None:
+                        life.scope.reported = seen  # the stop already shown, not one the agent has not seen
                 raise UsageError(f"the debugger refused: {exc.message}") from exc
         finally:
             self._acting = False

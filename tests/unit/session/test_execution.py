@@ -88,6 +88,17 @@ async def test_a_refused_step_leaves_the_program_where_it_was(rig: Rig) -> None:
     assert after.state == State.stopped and after.location == before.location
 
 
+async def test_after_a_refused_step_the_next_one_steps_from_the_stop_already_reported(rig: Rig) -> None:
+    """The stop it stayed at is no new stop the agent has not seen ("the program stopped here after the last
+    answer; nothing was stepped")."""
+    rig.backend.failures["step"] = AdapterRequestError("next", "the process is stopped by a signal")
+    with pytest.raises(UsageError, match="the debugger refused"):
+        await rig.session.step("over", 1, None, DEADLINE_S, None)
+    del rig.backend.failures["step"]
+    stepped = await rig.session.step("over", 1, None, DEADLINE_S, None)
+    assert stepped.note is None and rig.backend.calls.count("step") == 2, (stepped.note, rig.backend.calls)
+
+
 async def test_run_to_a_line_sets_a_hidden_breakpoint_and_removes_it(rig: Rig, program: str) -> None:
     def reached() -> None:
         assert rig.session.breakpoint_infos() == []  # hidden from the agent's list while it waits
