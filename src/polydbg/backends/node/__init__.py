@@ -75,6 +75,8 @@ A child's inspector prints "Debugger listening on      children run with ``--ins
 ws://…" to its stderr, which its parent may read        (``children``); Node's test runner then passes their
 (``node --test`` puts it in its TAP stream).            other inspector lines to its own stderr, where they
                                                         are dropped with its warning about the debugger.
+A Node stopped by a signal (SIGSTOP) answers nothing,  nothing is sent to a process /proc reads stopped
+and carries out what it was sent once continued.        (``Target.check_answering``): refused, saying so.
 SIGUSR1 opens the inspector a moment after the signal.  attach by pid asks ``/json/list`` again for up to
                                                         5 s.
 tsx throws esbuild's TransformError for a .ts file      the pause is resumed unseen; the session ends on

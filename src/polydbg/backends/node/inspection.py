@@ -5,9 +5,10 @@ The first scope, "Locals", merges the block, function and closure scopes up to t
 (the innermost binding of a name wins), with ``this`` when the frame is a method of an instance.
 Arrays, Maps and Sets are paged by a function run on the object (``callFunctionOn``), never by
 listing 100,000 properties; getters are not invoked. An evaluation waits one inspection deadline,
-as every request does (so a Node that cannot answer, SIGSTOPped, costs that once and then the stalled
-debugger's second), and V8 is told to stop it before then (``EVALUATE_SHARE`` of the deadline): an
-endless loop in an expression is ended inside V8, which then answers.
+as every request does (a Node SIGSTOPped is asked nothing, ``Target.check_answering``; one stopped while
+an evaluation runs costs that once and then the stalled debugger's second), and V8 is told to stop it
+before then (``EVALUATE_SHARE`` of the deadline): an endless loop in an expression is ended inside V8,
+which then answers.
 """
 
 from __future__ import annotations
