@@ -7,7 +7,8 @@ simply detached and runs on. So each debugger runs under this guard (``python -S
 to it instead of to init; it forks and execs the debugger (which keeps the guard's stdin, stdout and
 stderr: polydbg talks to the debugger directly) and waits. When the debugger exits, or when polydbg
 dies (the guard's parent-death signal, SIGUSR1, fires even on SIGKILL), the guard kills every process
-left below it, reaps them, and exits with the debugger's status. SIGUSR2 from polydbg means "detach":
+left below it, reaps them, and exits with the debugger's status (killed by a signal, it kills itself with the
+same signal). SIGUSR2 from polydbg means "detach":
 the program is to keep running, so the guard leaves its descendants alone when the debugger exits.
 
 It is Python without ``site`` and uses only ``os``, ``signal`` and ``ctypes``, so it starts fast; the
@@ -103,8 +104,11 @@ while True:
         break
 if not released:
     kill_below()
-if os.WIFSIGNALED(status):
-    signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+if os.WIFSIGNALED(status):  # die of the same signal, so polydbg reads what ended the debugger
+    try:
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+    except (OSError, ValueError):
+        pass  # SIGKILL's action cannot be set (it is the default): raising here made it "exit 1"
     os.kill(me, os.WTERMSIG(status))
 os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 '''

@@ -78,6 +78,25 @@ async def test_npm_test_stops_in_the_test_file(tools: Tools) -> None:
     await tools("debug_terminate")
 
 
+async def test_node_test_runners_output_carries_none_of_the_debuggers_lines(tools: Tools) -> None:
+    """``npm run tap`` runs ``node --test``, which runs each test file in a child and puts the child's stderr in
+    its TAP stream as comments: the children's inspector lines ("Debugger listening on ws://…", "Debugger
+    attached.") and the runner's warning that a debugger is there are the debugger's, not the program's."""
+    require("npm", "node")
+    line = line_of("node/npmtest/test/prices.test.js", "checks the sum")
+    report = await tools("debug_launch", program="npm", args=["run", "tap"], cwd=str(NPM_PROJECT),
+                         breakpoints=[{"file": "test/prices.test.js", "line": line}])
+    assert report["state"] == "stopped" and report["location"]["line"] == line, report
+    done = await tools("debug_continue")
+    assert done["state"] == "exited" and done["exit_code"] == 0, done
+    output = (await tools("debug_output", max_bytes=60000))["text"]
+    assert "# pass 1" in output and "prices test passed: 12" in output, output
+    for noise in ("Debugger listening", "For help, see", "Debugger attached", "Waiting for the debugger",
+                  "Using the inspector", "--trace-warnings"):
+        assert noise not in output, output
+    await tools("debug_terminate")
+
+
 @pytest.fixture
 def bin_dir(tmp_path: Path) -> Path:
     """A directory for PATH holding the extensionless scripts, executable as installed commands are."""

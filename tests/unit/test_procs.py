@@ -15,6 +15,9 @@ import pytest
 from polydbg import procs
 from polydbg.procs import DebuggerProcess
 
+# Asked for by name, so anyio's plugin keeps the parametrized tests' parameter (see test_conformance.py).
+pytestmark = pytest.mark.usefixtures("anyio_backend")
+
 
 @pytest.fixture
 def sleeper() -> Iterator[subprocess.Popen[bytes]]:
@@ -51,6 +54,18 @@ async def test_a_debugger_stopped_by_a_signal_is_not_answering(monkeypatch: pyte
         monkeypatch.setattr(procs, "thread_states", lambda p: {"T"} if p == pid else real(p))
         why = debugger.not_answering()
         assert why is not None and f"kill -CONT {pid}" in why and "stopped by a signal" in why
+    finally:
+        await debugger.end()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGSEGV])
+async def test_a_debugger_killed_by_a_signal_reads_killed_by_it_through_its_guard(sig: signal.Signals) -> None:
+    """The guard dies of the signal that killed the debugger (a program that is the debugger, Node or the JVM, was
+    reported as "exit 1" when killed by SIGKILL, whose action the guard could not set)."""
+    debugger = procs.DebuggerProcess("sh")
+    process = await debugger.start(["sh", "-c", f"kill -{int(sig)} $$"])
+    try:
+        assert await process.wait() == -sig
     finally:
         await debugger.end()
 

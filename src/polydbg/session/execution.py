@@ -192,14 +192,20 @@ class Execution:
 
     async def _first_stop(self, since: int, timeout_s: float, progress: Progress | None,
                           note: str | None) -> StopReport:
-        """The answer of a start: the first stop, the exit, or the program running (deadline or quiet)."""
-        waited = await self.wait_change(since, timeout_s, progress, QUIET_S)
+        """The answer of a start: the first stop, the exit, or the program running (deadline or quiet). One rule
+        for a launch and an attach: the program is quiet once it has printed nothing for ``QUIET_S`` since it was
+        last seen alive, its last output or, attached, the attach (what it printed before is not the session's
+        to see, nor, with most debuggers, what it prints after: an idle server must not cost the deadline)."""
+        attached = isinstance(self.core.spec, AttachSpec)
+        waited = await self.wait_change(since, timeout_s, progress, QUIET_S, self._moved_at if attached else None)
         await self.settle_end()
         await self._bind_watches_now()
         note = _joined(note, self._unbound_note())
         if waited == "quiet":
-            note = _joined(note, f"the program is running and has printed nothing for {QUIET_S:g} s since the "
-                                 "output below; no breakpoint was hit yet: debug_continue waits for the next stop, "
+            seen = ("it was attached" if attached and self.core.output.program_wrote_at < self._moved_at
+                    else "the output below")
+            note = _joined(note, f"the program is running and has printed nothing for {QUIET_S:g} s since {seen}; "
+                                 "no breakpoint was hit yet: debug_continue waits for the next stop, "
                                  "debug_pause interrupts")
         return await self.reporter.report(timed_out=waited == "timeout", note=note)
 
@@ -256,6 +262,7 @@ class Execution:
         life = self.core.life
         since = life.stops
         before = life.stop
+        seen = life.scope is not None and life.scope.reported
         self._acting = True
         self._moved_at = asyncio.get_running_loop().time()
         try:
@@ -265,6 +272,8 @@ class Execution:
             except AdapterRequestError as exc:
                 if life.stops == since and life.state == State.running and before is not None:
                     life.to(State.stopped, stop=before)  # it did not move
+                    if life.scope is not None:
+                        life.scope.reported = seen  # the stop already shown, not one the agent has not seen
                 raise UsageError(f"the debugger refused: {exc.message}") from exc
         finally:
             self._acting = False

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from polydbg.backends.base import AttachSpec
 from polydbg.errors import AdapterRequestError, SessionEndedError, UsageError
 from polydbg.session import execution
 from polydbg.session.model import State
@@ -85,6 +86,17 @@ async def test_a_refused_step_leaves_the_program_where_it_was(rig: Rig) -> None:
         await rig.session.step("over", 1, None, DEADLINE_S, None)
     after = await rig.session.report()
     assert after.state == State.stopped and after.location == before.location
+
+
+async def test_after_a_refused_step_the_next_one_steps_from_the_stop_already_reported(rig: Rig) -> None:
+    """The stop it stayed at is no new stop the agent has not seen ("the program stopped here after the last
+    answer; nothing was stepped")."""
+    rig.backend.failures["step"] = AdapterRequestError("next", "the process is stopped by a signal")
+    with pytest.raises(UsageError, match="the debugger refused"):
+        await rig.session.step("over", 1, None, DEADLINE_S, None)
+    del rig.backend.failures["step"]
+    stepped = await rig.session.step("over", 1, None, DEADLINE_S, None)
+    assert stepped.note is None and rig.backend.calls.count("step") == 2, (stepped.note, rig.backend.calls)
 
 
 async def test_run_to_a_line_sets_a_hidden_breakpoint_and_removes_it(rig: Rig, program: str) -> None:
@@ -177,6 +189,18 @@ async def test_a_continue_nothing_can_stop_answers_running_once_the_program_is_q
     # already running and quiet: at once
     again = await asyncio.wait_for(rig.session.resume(None, None, 600, None), DEADLINE_S)
     assert again.state == State.running and again.note == report.note
+
+
+async def test_an_attach_with_breakpoints_answers_running_once_the_program_is_quiet_as_a_launch_does(
+        program: str, short_quiet: None) -> None:
+    """An attached program's earlier output is not the session's to see (nor, with most debuggers, its later
+    output): quiet since the attach, it is reported running, not waited for until the deadline."""
+    rig = Rig(program)
+    await rig.session.add_line_breakpoint(program, 5)
+    report = await asyncio.wait_for(rig.session.start(AttachSpec(pid=4242), 600, None), DEADLINE_S)
+    assert report.state == State.running and not report.timed_out, report
+    assert report.note is not None and "printed nothing for 0.05 s since it was attached" in report.note, report
+    assert "no breakpoint was hit yet" in report.note
 
 
 @pytest.mark.parametrize("can_stop", ["breakpoint", "function", "watch", "exception filter", "faults", "pause",

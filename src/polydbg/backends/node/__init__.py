@@ -71,14 +71,22 @@ program is done (``Waiting for the debugger to          connection; Node's own i
 disconnect...``).                                       of the program's stderr.
 A loader (tsx under ``--import``) runs before the       ``stop_on_entry`` stops at the first user script
 user's code: "Break on start" is in the loader.         instead (an entry breakpoint).
+A child's inspector prints "Debugger listening on      children run with ``--inspect-publish-uid=http``
+ws://…" to its stderr, which its parent may read        (``children``); Node's test runner then passes their
+(``node --test`` puts it in its TAP stream).            other inspector lines to its own stderr, where they
+                                                        are dropped with its warning about the debugger.
+A Node stopped by a signal (SIGSTOP) answers nothing,  nothing is sent to a process /proc reads stopped
+and carries out what it was sent once continued.        (``Target.check_answering``): refused, saying so.
 SIGUSR1 opens the inspector a moment after the signal.  attach by pid asks ``/json/list`` again for up to
                                                         5 s.
 tsx throws esbuild's TransformError for a .ts file      the pause is resumed unseen; the session ends on
 that does not parse, from its minified code (an ES      the build error: each error's file:line:column,
 module's is rethrown by Node as a plain Error).         message and source line (``compile_errors``).
-V8 shows a ``let``/``const`` in its temporal dead zone  a binding of the frame's own scopes whose
-as ``undefined`` (in a loop's next iteration: the last  declaration the pause comes before reads
-one's value).                                           ``<uninitialized>`` (``lexical``).
+V8 shows a ``let``/``const`` in its temporal dead zone  a binding of the frame's own scopes, or of a
+as ``undefined`` (in a loop's next iteration: the last  script's top level still running further down the
+one's value), in scopes and evaluations alike; a        stack, whose declaration the pause comes before
+CommonJS file's top level is the local scope of Node's  reads ``<uninitialized>``; an evaluation reading one
+wrapper function.                                       is refused as the program would (``deadzone``).
 A TypeScript loader runs workers of its own (Node's     they are let run and detached at once, never
 module-hooks worker, esbuild's).                        shown as threads (``targets.TOOLING_WORKER``).
 CDP cannot list its methods (``Schema.getDomains``      ``debug_command`` reads the inspector's

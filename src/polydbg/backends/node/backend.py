@@ -354,8 +354,7 @@ class NodeBackend(Backend):
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
         target = self._targets.get(frame.thread_id if frame is not None else None)
-        found = await inspection.evaluate(target, expression, frame.index if frame is not None else None)
-        return inspection.variable(target, expression, found.get("result") or {}, expression)
+        return await inspection.evaluate_variable(target, expression, frame.index if frame is not None else None)
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         return await inspection.set_variable(self._targets.of_ref(ref), ref, name, value)

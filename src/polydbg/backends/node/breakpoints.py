@@ -6,6 +6,13 @@ breakpoint here is one spec with a V8 id in each live target. A new file group i
 is set (``kit.bpdiff``): unchanged breakpoints stay as they are (their V8 ids and hit counts), the
 others are removed and set again.
 
+Each breakpoint V8 sets or removes in a function patches the function's bytecode again for every one it
+keeps there, walking from the function's start to each one's position (``Debug::ApplyBreakPoints``, V8
+11.3): thousands in one function cost time that grows with the cube of their number, V8's own. That walk
+is shortest when the breakpoints kept are the early ones, so a group's new breakpoints are set from the
+first line on and the removed ones removed from the last line back. Measured on Node 20.20 with a raw CDP
+client, 1,000 in one function: 3-5 s to remove from the last, 9 s from the first.
+
 - A JavaScript file's breakpoints are ``setBreakpointByUrl`` (V8 binds them when the module loads,
   ``breakpointResolved``). A file reached through a source map (TypeScript) cannot be named before its
   generated script loads, so an *entry breakpoint* on line 0 of every user script pauses each one
@@ -83,6 +90,11 @@ def needs_map(path: str) -> bool:
     return bool(extension) and extension not in launcher.JS_EXTENSIONS
 
 
+def _line(bp: _Bp | None) -> int:
+    """Where a breakpoint is in its file, for the order V8 is given them in (a function breakpoint: nowhere)."""
+    return bp.spec.line if bp is not None and isinstance(bp.spec, SourceBreakpoint) else 0
+
+
 def _url_pattern(urls: list[str]) -> str:
     """A V8 ``urlRegex`` matching exactly these URLs."""
     return "^(?:" + "|".join(re.sub(r"([\\^$.|?*+()\[\]{}])", r"\\\1", url) for url in urls) + ")$"
@@ -108,7 +120,7 @@ class Breakpoints:
         group = await self._replace(self._files.get(path, []), breakpoints, line_key)
         self._files[path] = group
         kept = set(group)  # a file may have thousands: a list's `in` made adding one O(n²)
-        for spec in breakpoints:
+        for spec in sorted(breakpoints, key=lambda spec: spec.line):
             if spec.id not in kept:  # placed after the kept ones; registered before placing (a hit may come)
                 bp = self._bps[spec.id] = _Bp(spec, file=path)
                 group.append(spec.id)
@@ -143,7 +155,7 @@ class Breakpoints:
         plan = bpdiff.plan([Placed(key(bp.spec), bp, bp.result) for bp in group], wanted, key,
                            lambda placed: placed.handle is not None and bool(placed.handle.natives)
                            and not placed.handle.refused)
-        for doomed in plan.delete:
+        for doomed in sorted(plan.delete, key=lambda entry: _line(entry.handle), reverse=True):
             if doomed.handle is not None:
                 await self._remove(doomed.handle)
         kept = [(spec, entry.handle) for spec, entry in zip(wanted, plan.keep, strict=True)
@@ -184,10 +196,10 @@ class Breakpoints:
 
     async def configure(self, target: Target) -> None:
         """A new worker or child process: the session's line breakpoints and exception settings."""
-        for bp_id in [i for ids in self._files.values() for i in ids]:
-            bp = self._bps.get(bp_id)
-            if bp is not None and isinstance(bp.spec, SourceBreakpoint) and not bp.refused:
-                self._improve(target, bp, await self._place_in(target, bp))
+        for ids in list(self._files.values()):
+            for bp in sorted([bp for i in ids if (bp := self._bps.get(i)) is not None], key=_line):
+                if isinstance(bp.spec, SourceBreakpoint) and not bp.refused:
+                    self._improve(target, bp, await self._place_in(target, bp))
         await self.refresh_entry(target)
         if self._filters:
             await target.request("Debugger.setPauseOnExceptions", {"state": self._exception_state()})

@@ -3,9 +3,16 @@
 Each Node process the program starts (``fork``, ``spawn(process.execPath)``, a test runner's worker
 processes, ``npm test``'s children) loads ``boot.cjs`` through ``NODE_OPTIONS``: it opens its
 inspector on a free loopback port, writes one JSON line ``{pid, ppid, url, argv}`` to a named pipe
-polydbg reads, and waits for the debugger. The pipe lives in a private (0700) directory: only the
-user's processes can announce, and a child whose polydbg is gone finds no reader and runs on
-undebugged instead of waiting for ever. A child's ``exit`` is announced the same way, with its code.
+polydbg reads, and waits for the debugger. ``--inspect-publish-uid=http`` there keeps the inspector's
+"Debugger listening on ws://…" and "For help, see: …" out of the child's stderr (the program's output,
+or its parent's: ``node --test`` put them in its TAP stream), and tells Node's test runner a debugger is
+there, so it passes its files' other inspector lines ("Debugger attached.", which Node 20-22 print
+whatever the options) to its own stderr rather than into the TAP stream (``launcher.StderrFilter`` drops
+them). A child whose parent reads its stderr still sees those two lines.
+
+The pipe lives in a private (0700) directory: only the user's processes can announce, and a child whose
+polydbg is gone finds no reader and runs on undebugged instead of waiting for ever. A child's ``exit`` is
+announced the same way, with its code.
 
 A named pipe, not a socket: the child must announce *synchronously* (``waitForDebugger`` blocks its
 event loop right after), and Node has no synchronous socket API; a pipe write below ``PIPE_BUF`` is
@@ -30,6 +37,7 @@ log = logging.getLogger(__name__)
 
 BOOT = shims.path(__file__, "boot.cjs")
 REPORT_VARIABLE = "POLYDBG_NODE_REPORT"
+QUIET = "--inspect-publish-uid=http"  # a child's inspector URL is read from inspector.url(), never printed
 
 
 class ChildReports:
@@ -52,9 +60,10 @@ class ChildReports:
         return path
 
     def environment(self, env: Mapping[str, str], path: str) -> dict[str, str]:
-        """``env`` with the bootstrap added to ``NODE_OPTIONS`` (after what the user has there)."""
+        """``env`` with the bootstrap added to ``NODE_OPTIONS`` (after what the user has there), and the
+        inspector's banner kept out of the children's stderr."""
         quoted = '"' + str(BOOT).replace("\\", "\\\\").replace('"', '\\"') + '"'
-        options = " ".join(filter(None, [env.get("NODE_OPTIONS", "").strip(), f"--require {quoted}"]))
+        options = " ".join(filter(None, [env.get("NODE_OPTIONS", "").strip(), f"--require {quoted}", QUIET]))
         return {**env, "NODE_OPTIONS": options, REPORT_VARIABLE: path}
 
     def _readable(self) -> None:

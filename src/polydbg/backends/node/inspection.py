@@ -5,9 +5,10 @@ The first scope, "Locals", merges the block, function and closure scopes up to t
 (the innermost binding of a name wins), with ``this`` when the frame is a method of an instance.
 Arrays, Maps and Sets are paged by a function run on the object (``callFunctionOn``), never by
 listing 100,000 properties; getters are not invoked. An evaluation waits one inspection deadline,
-as every request does (so a Node that cannot answer, SIGSTOPped, costs that once and then the stalled
-debugger's second), and V8 is told to stop it before then (``EVALUATE_SHARE`` of the deadline): an
-endless loop in an expression is ended inside V8, which then answers.
+as every request does (a Node SIGSTOPped is asked nothing, ``Target.check_answering``; one stopped while
+an evaluation runs costs that once and then the stalled debugger's second), and V8 is told to stop it
+before then (``EVALUATE_SHARE`` of the deadline): an endless loop in an expression is ended inside V8,
+which then answers.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from typing import Any
 
 from polydbg.backends.base import Scope, Variable
 from polydbg.backends.kit import timeouts
+from polydbg.backends.node import deadzone
 from polydbg.backends.node import values as jsv
-from polydbg.backends.node.scripts import position
 from polydbg.backends.node.target import GROUP, Ref, Target
 from polydbg.errors import AdapterRequestError
 
@@ -90,7 +91,7 @@ async def variables(target: Target, ref: int, start: int | None, count: int | No
         return await _merged(target, found)
     if found.kind == "scope":
         object_id = found.objects[0][1]
-        return await _in_dead_zone(target, found.frame, object_id, await _properties(target, object_id, None))
+        return await deadzone.mark(target, found.frame, object_id, await _properties(target, object_id, None))
     return await children(target, found, start or 0, count)
 
 
@@ -98,7 +99,7 @@ async def _merged(target: Target, found: Ref) -> list[Variable]:
     listings = await asyncio.gather(*(
         _properties(target, object_id, None, skip_functions=number > 0 and kind in ("closure", "module"))
         for number, (kind, object_id) in enumerate(found.objects)))
-    listings = [await _in_dead_zone(target, found.frame, object_id, listing)
+    listings = [await deadzone.mark(target, found.frame, object_id, listing)
                 for (_, object_id), listing in zip(found.objects, listings, strict=True)]
     seen: set[str] = set()
     out: list[Variable] = []
@@ -151,39 +152,6 @@ async def _properties(target: Target, object_id: str, parent_name: str | None,
     return out
 
 
-async def _in_dead_zone(target: Target, frame_index: int, object_id: str, listing: list[Variable]) -> list[Variable]:
-    """``listing`` (a scope of the frame) with its bindings still in their temporal dead zone read as
-    uninitialized: V8 shows them as ``undefined``, or, in a loop's next iteration, as the value the last
-    one left (``lexical``). Only the frame's own scopes are judged, up to its function's; a closure's
-    depend on how far another frame got."""
-    cdp = target.frame(frame_index) if target.paused else {}
-    scope = next((s for s in _own_scopes(cdp) if (s.get("object") or {}).get("objectId") == object_id), None)
-    if not listing or scope is None or "startLocation" not in scope or "endLocation" not in scope:
-        return listing
-    script_id, line, column = position(cdp.get("location") or {})
-    source = await target.source(script_id)
-    if source is None:
-        return listing
-    _, *start = position(scope["startLocation"])
-    _, *end = position(scope["endLocation"])
-    dead = source.uninitialized(((start[0], start[1]), (end[0], end[1])), (line, column),
-                                {v.name for v in listing}, top_level=scope.get("type") == "module")
-    return [v._replace(value="<uninitialized>", type=dead[v.name]) if v.name in dead else v for v in listing]
-
-
-def _own_scopes(cdp: dict[str, Any]) -> list[dict[str, Any]]:
-    """The scopes a frame's own code made: its blocks, its function's (or its module's when it is top-level)."""
-    own = []
-    for scope in cdp.get("scopeChain") or []:
-        kind = scope.get("type")
-        if kind not in ("block", "catch", "local", "module"):
-            break
-        own.append(scope)
-        if kind in ("local", "module"):
-            break
-    return own
-
-
 def variable(target: Target, name: str, obj: dict[str, Any], evaluate_name: str | None) -> Variable:
     """A RemoteObject as a Variable, with a handle when it has children."""
     ref = target.refs.add(Ref("object", obj=obj, name=evaluate_name)) if jsv.expandable(obj) else 0
@@ -220,6 +188,17 @@ async def _slice(target: Target, found: Ref, start: int, count: int) -> list[Var
     name = found.name
     return [variable(target, str(start + i), item, jsv.member_access(name, str(start + i))
                      if subtype not in jsv.LISTED else None) for i, item in enumerate(items)]
+
+
+async def evaluate_variable(target: Target, expression: str, frame_index: int | None) -> Variable:
+    """An evaluation as the agent reads it: a binding in its temporal dead zone as the program sees it
+    (``deadzone``), not as the ``undefined`` V8 reads."""
+    if frame_index is not None and target.paused and target.frames:
+        uninitialized = await deadzone.read_before_initialized(target, frame_index, expression)
+        if uninitialized is not None:
+            return uninitialized
+    found = await evaluate(target, expression, frame_index)
+    return variable(target, expression, found.get("result") or {}, expression)
 
 
 async def evaluate(target: Target, expression: str, frame_index: int | None) -> dict[str, Any]:

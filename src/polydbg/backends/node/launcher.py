@@ -8,7 +8,10 @@ register hook. Loaders are passed by absolute path, so ``cwd`` may be anywhere.
 
 Node is started with ``--inspect-brk=127.0.0.1:0``: its first stderr line names the WebSocket
 (``inspector_url``); Node's own inspector lines are kept out of the program's stderr
-(``StderrFilter``). A running program is reached at ``host:port`` of ``node --inspect`` (its
+(``StderrFilter``). Its child processes open their inspectors without that line (``children``: Node's
+``--inspect-publish-uid=http``), so the launched program is told to print it (``stderr,http``).
+
+A running program is reached at ``host:port`` of ``node --inspect`` (its
 ``/json/list`` names the WebSocket, ``discover``), or by pid: SIGUSR1 opens its inspector on
 127.0.0.1:9229, listening a moment later (``discover_after_signal`` asks again until it answers).
 """
@@ -33,10 +36,15 @@ if TYPE_CHECKING:  # doctor imports this module for find_package: keep it light
 
 TS_EXTENSIONS = (".ts", ".mts", ".cts", ".tsx")
 JS_EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx")
-# Node's own inspector lines on stderr: not the program's output.
+# Node's own inspector lines on stderr: not the program's output. Node's test runner (node --test) sees the
+# inspector in NODE_OPTIONS, runs its files one at a time as it does under any debugger and says so in a
+# warning (Node 20-22), followed the first time by a hint: the debugger's doing too.
 INSPECTOR_LINES = re.compile(
     r"^(Debugger listening on ws://\S+|For help, see: https://nodejs\.org/en/docs/inspector|Debugger attached\."
-    r"|Waiting for the debugger to disconnect\.\.\.|Debugger ending on ws://\S+)\s*$")
+    r"|Waiting for the debugger to disconnect\.\.\.|Debugger ending on ws://\S+"
+    r"|\(node:\d+\) Warning: Using the inspector with --test forces running at a concurrency of 1\. .*)\s*$")
+_WARNING_HINT = "(Use `node --trace-warnings ...` to show where the warning was created)"
+PUBLISH_TO_STDERR = "--inspect-publish-uid=stderr,http"  # the launched program's inspector line: its URL
 _URL = re.compile(r"ws://\S+")
 
 
@@ -122,9 +130,10 @@ def typescript_loader(program: str) -> list[str]:
 
 
 def command(node: str, program: str, args: tuple[str, ...], runtime_args: tuple[str, ...]) -> list[str]:
-    """``node --inspect-brk=127.0.0.1:0 [runtime_args] [TypeScript loader] program [args]``."""
+    """``node --inspect-brk=127.0.0.1:0 --inspect-publish-uid=stderr,http [runtime_args] [TypeScript loader]
+    program [args]``."""
     loader = typescript_loader(program) if program.lower().endswith(TS_EXTENSIONS) else []
-    return [node, "--inspect-brk=127.0.0.1:0", *runtime_args, *loader, program, *args]
+    return [node, "--inspect-brk=127.0.0.1:0", PUBLISH_TO_STDERR, *runtime_args, *loader, program, *args]
 
 
 def inspector_url(line: str) -> str | None:
@@ -165,6 +174,7 @@ class StderrFilter:
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._pending = ""
+        self._dropped = False  # the line before was the debugger's: a warning's hint after it is too
 
     def feed(self, chunk: bytes) -> str:
         """The program's text in ``chunk`` (``b""``: the end, everything held back)."""
@@ -174,10 +184,15 @@ class StderrFilter:
         tail = ""
         if not chunk or len(self._pending) > self.HOLD:  # the end, or a line too long to hold back
             tail, self._pending = self._pending, ""
-        text = "".join(line + "\n" for line in lines if not INSPECTOR_LINES.match(line))
-        if tail and not INSPECTOR_LINES.match(tail):
+        text = "".join(line + "\n" for line in lines if self._kept(line))
+        if tail and self._kept(tail):
             text += tail
         return text
+
+    def _kept(self, line: str) -> bool:
+        dropped = INSPECTOR_LINES.match(line) is not None or (self._dropped and line.rstrip() == _WARNING_HINT)
+        self._dropped = dropped
+        return not dropped
 
 
 async def read_stderr(reader: asyncio.StreamReader, proc: procs.DebuggerProcess,

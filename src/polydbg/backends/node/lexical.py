@@ -13,11 +13,15 @@ forward, and position is time.
 The declarations are found by a small scanner over the generated script (the code V8 runs, so a
 TypeScript loader's renamed bindings match the scope's names): strings, template literals, comments and
 regular expression literals are skipped, brackets counted, and only declarations at the scope's own level
-(not in a nested block or function) count.
+(not in a nested block or function) count. A script's ``#!`` line is not code.
+
+The same scanner reads an expression given to evaluate for the names it takes from the frame's scopes
+(``free_names``), so reading one of them in its TDZ can be said rather than computed on as ``undefined``.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import NamedTuple
 
@@ -28,6 +32,7 @@ _BEFORE_REGEX = set("(,=:[!&|?{};+-*%<>~^") | {""}
 _KEYWORDS_BEFORE_REGEX = {"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw",
                           "yield", "await"}
 _CONTINUES = set("=,+-*/%&|^!?:<>.(")  # a line ending in one of these goes on on the next
+_BINDS_ITS_OWN = frozenset({"function", "class", "let", "const", "var", "catch"})  # names an expression declares
 
 
 class Declaration(NamedTuple):
@@ -102,12 +107,13 @@ def _goes_on(tokens: list[tuple[str, int, int]], position: int, previous: str) -
     return previous[-1:] in _CONTINUES or following[:1] in _CONTINUES - {"(", "!"}
 
 
-def _tokens(source: str, start: int, end: int) -> list[tuple[str, int, int]]:
+def _tokens(source: str, start: int, end: int, substitutions: bool = False) -> list[tuple[str, int, int]]:
     """(text, offset, depth) of words, punctuation and newlines in ``source[start:end]``, skipping strings,
-    templates, comments and regular expressions; depth counts the brackets open before the token."""
+    templates (but, with ``substitutions``, the code in their ``${…}``), comments and regular expressions;
+    depth counts the brackets open before the token."""
     out: list[tuple[str, int, int]] = []
     depth = 0
-    i = start
+    i = _line_end(source, 0, end) if start == 0 and source.startswith("#!") else start
     previous = ""
     while i < end:
         char = source[i]
@@ -125,7 +131,9 @@ def _tokens(source: str, start: int, end: int) -> list[tuple[str, int, int]]:
             i = _string_end(source, i, end)
             previous = "string"
         elif char == "`":
-            i = _template_end(source, i, end)
+            i, inside = _template(source, i, end)
+            if substitutions:
+                out.extend(token for first, last in inside for token in _tokens(source, first, last, substitutions))
             previous = "string"
         elif char == "/" and (previous in _BEFORE_REGEX or previous in _KEYWORDS_BEFORE_REGEX):
             i = _regex_end(source, i, end)
@@ -151,6 +159,23 @@ def _tokens(source: str, start: int, end: int) -> list[tuple[str, int, int]]:
     return out
 
 
+def free_names(expression: str) -> set[str]:
+    """The names ``expression`` reads from the scopes it is evaluated in: its words, but for properties
+    (``a.b``, ``a?.b``) and an object literal's keys. Empty when it declares names of its own (a function,
+    an arrow, a declaration): which of its names are its own is not worked out here."""
+    tokens = [text for text, _, _ in _tokens(expression, 0, len(expression), substitutions=True) if text != "\n"]
+    if any(text in _BINDS_ITS_OWN for text in tokens) or any(a + b == "=>" for a, b in itertools.pairwise(tokens)):
+        return set()
+    names = set()
+    for index, text in enumerate(tokens):
+        previous = tokens[index - 1] if index else ""
+        following = tokens[index + 1] if index + 1 < len(tokens) else ""
+        if (_WORD.fullmatch(text) and previous != "."
+                and not (following == ":" and previous in ("{", ","))):
+            names.add(text)
+    return names
+
+
 def _line_end(source: str, i: int, end: int) -> int:
     newline = source.find("\n", i, end)
     return end if newline < 0 else newline
@@ -165,15 +190,24 @@ def _string_end(source: str, i: int, end: int) -> int:
 
 
 def _template_end(source: str, i: int, end: int) -> int:
+    return _template(source, i, end)[0]
+
+
+def _template(source: str, i: int, end: int) -> tuple[int, list[tuple[int, int]]]:
+    """Past the end of the template starting at ``source[i]`` (a backtick), and where the code of each of
+    its ``${…}`` lies."""
+    substitutions = []
     i += 1
     while i < end and source[i] != "`":
         if source[i] == "\\":
             i += 2
         elif source.startswith("${", i):
-            i = _substitution_end(source, i + 2, end)
+            closed = _substitution_end(source, i + 2, end)
+            substitutions.append((i + 2, closed - 1))
+            i = closed
         else:
             i += 1
-    return i + 1
+    return i + 1, substitutions
 
 
 def _substitution_end(source: str, i: int, end: int) -> int:
@@ -232,6 +266,11 @@ class Source:
         if key not in self._scopes:
             self._scopes[key] = declarations(self.text, first, last, own) if last - first <= self.LIMIT else {}
         return self._scopes[key]
+
+    def is_whole(self, scope: tuple[tuple[int, int], tuple[int, int]]) -> bool:
+        """Whether a scope spans the whole script: a CommonJS module's top level, which V8 gives as the
+        local scope of the function Node wraps the file in (its parameters are not in the source)."""
+        return self.offset(*scope[0]) == 0 and self.offset(*scope[1]) >= len(self.text)
 
     def uninitialized(self, scope: tuple[tuple[int, int], tuple[int, int]], pause: tuple[int, int],
                       names: set[str], top_level: bool = False) -> dict[str, str]:

@@ -172,9 +172,11 @@ class Stops:
         if thread_id is None:
             shown = self._targets.get(None) if self._gate.shown is not None else None
             before = shown.stops if shown is not None else 0
-            for target in self._targets.live():
-                if target.paused:
-                    await target.run("Debugger.resume")
+            paused = [target for target in self._targets.live() if target.paused]
+            for target in paused:  # all of them or none
+                target.check_answering("Debugger.resume")
+            for target in paused:
+                await target.run("Debugger.resume")
             if shown is None or shown.stops == before:
                 self._gate.resumed(None)
             return
@@ -184,7 +186,11 @@ class Stops:
         target = self._targets.get(thread_id)
         origin = position((target.frames[0].get("location") or {}) if target.frames else {})
         target.step = Step(kind, len(target.frames), origin[:2])
-        await self._run(target, _STEPS[kind])
+        try:
+            await self._run(target, _STEPS[kind])
+        except AdapterRequestError:
+            target.step = None  # not sent: the next pause is not its landing
+            raise
 
     async def _run(self, target: Target, method: str) -> None:
         """Resume or step the shown target, and let the gate show the next waiting stop — unless the

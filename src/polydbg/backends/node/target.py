@@ -101,8 +101,10 @@ class Target:
 
     async def request(self, method: str, params: dict[str, Any] | None = None,
                       timeout: float | None = None) -> dict[str, Any]:
-        """One CDP request; ``timeout`` defaults to an inspection's (``timeouts.INSPECT_S``). Unanswered, it
-        fails as the stalled debugger's rule says (``protocol.core``), naming a signal that holds the process."""
+        """One CDP request; ``timeout`` defaults to an inspection's (``timeouts.INSPECT_S``). Not sent to a
+        process stopped by a signal (``check_answering``); unanswered, it fails as the stalled debugger's rule
+        says (``protocol.core``), naming a signal that stopped the process meanwhile."""
+        self.check_answering(method)
         try:
             return await self.channel.request(method, params, timeouts.INSPECT_S if timeout is None else timeout)
         except AdapterTimeoutError as exc:
@@ -110,7 +112,17 @@ class Target:
                 raise
             raise AdapterTimeoutError(
                 f"{exc}: its process (pid {self.pid}) is stopped by a signal (SIGSTOP, or Ctrl-Z in its terminal) "
-                f"and answers nothing until it is continued: kill -CONT {self.pid}") from exc
+                f"and answers nothing until it is continued: kill -CONT {self.pid}. The request was sent: Node "
+                "carries it out once continued") from exc
+
+    def check_answering(self, method: str) -> None:
+        """Refuse a request to a process stopped by a signal (SIGSTOP, Ctrl-Z), before it is sent: Node would
+        answer nothing, then carry it out once continued (a step reported as failed ran then)."""
+        if self.pid is not None and held_by_signal(self.pid):
+            raise AdapterRequestError(method, (
+                f"{self.name}'s process (pid {self.pid}) is stopped by a signal (SIGSTOP, or Ctrl-Z in its "
+                f"terminal), so nothing was sent (Node would carry it out once continued): kill -CONT {self.pid}, "
+                "then ask again"))
 
     def on_context(self, params: dict[str, Any]) -> None:
         """``Runtime.executionContextCreated``: the first default context is where evaluations run."""
@@ -133,6 +145,7 @@ class Target:
     async def run(self, method: str) -> None:
         """Resume or step, releasing this stop's values first. Nothing is sent to a target that runs:
         a worker that runs to its end while a message to it is in flight aborts Node (v20)."""
+        self.check_answering(method)  # before this stop's values are let go
         if self.paused and not self.channel.is_closed:
             self.channel.send("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
         await self.request(method)

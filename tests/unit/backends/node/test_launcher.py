@@ -33,3 +33,14 @@ def test_a_huge_line_is_passed_on_before_its_end() -> None:
     assert program.feed(b"x" * 10) == ""
     assert program.feed(b"x" * StderrFilter.HOLD) == "x" * (StderrFilter.HOLD + 10)
     assert program.feed(b"y\n") == "y\n"
+
+
+def test_the_test_runners_warning_about_the_debugger_is_dropped_with_its_hint_and_the_programs_kept() -> None:
+    """node --test sees the inspector polydbg's children are told of and warns, with a hint after the first
+    warning: the debugger's doing, not the program's; the same hint after the program's own warning is kept."""
+    hint = b"(Use `node --trace-warnings ...` to show where the warning was created)\n"
+    program = StderrFilter()
+    assert program.feed(b"(node:4242) Warning: Using the inspector with --test forces running at a concurrency of "
+                        b"1. Use the inspectPort option to run with concurrency\n" + hint) == ""
+    mine = b"(node:4242) Warning: my own\n" + hint
+    assert program.feed(mine) == mine.decode()

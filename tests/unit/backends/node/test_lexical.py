@@ -4,7 +4,7 @@ expressions skipped."""
 
 from __future__ import annotations
 
-from polydbg.backends.node.lexical import Source, declarations
+from polydbg.backends.node.lexical import Source, declarations, free_names
 
 FUNCTION = """function f(a) {
   const early = g(a); // tdz
@@ -54,3 +54,17 @@ def test_a_scope_too_large_to_scan_is_not_judged() -> None:
     source = "{ const late = 1;" + " " * Source.LIMIT + "}"
     assert Source(source).uninitialized(((0, 0), (0, len(source))), (0, 2), {"late"}) == {}
     assert Source(source[:20] + "}").uninitialized(((0, 0), (0, 21)), (0, 2), {"late"}) == {"late": "const"}
+
+
+def test_a_commonjs_scripts_top_level_spans_it_and_its_hashbang_line_is_not_code() -> None:
+    source = "#!/usr/bin/env -S node --title=tool(1\nconst a = 1;\nlet b = a;\n"  # not code: its ( opens nothing
+    whole = ((0, 0), (3, 0))  # Node's wrapper function's local scope: the whole file
+    assert Source(source).is_whole(whole) and not Source(source).is_whole(((0, 5), (3, 0)))
+    assert Source(source).uninitialized(whole, (2, 0), {"a", "b"}, top_level=True) == {"b": "let"}
+
+
+def test_an_expression_reads_its_free_names() -> None:
+    assert free_names("`${role} ${total}` + a.b + c?.d") == {"role", "total", "a", "c"}
+    assert free_names("{key: value, shorthand}") == {"value", "shorthand"}
+    assert free_names("ok ? yes : no") == {"ok", "yes", "no"}
+    assert free_names("items.map(item => item + offset)") == set()  # it binds names of its own: not judged
