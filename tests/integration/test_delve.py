@@ -157,6 +157,20 @@ async def test_goroutines_are_threads(tools: Tools) -> None:
     await tools("debug_terminate")
 
 
+async def test_goroutines_past_delve_s_listing_limit_are_counted_and_the_limit_named(tools: Tools) -> None:
+    """delve lists at most 1,024 goroutines and said nothing of the others (5,000 read as ~1,020)."""
+    await tools("debug_launch", program=MAIN, args=["goroutines", "3000"], breakpoints=[{"file": MAIN, "line": PARKED}])
+    stacks = await tools("debug_stack", all_threads=True, levels=2)
+    listed = sum(1 + t.get("same", 0) for t in stacks["threads"])
+    assert 1000 < listed <= 1025, listed
+    more = stacks.get("more") or ""
+    # 3,000 workers, main, and the runtime's own that are not system goroutines (none in Go 1.19 here)
+    counted = int(re.search(r"([\d,]+) goroutines, [\d,]+ listed", more)[1].replace(",", ""))  # type: ignore[index]
+    assert 3001 <= counted <= 3005 and "delve lists at most 1,024 goroutines" in more, more
+    assert "Too many goroutines" not in (await tools("debug_output"))["text"]  # delve's note, not the program's
+    await tools("debug_terminate")
+
+
 async def test_panic_stops_in_user_code_with_its_message(tools: Tools) -> None:
     report = await tools("debug_launch", program=MAIN, args=["panic"])
     assert report["state"] == "stopped" and report["reason"] == "exception"

@@ -393,6 +393,10 @@ class Backend(Protocol):
         addressable by index."""
         return []
 
+    def threads_left_out(self) -> str | None:
+        """What the last ``threads`` answer left out, when the debugger lists only some (None: it listed all)."""
+        return None
+
     def length_of(self, parent: Variable, children: list[Variable]) -> int | None:
         """How many children ``parent`` has, when the backend knows better than ``indexed_count``."""
         return None

@@ -76,14 +76,20 @@ class Inspector:
         if thread_id is not None and thread_id not in names:
             shown = sorted(names)
             listed = f"{shown[:20]}{f' … ({len(shown):,} threads)' if len(shown) > 20 else ''}"
-            raise UsageError(f"no thread {thread_id}; threads: {listed} (debug_stack(all_threads=true) lists them)")
+            left_out = self.core.backend.threads_left_out()
+            raise UsageError(f"no thread {thread_id}; threads: {listed} (debug_stack(all_threads=true) lists them)"
+                             + (f"; {left_out}" if left_out else ""))
         backend = self.core.backend
         if all_threads:
-            read = await stacks.read_all(threads, lambda tid: self.core.read(scope, backend.stack_trace(
-                tid, start, levels)))
-            page = stacks.paged(threads, read, scope.stop.thread_id, levels, thread_id, self.core.cwd)
+            known = scope.stacks.setdefault((start, levels), {})
+            await stacks.read_all(threads, lambda tid: self.core.read(scope, backend.stack_trace(tid, start, levels)),
+                                  known, (scope.stop.thread_id, thread_id))
+            read = [t for t in threads if t.id in known]
+            page = stacks.paged(read, [known[t.id] for t in read], scope.stop.thread_id, levels, thread_id,
+                                self.core.cwd, unread=len(threads) - len(read))
             above = await self._above(scope, scope.stop.thread_id, start)
-            return StackResult(session_id=self.core.id, more=stacks.more(page, start, levels),
+            said = [stacks.more(page, start, levels), backend.threads_left_out()]
+            return StackResult(session_id=self.core.id, more="; ".join(filter(None, said)) or None,
                                threads=[stacks.thread_stack(entry, start, page.depth,
                                                             above if entry.thread.id == scope.stop.thread_id else [])
                                         for entry in page.entries])

@@ -29,6 +29,8 @@ class StopScope:
         self.refs: HandleTable[RefTarget] = HandleTable(first_ref)
         self.threads: list[Thread] | None = None
         self.frames: dict[int, list[Frame]] = {}  # thread → shown frames from the innermost
+        # (start, levels) → thread → its stack as an all-threads listing read it (the next call reads on)
+        self.stacks: dict[tuple[int, int], dict[int, tuple[list[Frame], int | None]]] = {}
         self.children: dict[int, list[Variable]] = {}  # backend ref → its children
         self.reported = False  # a report of this stop has been returned to the agent
         self.hits_counted = False  # breakpoint hits of this stop are counted
@@ -47,4 +49,5 @@ class StopScope:
         """Anything read may be out of date (a raw debugger command can change values and frames)."""
         self.children.clear()
         self.frames.clear()
+        self.stacks.clear()
         self.threads = None
