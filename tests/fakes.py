@@ -103,6 +103,11 @@ class FakeBackend(Backend):
         self.locals: list[Variable] | None = None  # a frame's locals (None: x and obj)
         self.exception: ExceptionDetail | None = None  # what exception_info answers
         self.stacks: dict[Thread, list[Frame]] | None = None  # the threads and their frames (None: main, one frame)
+        self.pid: int | None = None  # the program's process id, as a debugger names it
+
+    @property
+    def program_pid(self) -> int | None:
+        return self.pid
 
     def hold(self, method: str) -> asyncio.Event:
         gate = self.gates[method] = asyncio.Event()

@@ -7,8 +7,10 @@ simply detached and runs on. So each debugger runs under this guard (``python -S
 to it instead of to init; it forks and execs the debugger (which keeps the guard's stdin, stdout and
 stderr: polydbg talks to the debugger directly) and waits. When the debugger exits, or when polydbg
 dies (the guard's parent-death signal, SIGUSR1, fires even on SIGKILL), the guard kills every process
-left below it, reaps them, and exits with the debugger's status. SIGUSR2 from polydbg means "detach":
-the program is to keep running, so the guard leaves its descendants alone when the debugger exits.
+left below it, reaps them, and exits with the debugger's status (a signal that ended the debugger ends the
+guard too: a JVM killed by SIGKILL read as "exit 1" while the guard tried to reset SIGKILL's handler, which
+has none). SIGUSR2 from polydbg means "detach": the program is to keep running, so the guard leaves its
+descendants alone when the debugger exits.
 
 It is Python without ``site`` and uses only ``os``, ``signal`` and ``ctypes``, so it starts fast; the
 source is a string because it runs before (and apart from) polydbg's own imports.
@@ -104,7 +106,8 @@ while True:
 if not released:
     kill_below()
 if os.WIFSIGNALED(status):
-    signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+    if os.WTERMSIG(status) not in (signal.SIGKILL, signal.SIGSTOP):  # these two have no handler to reset
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
     os.kill(me, os.WTERMSIG(status))
 os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 '''
