@@ -475,7 +475,8 @@ class Execution:
         life = self.core.life
         async with self.lock:
             if life.state == State.stopped:
-                return await self.reporter.report(note="already stopped")
+                return await self.reporter.report(note="already stopped" if not life.unconfirmed else
+                                                  f"stopped when last known ({life.unconfirmed})")
             backend = self.core.backend
             since = life.stops
             threads = await self._threads_within(backend, timeout_s) if thread_id is None else []
