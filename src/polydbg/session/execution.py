@@ -10,6 +10,11 @@ A continue waits for what can stop the program: with nothing that can (no breakp
 exception filter, no pause pending, a debugger that does not stop at a crash) it answers "running" once the
 program is quiet instead of waiting out its deadline. After an exit, the answer waits (briefly) for the
 debugger to report the program's end: output still in transit at the exit is delivered before that.
+
+A request to move the program that the debugger leaves unanswered was still sent: it may take effect whenever the
+debugger answers again. The session goes back to the stop it was at, marked unconfirmed, until the debugger's
+"continued" or next stop says otherwise; the error says so. How the program ended is the kernel's word when it can
+be had (``SessionCore.program_end``): a debugger reports a program killed by a signal with a code of its own.
 """
 
 from __future__ import annotations
