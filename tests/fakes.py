@@ -106,6 +106,11 @@ class FakeBackend(Backend):
         self.stacks: dict[Thread, list[Frame]] | None = None  # the threads and their frames (None: main, one frame)
         self.thread_locks: dict[int, ThreadLocks] = {}  # what locks() answers
         self.frames_asked: list[FrameRef] = []  # the frames scopes() and evaluate() were asked about, in order
+        self.pid: int | None = None  # the program's process id, as a debugger names it
+
+    @property
+    def program_pid(self) -> int | None:
+        return self.pid
 
     def hold(self, method: str) -> asyncio.Event:
         gate = self.gates[method] = asyncio.Event()

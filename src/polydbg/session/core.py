@@ -9,11 +9,13 @@ inspection's answer is checked against the stop it was read at (``read``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from polydbg import procs
 from polydbg.backends.base import AttachSpec, Backend, BackendFactory, LaunchSpec
 from polydbg.backends.registry import adapters_for
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, SessionEndedError
@@ -26,6 +28,8 @@ from polydbg.session.state import Lifecycle
 T = TypeVar("T")
 
 Progress = Callable[[float, str], Awaitable[None]]
+
+GONE_REPORT_S = 2.0  # a backend whose connection closed has this long to report the program's end itself
 
 
 class SessionCore:
@@ -50,6 +54,26 @@ class SessionCore:
         self.traces = 0
         self.backend_ended = asyncio.Event()  # the current backend reported the program's end (after its output)
         self.last_used = time.monotonic()
+        self.program: procs.ProgramWatch | None = None  # the program's process, to tell how it ended
+
+    def watch_program(self) -> None:
+        """Hold the program's pidfd once its debugger has named its pid (a new one after a restart): how it ends
+        is then the kernel's word, not a debugger's guess (``procs.ProgramWatch``)."""
+        pid = self.backend_slot.program_pid if self.backend_slot is not None else None
+        if self.program is not None and self.program.pid == pid:
+            return
+        self.forget_program()
+        if pid is not None:
+            self.program = procs.ProgramWatch(pid)
+
+    def forget_program(self) -> None:
+        if self.program is not None:
+            self.program.close()
+            self.program = None
+
+    def program_end(self) -> procs.ProgramEnd | None:
+        """How the program ended, when it has and the kernel can say."""
+        return self.program.ended() if self.program is not None else None
 
     @property
     def backend(self) -> Backend:
@@ -77,10 +101,14 @@ class SessionCore:
         return os.path.normpath(path)
 
     async def call(self, awaitable: Awaitable[T]) -> T:
-        """Await a backend call; a vanished debugger ends the session here, with its cause."""
+        """Await a backend call; a vanished debugger ends the session here, with its cause: the backend's own
+        account when it gives one soon (a runtime that is the program, killed: its exit, and how), else the loss."""
         try:
             return await awaitable
         except AdapterGoneError as exc:
+            if not self.life.ended:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(self.backend_ended.wait()), GONE_REPORT_S)
             if not self.life.ended:
                 self.life.to(State.terminated, cause=f"the {self.adapter} adapter is gone: {exc}")
             raise SessionEndedError(self.life.ended_text()) from exc

@@ -86,7 +86,9 @@ class Inspector:
         if thread_id not in {t.id for t in threads}:
             shown = sorted(t.id for t in threads)
             listed = f"{shown[:20]}{f' … ({len(shown):,} threads)' if len(shown) > 20 else ''}"
-            raise UsageError(f"no thread {thread_id}; threads: {listed} (debug_stack(all_threads=true) lists them)")
+            left_out = self.core.backend.threads_left_out()
+            raise UsageError(f"no thread {thread_id}; threads: {listed} (debug_stack(all_threads=true) lists them)"
+                             + (f"; {left_out}" if left_out else ""))
         return thread_id
 
     async def choose(self, scope: StopScope, thread_id: int) -> None:
@@ -119,10 +121,13 @@ class Inspector:
             await self.thread_of(scope, thread_id)  # refused naming the threads there are
         backend = self.core.backend
         if all_threads:
-            read = await stacks.read_all(threads, lambda tid: self.core.read(scope, backend.stack_trace(
-                tid, start, levels)))
+            known = scope.stacks.setdefault((start, levels), {})
+            await stacks.read_all(threads, lambda tid: self.core.read(scope, backend.stack_trace(tid, start, levels)),
+                                  known, (scope.stop.thread_id, thread_id))
+            read = [t for t in threads if t.id in known]
             held = await self.locks(scope, [t.id for t in threads])
-            page = stacks.paged(threads, read, scope.thread, levels, thread_id, self.core.cwd, keys=held)
+            page = stacks.paged(read, [known[t.id] for t in read], scope.thread, levels, thread_id, self.core.cwd,
+                                unread=len(threads) - len(read), keys=held)
             above = await self._above(scope, scope.stop.thread_id, start)
             owners = locks.owners(held)
             listed = []
@@ -133,8 +138,9 @@ class Inspector:
                     shown.locks = locks.state_of(held[entry.thread.id], owners)
                 listed.append(shown)
             tasks = await self.core.read(scope, backend.tasks()) if start == 0 and thread_id is None else []
-            frames_of = {t.id: frames for t, (frames, _total) in zip(threads, read, strict=True)}
-            return StackResult(session_id=self.core.id, more=stacks.more(page, start, levels), threads=listed,
+            frames_of = {tid: frames for tid, (frames, _total) in known.items()}
+            said = [stacks.more(page, start, levels), backend.threads_left_out()]
+            return StackResult(session_id=self.core.id, more="; ".join(filter(None, said)) or None, threads=listed,
                                current_thread=scope.thread, deadlocks=self._said(held, names, frames_of) or None,
                                tasks=[TaskInfo(name=t.name, awaiting=t.awaiting, frames=[
                                    FrameInfo(index=i, function=f.name, file=f.file, line=f.line)

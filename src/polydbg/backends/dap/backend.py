@@ -246,6 +246,8 @@ class DapBackend(Backend):
         if self._life.exited:
             self._life.spawn(self._end_after_exit(), "end after the exit")
             return
+        if self._proc.program_end() is not None:  # the kernel knows how it ended: an exit (the session says how)
+            self._life.report_exited(None)
         self._life.report_terminated(cause)
 
     async def _end_after_exit(self) -> None:
@@ -310,8 +312,15 @@ class DapBackend(Backend):
 
     async def _request(self, command: str, arguments: dict[str, Any] | None = None,
                        timeout: float | None = None) -> dict[str, Any]:
-        """A request answered within ``timeout`` (by default the inspection deadline, read now)."""
-        return await self.client.request(command, arguments, timeouts.INSPECT_S if timeout is None else timeout)
+        """A request answered within ``timeout`` (by default the inspection deadline, read now); unanswered, the
+        error says why the debugger cannot answer when /proc tells (a process of it stopped by a signal)."""
+        try:
+            return await self.client.request(command, arguments, timeouts.INSPECT_S if timeout is None else timeout)
+        except AdapterTimeoutError as exc:
+            why = self._proc.held_by_signal()
+            if why is None:
+                raise
+            raise AdapterTimeoutError(f"{exc}: {why}") from exc
 
     # -- breakpoints ------------------------------------------------------------------------------
 

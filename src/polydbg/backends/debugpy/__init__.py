@@ -50,6 +50,11 @@ justMyCode skips library code: a breakpoint there is        justMyCode is off wh
 "excluded by filters", a step into it is skipped            in a library; otherwise the message says to
                                                             debug_restart, and the step's warning says how
 the launch shim's ``<module>`` frame ends every stack       dropped, and the total counted without it
+pydevd waits 0.5 s for a thread that is not stopped (one    the debuggee shim sets that wait to 0: such a
+blocked in C: a lock, a sleep) before it answers its        thread's stack is the frames it is in, at once
+stack, and the adapter answers one request after another:   (3 ms); the all-threads listing is bounded in time
+2,000 such threads cost 21 minutes, and the session with    anyway (``session/stacks.py``)
+them
 an unattached child process blocks at its first             each child is attached (a second connection to
 breakpoint for good                                         the adapter) and configured with the session's
                                                             breakpoints; one stop is shown at a time

@@ -54,7 +54,9 @@ An invoked method cannot be cancelled (an endless loop, a     Left running past 
 ``toString()`` that sleeps).                                   evaluation says so, the thread's values are
                                                                refused saying what runs, the other threads
                                                                stay readable, the stop is whole again when it
-                                                               returns (after a resume, it runs on).
+                                                               returns (after a resume, it runs on); a step
+                                                               on its thread is refused at once (it would
+                                                               wait for the call: 30 s, then "running").
 ``ThreadReference.Frames`` on a thread started after the stop  Such a thread has no frames.
 fails (error 13, not suspended).
 A caught-exception request also fires for the JDK's own        Stops only when the program's code throws or

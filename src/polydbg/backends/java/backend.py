@@ -343,7 +343,11 @@ class JavaBackend(Backend):
         await self._vm.resume()
 
     async def step(self, thread_id: int, kind: StepKind) -> None:
-        await self._stepping.begin(self._threads.jdwp(thread_id), kind)
+        thread = self._threads.jdwp(thread_id)
+        call = self._threads.calls.running(thread)
+        if call is not None:  # the step would end only once the call returns: refused now, not after a deadline
+            raise AdapterRequestError("step", call.cannot_step())
+        await self._stepping.begin(thread, kind)
         self._mark_running()
         await self._vm.resume()
 
