@@ -89,6 +89,7 @@ class Threads:
         self._batch: list[int] = []  # threads whose frames the next read asks for
         self._reads: set[asyncio.Task[None]] = set()
         self._hidden: dict[int, int] = {}  # JDWP thread → leading frames hidden
+        self._statuses: dict[int, int] = {}  # JDWP thread → its ThreadReference.Status at this stop
         self._invoking: set[int] = set()  # threads running a method for an evaluation
         self.calls = Calls(lambda: self._vm.client, self._call_returned)  # those running past their deadline
 
@@ -112,6 +113,26 @@ class Threads:
             raise AdapterRequestError("thread", f"no thread {thread_id}; debug_stack(all_threads=true) lists them")
         return jdwp
 
+    def known(self, thread_id: int) -> int | None:
+        """The JDWP id of polydbg's thread ``thread_id``, None for an id never given."""
+        return self._jdwp.get(thread_id)
+
+    def shown_id(self, jdwp: int) -> int | None:
+        """polydbg's id of JDWP thread ``jdwp``, None when it was never listed (an object that is no thread)."""
+        return self._ids.get(jdwp)
+
+    def is_jvm_thread(self, jdwp: int) -> bool:
+        """Whether a listed thread is the JVM's own (``system``)."""
+        return self._system.get(jdwp, False)
+
+    def status(self, jdwp: int) -> int | None:
+        """The thread's ``ThreadReference.Status`` at this stop, when a listing asked it."""
+        return self._statuses.get(jdwp)
+
+    def statuses(self) -> dict[int, int]:
+        """Every listed thread's status at this stop (JDWP thread → ``ThreadReference.Status``)."""
+        return dict(self._statuses)
+
     # -- the threads ----------------------------------------------------------------------------------
 
     async def all(self, with_states: bool = False) -> list[tuple[int, str, bool, object]]:
@@ -130,8 +151,10 @@ class Threads:
             asked += [(CommandSet.THREAD_REFERENCE, 4, writer().object_id(t).bytes()) for t in ids]
         answers = await self._vm.client.request_all(asked, "ThreadReference.Name/Status", timeouts.INSPECT_S)
         names = [a.string() if isinstance(a, Reader) else "?" for a in answers[:len(ids)]]
-        states: list[object] = [THREAD_STATES.get(a.i4(), "state unknown") if isinstance(a, Reader) else a
-                                for a in answers[len(ids):]] or [None] * len(ids)
+        codes = [a.i4() if isinstance(a, Reader) else a for a in answers[len(ids):]]
+        self._statuses.update((t, code) for t, code in zip(ids, codes, strict=False) if isinstance(code, int))
+        states: list[object] = [THREAD_STATES.get(c, "state unknown") if isinstance(c, int) else c
+                                for c in codes] or [None] * len(ids)
         system = await asyncio.gather(*(self._is_system(t) for t in ids), return_exceptions=True)
         found = [(t, n, s is True or n in JVM_THREADS, state)
                  for t, n, state, s in zip(ids, names, states, system, strict=True)]
@@ -243,6 +266,7 @@ class Threads:
         if thread is None:
             self._frames.clear()
             self._hidden.clear()
+            self._statuses.clear()
             self.calls.run += 1
         else:
             self._frames.pop(thread, None)

@@ -1,0 +1,380 @@
+"""Which locks each of the program's threads holds and waits for, as the JVM tells it (``Backend.locks``).
+
+What JDWP gives (OpenJDK 17; the four capabilities it takes are checked once: canGetOwnedMonitorInfo,
+canGetCurrentContendedMonitor, canGetMonitorInfo, canGetMonitorFrameInfo):
+
+- ``ThreadReference.OwnedMonitorsStackDepthInfo``: the monitors a thread holds, each with the depth of the
+  frame that took it (``synchronized``) — "holds java.lang.Object@34 (Deadlocks.LEFT, locked in
+  Deadlocks.monitors)". A monitor the thread ``wait()``s on is not among them: ``wait()`` released it.
+- ``ThreadReference.CurrentContendedMonitor``: the monitor a thread is blocked entering (status MONITOR) —
+  and, for a thread in ``Object.wait()`` (status WAIT), the one it waits on, which it does not wait to
+  lock: that one is said as its state ("in Object.wait() on …"). ``ObjectReference.MonitorInfo`` names the
+  owner of a contended monitor (asked once per monitor: a hundred threads blocked on one cost one).
+- ``java.util.concurrent`` locks are no monitors: a thread blocked in ``ReentrantLock.lock()`` is parked
+  (status WAIT) with ``Thread.parkBlocker`` set to the lock's ``Sync``, an ``AbstractOwnableSynchronizer``
+  whose ``exclusiveOwnerThread`` is the holder. The lock the program knows is the ``this`` of the frame the
+  program called (``ReentrantLock.lock``), so it is named after that. Which of them a thread holds is known
+  from the waiters' side only (the JVM keeps no list; jstack walks the heap for it): a holder nobody waits
+  for shows none. A blocker without an owner (a latch, a semaphore, a queue's condition) is the thread's
+  state: "parked in CountDownLatch.await() on …".
+- A lock is named as jstack names it (``java.lang.Object@34``: its class and JDWP object id) and by where
+  the program holds it: ``this``, a static field of the frame's class (``Deadlocks.LEFT``), a field of
+  ``this`` (``this.lock``), or a local (``mine``), looked for in the frame that took it (or, for one nobody
+  holds, the first frame of the program's that waits for it); a ``Thread`` object is the thread it is.
+
+The JVM's own threads (Finalizer, Common-Cleaner: each waits on its queue) are left out. Nothing runs in
+the program: every request only reads. They go in three pipelined rounds — what each thread holds, waits
+for and is parked on; then the contended monitors' owners, the blockers' classes and owners, and the
+frames; then the names — so 200 threads cost a few waits, not a few hundred (bench/java_threads.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from polydbg.backends.base import Lock, ThreadLocks
+from polydbg.backends.java.classes import JavaClass, short_name
+from polydbg.backends.java.threads import Threads
+from polydbg.backends.java.vm import LIBRARY_PACKAGES, Vm
+from polydbg.backends.kit import timeouts
+from polydbg.jdwp.client import JdwpRequestError
+from polydbg.jdwp.codec import CommandSet, Location, Reader, Tag
+
+MONITOR, WAIT = 3, 4  # ThreadReference.Status: blocked entering a monitor; waiting (Object.wait(), parked)
+# VirtualMachine.CapabilitiesNew: canGetOwnedMonitorInfo, canGetCurrentContendedMonitor, canGetMonitorInfo,
+# canGetMonitorFrameInfo
+NEEDED_CAPABILITIES = (4, 5, 6, 17)
+THREAD = "Ljava/lang/Thread;"
+OWNABLE = "Ljava/util/concurrent/locks/AbstractOwnableSynchronizer;"
+LOCKS_PACKAGE = "java.util.concurrent.locks."
+Frames = list[tuple[int, Location]]
+
+
+@dataclass
+class _Thread:
+    """What round one read of one thread."""
+
+    jdwp: int
+    status: int | None
+    owned: list[tuple[int, int]] = field(default_factory=list)  # (monitor, depth of the frame that took it)
+    contended: int = 0  # the monitor it is blocked entering, or wait()s on
+    blocker: int = 0  # Thread.parkBlocker
+    bystander: bool = False  # not asked for: read for the lock it waits for (which an asked thread may hold)
+
+
+@dataclass
+class _Blocker:
+    """A parked thread's blocker: the object the program called (named), whether it is a lock, its owner."""
+
+    lock: Lock | None = None  # a lock (an AbstractOwnableSynchronizer): what the thread waits for
+    said: str = ""  # anything else: the thread's state
+
+
+class Monitors:
+    def __init__(self, vm: Vm, threads: Threads) -> None:
+        self._vm = vm
+        self._threads = threads
+        self._able: bool | None = None  # the JVM offers what this needs (asked once)
+        self._park_blocker: int | None = None  # the field id of Thread.parkBlocker (0: none in this JVM)
+        self._exclusive_owner: int | None = None  # of AbstractOwnableSynchronizer.exclusiveOwnerThread
+
+    async def locks(self, thread_ids: Sequence[int]) -> dict[int, ThreadLocks]:
+        if not await self._capable():
+            return {}
+        threads = self._threads
+        wanted: dict[int, int] = {}
+        for thread_id in thread_ids:
+            jdwp = threads.known(thread_id)
+            if jdwp is not None and not threads.is_jvm_thread(jdwp) and threads.calls.running(jdwp) is None:
+                wanted[thread_id] = jdwp
+        if not wanted:
+            return {}
+        # the other parked threads: a java.util.concurrent lock one of the wanted holds is known from them only
+        asked = set(wanted.values())
+        bystanders = [jdwp for jdwp, status in threads.statuses().items() if status == WAIT and jdwp not in asked
+                      and not threads.is_jvm_thread(jdwp) and threads.calls.running(jdwp) is None]
+        read = await self._read(list(wanted.values()), bystanders)
+        return await _Stop(self, read, wanted).locks()
+
+    async def _capable(self) -> bool:
+        if self._able is None:
+            try:
+                reply = await self._vm.request(CommandSet.VM, 17, b"", "VirtualMachine.CapabilitiesNew")
+                offered = [reply.boolean() for _ in range(max(NEEDED_CAPABILITIES) + 1)]
+                self._able = all(offered[i] for i in NEEDED_CAPABILITIES)
+            except JdwpRequestError:
+                self._able = False
+            self._park_blocker = await self._field_id(THREAD, "parkBlocker")
+            self._exclusive_owner = await self._field_id(OWNABLE, "exclusiveOwnerThread")
+        return self._able
+
+    async def _field_id(self, signature: str, name: str) -> int:
+        """A field's id in a loaded class of the JDK (0 when the class is not loaded, or has no such field)."""
+        cls = await self._vm.classes.named(signature)
+        if cls is None:
+            return 0
+        return next((f.id for f in await self._vm.classes.fields(cls) if f.name == name), 0)
+
+    async def _read(self, jdwps: list[int], bystanders: list[int]) -> list[_Thread]:
+        """Round one: every thread's status (the listing's), the monitors it owns, the one it contends for and
+        its park blocker — only the blocker of a bystander —, all requests under one wait."""
+        writer = self._vm.client.writer
+        read = [_Thread(jdwp, self._threads.status(jdwp)) for jdwp in jdwps]
+        unknown = [thread for thread in read if thread.status is None]
+        statuses = await self._vm.client.request_all(
+            [(CommandSet.THREAD_REFERENCE, 4, writer().object_id(thread.jdwp).bytes()) for thread in unknown],
+            "ThreadReference.Status", timeouts.INSPECT_S)
+        for thread, status in zip(unknown, statuses, strict=True):
+            thread.status = status.i4() if isinstance(status, Reader) else None
+        read += [_Thread(jdwp, WAIT, bystander=True) for jdwp in bystanders]
+        asked: list[tuple[int, int, bytes]] = []
+        kinds: list[tuple[_Thread, str]] = []
+        for thread in read:
+            if not thread.bystander:
+                asked.append((CommandSet.THREAD_REFERENCE, 13, writer().object_id(thread.jdwp).bytes()))
+                kinds.append((thread, "owned"))
+            if thread.status in (MONITOR, WAIT) and not thread.bystander:
+                asked.append((CommandSet.THREAD_REFERENCE, 9, writer().object_id(thread.jdwp).bytes()))
+                kinds.append((thread, "contended"))
+            if thread.status == WAIT and self._park_blocker:
+                asked.append((CommandSet.OBJECT_REFERENCE, 2, writer().object_id(thread.jdwp).i4(1).field_id(
+                    self._park_blocker).bytes()))
+                kinds.append((thread, "blocker"))
+        replies = await self._vm.client.request_all(asked, "ThreadReference.OwnedMonitorsStackDepthInfo",
+                                                    timeouts.INSPECT_S)
+        for (thread, kind), reply in zip(kinds, replies, strict=True):
+            if not isinstance(reply, Reader):
+                continue  # (a thread that ended, or runs: started after the stop)
+            if kind == "owned":
+                thread.owned = [(int(reply.value().value), reply.i4()) for _ in range(reply.i4())]
+            elif kind == "contended":
+                thread.contended = int(reply.value().value)
+            elif reply.i4():
+                thread.blocker = int(reply.value().value)
+        return read
+
+
+class _Stop:
+    """One ``locks`` call: what it read, and what it names once however many threads meet it."""
+
+    def __init__(self, monitors: Monitors, read: list[_Thread], wanted: dict[int, int]) -> None:
+        self._m = monitors
+        self._vm = monitors._vm
+        self._threads = monitors._threads
+        self._read = read
+        self._by_jdwp = {jdwp: thread_id for thread_id, jdwp in wanted.items()}
+        self._names: dict[int, asyncio.Future[str]] = {}  # object id → its name
+        self._statics: dict[int, asyncio.Future[dict[int, str]]] = {}  # class id → object id → its static field
+        self._owners: dict[int, int] = {}  # contended monitor → its owner (JDWP; 0: none)
+        self._blockers: dict[int, asyncio.Future[_Blocker]] = {}
+        self._owned_by: dict[int, asyncio.Future[int | None]] = {}  # blocker → exclusive owner (None: no lock)
+
+    async def locks(self) -> dict[int, ThreadLocks]:
+        """Rounds two and three, then each thread's locks."""
+        asked = [t for t in self._read if not t.bystander]
+        entered = {t.contended for t in asked if t.status == MONITOR and t.contended}
+        needs_frames = [t.jdwp for t in asked if t.owned or t.contended or t.blocker]
+        needs_frames += [t.jdwp for t in self._read if t.bystander and t.blocker
+                         and (await self._lock_owner(t.blocker) or 0) in self._by_jdwp]
+        frames_of = dict(zip(needs_frames, await asyncio.gather(*(self._frames(j) for j in needs_frames)),
+                             strict=True))
+        await self._monitor_owners(sorted(entered))
+        for thread in asked:
+            for monitor, depth in thread.owned:
+                self._name(monitor, thread.jdwp, frames_of[thread.jdwp], depth)  # named where it was taken
+        holds: dict[int, list[Lock]] = {}
+        found: dict[int, ThreadLocks] = {}
+        for thread in self._read:
+            frames = frames_of.get(thread.jdwp)
+            if frames is None and thread.bystander:
+                continue  # waits for nothing an asked thread holds
+            frames = frames or []
+            blocker = await self._parked(thread, frames)
+            waits, state = None, None
+            if thread.contended and thread.status == MONITOR:
+                owner = self._owners.get(thread.contended, 0)
+                name = await self._name(thread.contended, thread.jdwp, frames, await self._user_frame(frames))
+                waits = Lock(str(thread.contended), name, self._threads.id_of(owner) if owner else None, "monitor")
+            elif thread.contended:
+                name = await self._name(thread.contended, thread.jdwp, frames, await self._user_frame(frames))
+                state = f"in {await self._called(frames)}() on {name}"
+            elif blocker is not None and blocker.lock is not None:
+                waits = blocker.lock
+            elif blocker is not None:
+                state = blocker.said
+            if waits is not None and waits.kind != "monitor" and waits.owner is not None:
+                owner_jdwp = self._threads.known(waits.owner)
+                held_there = holds.setdefault(owner_jdwp or 0, [])
+                if all(lock.id != waits.id for lock in held_there):
+                    held_there.append(waits)  # a j.u.c. lock: known held from its waiters
+            if not thread.bystander:
+                shown = self._by_jdwp[thread.jdwp]
+                holds.setdefault(thread.jdwp, [])[:0] = [
+                    Lock(str(monitor), await self._taken(monitor, frames, depth), shown, "monitor")
+                    for monitor, depth in thread.owned]
+                found[shown] = ThreadLocks(waits_for=waits, state=state)
+        for jdwp, held in holds.items():
+            holder = self._by_jdwp.get(jdwp)
+            if holder is not None and held:
+                found[holder] = found.get(holder, ThreadLocks())._replace(holds=tuple(held))
+        return {tid: locks for tid, locks in found.items() if locks.holds or locks.waits_for or locks.state}
+
+    # -- round two ------------------------------------------------------------------------------------
+
+    async def _frames(self, jdwp: int) -> Frames:
+        try:
+            return await self._threads.frames(jdwp)
+        except JdwpRequestError:
+            return []
+
+    async def _monitor_owners(self, monitors: list[int]) -> None:
+        writer = self._vm.client.writer
+        replies = await self._vm.client.request_all(
+            [(CommandSet.OBJECT_REFERENCE, 5, writer().object_id(m).bytes()) for m in monitors],
+            "ObjectReference.MonitorInfo", timeouts.INSPECT_S)
+        for monitor, reply in zip(monitors, replies, strict=True):
+            self._owners[monitor] = reply.object_id() if isinstance(reply, Reader) else 0
+
+    async def _parked(self, thread: _Thread, frames: Frames) -> _Blocker | None:
+        """What a parked thread waits for (its blocker read once, however many threads it parks)."""
+        if not thread.blocker or thread.contended:
+            return None
+        known = self._blockers.get(thread.blocker)
+        if known is None:
+            known = self._blockers[thread.blocker] = asyncio.ensure_future(self._blocker(thread.blocker, thread.jdwp,
+                                                                                         frames))
+        return await asyncio.shield(known)
+
+    async def _blocker(self, blocker: int, jdwp: int, frames: Frames) -> _Blocker:
+        called = await self._user_frame(frames) - 1  # the JDK's method the program called (ReentrantLock.lock)
+        target = (await self._this(jdwp, frames[called]) or blocker) if 0 <= called < len(frames) else blocker
+        owner = await self._lock_owner(blocker)
+        name = await self._name(target, jdwp, frames, called + 1)
+        target_class = await self._vm.values.class_of(target)
+        if owner is not None and (owner or target_class.name.startswith(LOCKS_PACKAGE)):
+            return _Blocker(lock=Lock(str(blocker), name, self._threads.id_of(owner) if owner else None,
+                                      short_name(target_class.signature)))
+        return _Blocker(said=f"parked in {await self._called(frames)}() on {name}")
+
+    def _lock_owner(self, blocker: int) -> asyncio.Future[int | None]:
+        """The thread holding a blocker that is a lock (an AbstractOwnableSynchronizer: 0 when none does); None
+        for one that is no lock."""
+        known = self._owned_by.get(blocker)
+        if known is None:
+            known = self._owned_by[blocker] = asyncio.ensure_future(self._read_owner(blocker))
+        return known
+
+    async def _read_owner(self, blocker: int) -> int | None:
+        owner_field, values = self._m._exclusive_owner, self._vm.values
+        cls = await values.class_of(blocker)
+        if not owner_field or all(f.id != owner_field for f in await self._vm.classes.fields(cls)):
+            return None
+        return int((await values.field_values(blocker, [owner_field]))[0].value)
+
+    # -- names ----------------------------------------------------------------------------------------
+
+    def _name(self, target: int, jdwp: int, frames: Frames, depth: int) -> asyncio.Future[str]:
+        """How ``target`` reads (``java.lang.Object@34 (Deadlocks.LEFT)``), named once, in the frame ``depth``
+        of the first thread that asks (the one that took it, when one holds it)."""
+        known = self._names.get(target)
+        if known is None:
+            known = self._names[target] = asyncio.ensure_future(self._named(target, jdwp, frames, depth))
+        return known
+
+    async def _named(self, target: int, jdwp: int, frames: Frames, depth: int) -> str:
+        cls = await self._vm.values.class_of(target)
+        text = f"{cls.name}@{target}"
+        thread = self._threads.shown_id(target)
+        if thread is not None:
+            return f"{text} (thread {thread})"
+        holder = await self._holder(target, jdwp, frames[depth]) if 0 <= depth < len(frames) else None
+        return f"{text} ({holder})" if holder else text
+
+    async def _taken(self, monitor: int, frames: Frames, depth: int) -> str:
+        """A held monitor's name and the method that took it: ``… (Deadlocks.LEFT, locked in Deadlocks.monitors)``
+        (the method, not a line: the frame has moved on from its ``synchronized`` since)."""
+        name = await self._names[monitor]
+        if not 0 <= depth < len(frames):
+            return name
+        cls, method = await self._vm.classes.method(frames[depth][1].class_id, frames[depth][1].method_id)
+        taker = f"{short_name(cls.signature)}.{method.name if method else '?'}"
+        return f"{name[:-1]}, locked in {taker})" if name.endswith(")") else f"{name} (locked in {taker})"
+
+    async def _holder(self, target: int, jdwp: int, frame: tuple[int, Location]) -> str | None:
+        """Where the frame holds ``target``: ``this``, a static field of its class, a field of ``this``, a local."""
+        frame_id, where = frame
+        classes, values = self._vm.classes, self._vm.values
+        cls, method = await classes.method(where.class_id, where.method_id)
+        this = await self._this(jdwp, frame) if method is not None and not method.is_static else 0
+        if this == target:
+            return "this"
+        static = (await self._static_objects(cls)).get(target)
+        if static is not None:
+            return static
+        if this:
+            fields = [f for f in await classes.fields(await values.class_of(this))
+                      if not f.is_static and f.signature[0] in "L["]
+            for f, value in zip(fields, await values.field_values(this, [f.id for f in fields]), strict=False):
+                if value.value == target:
+                    return f"this.{f.name}"
+        if method is None or method.no_variables:
+            return None
+        visible = [v for v in await classes.variables(cls, method)
+                   if v.visible_at(where.code_index) and v.signature[0] in "L[" and v.name != "this"]
+        if not visible:
+            return None
+        writer = self._vm.client.writer().object_id(jdwp).frame_id(frame_id).i4(len(visible))
+        for variable in visible:
+            writer.i4(variable.slot).u1(Tag.ARRAY if variable.signature[0] == "[" else Tag.OBJECT)
+        try:
+            reply = await self._vm.request(CommandSet.STACK_FRAME, 1, writer.bytes(), "StackFrame.GetValues")
+        except JdwpRequestError:
+            return None
+        locals_ = [reply.value() for _ in range(reply.i4())]
+        return next((v.name for v, value in zip(visible, locals_, strict=False) if value.value == target), None)
+
+    async def _static_objects(self, cls: JavaClass) -> dict[int, str]:
+        """A class's static fields holding objects, by the object (read once per class)."""
+        known = self._statics.get(cls.id)
+        if known is None:
+            known = self._statics[cls.id] = asyncio.ensure_future(self._read_statics(cls))
+        return await asyncio.shield(known)
+
+    async def _read_statics(self, cls: JavaClass) -> dict[int, str]:
+        fields = [f for f in await self._vm.classes.fields(cls) if f.is_static and f.signature[0] in "L["]
+        values = await self._vm.values.static_values(cls.id, [f.id for f in fields])
+        found: dict[int, str] = {}
+        for f, value in zip(fields, values, strict=False):
+            if value.value:
+                found.setdefault(int(value.value), f"{short_name(cls.signature)}.{f.name}")
+        return found
+
+    async def _this(self, jdwp: int, frame: tuple[int, Location]) -> int:
+        _, method = await self._vm.classes.method(frame[1].class_id, frame[1].method_id)
+        if method is None or method.is_static:
+            return 0
+        try:
+            reply = await self._vm.request(CommandSet.STACK_FRAME, 3, self._vm.client.writer().object_id(
+                jdwp).frame_id(frame[0]).bytes(), "StackFrame.ThisObject")
+        except JdwpRequestError:
+            return 0
+        return int(reply.value().value)
+
+    # -- frames ---------------------------------------------------------------------------------------
+
+    async def _user_frame(self, frames: Frames) -> int:
+        """The first frame of the program's own code (the caller of what blocks: not the JDK's, not Kotlin's), or 0."""
+        for index, (_, where) in enumerate(frames):
+            if not (await self._vm.classes.get(where.class_id)).name.startswith(LIBRARY_PACKAGES):
+                return index
+        return 0
+
+    async def _called(self, frames: Frames) -> str:
+        """The JDK's method the program called to block (``Object.wait``, ``CountDownLatch.await``)."""
+        if not frames:
+            return "?"
+        index = max(0, await self._user_frame(frames) - 1)
+        cls, method = await self._vm.classes.method(frames[index][1].class_id, frames[index][1].method_id)
+        return f"{short_name(cls.signature)}.{method.name if method else '?'}"
