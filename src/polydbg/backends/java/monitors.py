@@ -79,6 +79,8 @@ class Monitors:
         self._able: bool | None = None  # the JVM offers what this needs (asked once)
         self._park_blocker: int | None = None  # the field id of Thread.parkBlocker (0: none in this JVM)
         self._exclusive_owner: int | None = None  # of AbstractOwnableSynchronizer.exclusiveOwnerThread
+        self._known: dict[int, _Thread] = {}  # JDWP thread → what round one read of it, at this stop
+        self._read_at = (-1, -1)  # (the program's run, evaluations' calls) it was read at
 
     async def locks(self, thread_ids: Sequence[int]) -> dict[int, ThreadLocks]:
         if not await self._capable():
@@ -118,8 +120,21 @@ class Monitors:
         return next((f.id for f in await self._vm.classes.fields(cls) if f.name == name), 0)
 
     async def _read(self, jdwps: list[int], bystanders: list[int]) -> list[_Thread]:
-        """Round one: every thread's status (the listing's), the monitors it owns, the one it contends for and
-        its park blocker — only the blocker of a bystander —, all requests under one wait."""
+        """Round one: what each thread owns, contends for and is parked on — only what a bystander is parked
+        on —, read once a stop (pages of the all-threads stack ask again; a method an evaluation calls may
+        take a lock: read anew after one)."""
+        now = (self._threads.calls.run, self._threads.invokes)
+        if now != self._read_at:
+            self._read_at, self._known = now, {}
+        missing = [jdwp for jdwp in jdwps if jdwp not in self._known or self._known[jdwp].bystander]
+        missing_bystanders = [jdwp for jdwp in bystanders if jdwp not in self._known]
+        for thread in await self._ask(missing, missing_bystanders):
+            self._known[thread.jdwp] = thread
+        return [self._known[jdwp] for jdwp in (*jdwps, *bystanders) if jdwp in self._known]
+
+    async def _ask(self, jdwps: list[int], bystanders: list[int]) -> list[_Thread]:
+        """Every thread's status (the listing's), the monitors it owns, its park blocker and, blocked entering a
+        monitor, that monitor, under one wait; then the monitor a thread waiting unparked wait()s on."""
         writer = self._vm.client.writer
         read = [_Thread(jdwp, self._threads.status(jdwp)) for jdwp in jdwps]
         unknown = [thread for thread in read if thread.status is None]
@@ -129,22 +144,26 @@ class Monitors:
         for thread, status in zip(unknown, statuses, strict=True):
             thread.status = status.i4() if isinstance(status, Reader) else None
         read += [_Thread(jdwp, WAIT, bystander=True) for jdwp in bystanders]
-        asked: list[tuple[int, int, bytes]] = []
-        kinds: list[tuple[_Thread, str]] = []
+        asked: list[tuple[_Thread, str, tuple[int, int, bytes]]] = []
         for thread in read:
+            ref = writer().object_id(thread.jdwp)
             if not thread.bystander:
-                asked.append((CommandSet.THREAD_REFERENCE, 13, writer().object_id(thread.jdwp).bytes()))
-                kinds.append((thread, "owned"))
-            if thread.status in (MONITOR, WAIT) and not thread.bystander:
-                asked.append((CommandSet.THREAD_REFERENCE, 9, writer().object_id(thread.jdwp).bytes()))
-                kinds.append((thread, "contended"))
+                asked.append((thread, "owned", (CommandSet.THREAD_REFERENCE, 13, ref.bytes())))
+            if thread.status == MONITOR:
+                asked.append((thread, "contended", (CommandSet.THREAD_REFERENCE, 9, ref.bytes())))
             if thread.status == WAIT and self._park_blocker:
-                asked.append((CommandSet.OBJECT_REFERENCE, 2, writer().object_id(thread.jdwp).i4(1).field_id(
-                    self._park_blocker).bytes()))
-                kinds.append((thread, "blocker"))
-        replies = await self._vm.client.request_all(asked, "ThreadReference.OwnedMonitorsStackDepthInfo",
-                                                    timeouts.INSPECT_S)
-        for (thread, kind), reply in zip(kinds, replies, strict=True):
+                asked.append((thread, "blocker", (CommandSet.OBJECT_REFERENCE, 2, writer().object_id(
+                    thread.jdwp).i4(1).field_id(self._park_blocker).bytes())))
+        await self._answer(asked)
+        waiting = [(thread, "contended", (CommandSet.THREAD_REFERENCE, 9, writer().object_id(thread.jdwp).bytes()))
+                   for thread in read if thread.status == WAIT and not thread.bystander and not thread.blocker]
+        await self._answer(waiting)
+        return read
+
+    async def _answer(self, asked: list[tuple[_Thread, str, tuple[int, int, bytes]]]) -> None:
+        replies = await self._vm.client.request_all([command for _, _, command in asked],
+                                                    "the threads' locks", timeouts.INSPECT_S)
+        for (thread, kind, _), reply in zip(asked, replies, strict=True):
             if not isinstance(reply, Reader):
                 continue  # (a thread that ended, or runs: started after the stop)
             if kind == "owned":
@@ -153,7 +172,6 @@ class Monitors:
                 thread.contended = int(reply.value().value)
             elif reply.i4():
                 thread.blocker = int(reply.value().value)
-        return read
 
 
 class _Stop:
@@ -173,10 +191,10 @@ class _Stop:
 
     async def locks(self) -> dict[int, ThreadLocks]:
         """Rounds two and three, then each thread's locks."""
-        asked = [t for t in self._read if not t.bystander]
+        asked = [t for t in self._read if t.jdwp in self._by_jdwp]
         entered = {t.contended for t in asked if t.status == MONITOR and t.contended}
         needs_frames = [t.jdwp for t in asked if t.owned or t.contended or t.blocker]
-        needs_frames += [t.jdwp for t in self._read if t.bystander and t.blocker
+        needs_frames += [t.jdwp for t in self._read if t.jdwp not in self._by_jdwp and t.blocker
                          and (await self._lock_owner(t.blocker) or 0) in self._by_jdwp]
         frames_of = dict(zip(needs_frames, await asyncio.gather(*(self._frames(j) for j in needs_frames)),
                              strict=True))
@@ -188,7 +206,7 @@ class _Stop:
         found: dict[int, ThreadLocks] = {}
         for thread in self._read:
             frames = frames_of.get(thread.jdwp)
-            if frames is None and thread.bystander:
+            if frames is None and thread.jdwp not in self._by_jdwp:
                 continue  # waits for nothing an asked thread holds
             frames = frames or []
             blocker = await self._parked(thread, frames)
@@ -209,7 +227,7 @@ class _Stop:
                 held_there = holds.setdefault(owner_jdwp or 0, [])
                 if all(lock.id != waits.id for lock in held_there):
                     held_there.append(waits)  # a j.u.c. lock: known held from its waiters
-            if not thread.bystander:
+            if thread.jdwp in self._by_jdwp:
                 shown = self._by_jdwp[thread.jdwp]
                 holds.setdefault(thread.jdwp, [])[:0] = [
                     Lock(str(monitor), await self._taken(monitor, frames, depth), shown, "monitor")

@@ -91,6 +91,7 @@ class Threads:
         self._hidden: dict[int, int] = {}  # JDWP thread → leading frames hidden
         self._statuses: dict[int, int] = {}  # JDWP thread → its ThreadReference.Status at this stop
         self._invoking: set[int] = set()  # threads running a method for an evaluation
+        self.invokes = 0  # methods evaluations called: each ran the program's code (it may have taken a lock)
         self.calls = Calls(lambda: self._vm.client, self._call_returned)  # those running past their deadline
 
     # -- ids ------------------------------------------------------------------------------------------
@@ -284,6 +285,7 @@ class Threads:
                       after: Callable[[], Awaitable[None]]) -> bytes:
         """An invoke's reply; its thread's events meanwhile are the call's (calls.py: one past its deadline)."""
         self._invoking.add(thread)
+        self.invokes += 1
         frames = self._frames.pop(thread, None) or []  # their ids die as the thread runs; where they are does not
         try:
             return await self.calls.call(thread, reply, label, f"thread {self.id_of(thread)}", frames, after)
