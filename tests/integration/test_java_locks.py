@@ -1,7 +1,8 @@
 """Java's threads and locks through the MCP tools, on a real JVM over JDWP: the monitors and ReentrantLocks each
 thread holds and waits for with their owners, the two deadlocks of tests/programs/java/Deadlocks.java in the
-all-threads stack and in a pause's report (each thread with its file and line), a thread in Object.wait(),
-and another thread's frames read, evaluated in and changed while a breakpoint stopped main."""
+all-threads stack and in a pause's report (each thread with its file and line), a thread in Object.wait(), one
+waiting for a read lock, one parked on a queue inside a synchronized method, and another thread's frames read,
+evaluated in and changed while a breakpoint stopped main."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ async def stopped_with_everyone_stuck(tools: Tools) -> dict[str, int]:
             break
         [shown] = (listed.structured_content or {})["threads"]
         ids[shown["name"].partition(" (")[0]] = thread_id
-    assert {"main", "left", "right", "first", "second", "mailman"} <= set(ids), ids
+    assert {"main", "left", "right", "first", "second", "mailman", "reader", "postman"} <= set(ids), ids
     await tools("debug_stack", thread_id=ids["main"])  # main is the current thread again
     return ids
 
@@ -86,7 +87,7 @@ async def test_a_pause_reports_the_monitor_and_the_reentrant_lock_deadlocks(tool
 async def test_each_thread_says_what_it_holds_and_waits_for(tools: Tools) -> None:
     ids = await stopped_with_everyone_stuck(tools)
     locks: dict[int, dict[str, Any] | None] = {}
-    for name in ("main", "left", "right", "first", "second", "mailman"):
+    for name in ("main", "left", "right", "first", "second", "mailman", "reader", "postman"):
         [shown] = (await tools("debug_stack", thread_id=ids[name], levels=1))["threads"]
         locks[ids[name]] = shown.get("locks")
     left, right = locks[ids["left"]], locks[ids["right"]]
@@ -104,7 +105,19 @@ async def test_each_thread_says_what_it_holds_and_waits_for(tools: Tools) -> Non
     mailman = locks[ids["mailman"]]
     assert mailman is not None and mailman.get("waits_for") is None and not mailman.get("holds"), mailman
     assert re.fullmatch(r"in Object\.wait\(\) on java\.lang\.Object@\d+ \(Deadlocks\.MAILBOX\)", mailman["state"])
-    assert locks[ids["main"]] is None  # stopped at the breakpoint, holding nothing
+    # a read lock waits for the write lock's holder: named by the ReentrantReadWriteLock, not its view or Sync
+    reader, main = locks[ids["reader"]], locks[ids["main"]]
+    assert reader is not None and reader["owner"] == ids["main"], reader
+    assert re.fullmatch(r"java\.util\.concurrent\.locks\.ReentrantReadWriteLock@\d+ \(Deadlocks\.PAGES\)",
+                        reader["waits_for"]), reader
+    assert main is not None and main["holds"] == [reader["waits_for"]] and main.get("waits_for") is None, main
+    # parked on a queue (no lock: no owner) inside a synchronized method, whose object its caller's local names
+    postman = locks[ids["postman"]]
+    assert postman is not None and postman.get("waits_for") is None, postman
+    assert re.fullmatch(r"parked in LinkedBlockingQueue\.take\(\) on java\.util\.concurrent\.LinkedBlockingQueue@\d+ "
+                        r"\(this\.letters\)", postman["state"]), postman
+    assert [re.sub(r"@\d+", "@N", held) for held in postman["holds"]] == [
+        "Deadlocks$PostOffice@N (office, locked in Deadlocks.PostOffice.collect)"], postman
     listing = await tools.text("debug_stack", all_threads=True, levels=1, thread_id=ids["mailman"])
     system = [block for block in listing.split("\nthread ") if "(system, " in block.partition("\n")[0]]
     assert system and not any("Object.wait() on" in block for block in system), listing  # the JVM's own: left out
@@ -132,5 +145,5 @@ async def test_another_thread_s_frames_are_read_evaluated_in_and_changed(tools: 
     assert changed["value"] == '"left"', changed
     assert (await tools("debug_evaluate", thread_id=mailman, frame_id=deliver,
                         expression="letter.to"))["value"] == '"left"'
-    assert (await tools("debug_evaluate", expression="stuck.length"))["value"] == "5"  # main's frame by default
+    assert (await tools("debug_evaluate", expression="stuck.length"))["value"] == "7"  # main's frame by default
     await tools("debug_terminate")

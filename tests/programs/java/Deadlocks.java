@@ -1,15 +1,28 @@
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
-/** Two deadlocks and a waiting thread: "left"/"right" take two monitors in opposite orders, "first"/"second"
- * two ReentrantLocks, "mailman" waits in Object.wait() with a letter to deliver. Main waits until every one
- * of them is stuck, then reaches its "all stuck" line and joins them (forever). */
+/** Two deadlocks and threads that wait: "left"/"right" take two monitors in opposite orders, "first"/"second"
+ * two ReentrantLocks, "mailman" waits in Object.wait() with a letter to deliver, "reader" for the read lock of
+ * PAGES, whose write lock main holds, "postman" for a letter in a queue, inside a synchronized method. Main
+ * waits until every one of them is stuck, then reaches its "all stuck" line and joins them (forever). */
 public class Deadlocks {
     static final Object LEFT = new Object();
     static final Object RIGHT = new Object();
     static final Object MAILBOX = new Object();
     static final ReentrantLock FIRST = new ReentrantLock();
     static final ReentrantLock SECOND = new ReentrantLock();
+    static final ReentrantReadWriteLock PAGES = new ReentrantReadWriteLock();
+
+    static class PostOffice {
+        final BlockingQueue<String> letters = new LinkedBlockingQueue<>();
+
+        synchronized void collect() throws InterruptedException {
+            letters.take(); // waits for a letter in the queue
+        }
+    }
 
     static void monitors(Object mine, Object theirs, CountDownLatch bothHold) throws InterruptedException {
         synchronized (mine) { // takes its own monitor
@@ -64,6 +77,8 @@ public class Deadlocks {
     }
 
     public static void main(String[] args) throws Exception {
+        PAGES.writeLock().lock();
+        PostOffice office = new PostOffice();
         CountDownLatch monitorsHeld = new CountDownLatch(2);
         CountDownLatch locksHeld = new CountDownLatch(2);
         Thread[] stuck = {
@@ -72,9 +87,12 @@ public class Deadlocks {
             start("first", () -> locks(FIRST, SECOND, locksHeld)),
             start("second", () -> locks(SECOND, FIRST, locksHeld)),
             start("mailman", () -> deliver(new Letter())),
+            start("reader", () -> PAGES.readLock().lock()),
+            start("postman", () -> office.collect()),
         };
         while (stuck[0].getState() != Thread.State.BLOCKED || stuck[1].getState() != Thread.State.BLOCKED
-                || FIRST.getQueueLength() + SECOND.getQueueLength() < 2 || stuck[4].getState() != Thread.State.WAITING) {
+                || FIRST.getQueueLength() + SECOND.getQueueLength() < 2 || stuck[4].getState() != Thread.State.WAITING
+                || !PAGES.hasQueuedThreads() || stuck[6].getState() != Thread.State.WAITING) {
             Thread.sleep(5);
         }
         System.out.println("all stuck"); // all stuck

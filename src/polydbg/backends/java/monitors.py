@@ -49,6 +49,8 @@ NEEDED_CAPABILITIES = (4, 5, 6, 17)
 THREAD = "Ljava/lang/Thread;"
 OWNABLE = "Ljava/util/concurrent/locks/AbstractOwnableSynchronizer;"
 LOCKS_PACKAGE = "java.util.concurrent.locks."
+HOLDER_FRAMES = 4  # the frames where a lock's holder is looked for: the one that took it (or waits), then callers
+DEEPER = 24  # the objects of a frame whose fields are looked in for a lock it holds one step away
 Frames = list[tuple[int, Location]]
 
 
@@ -77,8 +79,9 @@ class Monitors:
         self._vm = vm
         self._threads = threads
         self._able: bool | None = None  # the JVM offers what this needs (asked once)
-        self._park_blocker: int | None = None  # the field id of Thread.parkBlocker (0: none in this JVM)
-        self._exclusive_owner: int | None = None  # of AbstractOwnableSynchronizer.exclusiveOwnerThread
+        self._park_blocker = 0  # the field id of Thread.parkBlocker (0: none in this JVM)
+        self._ownable = 0  # the class AbstractOwnableSynchronizer
+        self._exclusive_owner = 0  # the field id of its exclusiveOwnerThread
         self._known: dict[int, _Thread] = {}  # JDWP thread → what round one read of it, at this stop
         self._read_at = (-1, -1)  # (the program's run, evaluations' calls) it was read at
 
@@ -108,16 +111,16 @@ class Monitors:
                 self._able = all(offered[i] for i in NEEDED_CAPABILITIES)
             except JdwpRequestError:
                 self._able = False
-            self._park_blocker = await self._field_id(THREAD, "parkBlocker")
-            self._exclusive_owner = await self._field_id(OWNABLE, "exclusiveOwnerThread")
+            self._park_blocker = (await self._field_id(THREAD, "parkBlocker"))[1]
+            self._ownable, self._exclusive_owner = await self._field_id(OWNABLE, "exclusiveOwnerThread")
         return self._able
 
-    async def _field_id(self, signature: str, name: str) -> int:
-        """A field's id in a loaded class of the JDK (0 when the class is not loaded, or has no such field)."""
+    async def _field_id(self, signature: str, name: str) -> tuple[int, int]:
+        """A loaded class of the JDK and its field's id (0s when the class is not loaded, or has no such field)."""
         cls = await self._vm.classes.named(signature)
         if cls is None:
-            return 0
-        return next((f.id for f in await self._vm.classes.fields(cls) if f.name == name), 0)
+            return 0, 0
+        return cls.id, next((f.id for f in await self._vm.classes.fields(cls) if f.name == name), 0)
 
     async def _read(self, jdwps: list[int], bystanders: list[int]) -> list[_Thread]:
         """Round one: what each thread owns, contends for and is parked on — only what a bystander is parked
@@ -194,14 +197,20 @@ class _Stop:
         asked = [t for t in self._read if t.jdwp in self._by_jdwp]
         entered = {t.contended for t in asked if t.status == MONITOR and t.contended}
         needs_frames = [t.jdwp for t in asked if t.owned or t.contended or t.blocker]
-        needs_frames += [t.jdwp for t in self._read if t.jdwp not in self._by_jdwp and t.blocker
-                         and (await self._lock_owner(t.blocker) or 0) in self._by_jdwp]
-        frames_of = dict(zip(needs_frames, await asyncio.gather(*(self._frames(j) for j in needs_frames)),
-                             strict=True))
-        await self._monitor_owners(sorted(entered))
-        for thread in asked:
+        others = [t for t in self._read if t.jdwp not in self._by_jdwp and t.blocker]
+        owners = await asyncio.gather(*(self._lock_owner(t.blocker) for t in others))
+        needs_frames += [t.jdwp for t, owner in zip(others, owners, strict=True) if (owner or 0) in self._by_jdwp]
+        read, _ = await asyncio.gather(asyncio.gather(*(self._frames(j) for j in needs_frames)),
+                                       self._monitor_owners(sorted(entered)))
+        frames_of = dict(zip(needs_frames, read, strict=True))
+        for thread in asked:  # every name asked for at once, each named where it was taken (else where waited for)
             for monitor, depth in thread.owned:
-                self._name(monitor, thread.jdwp, frames_of[thread.jdwp], depth)  # named where it was taken
+                self._name(monitor, thread.jdwp, frames_of[thread.jdwp], depth)
+        for thread in asked:
+            if thread.contended:
+                waiting = frames_of[thread.jdwp]
+                self._name(thread.contended, thread.jdwp, waiting, await self._user_depth(waiting))
+        parked = {t.jdwp: self._parked(t, frames_of[t.jdwp]) for t in self._read if t.jdwp in frames_of}
         holds: dict[int, list[Lock]] = {}
         found: dict[int, ThreadLocks] = {}
         for thread in self._read:
@@ -209,15 +218,15 @@ class _Stop:
             if frames is None and thread.jdwp not in self._by_jdwp:
                 continue  # waits for nothing an asked thread holds
             frames = frames or []
-            blocker = await self._parked(thread, frames)
+            pending = parked.get(thread.jdwp)
+            blocker = await pending if pending is not None else None
             waits, state = None, None
             if thread.contended and thread.status == MONITOR:
                 owner = self._owners.get(thread.contended, 0)
-                name = await self._name(thread.contended, thread.jdwp, frames, await self._user_frame(frames))
+                name = await self._names[thread.contended]
                 waits = Lock(str(thread.contended), name, self._threads.id_of(owner) if owner else None, "monitor")
             elif thread.contended:
-                name = await self._name(thread.contended, thread.jdwp, frames, await self._user_frame(frames))
-                state = f"in {await self._called(frames)}() on {name}"
+                state = f"in {await self._called(frames)}() on {await self._names[thread.contended]}"
             elif blocker is not None and blocker.lock is not None:
                 waits = blocker.lock
             elif blocker is not None:
@@ -255,7 +264,7 @@ class _Stop:
         for monitor, reply in zip(monitors, replies, strict=True):
             self._owners[monitor] = reply.object_id() if isinstance(reply, Reader) else 0
 
-    async def _parked(self, thread: _Thread, frames: Frames) -> _Blocker | None:
+    def _parked(self, thread: _Thread, frames: Frames) -> asyncio.Future[_Blocker] | None:
         """What a parked thread waits for (its blocker read once, however many threads it parks)."""
         if not thread.blocker or thread.contended:
             return None
@@ -263,17 +272,25 @@ class _Stop:
         if known is None:
             known = self._blockers[thread.blocker] = asyncio.ensure_future(self._blocker(thread.blocker, thread.jdwp,
                                                                                          frames))
-        return await asyncio.shield(known)
+        return known
 
     async def _blocker(self, blocker: int, jdwp: int, frames: Frames) -> _Blocker:
-        called = await self._user_frame(frames) - 1  # the JDK's method the program called (ReentrantLock.lock)
-        target = (await self._this(jdwp, frames[called]) or blocker) if 0 <= called < len(frames) else blocker
+        user = await self._user_frame(frames)
+        called = user - 1 if user else -1  # the JDK's method the program called (ReentrantLock.lock)
+        target = (await self._this(jdwp, frames[called]) or blocker) if called >= 0 else blocker
+        view = await self._vm.values.class_of(target)
+        if view.name.startswith(LOCKS_PACKAGE) and "$" in view.name and user is not None:  # a ReadLock, a WriteLock:
+            found = await self._held_at(target, jdwp, frames, user)  # named by the lock it is a view of
+            if found and found[1] and (await self._vm.values.class_of(found[1])).name.startswith(LOCKS_PACKAGE):
+                target = found[1]
         owner = await self._lock_owner(blocker)
-        name = await self._name(target, jdwp, frames, called + 1)
+        name = await self._name(target, jdwp, frames, -1 if user is None else user)
         target_class = await self._vm.values.class_of(target)
         if owner is not None and (owner or target_class.name.startswith(LOCKS_PACKAGE)):
             return _Blocker(lock=Lock(str(blocker), name, self._threads.id_of(owner) if owner else None,
                                       short_name(target_class.signature)))
+        if user is None:  # the JDK's own code parks it (an idle pool thread)
+            return _Blocker(said=f"parked on {name}")
         return _Blocker(said=f"parked in {await self._called(frames)}() on {name}")
 
     def _lock_owner(self, blocker: int) -> asyncio.Future[int | None]:
@@ -285,11 +302,14 @@ class _Stop:
         return known
 
     async def _read_owner(self, blocker: int) -> int | None:
-        owner_field, values = self._m._exclusive_owner, self._vm.values
-        cls = await values.class_of(blocker)
-        if not owner_field or all(f.id != owner_field for f in await self._vm.classes.fields(cls)):
+        """(Which class a blocker is, by its superclasses: HotSpot's field ids are offsets, alike in any class.)"""
+        values, classes = self._vm.values, self._vm.classes
+        cls: JavaClass | None = await values.class_of(blocker)
+        while cls is not None and cls.id != self._m._ownable:
+            cls = await classes.superclass(cls)
+        if cls is None or not self._m._exclusive_owner:
             return None
-        return int((await values.field_values(blocker, [owner_field]))[0].value)
+        return int((await values.field_values(blocker, [self._m._exclusive_owner]))[0].value)
 
     # -- names ----------------------------------------------------------------------------------------
 
@@ -302,13 +322,19 @@ class _Stop:
         return known
 
     async def _named(self, target: int, jdwp: int, frames: Frames, depth: int) -> str:
+        try:
+            return await self._naming(target, jdwp, frames, depth)
+        except JdwpRequestError:  # (collected meanwhile: the program ran an evaluation's call)
+            return f"object@{target}"
+
+    async def _naming(self, target: int, jdwp: int, frames: Frames, depth: int) -> str:
         cls = await self._vm.values.class_of(target)
         text = f"{cls.name}@{target}"
         thread = self._threads.shown_id(target)
         if thread is not None:
             return f"{text} (thread {thread})"
-        holder = await self._holder(target, jdwp, frames[depth]) if 0 <= depth < len(frames) else None
-        return f"{text} ({holder})" if holder else text
+        found = await self._held_at(target, jdwp, frames, depth)
+        return f"{text} ({found[0]})" if found and found[0] != "this" else text
 
     async def _taken(self, monitor: int, frames: Frames, depth: int) -> str:
         """A held monitor's name and the method that took it: ``… (Deadlocks.LEFT, locked in Deadlocks.monitors)``
@@ -320,38 +346,69 @@ class _Stop:
         taker = f"{short_name(cls.signature)}.{method.name if method else '?'}"
         return f"{name[:-1]}, locked in {taker})" if name.endswith(")") else f"{name} (locked in {taker})"
 
-    async def _holder(self, target: int, jdwp: int, frame: tuple[int, Location]) -> str | None:
-        """Where the frame holds ``target``: ``this``, a static field of its class, a field of ``this``, a local."""
+    async def _held_at(self, target: int, jdwp: int, frames: Frames, depth: int) -> tuple[str, int] | None:
+        """Where the program holds ``target``, looked for from frame ``depth`` outward in the program's frames
+        (``HOLDER_FRAMES``): a static field of the frame's class, a field of ``this``, a local — or a field of one
+        of those (``carol.audit``: then the object holding it too). ``this`` only when nothing else names it (a
+        ``synchronized`` method's object: its caller's local says which one)."""
+        if not 0 <= depth < len(frames):
+            return None
+        program = [i for i in range(depth + 1, len(frames)) if _names_things(await self._vm.classes.get(
+            frames[i][1].class_id))]
+        is_this = False
+        for index in [depth, *program][:HOLDER_FRAMES]:
+            try:
+                named = await self._objects_in(jdwp, frames[index])
+            except JdwpRequestError:  # (a native frame has no variable table: error 511)
+                continue
+            direct = next((path for path, value in named if value == target and path != "this"), None)
+            if direct is not None:
+                return direct, 0
+            is_this = is_this or ("this", target) in named
+            inside = await asyncio.gather(*(self._field_holding(target, value) for path, value in named[:DEEPER]))
+            for (path, value), field_name in zip(named, inside, strict=False):
+                if field_name is not None:
+                    return f"{path}.{field_name}", value
+        return ("this", 0) if is_this else None
+
+    async def _field_holding(self, target: int, holder: int) -> str | None:
+        """The field of object ``holder`` that holds ``target`` (the JDK's own objects and arrays not looked in)."""
+        values = self._vm.values
+        cls = await values.class_of(holder)
+        if cls.signature.startswith("[") or cls.name.startswith("java.lang.") or "$$Lambda" in cls.signature:
+            return None  # (a lambda's fields, arg$1, are captured values without their names)
+        fields = [f for f in await self._vm.classes.fields(cls) if not f.is_static and f.signature[0] in "L["]
+        found = await values.field_values(holder, [f.id for f in fields])
+        return next((f.name for f, value in zip(fields, found, strict=False) if value.value == target), None)
+
+    async def _objects_in(self, jdwp: int, frame: tuple[int, Location]) -> list[tuple[str, int]]:
+        """The objects a frame names, by how it names them: ``this``, its class's static fields, the fields of
+        ``this``, its locals."""
         frame_id, where = frame
         classes, values = self._vm.classes, self._vm.values
         cls, method = await classes.method(where.class_id, where.method_id)
+        named: list[tuple[str, int]] = []
         this = await self._this(jdwp, frame) if method is not None and not method.is_static else 0
-        if this == target:
-            return "this"
-        static = (await self._static_objects(cls)).get(target)
-        if static is not None:
-            return static
+        if this:
+            named.append(("this", this))
+        named += [(path, value) for value, path in (await self._static_objects(cls)).items()]
         if this:
             fields = [f for f in await classes.fields(await values.class_of(this))
                       if not f.is_static and f.signature[0] in "L["]
-            for f, value in zip(fields, await values.field_values(this, [f.id for f in fields]), strict=False):
-                if value.value == target:
-                    return f"this.{f.name}"
+            named += [(f"this.{f.name}", int(value.value)) for f, value in
+                      zip(fields, await values.field_values(this, [f.id for f in fields]), strict=False) if value.value]
         if method is None or method.no_variables:
-            return None
+            return named
         visible = [v for v in await classes.variables(cls, method)
                    if v.visible_at(where.code_index) and v.signature[0] in "L[" and v.name != "this"]
-        if not visible:
-            return None
-        writer = self._vm.client.writer().object_id(jdwp).frame_id(frame_id).i4(len(visible))
-        for variable in visible:
-            writer.i4(variable.slot).u1(Tag.ARRAY if variable.signature[0] == "[" else Tag.OBJECT)
-        try:
+        if visible:
+            writer = self._vm.client.writer().object_id(jdwp).frame_id(frame_id).i4(len(visible))
+            for variable in visible:
+                writer.i4(variable.slot).u1(Tag.ARRAY if variable.signature[0] == "[" else Tag.OBJECT)
             reply = await self._vm.request(CommandSet.STACK_FRAME, 1, writer.bytes(), "StackFrame.GetValues")
-        except JdwpRequestError:
-            return None
-        locals_ = [reply.value() for _ in range(reply.i4())]
-        return next((v.name for v, value in zip(visible, locals_, strict=False) if value.value == target), None)
+            found = [reply.value() for _ in range(reply.i4())]
+            named += [(v.name, int(value.value)) for v, value in zip(visible, found, strict=False) if value.value]
+        return named
 
     async def _static_objects(self, cls: JavaClass) -> dict[int, str]:
         """A class's static fields holding objects, by the object (read once per class)."""
@@ -382,17 +439,30 @@ class _Stop:
 
     # -- frames ---------------------------------------------------------------------------------------
 
-    async def _user_frame(self, frames: Frames) -> int:
-        """The first frame of the program's own code (the caller of what blocks: not the JDK's, not Kotlin's), or 0."""
+    async def _user_frame(self, frames: Frames) -> int | None:
+        """The first frame of the program's own code (the caller of what blocks: not the JDK's, not Kotlin's);
+        None when every frame is the runtime's (an idle pool thread)."""
         for index, (_, where) in enumerate(frames):
             if not (await self._vm.classes.get(where.class_id)).name.startswith(LIBRARY_PACKAGES):
                 return index
-        return 0
+        return None
+
+    async def _user_depth(self, frames: Frames) -> int:
+        """The frame a lock is looked for in: the program's first (-1: none)."""
+        user = await self._user_frame(frames)
+        return -1 if user is None else user
 
     async def _called(self, frames: Frames) -> str:
-        """The JDK's method the program called to block (``Object.wait``, ``CountDownLatch.await``)."""
+        """The JDK's method the program called to block (``Object.wait``, ``CountDownLatch.await``); the
+        innermost frame's method when no frame is the program's."""
         if not frames:
             return "?"
-        index = max(0, await self._user_frame(frames) - 1)
+        index = max(0, (await self._user_frame(frames) or 0) - 1)
         cls, method = await self._vm.classes.method(frames[index][1].class_id, frames[index][1].method_id)
         return f"{short_name(cls.signature)}.{method.name if method else '?'}"
+
+
+def _names_things(cls: JavaClass) -> bool:
+    """Whether a class's frames name the program's things: not the JDK's or Kotlin's, not a lambda's generated
+    class (its fields, ``arg$1``, are the captured values without their names)."""
+    return not cls.name.startswith(LIBRARY_PACKAGES) and "$$Lambda" not in cls.signature
