@@ -115,7 +115,7 @@ async def test_each_thread_says_what_it_holds_and_waits_for(tools: Tools) -> Non
     postman = locks[ids["postman"]]
     assert postman is not None and postman.get("waits_for") is None, postman
     assert re.fullmatch(r"parked in LinkedBlockingQueue\.take\(\) on java\.util\.concurrent\.LinkedBlockingQueue@\d+ "
-                        r"\(this\.letters\)", postman["state"]), postman
+                        r"\(office\.letters\)", postman["state"]), postman  # (not this.letters of collect())
     assert [re.sub(r"@\d+", "@N", held) for held in postman["holds"]] == [
         "Deadlocks$PostOffice@N (office, locked in Deadlocks.PostOffice.collect)"], postman
     listing = await tools.text("debug_stack", all_threads=True, levels=1, thread_id=ids["mailman"])

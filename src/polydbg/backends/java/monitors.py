@@ -51,6 +51,7 @@ OWNABLE = "Ljava/util/concurrent/locks/AbstractOwnableSynchronizer;"
 LOCKS_PACKAGE = "java.util.concurrent.locks."
 HOLDER_FRAMES = 4  # the frames where a lock's holder is looked for: the one that took it (or waits), then callers
 DEEPER = 24  # the objects of a frame whose fields are looked in for a lock it holds one step away
+STATIC, LOCAL, THROUGH_THIS = 0, 1, 2  # how a frame names an object, the best first
 Frames = list[tuple[int, Location]]
 
 
@@ -347,29 +348,39 @@ class _Stop:
         return f"{name[:-1]}, locked in {taker})" if name.endswith(")") else f"{name} (locked in {taker})"
 
     async def _held_at(self, target: int, jdwp: int, frames: Frames, depth: int) -> tuple[str, int] | None:
-        """Where the program holds ``target``, looked for from frame ``depth`` outward in the program's frames
-        (``HOLDER_FRAMES``): a static field of the frame's class, a field of ``this``, a local — or a field of one
-        of those (``carol.audit``: then the object holding it too). ``this`` only when nothing else names it (a
-        ``synchronized`` method's object: its caller's local says which one)."""
+        """Where the program holds ``target`` (and the object holding it, for a field's: else 0), looked for from
+        frame ``depth`` outward in the program's frames (``HOLDER_FRAMES``): a static field of the frame's class,
+        a local, a field of ``this`` — or a field of one of those (``carol.audit``). A static field names it for
+        every thread at once, so it is taken at once; a local is taken from the outermost frame that has one (a
+        lambda's ``alpha``, not ``theirs`` of the method both threads run); a name through ``this`` only when
+        nothing else names it (a ``synchronized`` method's object: its caller's local says which one)."""
         if not 0 <= depth < len(frames):
             return None
         program = [i for i in range(depth + 1, len(frames)) if _names_things(await self._vm.classes.get(
             frames[i][1].class_id))]
-        is_this = False
+        local: tuple[str, int] | None = None
+        relative: tuple[str, int] | None = None
         for index in [depth, *program][:HOLDER_FRAMES]:
             try:
                 named = await self._objects_in(jdwp, frames[index])
             except JdwpRequestError:  # (a native frame has no variable table: error 511)
                 continue
-            direct = next((path for path, value in named if value == target and path != "this"), None)
-            if direct is not None:
-                return direct, 0
-            is_this = is_this or ("this", target) in named
-            inside = await asyncio.gather(*(self._field_holding(target, value) for path, value in named[:DEEPER]))
-            for (path, value), field_name in zip(named, inside, strict=False):
-                if field_name is not None:
-                    return f"{path}.{field_name}", value
-        return ("this", 0) if is_this else None
+            found = [(rank, path, 0) for path, value, rank in named if value == target]
+            if not found:
+                inside = await asyncio.gather(*(self._field_holding(target, value)
+                                                for _, value, _ in named[:DEEPER]))
+                found = [(rank, f"{path}.{name}", value) for (path, value, rank), name
+                         in zip(named, inside, strict=False) if name is not None]
+            if not found:
+                continue
+            rank, path, holder = min(found)
+            if rank == STATIC:
+                return path, holder
+            if rank == LOCAL:
+                local = path, holder
+            else:
+                relative = relative or (path, holder)
+        return local or relative
 
     async def _field_holding(self, target: int, holder: int) -> str | None:
         """The field of object ``holder`` that holds ``target`` (the JDK's own objects and arrays not looked in)."""
@@ -381,21 +392,21 @@ class _Stop:
         found = await values.field_values(holder, [f.id for f in fields])
         return next((f.name for f, value in zip(fields, found, strict=False) if value.value == target), None)
 
-    async def _objects_in(self, jdwp: int, frame: tuple[int, Location]) -> list[tuple[str, int]]:
-        """The objects a frame names, by how it names them: ``this``, its class's static fields, the fields of
-        ``this``, its locals."""
+    async def _objects_in(self, jdwp: int, frame: tuple[int, Location]) -> list[tuple[str, int, int]]:
+        """The objects a frame names, by how it names them, ranked (``STATIC``, ``LOCAL``, ``THROUGH_THIS``):
+        ``this``, its class's static fields, the fields of ``this``, its locals."""
         frame_id, where = frame
         classes, values = self._vm.classes, self._vm.values
         cls, method = await classes.method(where.class_id, where.method_id)
-        named: list[tuple[str, int]] = []
+        named: list[tuple[str, int, int]] = []
         this = await self._this(jdwp, frame) if method is not None and not method.is_static else 0
         if this:
-            named.append(("this", this))
-        named += [(path, value) for value, path in (await self._static_objects(cls)).items()]
+            named.append(("this", this, THROUGH_THIS))
+        named += [(path, value, STATIC) for value, path in (await self._static_objects(cls)).items()]
         if this:
             fields = [f for f in await classes.fields(await values.class_of(this))
                       if not f.is_static and f.signature[0] in "L["]
-            named += [(f"this.{f.name}", int(value.value)) for f, value in
+            named += [(f"this.{f.name}", int(value.value), THROUGH_THIS) for f, value in
                       zip(fields, await values.field_values(this, [f.id for f in fields]), strict=False) if value.value]
         if method is None or method.no_variables:
             return named
@@ -407,7 +418,8 @@ class _Stop:
                 writer.i4(variable.slot).u1(Tag.ARRAY if variable.signature[0] == "[" else Tag.OBJECT)
             reply = await self._vm.request(CommandSet.STACK_FRAME, 1, writer.bytes(), "StackFrame.GetValues")
             found = [reply.value() for _ in range(reply.i4())]
-            named += [(v.name, int(value.value)) for v, value in zip(visible, found, strict=False) if value.value]
+            named += [(v.name, int(value.value), LOCAL) for v, value in zip(visible, found, strict=False)
+                      if value.value]
         return named
 
     async def _static_objects(self, cls: JavaClass) -> dict[int, str]:
