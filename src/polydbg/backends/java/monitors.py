@@ -137,8 +137,8 @@ class Monitors:
         return [self._known[jdwp] for jdwp in (*jdwps, *bystanders) if jdwp in self._known]
 
     async def _ask(self, jdwps: list[int], bystanders: list[int]) -> list[_Thread]:
-        """Every thread's status (the listing's), the monitors it owns, its park blocker and, blocked entering a
-        monitor, that monitor, under one wait; then the monitor a thread waiting unparked wait()s on."""
+        """Every thread's status (the listing's), the monitors it owns, and the monitor it is blocked entering, or
+        wait()s on, or what it is parked on, under one wait."""
         writer = self._vm.client.writer
         read = [_Thread(jdwp, self._threads.status(jdwp)) for jdwp in jdwps]
         unknown = [thread for thread in read if thread.status is None]
@@ -151,18 +151,25 @@ class Monitors:
         asked: list[tuple[_Thread, str, tuple[int, int, bytes]]] = []
         for thread in read:
             ref = writer().object_id(thread.jdwp)
+            waits_in = await self._waits_in(thread) if thread.status == WAIT else None
             if not thread.bystander:
                 asked.append((thread, "owned", (CommandSet.THREAD_REFERENCE, 13, ref.bytes())))
-            if thread.status == MONITOR:
+            if thread.status == MONITOR or (waits_in != "park" and thread.status == WAIT and not thread.bystander):
                 asked.append((thread, "contended", (CommandSet.THREAD_REFERENCE, 9, ref.bytes())))
-            if thread.status == WAIT and self._park_blocker:
+            if waits_in != "wait" and thread.status == WAIT and self._park_blocker:
                 asked.append((thread, "blocker", (CommandSet.OBJECT_REFERENCE, 2, writer().object_id(
                     thread.jdwp).i4(1).field_id(self._park_blocker).bytes())))
         await self._answer(asked)
-        waiting = [(thread, "contended", (CommandSet.THREAD_REFERENCE, 9, writer().object_id(thread.jdwp).bytes()))
-                   for thread in read if thread.status == WAIT and not thread.bystander and not thread.blocker]
-        await self._answer(waiting)
         return read
+
+    async def _waits_in(self, thread: _Thread) -> str | None:
+        """How a waiting thread waits, by its innermost frame when its frames were read already (the listing
+        reads them): ``wait`` in Object.wait(), ``park`` parked; None when not known (both are asked then)."""
+        frames = self._threads.read_frames(thread.jdwp)
+        if not frames:
+            return None
+        top = await self._vm.classes.get(frames[0][1].class_id)
+        return {"java.lang.Object": "wait", "jdk.internal.misc.Unsafe": "park", "sun.misc.Unsafe": "park"}.get(top.name)
 
     async def _answer(self, asked: list[tuple[_Thread, str, tuple[int, int, bytes]]]) -> None:
         replies = await self._vm.client.request_all([command for _, _, command in asked],
@@ -278,7 +285,9 @@ class _Stop:
     async def _blocker(self, blocker: int, jdwp: int, frames: Frames) -> _Blocker:
         user = await self._user_frame(frames)
         called = user - 1 if user else -1  # the JDK's method the program called (ReentrantLock.lock)
-        target = (await self._this(jdwp, frames[called]) or blocker) if called >= 0 else blocker
+        this, _ = await asyncio.gather(self._this(jdwp, frames[called]) if called >= 0 else _none(),
+                                       self._lock_owner(blocker))  # (both asked at once)
+        target = this or blocker
         view = await self._vm.values.class_of(target)
         if view.name.startswith(LOCKS_PACKAGE) and "$" in view.name and user is not None:  # a ReadLock, a WriteLock:
             found = await self._held_at(target, jdwp, frames, user)  # named by the lock it is a view of
@@ -361,6 +370,9 @@ class _Stop:
         local: tuple[str, int] | None = None
         relative: tuple[str, int] | None = None
         for index in [depth, *program][:HOLDER_FRAMES]:
+            static = (await self._static_objects(await self._vm.classes.get(frames[index][1].class_id))).get(target)
+            if static is not None:  # (asked first: the frame's other values need requests of their own)
+                return static, 0
             try:
                 named = await self._objects_in(jdwp, frames[index])
             except JdwpRequestError:  # (a native frame has no variable table: error 511)
@@ -478,3 +490,7 @@ def _names_things(cls: JavaClass) -> bool:
     """Whether a class's frames name the program's things: not the JDK's or Kotlin's, not a lambda's generated
     class (its fields, ``arg$1``, are the captured values without their names)."""
     return not cls.name.startswith(LIBRARY_PACKAGES) and "$$Lambda" not in cls.signature
+
+
+async def _none() -> int:
+    return 0

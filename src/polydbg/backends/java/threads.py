@@ -262,6 +262,10 @@ class Threads:
         names = [(await self._vm.classes.get(where.class_id)).name for _, where in frames]
         self._hidden[thread] = leading(names, lambda name: name.startswith(LIBRARY_PACKAGES))
 
+    def read_frames(self, thread: int) -> list[tuple[int, Location]] | None:
+        """The thread's frames when they were read at this stop already (None: not yet)."""
+        return self._frames.get(thread)
+
     def forget_frames(self, thread: int | None = None) -> None:
         """A thread's frames (every thread's, for None: the program is resumed) are stale: it ran."""
         if thread is None:
