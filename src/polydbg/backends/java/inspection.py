@@ -10,8 +10,9 @@
 - Evaluate and set_variable: expressions are evaluated by polydbg (expr.py parses, evaluator.py runs;
   scope.py is the frame they see). A new value is converted as Java's assignment converts it, written
   (a local, an instance or a static field — in the class that declares it — or an array element), and
-  read back from the VM. After debug_pause no method can be called (JDWP invokes only on a thread
-  suspended by an event): reading works, a call says so.
+  read back from the VM. After debug_pause no method can be called, nor in another thread's frames than
+  the event's (JDWP invokes only on a thread suspended by an event): reading works, a call says so. A
+  value's ref keeps the frame it was read in: a new value for one of its members is evaluated there.
 """
 
 from __future__ import annotations
