@@ -7,10 +7,12 @@ evaluated in and changed while a breakpoint stopped main."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 import pytest
 
+from polydbg.jdwp.client import JdwpClient
 from tests.conftest import PROGRAMS, Tools, line_of, require
 
 JAVA = PROGRAMS / "java"
@@ -146,4 +148,37 @@ async def test_another_thread_s_frames_are_read_evaluated_in_and_changed(tools: 
     assert (await tools("debug_evaluate", thread_id=mailman, frame_id=deliver,
                         expression="letter.to"))["value"] == '"left"'
     assert (await tools("debug_evaluate", expression="stuck.length"))["value"] == "7"  # main's frame by default
+    await tools("debug_terminate")
+
+
+async def test_a_pause_asks_each_thread_s_name_once_and_reads_the_stacks_together(
+        tools: Tools, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pause ranks the threads and its report lists them with their locks: one stop, each name asked once,
+    the frames of every thread read under a few waits (not a wait a thread: 5,000 threads paused in 10 s)."""
+    running = await tools("debug_launch", program=SOURCE, timeout_s=1)
+    assert running["state"] == "running", running
+    names: list[bytes] = []
+    frame_reads: list[int] = []
+    send, request_all = JdwpClient.send, JdwpClient.request_all
+
+    def counting(self: JdwpClient, command_set: int, command: int, data: bytes = b"", label: str | None = None,
+                 ) -> Any:
+        if (command_set, command) == (11, 1):  # ThreadReference.Name
+            names.append(data)
+        return send(self, command_set, command, data, label)
+
+    async def waits(self: JdwpClient, commands: Any, label: str, timeout: float = 10.0) -> Any:
+        if label == "ThreadReference.Frames":
+            frame_reads.append(len(commands))
+        return await request_all(self, commands, label, timeout)
+
+    monkeypatch.setattr(JdwpClient, "send", counting)
+    monkeypatch.setattr(JdwpClient, "request_all", waits)
+    paused = await tools("debug_pause")
+    assert paused["reason"] == "pause", paused
+    # once while it ran (the session lists the threads to pause one), once at the stop for the ranking, the
+    # stop and the report's listing
+    asked = Counter(names)
+    assert asked and max(asked.values()) == 2, f"{len(names)} names asked for {len(asked)} threads"
+    assert len(frame_reads) <= 3 and sum(frame_reads) >= 7, frame_reads  # the program's 8 threads, at once
     await tools("debug_terminate")
