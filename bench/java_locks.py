@@ -7,9 +7,11 @@ a ReentrantLock one thread holds, a quarter in ``Object.wait()``, the rest parke
 afresh at a breakpoint at each ``debug_continue``. Through an in-process MCP client, after one call that
 reads what both modes read once (classes, methods, source files), ``--reps`` stops per mode, the modes taking
 turns: the first ``debug_stack(all_threads=true)`` of a stop (nothing read yet), with
-the lock information and without it (``JavaBackend.locks`` as the Backend default: none). Printed: the
-medians, their ratio, the JDWP requests a call made (``JdwpClient.send`` counted), and the load average at
-the start and the end (other work on the machine inflates every time).
+the lock information and without it (``JavaBackend.locks`` as the Backend default: none); then, the
+breakpoint cleared, as many ``debug_pause`` of the running program (its report ranks the threads, reads the
+stop's locals and, with them, every thread's locks and the deadlocks). Printed: the medians, their ratio, the
+JDWP requests a stack call made (``JdwpClient.send`` counted), and the load average at the start and the end
+(other work on the machine inflates every time).
 
 Target (issue 20): with the lock information ≤ 2× the time without it, on 200 threads.
 
@@ -65,12 +67,27 @@ async def measure(client: Client, threads: int, reps: int) -> list[list[object]]
             deadlocks[with_locks] = len((answer.structured_content or {}).get("deadlocks") or [])
             again = await client.call_tool("debug_continue", {"timeout_s": 30})
             assert (again.structured_content or {}).get("reason") == "breakpoint", again
+    await client.call_tool("debug_clear", {"all": True})
+    paused: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(reps):  # a pause's report: the threads ranked, the stop's locals, every thread's locks
+        for with_locks in (True, False):
+            JavaBackend.locks = _locks if with_locks else Backend.locks  # type: ignore[method-assign]
+            running = await client.call_tool("debug_continue", {"timeout_s": 0.2})
+            assert (running.structured_content or {}).get("state") == "running", running
+            began = time.perf_counter()
+            report = await client.call_tool("debug_pause", {})
+            paused[with_locks].append(time.perf_counter() - began)
+            assert len((report.structured_content or {}).get("deadlocks") or []) == (2 if with_locks else 0), report
     JavaBackend.locks = _locks  # type: ignore[method-assign]
     await client.call_tool("debug_terminate", {})
     assert deadlocks == {True: 2, False: 0}, deadlocks
-    with_s, without_s = median(took[True]), median(took[False])
-    return [[f"{threads:,} threads", f"{with_s * 1000:.0f}", f"{without_s * 1000:.0f}", f"{with_s / without_s:.2f}×",
-             f"{median(sent[True]):,.0f}", f"{median(sent[False]):,.0f}"]]
+    rows = []
+    for what, times, requests in (("debug_stack(all_threads=true)", took, sent), ("debug_pause", paused, None)):
+        with_s, without_s = median(times[True]), median(times[False])
+        rows.append([f"{threads:,} threads, {what}", f"{with_s * 1000:.0f}", f"{without_s * 1000:.0f}",
+                     f"{with_s / without_s:.2f}×", f"{median(requests[True]):,.0f}" if requests else "",
+                     f"{median(requests[False]):,.0f}" if requests else ""])
+    return rows
 
 
 async def main(counts: list[int], reps: int) -> None:
@@ -80,7 +97,7 @@ async def main(counts: list[int], reps: int) -> None:
     async with Client(build_server()) as client:
         for threads in counts:
             rows += await measure(client, threads, reps)
-    table(f"debug_stack(all_threads=true) at a fresh stop, medians of {reps}, load average {load:.1f} → "
+    table(f"the first call at a stop, medians of {reps}, load average {load:.1f} → "
           f"{os.getloadavg()[0]:.1f}", ["", "with locks (ms)", "without (ms)", "ratio", "requests with",
                                         "requests without"], rows)
 
