@@ -81,7 +81,7 @@ async def measure(client: Client, threads: int, reps: int) -> list[list[object]]
     JavaBackend.locks = _locks  # type: ignore[method-assign]
     await client.call_tool("debug_terminate", {})
     assert deadlocks == {True: 2, False: 0}, deadlocks
-    rows = []
+    rows: list[list[object]] = []
     for what, times, requests in (("debug_stack(all_threads=true)", took, sent), ("debug_pause", paused, None)):
         with_s, without_s = median(times[True]), median(times[False])
         rows.append([f"{threads:,} threads, {what}", f"{with_s * 1000:.0f}", f"{without_s * 1000:.0f}",

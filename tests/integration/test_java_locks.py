@@ -182,3 +182,23 @@ async def test_a_pause_asks_each_thread_s_name_once_and_reads_the_stacks_togethe
     assert asked and max(asked.values()) == 2, f"{len(names)} names asked for {len(asked)} threads"
     assert len(frame_reads) <= 3 and sum(frame_reads) >= 7, frame_reads  # the program's 8 threads, at once
     await tools("debug_terminate")
+
+
+async def test_a_lock_class_loaded_after_the_first_look_is_still_a_lock(tools: Tools) -> None:
+    """No java.util.concurrent lock class is loaded at a program's first lines: a stop there reads every thread's
+    locks all the same, and a later one knows a ReentrantLock's owner."""
+    late = str(JAVA / "LateLock.java")
+    first = await tools("debug_launch", program=late, breakpoints=[
+        {"file": late, "line": line_of("java/LateLock.java", "before any lock")},
+        {"file": late, "line": line_of("java/LateLock.java", "// waiter parked")}])
+    assert first["reason"] == "breakpoint", first
+    said = await tools.text("debug_command", command="classes *AbstractOwnableSynchronizer")
+    assert said.startswith("0 loaded classes"), said
+    await tools("debug_stack", all_threads=True)  # the locks looked at before the lock classes load
+    parked = await tools("debug_continue")
+    assert parked["reason"] == "breakpoint", parked
+    waiter = next(t for t in (await tools("debug_stack", all_threads=True, levels=1))["threads"]
+                  if t["name"].startswith("waiter"))
+    assert waiter["locks"]["owner"] == parked["thread_id"], waiter
+    assert re.fullmatch(r"java\.util\.concurrent\.locks\.ReentrantLock@\d+ \(gate\)", waiter["locks"]["waits_for"])
+    await tools("debug_terminate")

@@ -18,14 +18,17 @@ canGetCurrentContendedMonitor, canGetMonitorInfo, canGetMonitorFrameInfo):
   for shows none. A blocker without an owner (a latch, a semaphore, a queue's condition) is the thread's
   state: "parked in CountDownLatch.await() on …".
 - A lock is named as jstack names it (``java.lang.Object@34``: its class and JDWP object id) and by where
-  the program holds it: ``this``, a static field of the frame's class (``Deadlocks.LEFT``), a field of
-  ``this`` (``this.lock``), or a local (``mine``), looked for in the frame that took it (or, for one nobody
-  holds, the first frame of the program's that waits for it); a ``Thread`` object is the thread it is.
+  the program holds it, looked for from the frame that took it (or, for one nobody holds, the program's
+  first frame that waits for it) outward: a static field (``Deadlocks.LEFT``: one name for every thread),
+  else a local of the outermost frame that has one (``alpha``, not the ``theirs`` of the method two
+  deadlocked threads run), a field of either (``carol.audit``), else a name through ``this``; a ``Thread``
+  object is the thread it is.
 
 The JVM's own threads (Finalizer, Common-Cleaner: each waits on its queue) are left out. Nothing runs in
-the program: every request only reads. They go in three pipelined rounds — what each thread holds, waits
-for and is parked on; then the contended monitors' owners, the blockers' classes and owners, and the
-frames; then the names — so 200 threads cost a few waits, not a few hundred (bench/java_threads.py).
+the program: every request only reads. What each thread owns and waits for is one pipelined round of two
+requests a thread (the listing's frames say whether a waiting thread is in ``Object.wait()`` or parked),
+read once a stop; then the contended monitors' owners, the blockers' owners and the names, a few requests
+a lock, asked all at once: 200 threads cost 415 requests under a few waits (bench/java_locks.py).
 """
 
 from __future__ import annotations
@@ -113,6 +116,7 @@ class Monitors:
             except JdwpRequestError:
                 self._able = False
             self._park_blocker = (await self._field_id(THREAD, "parkBlocker"))[1]
+        if not self._ownable:  # (loaded with the program's first java.util.concurrent lock)
             self._ownable, self._exclusive_owner = await self._field_id(OWNABLE, "exclusiveOwnerThread")
         return self._able
 
@@ -201,7 +205,8 @@ class _Stop:
         self._owned_by: dict[int, asyncio.Future[int | None]] = {}  # blocker → exclusive owner (None: no lock)
 
     async def locks(self) -> dict[int, ThreadLocks]:
-        """Rounds two and three, then each thread's locks."""
+        """The owners of the contended monitors and the blockers, the frames, the names (all asked at once), then
+        each thread's locks."""
         asked = [t for t in self._read if t.jdwp in self._by_jdwp]
         entered = {t.contended for t in asked if t.status == MONITOR and t.contended}
         needs_frames = [t.jdwp for t in asked if t.owned or t.contended or t.blocker]
@@ -213,11 +218,11 @@ class _Stop:
         frames_of = dict(zip(needs_frames, read, strict=True))
         for thread in asked:  # every name asked for at once, each named where it was taken (else where waited for)
             for monitor, depth in thread.owned:
-                self._name(monitor, thread.jdwp, frames_of[thread.jdwp], depth)
+                self._name(monitor, (thread.jdwp, frames_of[thread.jdwp], depth))
         for thread in asked:
             if thread.contended:
                 waiting = frames_of[thread.jdwp]
-                self._name(thread.contended, thread.jdwp, waiting, await self._user_depth(waiting))
+                self._name(thread.contended, (thread.jdwp, waiting, await self._user_depth(waiting)))
         parked = {t.jdwp: self._parked(t, frames_of[t.jdwp]) for t in self._read if t.jdwp in frames_of}
         holds: dict[int, list[Lock]] = {}
         found: dict[int, ThreadLocks] = {}
@@ -294,7 +299,11 @@ class _Stop:
             if found and found[1] and (await self._vm.values.class_of(found[1])).name.startswith(LOCKS_PACKAGE):
                 target = found[1]
         owner = await self._lock_owner(blocker)
-        name = await self._name(target, jdwp, frames, -1 if user is None else user)
+        places = [(jdwp, frames, -1 if user is None else user)]
+        if owner:  # named where its holder holds it first (a waiter may know it by no name: gate::lock)
+            held = await self._frames(owner)
+            places.insert(0, (owner, held, await self._naming_frame(held)))
+        name = await self._name(target, *places)
         target_class = await self._vm.values.class_of(target)
         if owner is not None and (owner or target_class.name.startswith(LOCKS_PACKAGE)):
             return _Blocker(lock=Lock(str(blocker), name, self._threads.id_of(owner) if owner else None,
@@ -323,28 +332,32 @@ class _Stop:
 
     # -- names ----------------------------------------------------------------------------------------
 
-    def _name(self, target: int, jdwp: int, frames: Frames, depth: int) -> asyncio.Future[str]:
-        """How ``target`` reads (``java.lang.Object@34 (Deadlocks.LEFT)``), named once, in the frame ``depth``
-        of the first thread that asks (the one that took it, when one holds it)."""
+    def _name(self, target: int, *places: tuple[int, Frames, int]) -> asyncio.Future[str]:
+        """How ``target`` reads (``java.lang.Object@34 (Deadlocks.LEFT)``), named once, by the first of
+        ``places`` (thread, its frames, the frame to look from) that holds it by a name: asked first by the
+        thread that took it, when one holds it."""
         known = self._names.get(target)
         if known is None:
-            known = self._names[target] = asyncio.ensure_future(self._named(target, jdwp, frames, depth))
+            known = self._names[target] = asyncio.ensure_future(self._named(target, places))
         return known
 
-    async def _named(self, target: int, jdwp: int, frames: Frames, depth: int) -> str:
+    async def _named(self, target: int, places: tuple[tuple[int, Frames, int], ...]) -> str:
         try:
-            return await self._naming(target, jdwp, frames, depth)
+            cls = await self._vm.values.class_of(target)
         except JdwpRequestError:  # (collected meanwhile: the program ran an evaluation's call)
             return f"object@{target}"
-
-    async def _naming(self, target: int, jdwp: int, frames: Frames, depth: int) -> str:
-        cls = await self._vm.values.class_of(target)
         text = f"{cls.name}@{target}"
         thread = self._threads.shown_id(target)
         if thread is not None:
             return f"{text} (thread {thread})"
-        found = await self._held_at(target, jdwp, frames, depth)
-        return f"{text} ({found[0]})" if found and found[0] != "this" else text
+        for jdwp, frames, depth in places:
+            try:
+                found = await self._held_at(target, jdwp, frames, depth)
+            except JdwpRequestError:  # (a class unloaded, a thread ended: another place may name it)
+                continue
+            if found and found[0] != "this":
+                return f"{text} ({found[0]})"
+        return text
 
     async def _taken(self, monitor: int, frames: Frames, depth: int) -> str:
         """A held monitor's name and the method that took it: ``… (Deadlocks.LEFT, locked in Deadlocks.monitors)``
@@ -365,11 +378,14 @@ class _Stop:
         nothing else names it (a ``synchronized`` method's object: its caller's local says which one)."""
         if not 0 <= depth < len(frames):
             return None
-        program = [i for i in range(depth + 1, len(frames)) if _names_things(await self._vm.classes.get(
-            frames[i][1].class_id))]
+        program = []  # the frame to look from (the JDK's own too: a monitor taken there), then the program's
+        for index in range(depth, len(frames)):
+            cls = await self._vm.classes.get(frames[index][1].class_id)
+            if _names_things(cls) or (index == depth and "$$Lambda" not in cls.signature):
+                program.append(index)
         local: tuple[str, int] | None = None
         relative: tuple[str, int] | None = None
-        for index in [depth, *program][:HOLDER_FRAMES]:
+        for index in program[:HOLDER_FRAMES]:
             static = (await self._static_objects(await self._vm.classes.get(frames[index][1].class_id))).get(target)
             if static is not None:  # (asked first: the frame's other values need requests of their own)
                 return static, 0
@@ -470,6 +486,13 @@ class _Stop:
             if not (await self._vm.classes.get(where.class_id)).name.startswith(LIBRARY_PACKAGES):
                 return index
         return None
+
+    async def _naming_frame(self, frames: Frames) -> int:
+        """The first frame that names the program's things (not the runtime's, not a lambda's class; -1: none)."""
+        for index, (_, where) in enumerate(frames):
+            if _names_things(await self._vm.classes.get(where.class_id)):
+                return index
+        return -1
 
     async def _user_depth(self, frames: Frames) -> int:
         """The frame a lock is looked for in: the program's first (-1: none)."""
