@@ -91,6 +91,7 @@ class FakeBackend(Backend):
         self.stop_no = 0
         self.gates: dict[str, asyncio.Event] = {}  # method name → held until the test sets it
         self.entered: dict[str, asyncio.Event] = defaultdict(asyncio.Event)  # set when a held call arrives
+        self.failed: dict[str, asyncio.Event] = defaultdict(asyncio.Event)  # set as a call raises its failure
         self.calls: list[str] = []
         self.die_on_step = False
         self.terminated = False
@@ -116,6 +117,7 @@ class FakeBackend(Backend):
             await gate.wait()
         failure = self.failures.get(method)
         if failure is not None:
+            self.failed[method].set()
             raise failure
 
     def _then(self, method: str) -> None:

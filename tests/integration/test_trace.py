@@ -4,6 +4,7 @@ loop up to the exit, ``max_hits`` ending a trace exactly, and a point the debugg
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,6 +117,41 @@ async def test_trace_of_an_expression_that_fails_records_the_error(tools: Tools)
     assert all("undefined_name" in h["values"] for h in result["hits"])
     await tools("debug_terminate")
 
+
+
+SLOW_EXIT = program("slow_exit.py")
+
+
+async def _shutting_down(tools: Tools, deadline_s: float = 30.0) -> None:
+    """Wait until the program has printed that its exit is under way (debugpy has let go of it by then)."""
+    for _ in range(int(deadline_s * 20)):
+        if "shutting down" in (await tools("debug_output", cursor=0))["text"]:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the program never began its exit")
+
+
+async def test_a_trace_or_breakpoint_sent_as_the_program_ends_reads_as_the_exit(tools: Tools) -> None:
+    """debugpy answers a breakpoint sent during the interpreter's exit "Server[1] disconnected unexpectedly" and
+    reports the exit after: the answer is the exit (was: "the debugger rejected the breakpoint")."""
+    before = line_of("slow_exit.py", "before the loop")
+    after = line_of("slow_exit.py", "after the loop")
+    await tools("debug_launch", program=SLOW_EXIT, breakpoints=[{"file": SLOW_EXIT, "line": before}])
+    await tools("debug_continue", timeout_s=0.1)  # it runs on into its exit
+    await _shutting_down(tools)
+    result = await tools("debug_trace", points=[{"file": SLOW_EXIT, "line": after}], expressions=["total"])
+    assert (result["stopped_because"], result["state"], result["total_hits"]) == ("exited", "exited", 0), result
+    assert result["note"] == "the program ended as the trace points were being set", result
+    assert result["report"]["exit_code"] == 0
+
+    await tools("debug_restart")
+    await tools("debug_continue", timeout_s=0.1)
+    await _shutting_down(tools)
+    added = await tools.text("debug_break", file=SLOW_EXIT, line=after)
+    assert added.split(" ", 1)[1] == (f"slow_exit.py:{after} — pending: the program has exited (code 0) before it "
+                                      "was set; debug_restart runs the program again with it, 0 hits"), added
+    assert (await tools("debug_sessions"))["sessions"][0]["state"] == "exited"
+    await tools("debug_terminate")
 
 
 # -- every debugger that traces -----------------------------------------------------------------------------
