@@ -289,3 +289,22 @@ async def test_a_point_the_debugger_cannot_bind_is_named_at_once(tools: Tools, b
     assert both["total_hits"] == 5 and both["stopped_because"] == "exited", both
     assert both["note"].startswith(f"never bound (no hits there): main.go:{comment}: could not find statement")
     await tools("debug_terminate")
+
+
+async def test_a_point_on_a_line_without_code_binds_to_the_next_line_with_code(
+        tools: Tools, tracing: Tracing, build_dir: Path, _trace_built: dict[str, str]) -> None:
+    """The same direction on every debugger that moves such a point (delve binds none: see above). debugpy alone
+    bound a comment after a loop's last line to that line, and so traced every turn of the loop."""
+    if tracing.name == "delve":
+        pytest.skip("delve binds no line without a statement")
+    await launched(tools, tracing, build_dir, _trace_built, 5)
+    comment, after = tracing.line("a comment in the loop"), tracing.line("after the loop")
+    result = await tools("debug_trace", points=[{"file": tracing.path, "line": comment}], expressions=["total"],
+                         timeout_s=60)
+    assert result["note"] == f"bound on another line: {Path(tracing.path).name}:{comment} at line {after}", result
+    assert (result["total_hits"], result["hits"][0]["line"]) == (1, after), result
+    assert result["hits"][0]["values"]["total"] == "10", result
+    await tools("debug_restart")
+    said = await tools.text("debug_break", file=tracing.path, line=comment)
+    assert f":{comment} (moved to line {after}) — verified" in said, said
+    await tools("debug_terminate")

@@ -12,7 +12,8 @@ process is attached too (``children``).
 Modules: ``backend`` (``DebugpyBackend``, the registry's entry point: the program and its children
 as one backend), ``process`` (``DebugpyProcess``: one Python process), ``children`` (a child's
 connection and its ids folded into the parent's), ``python`` (interpreters, library paths,
-tracebacks, pydevd's synthetic children: pure), ``pydevd_log`` (pydevd's messages, out of the
+tracebacks, pydevd's synthetic children: pure), ``lines`` (the line a breakpoint on a line without code is
+sent as), ``pydevd_log`` (pydevd's messages, out of the
 program's stderr), ``inject`` (whether gdb can inject debugpy into a running Python here); ``shims/``: the
 adapter's and the debuggee's start-up code, and ``pydevd/``, polydbg's value formatters loaded by pydevd.
 
@@ -49,6 +50,9 @@ an evaluate error is a full traceback through pydevd        cut to the exception
 justMyCode skips library code: a breakpoint there is        justMyCode is off when a breakpoint at the start is
 "excluded by filters", a step into it is skipped            in a library; otherwise the message says to
                                                             debug_restart, and the step's warning says how
+pydevd binds a breakpoint on a line without code to the     it is sent as the next line with code (``lines``), where
+line with code before it (a trace point on a comment after  gdb, lldb-dap, Node and the JVM bind it; a line inside a
+a loop recorded every turn of the loop)                     statement over several lines, as that statement
 the launch shim's ``<module>`` frame ends every stack       dropped, and the total counted without it
 an unattached child process blocks at its first             each child is attached (a second connection to
 breakpoint for good                                         the adapter) and configured with the session's

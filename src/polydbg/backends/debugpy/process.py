@@ -28,7 +28,7 @@ from polydbg.backends.base import (
     Variable,
 )
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.debugpy import inject, python
+from polydbg.backends.debugpy import inject, lines, python
 from polydbg.backends.debugpy.pydevd_log import PydevdLog
 from polydbg.backends.kit import shims, timeouts
 from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError
@@ -169,7 +169,9 @@ class DebugpyProcess(DapBackend):
     # -- breakpoints and logpoints ------------------------------------------------------------------
 
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
-        results = await super().set_breakpoints(file, breakpoints)
+        """A breakpoint on a line without code is sent on the next line with code (``lines``)."""
+        placed = [bp._replace(line=lines.placed(file, bp.line)) for bp in breakpoints]
+        results = await super().set_breakpoints(file, placed)
         return [r._replace(message=python.LIBRARY_SKIPPED) if r.message and python.EXCLUDED in r.message else r
                 for r in results]
 
