@@ -7,6 +7,7 @@ belongs to one stop. Inspections may run concurrently within a scope; they share
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 
 from polydbg.backends.base import Frame, FrameRef, Thread, Variable
@@ -23,10 +24,19 @@ EVALUATE_CHARS = 4000
 FRAME_BATCH = 20  # frames listed per stack request when the session needs one
 
 
+# What str.splitlines breaks a line at: a value's own line breaks (a multi-line repr) would break a listing's line.
+_LINE_BREAKS = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def clip(text: str, limit: int) -> tuple[str, bool]:
     if len(text) <= limit:
         return text, False
     return text[: limit - 1] + "…", True
+
+
+def one_line(text: str) -> str:
+    """A value as one line of a listing: each line break it holds written ``\\n``, as a repr writes one."""
+    return _LINE_BREAKS.sub(lambda _: "\\n", text)
 
 
 class Inspector:
@@ -108,7 +118,8 @@ class Inspector:
     # -- values -----------------------------------------------------------------------------------------
 
     def var(self, scope: StopScope, variable: Variable, frame: FrameRef | None, limit: int = VALUE_CHARS) -> Var:
-        value, cut = clip(variable.value, limit)
+        """A variable as listings show it: its value on one line, cut to ``limit``."""
+        value, cut = clip(one_line(variable.value), limit)
         return Var(name=variable.name, value=value, type=variable.type, ref=scope.remember(variable, frame),
                    truncated=cut or None)
 

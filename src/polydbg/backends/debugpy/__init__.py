@@ -75,6 +75,9 @@ DataFrame's value is its whole repr and its children       found while pydevd lo
 every attribute (~60); a numpy array's children are        the program runs): a one-line summary, rows or
 its metadata and 500 items                                 elements as children (paged by slicing); they serve
                                                            a type only when its package is already imported
+inside a list, dict, tuple or set pydevd writes each value  the extensions make pydevd's container walker ask the
+by repr(): ``[<sqlite3.Row object at 0x…>, …]``, a          providers first, as for a value alone; and the session
+DataFrame's repr over many lines in a dict's value          shows every value on one line (a break reads \\n)
 pydevd writes its warnings ("thread._ident is None in       ``PYDEVD_DEBUG_FILE`` sends them to a private
 _get_related_thread!", every child's "frozen modules are    directory, logged when the session ends
 being used") to the program's stderr                        (``pydevd_log``)
