@@ -3,7 +3,9 @@ its child processes' ``ChildBackend``s, seen by the session as one backend.
 
 Children are attached as debugpy announces them (``debugpyAttach``) and configured with the
 breakpoints and exception filters the session sent (kept here for that); breakpoints set later reach
-every live process. Requests are routed by id (``children`` folds a child's thread ids and variables
+every live process. A child's start is said once it is configured, before it runs on (at
+``configurationDone``, before debugpy answers the attach: said after the attach, it came after the child's
+first lines). Requests are routed by id (``children`` folds a child's thread ids and variables
 references into the parent's id spaces), and one stop is shown at a time (``kit.gate``): a child's
 stop while another process's is shown waits, its process stopped, until the shown one resumes.
 """
@@ -73,10 +75,11 @@ class DebugpyBackend(DebugpyProcess):
             if self._sent_functions:
                 await child.set_function_breakpoints(self._sent_functions)
             await child.set_exception_filters(self._sent_filters)
+            # said before the child runs on (at configurationDone): its own output comes after, as it happened
+            self._listener.on_output("console", f"[child process {child.pid} started: debugged in this session]\n")
 
         try:
             await child.attach(AttachSpec(), configure, children.ATTACH_S)
-            self._listener.on_output("console", f"[child process {child.pid} started: debugged in this session]\n")
         except Exception as exc:  # a child that cannot be attached must not take the session down
             log.warning("debugpy: cannot attach child process %s: %r", child.pid, exc)
             if procs.read_stat(child.pid) is None:  # a short-lived child: done before its attach was
