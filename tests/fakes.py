@@ -104,6 +104,7 @@ class FakeBackend(Backend):
         self.locals: list[Variable] | None = None  # a frame's locals (None: x and obj)
         self.exception: ExceptionDetail | None = None  # what exception_info answers
         self.stacks: dict[Thread, list[Frame]] | None = None  # the threads and their frames (None: main, one frame)
+        self.frameless_hint: str | None = None  # why a thread lists no frames ({id}: its id)
 
     def hold(self, method: str) -> asyncio.Event:
         gate = self.gates[method] = asyncio.Event()
@@ -215,3 +216,6 @@ class FakeBackend(Backend):
 
     async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
         return self.exception
+
+    def frameless(self, thread: Thread) -> str | None:
+        return self.frameless_hint.format(id=thread.id) if self.frameless_hint is not None else None

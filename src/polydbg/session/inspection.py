@@ -93,7 +93,10 @@ class Inspector:
                 tid, start, levels)))
             page = stacks.paged(threads, read, scope.stop.thread_id, levels, thread_id, self.core.cwd)
             above = await self._above(scope, scope.stop.thread_id, start)
-            return StackResult(session_id=self.core.id, more=stacks.more(page, start, levels),
+            bare = [entry.thread for entry in page.entries if not entry.frames and start == 0]
+            why = f"{stacks.frameless(bare)}: debug_stack(thread_id={bare[0].id}) says why" \
+                if bare and backend.frameless(bare[0]) else None
+            return StackResult(session_id=self.core.id, more=_joined(stacks.more(page, start, levels), why),
                                threads=[stacks.thread_stack(entry, start, page.depth,
                                                             above if entry.thread.id == scope.stop.thread_id else [])
                                         for entry in page.entries])
@@ -107,6 +110,8 @@ class Inspector:
         if fits < len(frames) or (total is not None and start + fits < total):
             which = f"thread_id={thread_id}, " if thread_id is not None else ""
             result.more = f"more frames: debug_stack({which}start={start + fits}, levels={levels})"
+        elif not frames and start == 0:
+            result.more = backend.frameless(thread)
         return result
 
     async def _above(self, scope: StopScope, thread_id: int | None, start: int) -> list[Frame]:
@@ -239,3 +244,7 @@ class Inspector:
             updated = await self.core.read(scope, backend.set_variable(container, name, value))
         scope.forget_values()
         return self.var(scope, updated, frame)
+
+
+def _joined(*parts: str | None) -> str | None:
+    return "; ".join(p for p in parts if p) or None

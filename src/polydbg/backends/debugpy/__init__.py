@@ -48,8 +48,10 @@ execution is paused at: …)"
 an evaluate error is a full traceback through pydevd        cut to the exception, a SyntaxError's caret, and
 (~2 KB of its frames)                                       where it was raised (``python.python_error``)
 justMyCode skips library code: a breakpoint there is        justMyCode is off when a breakpoint at the start is
-"excluded by filters", a step into it is skipped            in a library; otherwise the message says to
-                                                            debug_restart, and the step's warning says how
+"excluded by filters", a step into it is skipped, a thread  in a library; otherwise the message says to
+running only library code lists no frames                   debug_restart, the step's warning says how, and
+                                                            ``frameless`` says why with the expression that
+                                                            lists the thread's frames (``python.frameless``)
 pydevd binds a breakpoint on a line without code to the     it is sent as the next line with code (``lines``), where
 line with code before it (a trace point on a comment after  gdb, lldb-dap, Node and the JVM bind it; a line inside a
 a loop recorded every turn of the loop)                     statement over several lines, as that statement

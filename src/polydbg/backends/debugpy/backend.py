@@ -33,7 +33,7 @@ from polydbg.backends.base import (
     Thread,
     Variable,
 )
-from polydbg.backends.debugpy import children
+from polydbg.backends.debugpy import children, python
 from polydbg.backends.debugpy.children import ChildBackend
 from polydbg.backends.debugpy.process import DebugpyProcess
 from polydbg.backends.kit.gate import GatedListener, StopGate
@@ -175,6 +175,14 @@ class DebugpyBackend(DebugpyProcess):
         found = await self._child(index).child_slice(parent._replace(ref=children.split_ref(parent.ref)[1]), start,
                                                      count, native)
         return [_in_child(index, v) for v in found] if found is not None else None
+
+    def frameless(self, thread: Thread) -> str | None:
+        if not self._just_my_code:
+            return None
+        index, _ = children.split_thread(thread.id)
+        child = self._children.get(index) if index else None
+        name = thread.name.removesuffix(f" (pid {child.pid})") if child is not None else thread.name
+        return python.frameless(thread.id, name, child.pid if child is not None else None)
 
     def length_of(self, parent: Variable, children_: list[Variable]) -> int | None:
         index, native = children.split_ref(parent.ref)
