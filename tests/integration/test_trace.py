@@ -119,13 +119,25 @@ async def test_trace_of_an_expression_that_fails_records_the_error(tools: Tools)
 
 
 
+async def test_a_traced_value_reads_as_it_does_in_a_listing(tools: Tools) -> None:
+    """A trace's values use the same formatters as debug_variables (it read <sqlite3.Row object at 0x…>)."""
+    rows = program("rows.py")
+    await tools("debug_launch", program=rows, stop_on_entry=True)
+    result = await tools("debug_trace", points=[{"file": rows, "line": line_of("rows.py", "# read the row")}],
+                         expressions=["row", "rows", "row['name']"], timeout_s=TRACE_TIMEOUT_S)
+    assert result["hits"][0]["values"] == {
+        "row": "Row(id=1, name='pear', price=1.5)", "rows": "[Row(id=1, name='pear', price=1.5), Row(id=2, "
+        "name='fig', price=2.25)]", "row['name']": "'pear'"}, result
+    await tools("debug_terminate")
+
 SLOW_EXIT = program("slow_exit.py")
 
 
-async def _shutting_down(tools: Tools, deadline_s: float = 30.0) -> None:
-    """Wait until the program has printed that its exit is under way (debugpy has let go of it by then)."""
+async def _shutting_down(tools: Tools, run: int, deadline_s: float = 30.0) -> None:
+    """Wait until the program's ``run``-th run has printed that its exit is under way (debugpy has let go of it by
+    then): the output of every run of the session is kept."""
     for _ in range(int(deadline_s * 20)):
-        if "shutting down" in (await tools("debug_output", cursor=0))["text"]:
+        if (await tools("debug_output", cursor=0, max_bytes=60_000))["text"].count("shutting down") >= run:
             return
         await asyncio.sleep(0.05)
     raise AssertionError("the program never began its exit")
@@ -138,7 +150,7 @@ async def test_a_trace_or_breakpoint_sent_as_the_program_ends_reads_as_the_exit(
     after = line_of("slow_exit.py", "after the loop")
     await tools("debug_launch", program=SLOW_EXIT, breakpoints=[{"file": SLOW_EXIT, "line": before}])
     await tools("debug_continue", timeout_s=0.1)  # it runs on into its exit
-    await _shutting_down(tools)
+    await _shutting_down(tools, 1)
     result = await tools("debug_trace", points=[{"file": SLOW_EXIT, "line": after}], expressions=["total"])
     assert (result["stopped_because"], result["state"], result["total_hits"]) == ("exited", "exited", 0), result
     assert result["note"] == "the program ended as the trace points were being set", result
@@ -146,7 +158,7 @@ async def test_a_trace_or_breakpoint_sent_as_the_program_ends_reads_as_the_exit(
 
     await tools("debug_restart")
     await tools("debug_continue", timeout_s=0.1)
-    await _shutting_down(tools)
+    await _shutting_down(tools, 2)
     added = await tools.text("debug_break", file=SLOW_EXIT, line=after)
     assert added.split(" ", 1)[1] == (f"slow_exit.py:{after} — pending: the program has exited (code 0) before it "
                                       "was set; debug_restart runs the program again with it, 0 hits"), added
