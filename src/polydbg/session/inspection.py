@@ -96,7 +96,7 @@ class Inspector:
             bare = [entry.thread for entry in page.entries if not entry.frames and start == 0]
             why = f"{stacks.frameless(bare)}: debug_stack(thread_id={bare[0].id}) says why" \
                 if bare and backend.frameless(bare[0]) else None
-            return StackResult(session_id=self.core.id, more=_joined(stacks.more(page, start, levels), why),
+            return StackResult(session_id=self.core.id, more=joined(stacks.more(page, start, levels), why),
                                threads=[stacks.thread_stack(entry, start, page.depth,
                                                             above if entry.thread.id == scope.stop.thread_id else [])
                                         for entry in page.entries])
@@ -246,5 +246,6 @@ class Inspector:
         return self.var(scope, updated, frame)
 
 
-def _joined(*parts: str | None) -> str | None:
+def joined(*parts: str | None) -> str | None:
+    """Notes as one, in order ("; " between them), or None when there is none."""
     return "; ".join(p for p in parts if p) or None

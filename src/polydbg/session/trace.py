@@ -26,7 +26,7 @@ from polydbg.session.bpsync import BreakpointSync
 from polydbg.session.breakpoints import Breakpoint
 from polydbg.session.core import Progress, SessionCore
 from polydbg.session.execution import Execution
-from polydbg.session.inspection import Inspector, clip
+from polydbg.session.inspection import Inspector, clip, joined
 from polydbg.session.model import Location, State, StopReport, TraceHit, TraceResult
 from polydbg.session.output import TRACE_PREFIX
 from polydbg.session.report import Reporter
@@ -195,10 +195,6 @@ def _never_binds(bp: Breakpoint) -> bool:
     return not bp.verified and bool(bp.message) and not (bp.message or "").startswith("not bound yet")
 
 
-def _joined(*parts: str | None) -> str | None:
-    return "; ".join(p for p in parts if p) or None
-
-
 class Tracer:
     def __init__(self, core: SessionCore, bpsync: BreakpointSync, execution: Execution, inspector: Inspector,
                  reporter: Reporter) -> None:
@@ -268,7 +264,7 @@ class Tracer:
             except (AdapterError, SessionError):
                 log.debug("could not remove tracepoints", exc_info=True)
         report = await self.reporter.report() if life.state != State.running else None
-        note = _joined("the program ended as the trace points were being set" if ended_first else None,
+        note = joined("the program ended as the trace points were being set" if ended_first else None,
                        f"never bound (no hits there): {unbound_text(unbound)}" if unbound else None,
                        f"not bound during the trace: {unbound_text(pending)}" if pending else None,
                        self._moved_note(collector),
