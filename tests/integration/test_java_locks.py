@@ -49,9 +49,9 @@ def monitor_cycle(ids: dict[str, int]) -> re.Pattern[str]:
     at_line = line("blocks on the other's monitor"), line('System.out.println("never")')
     blocked = rf"Deadlocks\.java:({at_line[0]}|{at_line[1]})"  # HotSpot: just past the monitorenter, maybe
     return re.compile(
-        rf"deadlock: thread {ids['left']} \(left[^)]*\)\) at {blocked} holds java\.lang\.Object@\d+ "
+        rf"deadlock: thread {ids['left']} \(left\) at {blocked} holds java\.lang\.Object@\d+ "
         rf"\(Deadlocks\.LEFT, locked in Deadlocks\.monitors\) and waits for java\.lang\.Object@\d+ "
-        rf"\(Deadlocks\.RIGHT\), held by thread {ids['right']} \(right[^)]*\)\) at {blocked}, which waits for "
+        rf"\(Deadlocks\.RIGHT\), held by thread {ids['right']} \(right\) at {blocked}, which waits for "
         rf"java\.lang\.Object@\d+ \(Deadlocks\.LEFT\), held by thread {ids['left']}$")
 
 
@@ -60,8 +60,8 @@ def lock_cycle(ids: dict[str, int]) -> re.Pattern[str]:
     blocked = "Deadlocks.java:{}".format(line("blocks on the other's lock"))
     lock = r"java\.util\.concurrent\.locks\.ReentrantLock@\d+"
     return re.compile(
-        rf"deadlock: thread {ids['first']} \(first[^)]*\)\) at {re.escape(blocked)} holds {lock} \(Deadlocks\.FIRST\) "
-        rf"and waits for {lock} \(Deadlocks\.SECOND\), held by thread {ids['second']} \(second[^)]*\)\) at "
+        rf"deadlock: thread {ids['first']} \(first\) at {re.escape(blocked)} holds {lock} \(Deadlocks\.FIRST\) "
+        rf"and waits for {lock} \(Deadlocks\.SECOND\), held by thread {ids['second']} \(second\) at "
         rf"{re.escape(blocked)}, which waits for {lock} \(Deadlocks\.FIRST\), held by thread {ids['first']}$")
 
 

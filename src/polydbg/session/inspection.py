@@ -56,10 +56,19 @@ def fitting(page: list[Variable], budget: int) -> tuple[list[Variable], int]:
     return page[:kept], limit
 
 
+# What str.splitlines breaks a line at: a value's own line breaks (a multi-line repr) would break a listing's line.
+_LINE_BREAKS = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def clip(text: str, limit: int) -> tuple[str, bool]:
     if len(text) <= limit:
         return text, False
     return text[: limit - 1] + "…", True
+
+
+def one_line(text: str) -> str:
+    """A value as one line of a listing: each line break it holds written ``\\n``, as a repr writes one."""
+    return _LINE_BREAKS.sub(lambda _: "\\n", text)
 
 
 class Inspector:
@@ -142,7 +151,10 @@ class Inspector:
                     shown.locks = locks.state_of(held[entry.thread.id], owners)
                 listed.append(shown)
             tasks = await self.core.read(scope, backend.tasks()) if start == 0 and thread_id is None else []
-            said = [stacks.more(page, start, levels), backend.threads_left_out()]
+            bare = [entry.thread for entry in page.entries if not entry.frames and start == 0]
+            why = f"{stacks.frameless(bare)}: debug_stack(thread_id={bare[0].id}) says why" \
+                if bare and backend.frameless(bare[0]) else None
+            said = [stacks.more(page, start, levels), why, backend.threads_left_out()]
             return StackResult(session_id=self.core.id, more="; ".join(filter(None, said)) or None, threads=listed,
                                current_thread=scope.thread, deadlocks=await self._said(scope, held, names) or None,
                                tasks=[TaskInfo(name=t.name, awaiting=t.awaiting, frames=[
@@ -167,6 +179,8 @@ class Inspector:
         if fits < len(frames) or (total is not None and start + fits < total):
             which = f"thread_id={thread_id}, " if thread_id is not None else ""
             result.more = f"more frames: debug_stack({which}start={start + fits}, levels={levels})"
+        elif not frames and start == 0:
+            result.more = backend.frameless(thread)
         return result
 
     async def locks(self, scope: StopScope, thread_ids: list[int]) -> dict[int, ThreadLocks]:
@@ -207,7 +221,8 @@ class Inspector:
     # -- values -----------------------------------------------------------------------------------------
 
     def var(self, scope: StopScope, variable: Variable, frame: FrameRef | None, limit: int = VALUE_CHARS) -> Var:
-        value, cut = clip(variable.value, limit)
+        """A variable as listings show it: its value on one line, cut to ``limit``."""
+        value, cut = clip(one_line(variable.value), limit)
         return Var(name=variable.name, value=value, type=variable.type, ref=scope.remember(variable, frame),
                    truncated=cut or None)
 
@@ -335,3 +350,8 @@ class Inspector:
             updated = await self.core.read(scope, backend.set_variable(container, name, value))
         scope.forget_values()
         return self.var(scope, updated, frame)
+
+
+def joined(*parts: str | None) -> str | None:
+    """Notes as one, in order ("; " between them), or None when there is none."""
+    return "; ".join(p for p in parts if p) or None
