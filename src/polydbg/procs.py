@@ -348,14 +348,21 @@ class DebuggerProcess:
             log.warning("%s (pid %d) was stopped by a signal: continued to end the session", self.name, pid)
         return "T" in states
 
-    def not_answering(self) -> str | None:
-        """Why the debugger cannot be busy answering, read from /proc: its own process stopped by a signal,
-        or the debuggee with every thread held by its tracer (so it runs no expression either); None when
-        nothing says so."""
+    def stopped_by_signal(self) -> str | None:
+        """That the debugger's own process is stopped by a signal, read from /proc; None when it is not."""
         pid = self.debugger_pid()
         if pid is not None and thread_states(pid) == {"T"}:
             return (f"its process (pid {pid}) is stopped by a signal (SIGSTOP, or a terminal's stop) and answers "
                     f"nothing until it gets SIGCONT (kill -CONT {pid})")
+        return None
+
+    def not_answering(self) -> str | None:
+        """Why the debugger cannot be busy answering, read from /proc: its own process stopped by a signal,
+        or the debuggee with every thread held by its tracer (so it runs no expression either); None when
+        nothing says so."""
+        stopped = self.stopped_by_signal()
+        if stopped is not None:
+            return stopped
         debuggee = self.debuggee_pid or self.watched_pid
         if debuggee is not None and thread_states(debuggee) == {"t"}:
             return f"the program runs no expression (pid {debuggee}: every thread of it is stopped)"

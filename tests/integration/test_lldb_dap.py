@@ -30,6 +30,7 @@ NATIVE = PROGRAMS / "native"
 RUST = PROGRAMS / "rust"
 BASICS_C = str(NATIVE / "c" / "basics.c")
 LOOPER_C = str(NATIVE / "c" / "looper.c")
+CALLS_C = str(NATIVE / "c" / "calls.c")
 CONTAINERS_CPP = str(NATIVE / "cpp" / "containers.cpp")
 MAIN_RS = str(RUST / "src" / "main.rs")
 
@@ -41,6 +42,7 @@ THREADS_C = str(NATIVE / "c" / "threads.c")
 ALL_RUNNING = line_of("native/c/threads.c", "/* all workers running */")
 ASSERT_FAILS = line_of("native/c/aborts.c", "/* assert fails */")
 IN_TICK = line_of("native/c/looper.c", "/* in tick */")
+BETWEEN_ROUNDS = line_of("native/c/calls.c", "/* between rounds */")
 THROWS = line_of("native/cpp/throws.cpp", "// throws here")
 AFTER_CONTAINERS = line_of("native/cpp/containers.cpp", "// after containers")
 VALUES_READY = line_of("rust/src/main.rs", "// values ready")
@@ -252,6 +254,27 @@ async def test_an_evaluate_while_lldb_dap_is_stopped_says_it_is_not_answering(
     await tools("debug_terminate")
 
 
+async def test_an_evaluate_while_gdb_is_stopped_names_the_signal(
+        tools: Tools, native: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """It said only "gdb did not answer within 10 s", where lldb-dap and debugpy say how to wake it."""
+    require("gdb")
+    monkeypatch.setattr(timeouts, "INSPECT_S", 2.0)
+    await tools("debug_launch", program=native["basics"], adapter="gdb",
+                breakpoints=[{"file": BASICS_C, "line": LOOP_BODY}])
+    gdb = _debugger_pid("gdb")
+    os.kill(gdb, signal.SIGSTOP)
+    try:
+        text = await tools.error("debug_evaluate", expression="origin.x")
+        assert f"its process (pid {gdb}) is stopped by a signal" in text and f"kill -CONT {gdb}" in text, text
+        assert "did not return" not in text, text  # not interrupted as a call that runs on
+        again = await tools.error("debug_evaluate", expression="origin.y")
+        assert f"kill -CONT {gdb}" in again, again
+    finally:
+        os.kill(gdb, signal.SIGCONT)
+    assert (await tools("debug_evaluate", expression="origin.x"))["value"] == "3"
+    await tools("debug_terminate")
+
+
 async def test_c_segfault_stops_at_the_faulting_line(tools: Tools, native: dict[str, str]) -> None:
     report = await tools("debug_launch", program=native["crash"], adapter="lldb-dap")
     assert report["state"] == "stopped"
@@ -363,13 +386,8 @@ async def test_a_detach_the_debugger_never_answers_puts_its_breakpoints_back(
     _running_untraced(looper)
 
 
-async def test_a_program_launched_under_gdb_and_detached_keeps_running(tools: Tools, native: dict[str, str]) -> None:
-    """Its terminal is gdb's pty, its controlling terminal: closing it at the end hung the program up (SIGHUP)."""
-    require("gdb")
-    await tools("debug_launch", program=native["looper"], adapter="gdb",
-                breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
-    [pid] = [pid for pid, command in descendants(os.getpid()).items() if command == native["looper"]]
-    await tools("debug_terminate", detach=True)
+async def _keeps_running_untraced(pid: int) -> None:
+    """The detached program lives on, traced by nobody; then it is killed."""
     fd = os.pidfd_open(pid)  # readable once the process has exited
     try:
         with pytest.raises(TimeoutError):
@@ -381,6 +399,56 @@ async def test_a_program_launched_under_gdb_and_detached_keeps_running(tools: To
         with anyio.fail_after(10):
             await anyio.wait_readable(fd)
         os.close(fd)
+
+
+@pytest.mark.parametrize("adapter", ["lldb-dap", "gdb"])
+async def test_a_launched_program_detached_keeps_running(tools: Tools, native: dict[str, str], adapter: str,
+                                                         anyio_backend: str) -> None:
+    """gdb: its terminal is gdb's pty, its controlling terminal: closing it at the end hung the program up
+    (SIGHUP). lldb-dap: lldb answers the detach of a program it launched ~5 s after letting it go, which polydbg
+    took for a detach never answered."""
+    if adapter == "gdb":
+        require("gdb")
+    await tools("debug_launch", program=native["looper"], adapter=adapter,
+                breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
+    [pid] = [pid for pid, command in descendants(os.getpid()).items() if command == native["looper"]]
+    ended = await tools("debug_terminate", detach=True)
+    assert "detached; the program keeps running" in ended["message"], ended
+    await _keeps_running_untraced(pid)
+
+
+async def test_a_call_past_half_a_second_returns(tools: Tools, native: dict[str, str]) -> None:
+    """lldb-dap evaluates with the API's default timeout, 0.5 s: a sleep(1) was interrupted, the error blaming
+    "breakpoint 1.1", which the call never hit."""
+    await tools("debug_launch", program=native["calls"], adapter="lldb-dap",
+                breakpoints=[{"file": CALLS_C, "line": BETWEEN_ROUNDS}])
+    assert (await tools("debug_evaluate", expression="slow_call(1)"))["value"] == "0"
+    assert (await tools("debug_evaluate", expression="rounds"))["value"] == "0"
+    await tools("debug_terminate")
+
+
+@pytest.mark.parametrize("adapter", ["lldb-dap", "gdb"])
+async def test_an_endless_call_ends_at_the_deadline_and_the_stop_and_the_program_live_on(
+        tools: Tools, native: dict[str, str], adapter: str, monkeypatch: pytest.MonkeyPatch,
+        anyio_backend: str) -> None:
+    """gdb answered nothing while the call ran, so every later call failed ("gdb is unresponsive"), and a detach
+    ended gdb, and the program with it; lldb-dap's error named a breakpoint the call never hit."""
+    if adapter == "gdb":
+        require("gdb")
+    monkeypatch.setattr(timeouts, "INSPECT_S", 3.0)
+    await tools("debug_launch", program=native["calls"], adapter=adapter,
+                breakpoints=[{"file": CALLS_C, "line": BETWEEN_ROUNDS}])
+    [pid] = [pid for pid, command in descendants(os.getpid()).items() if command == native["calls"]]
+    text = await tools.error("debug_evaluate", expression="endless_call()")
+    assert "the call did not return within 3 s" in text and "breakpoint" not in text, text
+    frames = (await tools("debug_stack"))["threads"][0]["frames"]
+    assert (frames[0]["function"], frames[0]["line"]) == ("main", BETWEEN_ROUNDS), frames
+    assert (await tools("debug_evaluate", expression="rounds"))["value"] == "0"
+    stepped = await tools("debug_step")
+    assert stepped["location"]["line"] == BETWEEN_ROUNDS + 1, stepped
+    ended = await tools("debug_terminate", detach=True)
+    assert "detached; the program keeps running" in ended["message"], ended
+    await _keeps_running_untraced(pid)
 
 
 async def test_core_file_shows_stack_and_variables(tools: Tools, native: dict[str, str], core_dump: str) -> None:

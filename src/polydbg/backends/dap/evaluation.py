@@ -66,14 +66,15 @@ class Evaluations:
                 "interrupted: debug_terminate ends the session")
 
     async def run(self, client: DapClient, thread: int | None, expression: str,
-                  arguments: dict[str, Any]) -> dict[str, Any]:
-        """Send ``evaluate`` and wait one deadline; past it, remember the evaluation as still running."""
+                  arguments: dict[str, Any], grace_s: float = 0.0) -> dict[str, Any]:
+        """Send ``evaluate`` and wait one deadline; past it, remember the evaluation as still running.
+        ``grace_s``: more time for an adapter told to interrupt the evaluation itself at the deadline."""
         future = client.send_request("evaluate", arguments)
         deadline = timeouts.INSPECT_S
         try:
-            return await client.wait(future, "evaluate", deadline)
+            return await client.wait(future, "evaluate", deadline + grace_s)
         except AdapterTimeoutError as exc:
-            self._running[thread] = _Evaluation(expression, future, time.monotonic() - deadline)
+            self._running[thread] = _Evaluation(expression, future, time.monotonic() - deadline - grace_s)
             silent = self._silent(f"no answer to the evaluation within {deadline:g} s")
             if silent is not None:
                 raise silent from exc

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from polydbg.backends.base import ExceptionDetail, FrameRef, Scope, Variable
+from polydbg.backends.gdb.calls import Calls
 from polydbg.backends.gdb.frames import Frames
 from polydbg.backends.gdb.native import Native
 from polydbg.backends.gdb.state import GdbState
@@ -75,10 +76,11 @@ class _Ref:
 
 
 class Inspection:
-    def __init__(self, gdb: GdbState, frames: Frames, native: Native) -> None:
+    def __init__(self, gdb: GdbState, frames: Frames, native: Native, calls: Calls) -> None:
         self._gdb = gdb
         self._frames = frames
         self._native = native
+        self._calls = calls
         self._refs: HandleTable[_Ref] = HandleTable()
         self._roots: list[str] = []  # root varobjs created at this stop
 
@@ -245,21 +247,20 @@ class Inspection:
     # -- evaluation and assignment ----------------------------------------------------------------------------
 
     async def evaluate(self, expression: str, frame: FrameRef | None) -> Variable:
-        value, kind = await self._evaluate_with_type(expression, await self._frames.where(frame))
+        value, kind = await self._evaluate_with_type(expression, frame)
         return self._value(expression, expression, value, kind, None, frame)
 
-    async def _evaluate_with_type(self, expression: str, where: str) -> tuple[str, str | None]:
+    async def _evaluate_with_type(self, expression: str, frame: FrameRef | None) -> tuple[str, str | None]:
+        """The value (the expression may call a function: bounded by ``calls``) and its type."""
+        where = await self._frames.where(frame)
         client = self._gdb.client
-        sent = [(c, client.send(c)) for c in (
-            f"-data-evaluate-expression {where}{mi_quote(expression)}",
-            f"-interpreter-exec {where}console {mi_quote('whatis ' + expression)}")]
-        value = await client.gather(sent[:1], timeouts.INSPECT_S)
-        try:
-            [whatis] = await client.gather(sent[1:], timeouts.INSPECT_S)
-            kind = whatis.console.strip().removeprefix("type = ") or None
-        except AdapterRequestError:
-            kind = None
-        return str(value[0].payload.get("value", "")), kind
+        whatis = client.send(f"-interpreter-exec {where}console {mi_quote('whatis ' + expression)}")  # runs no code
+        value = await self._calls.run(f"-data-evaluate-expression {where}{mi_quote(expression)}",
+                                      frame.thread_id if frame is not None else None)
+        kind = None
+        with contextlib.suppress(AdapterError):
+            kind = (await client.wait(whatis, "whatis", timeouts.INSPECT_S)).console.strip().removeprefix("type = ")
+        return str(value.payload.get("value", "")), kind or None
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         info = self._refs.get(ref)
@@ -268,8 +269,9 @@ class Inspection:
         if info.kind in ("locals", "registers"):
             target = ("$" + name.lstrip("$")) if info.kind == "registers" else name
             where = await self._frames.where(info.frame)
-            await self._gdb.cmd(f"-data-evaluate-expression {where}{mi_quote(f'{target} = ({value})')}")
-            text, kind = await self._evaluate_with_type(target, where)
+            await self._calls.run(f"-data-evaluate-expression {where}{mi_quote(f'{target} = ({value})')}",
+                                  info.frame.thread_id if info.frame is not None else None)
+            text, kind = await self._evaluate_with_type(target, info.frame)
             return self._value(name, target, text, kind, None, info.frame)
         info = await self._varobj(info)
         if name not in info.names:
