@@ -219,13 +219,17 @@ async def test_c_watchpoint_memory_disassembly_registers_and_command(tools: Tool
         text = await tools.error("debug_command", command=empty)
         assert "the command is empty" in text and "'frame variable'" in text, text
 
-    watch = (await tools("debug_watch", expression="counter"))["breakpoints"][0]
-    assert watch["verified"]
+    first = (await tools("debug_watch", expression="greeting[0]"))["breakpoints"][0]
+    watch = (await tools("debug_watch", expression="counter"))["breakpoints"][-1]
+    assert watch["verified"] and watch["id"] == first["id"] + 1
     await tools("debug_clear", file=BASICS_C)
     hit = await tools("debug_continue")
     assert hit["state"] == "stopped"
     assert hit["reason"] == "data breakpoint"
+    assert hit["description"].startswith(f"#{watch['id']} counter"), hit  # not lldb's own watchpoint number
     assert hit["location"]["function"] == "bump"
+    caller = (await tools("debug_command", command="frame variable scaled", frame_id=1))["output"]
+    assert "scaled = 14" in caller, caller  # in the frame asked for, not lldb's selected one
     assert hit["location"]["line"] in (WRITES_COUNTER, WRITES_COUNTER + 1)  # the pc is past the writing store
     assert (await tools("debug_evaluate", expression="counter"))["value"] == "7"
     again = await tools("debug_continue")
@@ -518,17 +522,37 @@ async def test_cpp_uncaught_exception_stops_at_the_throw(tools: Tools, native: d
     await tools("debug_terminate")
 
 
+async def test_an_exception_gdb_stops_at_as_caught_says_its_type_and_message(
+        tools: Tools, native: dict[str, str]) -> None:
+    """At a catch gdb's $_exception was printed raw, its type said only as "C++ exception"."""
+    require("gdb")
+    await tools("debug_launch", program=native["own_exceptions"], adapter="gdb", args=["c"], stop_on_entry=True,
+                break_on_exception="none")
+    await tools("debug_break", exception=["catch"])
+    caught = await tools("debug_continue")
+    assert caught["reason"] == "exception", caught
+    assert caught["exception"] == {"type": "ConfigError", "message": "port out of range"}
+    await tools("debug_terminate")
+
+
 # -- Rust ------------------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("adapter", ["lldb-dap", "gdb"])
 @pytest.mark.parametrize(("which", "marker", "exception"), [
     ("a", "// throws AppError", {"type": "AppError", "message": "bad config value"}),  # its own what()'s string
     ("c", "// throws ConfigError", {"type": "ConfigError", "message": "port out of range"}),  # runtime_error's
+    ("p", "// throws Plain", {"type": "Plain", "message": "code = 7"}),  # no string: its fields
+    ("b", "// throws Bare", {"type": "Bare", "message": "(its fields: its type is not in the program's debug info)"}),
     ("i", "// throws an int", {"type": "int", "message": "42"}),
 ])
 async def test_a_thrown_object_of_the_programs_own_class_says_what_it_holds(
-        tools: Tools, native: dict[str, str], which: str, marker: str, exception: dict[str, str],
+        tools: Tools, native: dict[str, str], which: str, marker: str, exception: dict[str, str], adapter: str,
         anyio_backend: str) -> None:
-    thrown = await tools("debug_launch", program=native["own_exceptions"], adapter="lldb-dap", args=[which],
+    """gdb printed gdb's $_exception raw, without the type ("C++ exception: {<std::exception> = …, msg = …}");
+    a plain struct read as an empty message on both."""
+    if adapter == "gdb":
+        require("gdb")
+    thrown = await tools("debug_launch", program=native["own_exceptions"], adapter=adapter, args=[which],
                          break_on_exception="raised")
     assert thrown["reason"] == "exception"
     assert thrown["location"]["line"] == line_of("native/cpp/own_exceptions.cpp", marker), thrown

@@ -292,36 +292,51 @@ class Inspection:
         if facts.signal is not None:
             name, meaning = facts.signal
             return ExceptionDetail(type=name, message=meaning or name)
+        if facts.catch == "panic":
+            message = panic_message(self._gdb.output_tail)
+            return ExceptionDetail(type="panic", message=(message or "Rust panic").removeprefix("panicked at "))
         if facts.catch is not None:
-            with contextlib.suppress(AdapterError):
-                result = await self._gdb.cmd(f"-data-evaluate-expression --thread {thread_id} --frame 0 $_exception")
-                return ExceptionDetail(type="C++ exception", message=str(result.payload.get("value", "")))
-            if facts.catch == "panic":
-                message = panic_message(self._gdb.output_tail)
-                return ExceptionDetail(type="panic", message=(message or "Rust panic").removeprefix("panicked at "))
-            if facts.catch == "throw":
-                thrown = await self._thrown(thread_id)
-                if thrown is not None:
-                    return thrown
-            return ExceptionDetail(type="C++ exception", message=f"exception {facts.catch}")
+            return await self._exception(thread_id, facts.catch) or ExceptionDetail(
+                type="C++ exception", message=f"exception {facts.catch}")
         return None
 
-    async def _thrown(self, thread_id: int) -> ExceptionDetail | None:
-        """Type and message of the exception in __cxa_throw's arguments (see kit.cxx); None off x86-64."""
-        first, second = (f"${r}" for r in cxx.ARGUMENT_REGISTERS)
+    async def _exception(self, thread_id: int, catch: str) -> ExceptionDetail | None:
+        """Type and message of the exception a throw or catch stop is about (see kit.cxx), memory only: at a throw
+        from ``__cxa_throw``'s arguments (the type from its type_info, known without the type's debug info), at a
+        catch from gdb's ``$_exception``, which needs it (the type is gdb's ``whatis``)."""
         where = f"--thread {thread_id} --frame 0 "
-        try:
-            name = await self._gdb.cmd(f"-data-evaluate-expression {where}{mi_quote(f'*(char **)({second} + 8)')}")
-        except AdapterError:
+        printed = await self._printed(where, "$_exception")
+        if catch == "throw":
+            first, second = (f"${r}" for r in cxx.ARGUMENT_REGISTERS)
+            address = first
+            type_ = cxx.demangle_type(cxx.printed_string(await self._printed(where, f"*(char **)({second} + 8)") or "")
+                                      or "") or None
+        else:
+            address = "&$_exception"
+            type_ = cxx.whatis_type(await self._printed(where, "$_exception", command="whatis") or "")
+        if not type_:
             return None
-        mangled = cxx.printed_string(str(name.payload.get("value", "")))
-        if not mangled:
-            return None
-        type_ = cxx.demangle_type(mangled)
-        message = ""
         if type_ in cxx.STRING_MESSAGE_TYPES:
-            with contextlib.suppress(AdapterError):
-                text = await self._gdb.cmd(
-                    f"-data-evaluate-expression {where}{mi_quote(f'*(char **)({first} + 8)')}")
-                message = cxx.printed_string(str(text.payload.get("value", ""))) or ""
+            return ExceptionDetail(type=type_, message=await self._c_string(where, f"(char *)({address}) + 8"))
+        if type_ in cxx.C_STRINGS:
+            return ExceptionDetail(type=type_, message=await self._c_string(where, f"(char *)({address})"))
+        if printed is None:
+            return ExceptionDetail(type=type_, message=cxx.NO_FIELDS)
+        std_base, message = cxx.fields_message(printed)
+        if std_base:  # derived from runtime_error & co.: their string, after the vtable pointer
+            message = await self._c_string(where, f"(char *)({address}) + 8")
         return ExceptionDetail(type=type_, message=message)
+
+    async def _printed(self, where: str, expression: str, command: str = "") -> str | None:
+        """gdb's print of an expression (or a console command's output on it, ``whatis``); None when it fails."""
+        line = (f"-interpreter-exec {where}console {mi_quote(f'{command} {expression}')}" if command else
+                f"-data-evaluate-expression {where}{mi_quote(expression)}")
+        try:
+            result = await self._gdb.cmd(line)
+        except AdapterRequestError:
+            return None
+        return result.console.strip() if command else str(result.payload.get("value", ""))
+
+    async def _c_string(self, where: str, pointer_at: str) -> str:
+        """The string a ``char *`` stored at address ``pointer_at`` points to ("" when unreadable)."""
+        return cxx.printed_string(await self._printed(where, f"*(char **)({pointer_at})") or "") or ""

@@ -77,7 +77,7 @@ class LldbDapBackend(DapBackend):
         self._scope_refs: set[int] = set()  # variable references of scopes at this stop (never capped)
         self._helpers: list[procs.ProcStat] = []  # lldb-server and the debuggee, found before the end
         self._stops = stops.LldbStops(language, ordered, self._frames, self._request, self._stop_event,
-                                      self._breakpoints.ids)
+                                      self._breakpoints.ids, self._breakpoints.watch_label)
 
     # -- adapter and launch -------------------------------------------------------------------------
 

@@ -15,7 +15,8 @@ stack first, so they are reported after it (``kit.ordering`` holds the events be
   panic message the hook printed (``kit.panics``) becomes the stop's description.
 - A watchpoint: one that fired inside library code (memcpy writing the watched bytes) is reported at
   the user's frame that called it, the library frames listed above frame 0 (``above``); the old and
-  new values lldb printed as console lines just before the stop go to its description.
+  new values lldb printed as console lines just before the stop go to its description, after polydbg's
+  id and the watched expression (lldb-dap's own "data breakpoint 2" is lldb's watchpoint number).
 
 A stop at a conditional breakpoint waits ``CONDITION_ERROR_WAIT_S`` for lldb's console line saying
 the condition failed to evaluate (lldb stops then, and says so only in output sent just after the
@@ -130,13 +131,15 @@ class LldbStops:
     """The stops of one lldb-dap session: classified, rewritten and reported in order."""
 
     def __init__(self, language: str, ordered: OrderedEvents, frames: FrameHandles[int], request: wire.Request,
-                 stop_event: Callable[[dict[str, Any]], StopEvent], breakpoint_ids: IdMap[int]) -> None:
+                 stop_event: Callable[[dict[str, Any]], StopEvent], breakpoint_ids: IdMap[int],
+                 watch_label: Callable[[int], str | None]) -> None:
         self._language = language
         self._ordered = ordered
         self._frames = frames
         self._request = request
         self._stop_event = stop_event
         self._breakpoint_ids = breakpoint_ids  # the session's breakpoints: a stop at any other may be rust_panic
+        self._watch_label = watch_label  # lldb's watchpoint id → "#3 counter", as the agent knows it
         self.core: str | None = None  # the core file opened post-mortem
         self.remote = False  # attached to a gdbserver: its initial SIGTRAP stop is not the user's
         self._remote_resumed = False
@@ -351,7 +354,9 @@ class LldbStops:
         (memcpy, memset, a libstdc++ header), the stop is the user's frame that called it, the library frames
         stay listed above it."""
         body = self._rewrite(body)
-        description = str(body.get("description") or "data breakpoint")
+        labels = [label for n in body.get("hitBreakpointIds") or () if isinstance(n, int)
+                  and (label := self._watch_label(n)) is not None]  # lldb's "data breakpoint 2" is its own number
+        description = ", ".join(labels) or str(body.get("description") or "data breakpoint")
         if self._watch_values:
             description = f"{description}: {self._watch_values}"
         hidden = leading(frames, library_frame)
@@ -402,7 +407,7 @@ class LldbStops:
                 "expression": f"{COMMAND_PREFIX}memory read -t '{type_}' -c 1 {hex(address)}", "context": "repl",
             })).get("result", ""))
             if printed.lstrip().startswith("error:"):
-                return ""
+                return cxx.NO_FIELDS
             std_base, message = cxx.fields_message(printed)
             return await self._c_string_at(address + 8) if std_base else message
         return ""

@@ -35,7 +35,7 @@ def test_why_the_program_aborted_is_read_from_its_output() -> None:
 
 def test_lldbs_report_of_a_watchpoint_hit_becomes_the_stops_values() -> None:
     lldb = stops.LldbStops("c", OrderedEvents(RecordingListener()), FrameHandles(), FakeRequests(),
-                           lambda body: StopEvent("data breakpoint", body.get("threadId")), IdMap())
+                           lambda body: StopEvent("data breakpoint", body.get("threadId")), IdMap(), lambda n: None)
     assert not lldb.output("console", "value: 3\n")  # not inside a report: left alone
     assert [lldb.output("console", line) for line in ("Watchpoint 1 hit:\n", "old value: '\\0'\n",
                                                       "new value: ','\n")] == [True, True, True]
@@ -69,7 +69,7 @@ def _stops(requests: FakeRequests | None = None, language: str = "c") -> tuple[s
     listener = RecordingListener()
     frames: FrameHandles[int] = FrameHandles()
     found = stops.LldbStops(language, OrderedEvents(listener), frames, requests or FakeRequests(), _stop_event,
-                            IdMap())
+                            IdMap(), {1: "#2 counter"}.get)
     return found, listener, frames
 
 
@@ -136,11 +136,12 @@ async def test_a_watchpoint_that_fired_in_memcpy_is_the_users_call_with_memcpy_l
     found, listener, handles = _stops(FakeRequests(stackTrace={"stackFrames": frames}))
     for line in ("Watchpoint 1 hit:\n", "old value: 0\n", "new value: 7\n"):
         found.output("console", line)
-    found.take({"reason": "data breakpoint", "threadId": 3, "description": "data breakpoint 1"})
+    found.take({"reason": "data breakpoint", "threadId": 3, "description": "data breakpoint 1",
+                "hitBreakpointIds": [1]})
     await asyncio.wait_for(listener.stopped.wait(), 2.0)
     [event] = _stopped(listener)
-    assert event.description == ("data breakpoint 1: 0 → 7 inside __memmove_avx_unaligned_erms "
-                                 "(library code called from here)")
+    assert event.description == ("#2 counter: 0 → 7 inside __memmove_avx_unaligned_erms "
+                                 "(library code called from here)")  # polydbg's id, not lldb's watchpoint number
     assert handles.hidden(3) == 1 and [f.name for f in found.above(3)] == ["__memmove_avx_unaligned_erms"]
     found.moving()
     assert found.above(3) == [] and handles.hidden(3) is None
