@@ -97,6 +97,16 @@ class Tools:
         assert result.is_error, f"{name}({arguments}) should have failed but returned: {text_of(result)}"
         return text_of(result)
 
+    async def session_leaving(self, state: str, timeout_s: float) -> dict[str, Any]:
+        """The one session as debug_sessions lists it once its state is no longer ``state``, read until then (no
+        event tells a client); fails the test after ``timeout_s``."""
+        with anyio.fail_after(timeout_s):
+            while True:
+                session = dict((await self("debug_sessions"))["sessions"][0])
+                if session["state"] != state:
+                    return session
+                await anyio.sleep(0.05)
+
 
 @pytest.fixture
 def anyio_backend() -> str:

@@ -138,6 +138,26 @@ def thread_states(pid: int) -> set[str]:
     return states
 
 
+def exit_status(pid: int) -> str | None:
+    """How a process that ended and is not reaped yet ended, from its zombie's wait status in /proc: "killed by
+    SIGKILL", "exited with code 3"; None while it lives, once it is reaped, or where /proc does not say."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rpartition(b")")[2].split()
+    except OSError:
+        return None
+    if len(fields) < 50 or fields[0] != b"Z":
+        return None
+    status = int(fields[-1])  # field 52, exit_code (Linux ≥ 3.5)
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            return f"killed by {signal.Signals(number).name}"
+        except ValueError:
+            return f"killed by signal {number}"
+    return f"exited with code {os.WEXITSTATUS(status)}" if os.WIFEXITED(status) else None
+
+
 def threads_all_exited(pid: int) -> bool:
     """Every thread of ``pid`` has exited, or the process is gone. A traced program killed while its debugger
     holds it stopped stays a set of zombie threads until the debugger next waits on it (delve: when it resumes
@@ -248,6 +268,7 @@ class DebuggerProcess:
         self.debuggee_pid: int | None = None
         self.debuggee_pgid: int | None = None
         self.watched_pid: int | None = None  # the debuggee whose end is watched (attached ones too)
+        self.debuggee_end: str | None = None  # how the watched debuggee ended, when /proc said ("killed by SIGKILL")
         self._debugger_pid: int | None = None
         self._tail: collections.deque[str] = collections.deque(maxlen=tail_lines)
         self._traceback_indent: int | None = None  # inside a Python traceback on stderr: its header's indent
@@ -411,9 +432,16 @@ class DebuggerProcess:
 
         def ended() -> None:
             self._stop_watching()
-            cause = (f"the program (pid {pid}) has ended but {self.name} did not report it: it was killed "
-                     "from outside, or a process it started still holds its output open (that process "
-                     "ends with this session)")
+            how = self.debuggee_end = exit_status(pid)  # read before anyone reaps it (gdb waits only to resume)
+            if how is not None and how.startswith("killed"):
+                cause = f"the program (pid {pid}) was {how} from outside, and {self.name} did not report it"
+            elif how is not None:
+                cause = (f"the program (pid {pid}) {how} but {self.name} did not report it: a process it started "
+                         "still holds its output open (that process ends with this session)")
+            else:
+                cause = (f"the program (pid {pid}) has ended but {self.name} did not report it: it was killed "
+                         "from outside, or a process it started still holds its output open (that process "
+                         "ends with this session)")
             self._gone_report = loop.call_later(DEBUGGEE_GONE_GRACE_S, on_gone, cause)
 
         loop.add_reader(fd, ended)

@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from tests.conftest import PROGRAMS, Tools, line_of, require
@@ -206,12 +205,7 @@ async def test_a_program_killed_while_stopped_reads_terminated_within_a_second(t
     assert (await tools("debug_sessions"))["sessions"][0]["pid"] == pid  # debug_sessions names the program
     os.kill(pid, signal.SIGKILL)
     killed = time.monotonic()
-    with anyio.fail_after(5):  # the session's state is read until it changes (no event tells a client)
-        while True:
-            session = (await tools("debug_sessions"))["sessions"][0]
-            if session["state"] != "stopped":
-                break
-            await anyio.sleep(0.05)
+    session = await tools.session_leaving("stopped", 5)
     assert time.monotonic() - killed < 1.5, session
     assert session["state"] == "terminated" and "killed from outside" in str(session), session
     await tools("debug_terminate")

@@ -57,6 +57,14 @@ def _cargo() -> str | None:
         (str(p) for p in [Path.home() / ".cargo" / "bin" / "cargo"] if p.exists()), None)
 
 
+@pytest.fixture(params=["lldb-dap", "gdb"])
+def adapter(request: pytest.FixtureRequest) -> str:
+    """Each native adapter in turn (a test parametrized on its own adapters overrides this)."""
+    if request.param == "gdb":
+        require("gdb")
+    return str(request.param)
+
+
 @pytest.fixture(scope="session")
 def native(build_dir: Path) -> dict[str, str]:
     """The C and C++ test programs, built once (gcc/g++ -g -O0)."""
@@ -173,6 +181,34 @@ async def test_c_struct_and_string_values(tools: Tools, native: dict[str, str]) 
     assert (await tools("debug_evaluate", expression="origin"))["value"] == "{x:3, y:4}"
     greeting = await tools("debug_evaluate", expression="greeting")  # a char array reads as a string
     assert greeting["value"] == '"hello, native"'
+    await tools("debug_terminate")
+
+
+async def test_a_breakpoint_outside_any_function_moves_to_the_next_code(tools: Tools, native: dict[str, str],
+                                                                         adapter: str, anyio_backend: str) -> None:
+    """lldb left a breakpoint on a comment line outside any function pending for ever, with no reason; gdb moved
+    it to the next line with code."""
+    report = await tools("debug_launch", program=native["basics"], adapter=adapter,
+                         breakpoints=[{"file": BASICS_C, "line": 1}])
+    assert (report["reason"], report["location"]["line"]) == ("breakpoint", IN_ADD), report
+    [placed] = (await tools("debug_breakpoints"))["breakpoints"]
+    assert (placed["line"], placed["actual_line"], placed["verified"]) == (1, IN_ADD, True), placed
+    await tools("debug_terminate")
+
+
+async def test_stop_on_entry_stops_at_main_with_its_source(tools: Tools, native: dict[str, str], adapter: str,
+                                                           anyio_backend: str) -> None:
+    """lldb held the program at the loader's first instruction (_start, no source), gdb at main."""
+    entry = await tools("debug_launch", program=native["basics"], adapter=adapter, stop_on_entry=True)
+    assert (entry["reason"], entry["location"]["function"], entry["location"]["file"]) == ("entry", "main", BASICS_C)
+    assert (await tools("debug_step"))["location"]["function"] == "main"
+    await tools("debug_terminate")
+
+
+async def test_stop_on_entry_stops_at_the_crates_main(tools: Tools, rust_binary: str) -> None:
+    entry = await tools("debug_launch", program=rust_binary, adapter="lldb-dap", stop_on_entry=True)
+    assert (entry["reason"], entry["location"]["function"], entry["location"]["file"]) == (
+        "entry", "rustdemo::main", MAIN_RS), entry
     await tools("debug_terminate")
 
 
@@ -362,13 +398,10 @@ def _running_untraced(program: subprocess.Popen[bytes]) -> None:
     assert "TracerPid:\t0\n" in status, status
 
 
-@pytest.mark.parametrize("adapter", ["lldb-dap", "gdb"])
 async def test_a_detach_leaves_the_program_running_even_from_a_stopped_debugger(
         tools: Tools, looper: subprocess.Popen[bytes], adapter: str, anyio_backend: str) -> None:
     """A debugger stopped by a signal could not detach: polydbg ended it, and the system let the program go with
     the breakpoint still in its code (it died of SIGTRAP: exit code 251, i.e. -5). It is woken to detach."""
-    if adapter == "gdb":
-        require("gdb")
     report = await tools("debug_attach", pid=looper.pid, language="c", adapter=adapter,
                          breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
     assert report["location"]["line"] == IN_TICK
@@ -405,14 +438,11 @@ async def _keeps_running_untraced(pid: int) -> None:
         os.close(fd)
 
 
-@pytest.mark.parametrize("adapter", ["lldb-dap", "gdb"])
 async def test_a_launched_program_detached_keeps_running(tools: Tools, native: dict[str, str], adapter: str,
                                                          anyio_backend: str) -> None:
     """gdb: its terminal is gdb's pty, its controlling terminal: closing it at the end hung the program up
     (SIGHUP). lldb-dap: lldb answers the detach of a program it launched ~5 s after letting it go, which polydbg
     took for a detach never answered."""
-    if adapter == "gdb":
-        require("gdb")
     await tools("debug_launch", program=native["looper"], adapter=adapter,
                 breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
     [pid] = [pid for pid, command in descendants(os.getpid()).items() if command == native["looper"]]
@@ -431,14 +461,11 @@ async def test_a_call_past_half_a_second_returns(tools: Tools, native: dict[str,
     await tools("debug_terminate")
 
 
-@pytest.mark.parametrize("adapter", ["lldb-dap", "gdb"])
 async def test_an_endless_call_ends_at_the_deadline_and_the_stop_and_the_program_live_on(
         tools: Tools, native: dict[str, str], adapter: str, monkeypatch: pytest.MonkeyPatch,
         anyio_backend: str) -> None:
     """gdb answered nothing while the call ran, so every later call failed ("gdb is unresponsive"), and a detach
     ended gdb, and the program with it; lldb-dap's error named a breakpoint the call never hit."""
-    if adapter == "gdb":
-        require("gdb")
     monkeypatch.setattr(timeouts, "INSPECT_S", 3.0)
     await tools("debug_launch", program=native["calls"], adapter=adapter,
                 breakpoints=[{"file": CALLS_C, "line": BETWEEN_ROUNDS}])
@@ -453,6 +480,20 @@ async def test_an_endless_call_ends_at_the_deadline_and_the_stop_and_the_program
     ended = await tools("debug_terminate", detach=True)
     assert "detached; the program keeps running" in ended["message"], ended
     await _keeps_running_untraced(pid)
+
+
+async def test_a_program_killed_while_stopped_is_said_killed_by_sigkill(tools: Tools, native: dict[str, str],
+                                                                        adapter: str, anyio_backend: str) -> None:
+    """lldb read "exit -1" (its own number: lldb-server ends with the program before sending its status); gdb said
+    the program had ended, not how."""
+    await tools("debug_launch", program=native["looper"], adapter=adapter,
+                breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
+    pid = (await tools("debug_sessions"))["sessions"][0]["pid"]
+    os.kill(pid, signal.SIGKILL)
+    session = await tools.session_leaving("stopped", 10)
+    assert session["state"] == "terminated", session
+    assert f"the program (pid {pid}) was killed by SIGKILL" in str(session), session
+    await tools("debug_terminate")
 
 
 async def test_core_file_shows_stack_and_variables(tools: Tools, native: dict[str, str], core_dump: str) -> None:
@@ -585,11 +626,8 @@ async def test_rust_values_read_as_rust(tools: Tools, rust_binary: str) -> None:
     await tools("debug_terminate")
 
 
-@pytest.mark.parametrize("adapter", ["lldb-dap", "gdb"])
 async def test_rust_panic_stops_where_it_panicked(tools: Tools, rust_binary: str, adapter: str,
                                                   anyio_backend: str) -> None:
-    if adapter == "gdb":
-        require("gdb")
     report = await tools("debug_launch", program=rust_binary, args=["divide-by-zero"], adapter=adapter)
     assert report["state"] == "stopped", report
     assert report["reason"] == "exception"
@@ -645,11 +683,8 @@ async def test_rust_references_to_enums_and_strs_read_as_rust(tools: Tools, rust
     await tools("debug_terminate")
 
 
-@pytest.mark.parametrize("adapter", ["lldb-dap", "gdb"])
 async def test_stdin_feeds_a_native_program(tools: Tools, native: dict[str, str], adapter: str,
                                             anyio_backend: str) -> None:
-    if adapter == "gdb":
-        require("gdb")
     done = await tools("debug_launch", program=native["echo_input"], adapter=adapter, stdin="one\ntwo words\n")
     assert done["state"] == "exited", done
     text = (await tools("debug_output"))["text"]

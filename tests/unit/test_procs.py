@@ -99,3 +99,17 @@ def test_no_traceback_no_addition() -> None:
     proc.remember("just a line\n")
     assert proc.stderr_hint() == "; gdb stderr: just a line"
     assert DebuggerProcess("x").stderr_hint() == ""
+
+
+def test_how_a_process_ended_is_read_from_its_zombie_until_it_is_reaped() -> None:
+    killed = subprocess.Popen(["sleep", "100"])
+    exited = subprocess.Popen(["sh", "-c", "exit 3"])
+    assert procs.exit_status(killed.pid) is None  # it lives
+    killed.kill()
+    for child in (killed, exited):
+        os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped: a zombie
+    assert procs.exit_status(killed.pid) == "killed by SIGKILL"
+    assert procs.exit_status(exited.pid) == "exited with code 3"
+    killed.wait()
+    exited.wait()
+    assert procs.exit_status(killed.pid) is None  # reaped: /proc no longer says

@@ -40,7 +40,7 @@ from polydbg.backends.dap.backend import DapBackend
 from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.lifecycle import Phase
 from polydbg.backends.kit.ordering import OrderedEvents
-from polydbg.backends.lldb import expressions, hits, launch, stops, values
+from polydbg.backends.lldb import expressions, hits, launch, lines, stops, values
 from polydbg.backends.lldb.launch import COMMAND_PREFIX
 from polydbg.backends.locate import find_lldb_dap
 from polydbg.dap.client import DapClient
@@ -60,6 +60,8 @@ _CONSOLE_NOISE = (
     "has no plugin for the language \"rust\"",  # expected: the toolchain's formatters stand in for it
 )
 _PROCESS_EXITED = re.compile(r"^Process \d+ exited with status = ")  # the report says so already
+# lldb-server ended with the program before it sent its status (the program killed while stopped): -1 is lldb's
+_NO_EXIT_STATUS = re.compile(r"^Process \d+ exited with status = -1 \(0xffffffff\) .*\bdied with\b")
 
 
 class LldbDapBackend(DapBackend):
@@ -76,6 +78,7 @@ class LldbDapBackend(DapBackend):
         self._quiet = launch.QUIET
         self._scope_refs: set[int] = set()  # variable references of scopes at this stop (never capped)
         self._helpers: list[procs.ProcStat] = []  # lldb-server and the debuggee, found before the end
+        self._no_exit_status = False  # lldb said the program's exit status never came (-1 is lldb's own)
         self._stops = stops.LldbStops(language, ordered, self._frames, self._request, self._stop_event,
                                       self._breakpoints.ids, self._breakpoints.watch_label)
 
@@ -150,6 +153,8 @@ class LldbDapBackend(DapBackend):
         if category in ("console", "important") and any(noise in text for noise in _CONSOLE_NOISE):
             log.debug("lldb-dap %s: %s", category, text.rstrip())
             return
+        if category == "console" and _NO_EXIT_STATUS.match(text):
+            self._no_exit_status = True
         if category == "console" and (_PROCESS_EXITED.match(text) or text == "\n" or (
                 self._life.phase < Phase.STARTED and "error" not in text.lower()
                 and "warning" not in text.lower())):
@@ -160,6 +165,19 @@ class LldbDapBackend(DapBackend):
 
     def _on_stopped(self, body: dict[str, Any]) -> None:
         self._ordered.deliver(lambda: self._stops.take(body))
+
+    def _on_exited(self, body: dict[str, Any]) -> None:
+        if body.get("exitCode") != -1 or not self._no_exit_status:
+            super()._on_exited(body)
+            return
+        pid = self._program_pid  # killed while stopped: lldb-server ended with it and sent no status
+        how = self._proc.debuggee_end or (procs.exit_status(pid) if pid is not None else None)
+        if how is None and self._stops.holding:
+            how = "killed by SIGKILL (the one signal that ends a program its debugger holds stopped)"
+        self._life.report_terminated(
+            f"the program (pid {pid}) was {how} from outside" if how and how.startswith("killed") else
+            f"the program (pid {pid}) ended without an exit status: lldb-server, which ran it, ended with it (it was "
+            "killed from outside, or lldb-server failed)")
 
     # -- execution ----------------------------------------------------------------------------------
 
@@ -184,7 +202,15 @@ class LldbDapBackend(DapBackend):
 
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
         sent, refused = self._stops.hits.prepare(breakpoints)
-        results = hits.merged(breakpoints, await super().set_breakpoints(file, sent), refused)
+
+        async def send(these: list[SourceBreakpoint]) -> list[BreakpointResult]:
+            return await DapBackend.set_breakpoints(self, file, these)
+
+        async def locations(first: int, last: int) -> dict[str, Any]:
+            return await self._request("breakpointLocations", {"source": {"path": file}, "line": first,
+                                                               "endLine": last})
+        answered = await lines.bound_to_code(file, sent, await send(sent), locations, send)
+        results = hits.merged(breakpoints, answered, refused)
         for bp in sent:
             native = self._breakpoints.ids.native_of(bp.id)
             if native is not None:

@@ -159,3 +159,16 @@ async def test_a_rust_panic_is_an_exception_with_its_message() -> None:
     assert event.reason == "exception" and event.description == "panicked at src/main.rs:5:5: boom"
     assert handles.hidden(1) == 2
     assert found.known_detail(1) == ExceptionDetail("panic", "src/main.rs:5:5: boom")
+
+
+async def test_stop_on_entry_runs_to_the_entry_function_and_that_stop_is_the_entry() -> None:
+    placed = {"result": "Breakpoint 4: where = app`app::main::h0123 + 12 at main.rs:3:5, address = 0x55\n"}
+    requests = FakeRequests(evaluate=placed, **{"continue": {}})
+    found, listener, _ = _stops(requests, language="rust")
+    for body in ({"reason": "entry", "threadId": 1, "description": "signal SIGSTOP"},  # at the loader's _start
+                 {"reason": "breakpoint", "threadId": 1, "hitBreakpointIds": [4], "description": "breakpoint 4.1"}):
+        found._ordered.deliver(lambda body=body: found.take(body))  # type: ignore[misc]  # as the backend does
+    await asyncio.wait_for(listener.stopped.wait(), 2.0)
+    assert _stopped(listener) == [StopEvent("entry", 1, "stopped at the program's entry (main)")]
+    assert requests.commands() == ["evaluate", "continue"]
+    assert "--one-shot true --func-regex" in requests.sent[0][1]["expression"]  # type: ignore[index]
