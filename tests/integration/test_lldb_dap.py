@@ -23,6 +23,7 @@ import anyio
 import pytest
 
 from polydbg import procs
+from polydbg.backends.gdb.state import GdbState
 from polydbg.backends.kit import timeouts
 from tests.conftest import PROGRAMS, Tools, descendants, line_of, require
 
@@ -477,6 +478,24 @@ async def test_an_endless_call_ends_at_the_deadline_and_the_stop_and_the_program
     assert (await tools("debug_evaluate", expression="rounds"))["value"] == "0"
     stepped = await tools("debug_step")
     assert stepped["location"]["line"] == BETWEEN_ROUNDS + 1, stepped
+    ended = await tools("debug_terminate", detach=True)
+    assert "detached; the program keeps running" in ended["message"], ended
+    await _keeps_running_untraced(pid)
+
+
+async def test_a_detach_lets_go_of_a_program_gdb_is_still_running_a_call_in(
+        tools: Tools, native: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """gdb read no detach while a call it made in the program ran on: polydbg ended gdb, and the program gdb had
+    started died with it."""
+    require("gdb")
+    monkeypatch.setattr(timeouts, "INSPECT_S", 2.0)
+    monkeypatch.setattr(GdbState, "interrupt", lambda _self: False)  # the call is left running, as it used to be
+    await tools("debug_launch", program=native["calls"], adapter="gdb",
+                breakpoints=[{"file": CALLS_C, "line": BETWEEN_ROUNDS}])
+    [pid] = [pid for pid, command in descendants(os.getpid()).items() if command == native["calls"]]
+    text = await tools.error("debug_evaluate", expression="endless_call()")
+    assert "gdb did not answer" in text, text
+    monkeypatch.undo()
     ended = await tools("debug_terminate", detach=True)
     assert "detached; the program keeps running" in ended["message"], ended
     await _keeps_running_untraced(pid)

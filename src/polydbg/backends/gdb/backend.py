@@ -407,6 +407,8 @@ class GdbMiBackend(Backend):
             self._proc.wake()  # gdb stopped by a signal can neither detach nor kill the program
             if client is not None and not client.is_closed:
                 try:
+                    if not kill:
+                        await self._calls.settle()  # gdb still busy with a call would never read the detach
                     await self._leave_target(client, kill)
                 except (AdapterError, OSError) as exc:
                     if not kill:

@@ -17,6 +17,7 @@ program's own: ``unwinding`` is set while it may arrive, and the backend does no
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from polydbg.backends.gdb.state import GdbState
@@ -73,6 +74,21 @@ class Calls:
         raise AdapterRequestError(command_name(command), f"the call did not return within {deadline:g} s "
                                   f"(polydbg's evaluation deadline), so {where}; a call that never returns (an "
                                   "endless loop, a wait) cannot be evaluated")
+
+    async def settle(self) -> None:
+        """Before gdb lets the program go: a request gdb has not answered past its deadline (a call it runs in the
+        program that was not interrupted) is interrupted, and the program put back, so the detach that follows is
+        read and finds the program at its stop."""
+        stalled = self._gdb.client.stalled()
+        if stalled is None or not self._gdb.interrupt():
+            return
+        self.unwinding = True
+        try:
+            with contextlib.suppress(AdapterError, asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(stalled.future), CALL_GRACE_S)
+            await self._back_to_stop(None)
+        finally:
+            self.unwinding = False
 
     async def _back_to_stop(self, thread_id: int | None) -> str | None:
         """Pop what is left of an interrupted call above gdb's dummy frame; what went wrong, or None."""
