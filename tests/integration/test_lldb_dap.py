@@ -452,6 +452,19 @@ async def test_a_launched_program_detached_keeps_running(tools: Tools, native: d
     await _keeps_running_untraced(pid)
 
 
+async def test_a_program_detached_after_a_watchpoint_keeps_running(tools: Tools, native: dict[str, str],
+                                                                    adapter: str, anyio_backend: str) -> None:
+    """lldb 22 detached it with its debug registers armed: it died of SIGTRAP at its next write to the variable."""
+    await tools("debug_launch", program=native["looper"], adapter=adapter,
+                breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
+    [pid] = [pid for pid, command in descendants(os.getpid()).items() if command == native["looper"]]
+    await tools("debug_watch", expression="ticks")
+    await tools("debug_continue")
+    ended = await tools("debug_terminate", detach=True)
+    assert "detached; the program keeps running" in ended["message"], ended
+    await _keeps_running_untraced(pid)
+
+
 async def test_a_call_past_half_a_second_returns(tools: Tools, native: dict[str, str]) -> None:
     """lldb-dap evaluates with the API's default timeout, 0.5 s: a sleep(1) was interrupted, the error blaming
     "breakpoint 1.1", which the call never hit."""

@@ -91,6 +91,11 @@ class DapBreakpoints:
         ids = self.data_ids if "data" in reason else self.ids
         return tuple(bp_id for n in native_ids or () if isinstance(n, int) and (bp_id := ids.id_of(n)) is not None)
 
+    @property
+    def watching(self) -> bool:
+        """Data breakpoints were set in this session (some may be set still)."""
+        return bool(self._watched)
+
     def watch_label(self, native_id: int) -> str | None:
         """The adapter's data breakpoint as the agent knows it: ``#3 r[0].name[0]`` (polydbg's id, what it watches)."""
         bp_id = self.data_ids.id_of(native_id)

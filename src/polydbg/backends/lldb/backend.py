@@ -51,6 +51,7 @@ log = logging.getLogger(__name__)
 
 CHILDREN_CAP = 256  # children listed when no count is asked for (lldb's own max-children-count)
 PREVIEWS_PER_LIST = 64  # container previews built per listing (each costs a request)
+DISABLE_WATCH_S = 2.0  # for lldb to disarm the watchpoints before a detach
 RELEASE_POLL_S = 0.02  # how often a detach looks whether lldb has let the program go
 CALL_GRACE_S = 5.0  # past the deadline, for lldb to interrupt a call it was given that deadline for, and answer
 
@@ -372,6 +373,12 @@ class LldbDapBackend(DapBackend):
     async def _before_end(self, terminate_debuggee: bool) -> None:
         # lldb-dap starts lldb-server, which starts the debuggee: found now, while they are its descendants
         self._helpers = procs.descendants(self._proc.pid) if self._proc.pid is not None else []
+        if not terminate_debuggee and self._breakpoints.watching:
+            # lldb 22 detaches a program with a watchpoint set (or deleted) with its debug registers armed: the
+            # program dies of SIGTRAP at its next write there; one disabled first is let go cleanly
+            with contextlib.suppress(AdapterError):
+                await self._request("evaluate", {"expression": f"{COMMAND_PREFIX}watchpoint disable",
+                                                 "context": "repl"}, DISABLE_WATCH_S)
 
     async def _let_go(self, answer: asyncio.Future[dict[str, Any]], deadline_s: float) -> None:
         """lldb answers the detach of a program it launched only ~5 s after letting it go (lldb 22, the CLI's
