@@ -496,6 +496,18 @@ async def test_an_endless_call_ends_at_the_deadline_and_the_stop_and_the_program
     await _keeps_running_untraced(pid)
 
 
+async def test_a_raw_gdb_command_still_running_at_the_deadline_is_interrupted(
+        tools: Tools, native: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    require("gdb")
+    monkeypatch.setattr(timeouts, "INSPECT_S", 3.0)
+    await tools("debug_launch", program=native["calls"], adapter="gdb",
+                breakpoints=[{"file": CALLS_C, "line": BETWEEN_ROUNDS}])
+    text = await tools.error("debug_command", command="call endless_call()")
+    assert "the command did not finish within 3 s" in text and "still stopped here" in text, text
+    assert (await tools("debug_evaluate", expression="rounds"))["value"] == "0"
+    await tools("debug_terminate")
+
+
 async def test_a_detach_lets_go_of_a_program_gdb_is_still_running_a_call_in(
         tools: Tools, native: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     """gdb read no detach while a call it made in the program ran on: polydbg ended gdb, and the program gdb had

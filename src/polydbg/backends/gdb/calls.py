@@ -39,9 +39,10 @@ class Calls:
         self._gdb = gdb
         self.unwinding = False  # a call polydbg interrupted is being unwound: its stop is not the program's
 
-    async def run(self, command: str, thread_id: int | None) -> MiResult:
+    async def run(self, command: str, thread_id: int | None, raw: bool = False) -> MiResult:
         """``command``'s result; past the deadline its call is interrupted and the stop restored (the error says
-        so). ``thread_id``: the thread the command runs on (None: gdb's selected one)."""
+        so). ``thread_id``: the thread the command runs on (None: gdb's selected one); ``raw``: a command of the
+        agent's own, which may be slow for another reason than a call (the error says it was interrupted)."""
         client = self._gdb.client
         future = client.send(command)
         deadline = timeouts.INSPECT_S
@@ -67,13 +68,15 @@ class Calls:
             problem = await self._back_to_stop(thread_id)
         finally:
             self.unwinding = False
-        where = ("polydbg interrupted it and put the program back as it was before the evaluation, still stopped "
-                 "here" if problem is None else
-                 f"polydbg interrupted it but could not put the program back ({problem}): it is stopped inside "
-                 "the call (debug_stack shows where)")
+        where = ("the program is back as it was before, still stopped here" if problem is None else
+                 f"polydbg could not put the program back ({problem}): it is stopped inside a function gdb called "
+                 "(debug_stack shows where)")
+        if raw:
+            raise AdapterRequestError(command_name(command), f"the command did not finish within {deadline:g} s "
+                                      f"(polydbg's deadline), so polydbg interrupted gdb, as Ctrl-C does; {where}")
         raise AdapterRequestError(command_name(command), f"the call did not return within {deadline:g} s "
-                                  f"(polydbg's evaluation deadline), so {where}; a call that never returns (an "
-                                  "endless loop, a wait) cannot be evaluated")
+                                  f"(polydbg's evaluation deadline), so polydbg interrupted it; {where}; a call "
+                                  "that never returns (an endless loop, a wait) cannot be evaluated")
 
     async def settle(self) -> None:
         """Before gdb lets the program go: a request gdb has not answered past its deadline (a call it runs in the

@@ -85,7 +85,7 @@ class Native:
             raise UsageError("the command is empty; send a gdb command as you would type it at gdb's prompt, "
                              "e.g. 'bt', 'info locals', 'info registers', 'x/8xb &x' ('help' lists them)")
         result = await self._calls.run(f"-interpreter-exec {await self._frames.where(frame)}console {mi_quote(text)}",
-                                       frame.thread_id if frame is not None else None)
+                                       frame.thread_id if frame is not None else None, raw=True)
         return result.console or result.log
 
 

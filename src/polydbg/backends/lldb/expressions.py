@@ -63,9 +63,9 @@ def command_result(output: str, elapsed_s: float, timeout_s: float) -> str | Non
         found = _RESULT_NAME.search(output)
         return found.group(1) if found else None
     if _INTERRUPTED in output and elapsed_s >= timeout_s * 0.95:
-        where = ("lldb interrupted it and put the program back as it was before the evaluation, still stopped here"
-                 if _PUT_BACK in output else
-                 "lldb interrupted it where it was: debug_command 'thread return -x' returns to the stop")
+        where = ("lldb interrupted it; the program is back as it was before, still stopped here" if _PUT_BACK in output
+                 else "lldb interrupted it and left the program inside it: debug_command 'thread return -x' returns "
+                 "to the stop")
         raise AdapterRequestError("evaluate", f"the call did not return within {timeout_s:g} s (polydbg's "
                                   f"evaluation deadline), so {where}; a call that never returns (an endless loop, "
                                   "a wait) cannot be evaluated")

@@ -83,7 +83,7 @@ def test_a_call_lldb_interrupted_at_the_deadline_is_said_so_not_blamed_on_a_brea
     with pytest.raises(AdapterRequestError) as raised:
         expressions.command_result(INTERRUPTED, 10.1, 10.0)
     assert raised.value.message.startswith("the call did not return within 10 s (polydbg's evaluation deadline), "
-                                           "so lldb interrupted it and put the program back")
+                                           "so lldb interrupted it; the program is back as it was before")
     assert "breakpoint" not in raised.value.message
     with pytest.raises(AdapterRequestError) as early:  # before the deadline: interrupted by something else
         expressions.command_result(INTERRUPTED, 0.2, 10.0)
