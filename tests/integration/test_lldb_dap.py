@@ -295,13 +295,18 @@ async def test_an_evaluate_while_lldb_dap_is_stopped_says_it_is_not_answering(
     await tools("debug_terminate")
 
 
+async def _stopped_under_gdb(tools: Tools, monkeypatch: pytest.MonkeyPatch, program: str, source: str, line: int,
+                             deadline_s: float) -> None:
+    """A gdb session stopped at ``source:line``, with the inspection deadline shortened to ``deadline_s``."""
+    require("gdb")
+    monkeypatch.setattr(timeouts, "INSPECT_S", deadline_s)
+    await tools("debug_launch", program=program, adapter="gdb", breakpoints=[{"file": source, "line": line}])
+
+
 async def test_an_evaluate_while_gdb_is_stopped_names_the_signal(
         tools: Tools, native: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     """It said only "gdb did not answer within 10 s", where lldb-dap and debugpy say how to wake it."""
-    require("gdb")
-    monkeypatch.setattr(timeouts, "INSPECT_S", 2.0)
-    await tools("debug_launch", program=native["basics"], adapter="gdb",
-                breakpoints=[{"file": BASICS_C, "line": LOOP_BODY}])
+    await _stopped_under_gdb(tools, monkeypatch, native["basics"], BASICS_C, LOOP_BODY, 2.0)
     gdb = _debugger_pid("gdb")
     os.kill(gdb, signal.SIGSTOP)
     try:
@@ -498,10 +503,7 @@ async def test_an_endless_call_ends_at_the_deadline_and_the_stop_and_the_program
 
 async def test_a_raw_gdb_command_still_running_at_the_deadline_is_interrupted(
         tools: Tools, native: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    require("gdb")
-    monkeypatch.setattr(timeouts, "INSPECT_S", 3.0)
-    await tools("debug_launch", program=native["calls"], adapter="gdb",
-                breakpoints=[{"file": CALLS_C, "line": BETWEEN_ROUNDS}])
+    await _stopped_under_gdb(tools, monkeypatch, native["calls"], CALLS_C, BETWEEN_ROUNDS, 3.0)
     text = await tools.error("debug_command", command="call endless_call()")
     assert "the command did not finish within 3 s" in text and "still stopped here" in text, text
     assert (await tools("debug_evaluate", expression="rounds"))["value"] == "0"
@@ -512,11 +514,8 @@ async def test_a_detach_lets_go_of_a_program_gdb_is_still_running_a_call_in(
         tools: Tools, native: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     """gdb read no detach while a call it made in the program ran on: polydbg ended gdb, and the program gdb had
     started died with it."""
-    require("gdb")
-    monkeypatch.setattr(timeouts, "INSPECT_S", 2.0)
     monkeypatch.setattr(GdbState, "interrupt", lambda _self: False)  # the call is left running, as it used to be
-    await tools("debug_launch", program=native["calls"], adapter="gdb",
-                breakpoints=[{"file": CALLS_C, "line": BETWEEN_ROUNDS}])
+    await _stopped_under_gdb(tools, monkeypatch, native["calls"], CALLS_C, BETWEEN_ROUNDS, 2.0)
     [pid] = [pid for pid, command in descendants(os.getpid()).items() if command == native["calls"]]
     text = await tools.error("debug_evaluate", expression="endless_call()")
     assert "gdb did not answer" in text, text
