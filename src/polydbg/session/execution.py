@@ -365,6 +365,8 @@ class Execution:
             if old is not None:
                 await old.terminate()
             self.bpsync.reset_for_restart()
+            if self.core.test is not None:
+                self.core.test.restarted()
             self.core.output.append("console", "--- restarted ---\n")
             self.core.report_cursor = self.core.output.total
             since, slow = await self._starting(spec, timeout_s, progress)
