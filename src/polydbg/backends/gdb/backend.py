@@ -18,6 +18,7 @@ import logging
 import os
 import shutil
 import signal
+from collections.abc import Sequence
 from typing import Any
 
 from polydbg import procs, tracee
@@ -42,6 +43,7 @@ from polydbg.backends.base import (
     SourceBreakpoint,
     StepKind,
     Thread,
+    ThreadLocks,
     Variable,
 )
 from polydbg.backends.gdb import stops
@@ -59,6 +61,7 @@ from polydbg.backends.gdb.commands import (
 )
 from polydbg.backends.gdb.frames import Frames
 from polydbg.backends.gdb.inspection import NOISE, Inspection
+from polydbg.backends.gdb.locks import Mutexes
 from polydbg.backends.gdb.native import Native
 from polydbg.backends.gdb.state import Execution, GdbState
 from polydbg.backends.gdb.terminal import InferiorTerminal
@@ -116,6 +119,7 @@ class GdbMiBackend(Backend):
         self._calls = Calls(self._gdb)
         self._native = Native(self._gdb, self._frames, self._calls)
         self._inspection = Inspection(self._gdb, self._frames, self._native, self._calls)
+        self._mutexes = Mutexes(self._gdb, self._frames)
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -304,6 +308,7 @@ class GdbMiBackend(Backend):
         """The program moved: every ref, varobj and hidden-frame count of the last stop is stale."""
         self._inspection.forget()
         self._frames.forget()
+        self._mutexes.forget()
 
     # -- breakpoints ----------------------------------------------------------------------------------
 
@@ -349,6 +354,10 @@ class GdbMiBackend(Backend):
 
     async def frames_above(self, thread_id: int) -> list[Frame]:
         return await self._frames.above(thread_id)
+
+    async def locks(self, thread_ids: Sequence[int]) -> dict[int, ThreadLocks]:
+        """The pthread mutexes (std::mutex) threads wait for and their owners, Rust Mutexes without (locks.py)."""
+        return await self._mutexes.locks(thread_ids)
 
     async def scopes(self, frame: FrameRef) -> list[Scope]:
         return await self._inspection.scopes(frame)
