@@ -66,6 +66,7 @@ from polydbg.backends.gdb.native import Native
 from polydbg.backends.gdb.state import Execution, GdbState
 from polydbg.backends.gdb.terminal import InferiorTerminal
 from polydbg.backends.gdb.values import to_int
+from polydbg.backends.kit import sanitizers
 from polydbg.backends.kit.lifecycle import Lifecycle, Phase
 from polydbg.errors import (
     AdapterError,
@@ -80,7 +81,7 @@ from polydbg.transport.streams import LineStream
 log = logging.getLogger(__name__)
 
 
-OUTPUT_TAIL_CHARS = 4096  # the program output kept for a panic's message (GdbState.output_tail)
+OUTPUT_TAIL_CHARS = 16384  # the program output kept for a panic's message, a sanitizer's report (GdbState.output_tail)
 END_STEP_S = 2.0  # each step of leaving the target at the end (interrupt, kill or detach)
 GDB_EXIT_S = 1.0
 _STEP_COMMANDS: dict[StepKind, str] = {"over": "-exec-next", "into": "-exec-step", "out": "-exec-finish"}
@@ -134,7 +135,8 @@ class GdbMiBackend(Backend):
         commands += self._language_commands()
         if not spec.core:
             stdin_file = self._proc.input_file(spec.stdin) if spec.stdin is not None else None
-            commands += program_commands(spec, self._terminal.open(), stdin_file)
+            sanitized = spec._replace(env=sanitizers.environment(spec.program, spec.env))  # reports stop it
+            commands += program_commands(sanitized, self._terminal.open(), stdin_file)
         await client.commands(commands, timeout_s)
         await configure()
         self._life.started()
