@@ -59,7 +59,12 @@ async def measure(client: Client, program: str, adapter: str, threads: int, reps
     return [adapter, threads, f"{without_ms:.0f} ms", f"{with_ms:.0f} ms", f"{with_ms / without_ms:.2f}×", deadlocks]
 
 
-async def main() -> None:
+async def run(options: argparse.Namespace, program: str) -> list[list[object]]:
+    async with Client(build_server()) as client:
+        return [await measure(client, program, adapter, options.threads, options.reps) for adapter in options.adapters]
+
+
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=200)
     parser.add_argument("--reps", type=int, default=5)
@@ -69,13 +74,10 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         program = os.path.join(tmp, "locks")
         subprocess.run(["gcc", "-g", "-O0", "-pthread", "-o", program, SOURCE], check=True)
-        rows = []
-        async with Client(build_server()) as client:
-            for adapter in options.adapters:
-                rows.append(await measure(client, program, adapter, options.threads, options.reps))
+        rows = asyncio.run(run(options, program))
     table(f"debug_stack(all_threads=true), median of {options.reps} (load {load:.1f} → {os.getloadavg()[0]:.1f})",
           ["adapter", "threads", "without locks", "with locks", "ratio", "deadlocks"], rows)
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()
