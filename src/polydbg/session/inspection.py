@@ -35,6 +35,9 @@ DEFAULT_COUNT = 50  # variables listed without a count (as many as fit VARIABLES
 VARIABLES_BYTES = 1800  # text of the variables in a debug_variables answer without a count
 EVALUATE_CHARS = 1800  # an evaluation's value, cut: with its line and hints the answer stays under 2 KB
 FRAME_BATCH = 20  # frames listed per stack request when the session needs one
+# where the system keeps headers and libraries a stack passes through (a runtime's inline lock functions): a
+# deadlock's thread is placed at its own code below them
+_SYSTEM_SOURCES = ("/usr/include/", "/usr/lib/", "/usr/share/", "/usr/local/include/")
 # a state a debugger puts after a thread's name ("left (blocked on a monitor)"), left out where locks say it
 _STATE_SUFFIX = re.compile(r" \((?:system, )?[^()]*\b(?:blocked|waiting|running|sleeping|stopped|parked)\b[^()]*\)$")
 
@@ -207,7 +210,9 @@ class Inspector:
             bare = _STATE_SUFFIX.sub("", names.get(tid, ""))  # the sentence says what the thread waits for
             name = f" ({bare})" if bare else ""
             placed = [f for f in frames_of.get(tid, []) if f.file and f.line]
-            frame = next((f for f in placed if f.file and os.path.isfile(f.file)), placed[0] if placed else None)
+            here = [f for f in placed if f.file and os.path.isfile(f.file)]
+            frame = next((f for f in here if not (f.file or "").startswith(_SYSTEM_SOURCES)),
+                         here[0] if here else placed[0] if placed else None)
             place = f" at {stacks.shown_path(frame.file, self.core.cwd)}:{frame.line}" if frame else ""
             return f"thread {tid}{name}{place}"
         return [locks.describe(cycle, held, {tid: label(tid) for tid in cycle}) for cycle in cycles]
