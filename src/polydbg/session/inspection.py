@@ -139,10 +139,10 @@ class Inspector:
                                tasks=[TaskInfo(name=t.name, awaiting=t.awaiting, frames=[
                                    FrameInfo(index=i, function=f.name, file=f.file, line=f.line)
                                    for i, f in enumerate(t.frames)]) for t in tasks] or None)
-        if thread_id is not None:
-            scope.current_thread = thread_id
-        tid = scope.thread or (threads[0].id if threads else 0)
+        tid = thread_id if thread_id is not None else scope.thread or (threads[0].id if threads else 0)
         frames, total = await self.core.read(scope, backend.stack_trace(tid, start, levels))
+        if thread_id is not None:  # once its stack could be read (a thread running on its own has none)
+            scope.current_thread = thread_id
         thread = Thread(tid, names.get(tid, ""))
         fits = stacks.fitting(thread, frames, self.core.cwd)
         entry = stacks.Entry(thread, frames, total)

@@ -56,6 +56,8 @@ from polydbg.backends.node.targets import Targets, prepare
 from polydbg.cdp.client import CdpChannel
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
 
+ASYNC_FRAMES = 20  # the callers past awaits listed at most (V8 keeps up to targets.ASYNC_DEPTH segments)
+
 
 class NodeBackend(Backend):
     """The Backend protocol over Node's inspector."""
@@ -63,6 +65,7 @@ class NodeBackend(Backend):
     name = "node"
     evaluate_context: ClassVar[EvaluateContext] = "repl"
     pause_limits: ClassVar[str] = PAUSE_LIMITS
+    threads_stop_apart: ClassVar[bool] = True
 
     def __init__(self, listener: BackendListener, language: str = "javascript") -> None:
         self.language = language
@@ -333,7 +336,19 @@ class NodeBackend(Backend):
         return " (running)"
 
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
-        return self._targets.get(thread_id).stack_trace(start, levels)
+        """A stopped thread's frames; a running one has none to read (Node stops each thread on its own)."""
+        target = self._targets.get(thread_id)
+        if not target.paused:
+            stopped = [f"thread {t.thread_id} ({t.name})" for t in self._targets.live() if t.paused]
+            raise AdapterRequestError("stackTrace", (
+                f"thread {thread_id} ({target.name}) is running, not stopped: Node stops each thread on its own, and "
+                f"{' and '.join(stopped) or 'no thread'} {'is' if len(stopped) < 2 else 'are'} stopped. "
+                f"debug_pause(thread_id={thread_id}) pauses it to inspect it (the stop shown now waits, and is shown "
+                "again once it resumes)"))
+        return target.stack_trace(start, levels)
+
+    async def async_callers(self, thread_id: int) -> list[tuple[str, list[Frame]]]:
+        return self._targets.get(thread_id).async_callers(ASYNC_FRAMES)
 
     async def scopes(self, frame: FrameRef) -> list[Scope]:
         return inspection.scopes(self._targets.get(frame.thread_id), frame.index)

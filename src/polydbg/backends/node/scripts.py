@@ -76,7 +76,8 @@ class PathMap:
 
 
 def position(location: dict[str, Any]) -> tuple[str, int, int]:
-    """A CDP ``Location`` as (script id, 0-based line, 0-based column)."""
+    """A CDP ``Location`` (or a ``Runtime.CallFrame``, which has its fields) as (script id, 0-based line, 0-based
+    column)."""
     return str(location.get("scriptId")), int(location.get("lineNumber", 0)), int(location.get("columnNumber", 0))
 
 

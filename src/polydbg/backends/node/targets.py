@@ -40,6 +40,11 @@ from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeout
 log = logging.getLogger(__name__)
 
 BLACKBOX = ["^node:", "/node_modules/"]
+# How many segments past an await, a .then or a timer V8 keeps of a stack (``Debugger.setAsyncCallStackDepth``).
+# Recording them costs V8 a hook on every promise, whatever the depth (bench/node_async_stacks.py): code that
+# does little but await runs several times slower than under the debugger without them; real programs,
+# whose awaits wait on I/O, barely notice.
+ASYNC_DEPTH = 32
 # Workers that are the runtime's or the TypeScript loader's, never the program's: Node's module-hooks worker
 # (node:internal/modules/esm/worker, what tsx under --import runs in) and esbuild's (tsx compiles with it).
 TOOLING_WORKER = re.compile(r"^node:|/node_modules/(?:tsx|esbuild|@esbuild/[^/]+)/")
@@ -51,6 +56,7 @@ async def prepare(target: Target, timeout_s: float) -> None:
     requests: list[tuple[str, dict[str, Any]]] = [
         ("Runtime.enable", {}), ("Debugger.enable", {"maxScriptsCacheSize": 10_000_000}),
         ("Debugger.setBlackboxPatterns", {"patterns": BLACKBOX}),
+        ("Debugger.setAsyncCallStackDepth", {"maxDepth": ASYNC_DEPTH}),
         ("NodeWorker.enable", {"waitForDebuggerOnStart": True})]
     if target.kind != "worker":
         requests.append(("NodeRuntime.notifyWhenWaitingForDisconnect", {"enabled": True}))
@@ -113,6 +119,9 @@ class Targets:
 
     def find_main(self) -> Target | None:
         return self._by_thread.get(MAIN_THREAD)
+
+    def find(self, thread_id: int) -> Target | None:
+        return self._by_thread.get(thread_id)
 
     def get(self, thread_id: int | None) -> Target:
         """The target of ``thread_id``; with None, the one whose stop is shown (else the main one)."""
