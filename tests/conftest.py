@@ -13,7 +13,7 @@ import os
 import select
 import shutil
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -90,6 +90,16 @@ class Tools:
         result = await self.client.call_tool(name, arguments)
         assert not result.is_error, f"{name}({arguments}) failed: {text_of(result)}"
         return text_of(result)
+
+    async def session_once(self, holds: Callable[[dict[str, Any]], bool], within_s: float) -> dict[str, Any]:
+        """The first session as debug_sessions lists it, read until ``holds`` is true of it (no event tells a
+        client that a state changed), within a deadline."""
+        with anyio.fail_after(within_s):
+            while True:
+                session: dict[str, Any] = (await self("debug_sessions"))["sessions"][0]
+                if holds(session):
+                    return session
+                await anyio.sleep(0.05)
 
     async def error(self, name: str, /, **arguments: Any) -> str:
         """Call a tool that must fail; returns the error text the agent sees."""

@@ -7,9 +7,10 @@ simply detached and runs on. So each debugger runs under this guard (``python -S
 to it instead of to init; it forks and execs the debugger (which keeps the guard's stdin, stdout and
 stderr: polydbg talks to the debugger directly) and waits. When the debugger exits, or when polydbg
 dies (the guard's parent-death signal, SIGUSR1, fires even on SIGKILL), the guard kills every process
-left below it, reaps them, and exits with the debugger's status (killed by a signal, it kills itself with the
-same signal). SIGUSR2 from polydbg means "detach":
-the program is to keep running, so the guard leaves its descendants alone when the debugger exits.
+left below it, reaps them, and exits with the debugger's status (a signal that ended the debugger ends the
+guard too: a JVM killed by SIGKILL read as "exit 1" while the guard tried to reset SIGKILL's handler, which
+has none). SIGUSR2 from polydbg means "detach": the program is to keep running, so the guard leaves its
+descendants alone when the debugger exits.
 
 It is Python without ``site`` and uses only ``os``, ``signal`` and ``ctypes``, so it starts fast; the
 source is a string because it runs before (and apart from) polydbg's own imports.
@@ -104,11 +105,9 @@ while True:
         break
 if not released:
     kill_below()
-if os.WIFSIGNALED(status):  # die of the same signal, so polydbg reads what ended the debugger
-    try:
+if os.WIFSIGNALED(status):
+    if os.WTERMSIG(status) not in (signal.SIGKILL, signal.SIGSTOP):  # these two have no handler to reset
         signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
-    except (OSError, ValueError):
-        pass  # SIGKILL's action cannot be set (it is the default): raising here made it "exit 1"
     os.kill(me, os.WTERMSIG(status))
 os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 '''

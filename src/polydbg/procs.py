@@ -14,11 +14,13 @@ import collections
 import contextlib
 import ctypes
 import errno
+import fcntl
 import logging
 import os
 import re
 import shutil
 import signal
+import struct
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -157,6 +159,89 @@ def threads_all_exited(pid: int) -> bool:
     return True
 
 
+class ProgramEnd(NamedTuple):
+    """How a process ended, in the kernel's words (its wait status): the code it exited with, or the signal
+    that killed it."""
+
+    code: int | None
+    signal: int | None
+
+    @classmethod
+    def of(cls, status: int) -> ProgramEnd:
+        if os.WIFSIGNALED(status):
+            return cls(None, os.WTERMSIG(status))
+        return cls(os.WEXITSTATUS(status), None)
+
+    def __str__(self) -> str:
+        if self.signal is None:
+            return f"exited with code {self.code}"
+        try:
+            return f"killed by signal {self.signal} ({signal.Signals(self.signal).name})"
+        except ValueError:
+            return f"killed by signal {self.signal}"
+
+
+_PIDFD_GET_INFO = 0xC040FF0B  # _IOWR(0xFF, 11, struct pidfd_info): Linux 6.15 and later
+_PIDFD_INFO_EXIT = 1 << 3  # asks for (and, in the answer, says there is) the exit status of a reaped process
+_PIDFD_INFO_SIZE = 64
+_PIDFD_EXIT_CODE_AT = 60  # the offset of pidfd_info's exit_code
+_STAT_EXIT_CODE = 49  # /proc/PID/stat's 52nd field (exit_code, Linux 3.5), counted after the command's ")"
+
+
+def _reaped_status(pidfd: int) -> int | None:
+    """The wait status of a reaped process, from its pidfd (None: not reaped yet, or a kernel before 6.15)."""
+    info = bytearray(_PIDFD_INFO_SIZE)
+    struct.pack_into("Q", info, 0, _PIDFD_INFO_EXIT)
+    try:
+        fcntl.ioctl(pidfd, _PIDFD_GET_INFO, info)
+    except OSError:
+        return None
+    if not struct.unpack_from("Q", info, 0)[0] & _PIDFD_INFO_EXIT:
+        return None
+    return int(struct.unpack_from("i", info, _PIDFD_EXIT_CODE_AT)[0])
+
+
+def _zombie_status(pid: int) -> int | None:
+    """The wait status of a process that has ended but is not reaped yet (a zombie, every thread exited)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rpartition(b")")[2].split()
+    except OSError:
+        return None
+    if len(fields) <= _STAT_EXIT_CODE or fields[0] != b"Z" or not threads_all_exited(pid):
+        return None
+    return int(fields[_STAT_EXIT_CODE])
+
+
+class ProgramWatch:
+    """A process's pidfd, held while it runs so that how it ended can be told afterwards, whoever reaps it: a
+    debugger's report of an exit can be wrong (debugpy's launcher says 247 for SIGKILL, lldb -1, and a program
+    killed while stopped is an exit some debuggers never report). Opening it needs the process alive (or a
+    zombie); reading it costs a syscall or two, no polling."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.fd: int | None = None
+        with contextlib.suppress(OSError, AttributeError):
+            self.fd = os.pidfd_open(pid)
+
+    def ended(self) -> ProgramEnd | None:
+        """How the process ended, once it has and the kernel can say (reaped: Linux 6.15's pidfd exit
+        information; not yet: its zombie's /proc entry); None while it runs, or when that is not known."""
+        if self.fd is None:
+            return None
+        status = _reaped_status(self.fd)
+        if status is None:
+            status = _zombie_status(self.pid)
+        return ProgramEnd.of(status) if status is not None else None
+
+    def close(self) -> None:
+        fd, self.fd = self.fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
 def live_processes() -> list[ProcStat]:
     try:
         entries = os.listdir("/proc")
@@ -255,7 +340,7 @@ class DebuggerProcess:
         self._drain: asyncio.Task[None] | None = None
         self._ended: asyncio.Future[None] | None = None
         self.on_stderr: Callable[[str], None] | None = None
-        self._pidfd: int | None = None
+        self._watch: ProgramWatch | None = None  # the program's pidfd (watch_debuggee)
         self._files: list[str] = []
         self._gone_report: asyncio.TimerHandle | None = None
 
@@ -348,14 +433,26 @@ class DebuggerProcess:
             log.warning("%s (pid %d) was stopped by a signal: continued to end the session", self.name, pid)
         return "T" in states
 
-    def not_answering(self) -> str | None:
-        """Why the debugger cannot be busy answering, read from /proc: its own process stopped by a signal,
-        or the debuggee with every thread held by its tracer (so it runs no expression either); None when
-        nothing says so."""
+    def held_by_signal(self) -> str | None:
+        """Why the debugger answers nothing, when a signal holds it (read from /proc): its own process stopped, or
+        the program's (where the debugger runs inside it, as debugpy's pydevd does); None when neither is."""
         pid = self.debugger_pid()
         if pid is not None and thread_states(pid) == {"T"}:
             return (f"its process (pid {pid}) is stopped by a signal (SIGSTOP, or a terminal's stop) and answers "
                     f"nothing until it gets SIGCONT (kill -CONT {pid})")
+        debuggee = self.debuggee_pid or self.watched_pid
+        if debuggee is not None and thread_states(debuggee) == {"T"}:  # with a ptrace debugger it reads "t"
+            return (f"the program (pid {debuggee}) is stopped by a signal (SIGSTOP, or a terminal's stop) and runs "
+                    f"nothing, the debugger's part in it neither, until it gets SIGCONT (kill -CONT {debuggee})")
+        return None
+
+    def not_answering(self) -> str | None:
+        """Why the debugger cannot be busy evaluating, read from /proc: a signal holds it (``held_by_signal``), or
+        the debuggee has every thread held by its tracer (so it runs no expression either); None when nothing
+        says so."""
+        held = self.held_by_signal()
+        if held is not None:
+            return held
         debuggee = self.debuggee_pid or self.watched_pid
         if debuggee is not None and thread_states(debuggee) == {"t"}:
             return f"the program runs no expression (pid {debuggee}: every thread of it is stopped)"
@@ -391,33 +488,41 @@ class DebuggerProcess:
         A program killed from outside while stopped goes unnoticed by gdb and delve (they still say
         "stopped"); a pidfd becomes readable when the process ends, whoever ended it — no polling.
         The debugger gets ``DEBUGGEE_GONE_GRACE_S`` to report a normal exit first (``on_gone`` is
-        expected to ignore a report after one)."""
-        if pid <= 0 or self._pidfd is not None or not hasattr(os, "pidfd_open"):
+        expected to ignore a report after one). The pidfd is kept until the end: ``program_end`` reads
+        from it how the program ended."""
+        if pid <= 0 or self._watch is not None:
             return
-        try:
-            fd = os.pidfd_open(pid)
-        except OSError:
+        watch = ProgramWatch(pid)
+        if watch.fd is None:
             return
         loop = asyncio.get_running_loop()
-        self._pidfd = fd
+        self._watch = watch
         self.watched_pid = pid
 
         def ended() -> None:
             self._stop_watching()
-            cause = (f"the program (pid {pid}) has ended but {self.name} did not report it: it was killed "
-                     "from outside, or a process it started still holds its output open (that process "
-                     "ends with this session)")
-            self._gone_report = loop.call_later(DEBUGGEE_GONE_GRACE_S, on_gone, cause)
+            self._gone_report = loop.call_later(DEBUGGEE_GONE_GRACE_S, lambda: on_gone(self._gone_cause(watch)))
 
-        loop.add_reader(fd, ended)
+        loop.add_reader(watch.fd, ended)
+
+    def _gone_cause(self, watch: ProgramWatch) -> str:
+        end = watch.ended()
+        if end is not None and end.signal is not None:
+            return f"the program (pid {watch.pid}) was {end}; {self.name} did not report its end"
+        held = "a process it started still holds its output open (that process ends with this session)"
+        if end is not None:
+            return f"the program (pid {watch.pid}) {end} but {self.name} did not report it: perhaps {held}"
+        return (f"the program (pid {watch.pid}) has ended but {self.name} did not report it: it was killed from "
+                f"outside, or {held}")
+
+    def program_end(self) -> ProgramEnd | None:
+        """How the watched program ended, once it has and the kernel can say (``ProgramWatch.ended``)."""
+        return self._watch.ended() if self._watch is not None else None
 
     def _stop_watching(self) -> None:
-        fd, self._pidfd = self._pidfd, None
-        if fd is not None:
+        if self._watch is not None and self._watch.fd is not None:
             with contextlib.suppress(Exception):
-                asyncio.get_running_loop().remove_reader(fd)
-            with contextlib.suppress(OSError):
-                os.close(fd)
+                asyncio.get_running_loop().remove_reader(self._watch.fd)
 
     async def end(self, kill_debuggee: bool = True, grace_s: float = 0.5) -> None:
         """Kill the debuggee's group (when asked) and the debugger's, and reap; idempotent."""
@@ -427,6 +532,8 @@ class DebuggerProcess:
 
     async def _end(self, kill_debuggee: bool, grace_s: float) -> None:
         self._stop_watching()
+        if self._watch is not None:
+            self._watch.close()
         for path in self._files:
             with contextlib.suppress(OSError):
                 os.unlink(path)

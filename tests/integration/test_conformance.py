@@ -360,13 +360,12 @@ async def test_a_program_killed_while_stopped_ends_the_session(tools: Tools, tar
         select.select([gone], [], [], 2.0)
     finally:
         os.close(gone)
-    # the session learns it from the debugger, from the process itself (a pidfd watch), or on resuming
+    # the session learns it from the debugger, from the process itself (a pidfd watch), or on resuming; how it
+    # ended is the kernel's word, not an exit code a debugger made up (debugpy said 247, lldb -1, the JVM 1)
     result = await tools.client.call_tool("debug_continue", {})
     said = text_of(result)
-    if not result.is_error:
-        assert result.structured_content is not None
-        said = str(result.structured_content["state"])
     assert "terminated" in said or "exited" in said, said
+    assert "killed by signal 9 (SIGKILL)" in said and "code" not in said, said
     await tools("debug_terminate")
 
 

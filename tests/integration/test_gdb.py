@@ -283,7 +283,7 @@ async def test_segfault_then_post_mortem_core(tools: Tools, built: dict[str, str
     written = await tools("debug_command", command=f"generate-core-file {core}")
     assert "Saved corefile" in written["output"]
     ended = await tools("debug_continue")
-    assert (ended["state"], ended["exit_code"]) == ("exited", 128 + signal.SIGSEGV)
+    assert (ended["state"], ended["description"]) == ("exited", "killed by signal 11 (SIGSEGV)"), ended  # not 139
     await tools("debug_terminate")
 
     post = await tools("debug_launch", program=built["points"], core=str(core), adapter="gdb")
@@ -305,7 +305,7 @@ async def test_watchpoint_memory_disassembly_registers_and_raw_command(tools: To
     assert watch["breakpoints"][0]["verified"]
     hit = await tools("debug_continue")
     assert hit["reason"] == "data breakpoint"
-    assert hit["description"] == "counter: 0 → 1"
+    assert hit["description"] == f"#{watch['breakpoints'][0]['id']} counter: 0 → 1"
     assert hit["location"]["function"] == "scale"
     assert hit["location"]["line"] in (COUNTER_WRITE, COUNTER_WRITE + 1)
     memory = await tools("debug_memory", address="&counter", count=4)

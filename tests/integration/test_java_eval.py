@@ -195,3 +195,24 @@ async def test_a_call_past_its_deadline_keeps_the_stop_and_gives_it_back_when_it
         later.touch()
     assert ended["state"] == "exited" and "total=45" in ended["output"]["text"], ended
     await tools("debug_terminate")
+
+
+async def test_a_step_while_an_evaluation_s_call_runs_is_refused_at_once_naming_the_call(
+        tools: Tools, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The step would end only once the call returns: it waited out its whole 30 s deadline, then said "running"."""
+    report = await tools("debug_launch", program=EVAL, breakpoints=[at("// after loop")])
+    line = report["location"]["line"]
+    go = tmp_path / "go"
+    monkeypatch.setattr(calls, "INVOKE_TIMEOUT_S", 1.0)
+    await tools.error("debug_evaluate", expression=f'until("{go}")')
+    monkeypatch.setattr(calls, "INVOKE_TIMEOUT_S", 5.0)
+    with anyio.fail_after(5):
+        said = await tools.error("debug_step", timeout_s=30)
+    assert "thread 1 is running Eval.until(), called by an evaluation" in said, said
+    assert "debug_continue" in said, said
+    assert (await tools("debug_sessions"))["sessions"][0]["state"] == "stopped"
+    go.touch()
+    assert await until_answered(tools, "count") == "5"  # the call returned: the step goes now
+    stepped = await tools("debug_step")
+    assert stepped["state"] == "stopped" and stepped["location"]["line"] == line + 1, stepped
+    await tools("debug_terminate")

@@ -5,6 +5,8 @@ there raised."""
 from __future__ import annotations
 
 import os
+import platform
+import re
 import signal
 import subprocess
 import sys
@@ -68,6 +70,49 @@ async def test_a_debugger_killed_by_a_signal_reads_killed_by_it_through_its_guar
         assert await process.wait() == -sig
     finally:
         await debugger.end()
+
+
+def test_a_program_stopped_by_a_signal_is_said_to_be_so_with_the_command_that_continues_it(
+        sleeper: subprocess.Popen[bytes]) -> None:
+    """A debugger that runs inside the program (debugpy's pydevd) answers nothing while a signal holds it."""
+    debugger = procs.DebuggerProcess("debugpy")
+    debugger.debuggee_pid = sleeper.pid
+    assert debugger.held_by_signal() is None and debugger.not_answering() is None
+    os.kill(sleeper.pid, signal.SIGSTOP)
+    try:
+        os.waitpid(sleeper.pid, os.WUNTRACED)  # returns once it is stopped
+        why = debugger.held_by_signal()
+        assert why is not None and f"the program (pid {sleeper.pid}) is stopped by a signal" in why, why
+        assert f"kill -CONT {sleeper.pid}" in why and debugger.not_answering() == why
+    finally:
+        os.kill(sleeper.pid, signal.SIGCONT)
+
+
+def test_how_a_program_ended_is_the_kernel_s_word_whoever_reaps_it() -> None:
+    """Reaped (Linux 6.15's pidfd exit information) or still a zombie (/proc's exit_code): a signal is a signal,
+    an exit code an exit code; a running program has not ended."""
+    killed = subprocess.Popen(["sleep", "60"])
+    exits = subprocess.Popen([sys.executable, "-c", "import sys; sys.exit(247)"])  # what debugpy says for SIGKILL
+    watches: list[procs.ProgramWatch] = []
+    try:
+        watches += [procs.ProgramWatch(killed.pid), procs.ProgramWatch(exits.pid)]
+        assert watches[0].ended() is None
+        os.kill(killed.pid, signal.SIGKILL)
+        os.waitid(os.P_PID, killed.pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped: a zombie
+        assert watches[0].ended() == (None, signal.SIGKILL)
+        assert str(watches[0].ended()) == "killed by signal 9 (SIGKILL)"
+        killed.wait()
+        exits.wait()
+        release = tuple(int(part) for part in re.findall(r"\d+", platform.release())[:2])
+        reaped = [watch.ended() for watch in watches]
+        assert reaped == [(None, signal.SIGKILL), (247, None)] or (release < (6, 15) and reaped == [None, None])
+        assert str(procs.ProgramEnd(3, None)) == "exited with code 3"
+    finally:
+        for process in (killed, exits):
+            process.kill()
+            process.wait()
+        for watch in watches:
+            watch.close()
 
 
 # debugpy's adapter logging a handler's failure (then os._exit(1)): the exception line, then ~20 lines of the

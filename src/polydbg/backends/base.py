@@ -437,8 +437,16 @@ class Backend(Protocol):
         """The program's pending tasks (asyncio's), where the runtime has them; listed with all threads."""
         return []
 
+    def threads_left_out(self) -> str | None:
+        """What the last ``threads`` answer left out, when the debugger lists only some (None: it listed all)."""
+        return None
+
     def length_of(self, parent: Variable, children: list[Variable]) -> int | None:
         """How many children ``parent`` has, when the backend knows better than ``indexed_count``."""
+        return None
+
+    def frameless(self, thread: Thread) -> str | None:
+        """Why ``thread`` lists no frames, and how to see them (None: nothing to say)."""
         return None
 
     def is_noise(self, variable: Variable) -> bool:

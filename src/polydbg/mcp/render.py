@@ -149,7 +149,7 @@ def _report_head(r: StopReport, base: str | None) -> str:
         if r.thread_id is not None:
             head += f", thread {r.thread_id}" + (f" ({r.thread_name})" if r.thread_name else "")
     elif r.state == State.exited:
-        head += f" with code {r.exit_code}"
+        head += f" with code {r.exit_code}" if r.exit_code is not None or not r.description else f" ({r.description})"
     elif r.timed_out:
         head += " (still running at the deadline: debug_pause to interrupt, or debug_continue to wait more)"
     return head

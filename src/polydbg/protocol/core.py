@@ -224,6 +224,13 @@ class ProtocolClient(Generic[K, R, M]):
             else:
                 log.debug("%s: cannot send %.200r: %s", self.name, message, exc)
 
+    def unanswered_before(self, future: asyncio.Future[R]) -> Pending[K, R] | None:
+        """The oldest request sent before ``future``'s that is still unanswered (None: there is none). A debugger
+        that answers in order has not even begun on ``future``'s while it waits."""
+        entry = self._pending.find(future)
+        oldest = self._pending.oldest()
+        return oldest if entry is not None and oldest is not None and oldest is not entry else None
+
     def stalled(self) -> Pending[K, R] | None:
         """The oldest request that passed its deadline, unanswered, with no answer to anything since."""
         for entry in self._pending.abandoned():

@@ -10,6 +10,11 @@ A continue waits for what can stop the program: with nothing that can (no breakp
 exception filter, no pause pending, a debugger that does not stop at a crash) it answers "running" once the
 program is quiet instead of waiting out its deadline. After an exit, the answer waits (briefly) for the
 debugger to report the program's end: output still in transit at the exit is delivered before that.
+
+A request to move the program that the debugger leaves unanswered was still sent: it may take effect whenever the
+debugger answers again. The session goes back to the stop it was at, marked unconfirmed, until the debugger's
+"continued" or next stop says otherwise; the error says so. How the program ended is the kernel's word when it can
+be had (``SessionCore.program_end``): a debugger reports a program killed by a signal with a code of its own.
 """
 
 from __future__ import annotations
@@ -60,6 +65,7 @@ END_SETTLE_S = 5.0  # after the exit, a debugger silent this long has delivered 
 END_SETTLE_MAX_S = 60.0  # and one that keeps talking (a child process printing on) is waited for no longer
 
 
+
 class SessionEvents:
     """Forwards one backend's events to the session, ignoring a backend the session has replaced."""
 
@@ -84,7 +90,7 @@ class SessionEvents:
 
     def on_exited(self, exit_code: int | None) -> None:
         if self._live():
-            self._execution.core.life.to(State.exited, exit_code=exit_code)
+            self._execution.on_exited(exit_code)
 
     def on_terminated(self, cause: str | None) -> None:
         if self._live():
@@ -112,6 +118,7 @@ class Execution:
 
     def on_stopped(self, event: StopEvent) -> None:
         self._pause_pending = False
+        self.core.watch_program()  # a debugger may name the program's pid only once it runs
         if self.core.life.to(State.stopped, stop=event):
             scope = self.core.life.scope
             assert scope is not None
@@ -127,11 +134,22 @@ class Execution:
             text = self.core.trace_lines.split(text)
         self.core.output.append(_OUTPUT_STREAMS.get(category, "console"), text)
 
+    def on_exited(self, exit_code: int | None) -> None:
+        """The program's exit, as the kernel tells it when it can: a debugger reports a program killed by a signal
+        with a code of its own (debugpy 247 for SIGKILL, lldb -1), or with none."""
+        end = self.core.program_end()
+        if end is None:
+            self.core.life.to(State.exited, exit_code=exit_code)
+        else:
+            self.core.life.to(State.exited, exit_code=end.code, cause=None if end.signal is None else str(end))
+
     def on_terminated(self, cause: str | None) -> None:
         self.core.backend_ended.set()
         life = self.core.life
         if life.state != State.exited:
             life.to(State.terminated, cause=cause or life.cause or "the debug adapter ended the session")
+        elif life.exit_code is None and life.cause is None:
+            life.cause = cause  # what ended a program whose exit status is not known (a signal, named by its runtime)
         backend = self.core.backend_slot
         if backend is not None:  # reap the debugger now; the session itself stays readable
             task = asyncio.get_running_loop().create_task(backend.terminate())
@@ -270,14 +288,28 @@ class Execution:
             try:
                 await self.core.call(action())
             except AdapterRequestError as exc:
-                if life.stops == since and life.state == State.running and before is not None:
-                    life.to(State.stopped, stop=before)  # it did not move
-                    if life.scope is not None:
-                        life.scope.reported = seen  # the stop already shown, not one the agent has not seen
+                self._still_stopped(since, before, seen)  # it did not move
                 raise UsageError(f"the debugger refused: {exc.message}") from exc
+            except AdapterTimeoutError as exc:
+                # sent but unanswered: the debugger may act on it whenever it answers again (its "continued" or
+                # next stop moves the session then); until it does, the program reads as stopped, unconfirmed
+                if self._still_stopped(since, before, seen):
+                    life.unconfirmed = "a request to move it was sent and not answered; it may still take effect"
+                raise AdapterTimeoutError(f"{exc}. {unanswered('moves on')}") from exc
         finally:
             self._acting = False
         return since
+
+    def _still_stopped(self, since: int, before: StopEvent | None, seen: bool) -> bool:
+        """Back to the stop a request to move from failed at, if nothing happened since; whether it was. It
+        keeps whether it was ``seen``: the stop already shown, not one the agent has not seen."""
+        life = self.core.life
+        if life.stops != since or life.state != State.running or before is None:
+            return False
+        life.to(State.stopped, stop=before)
+        if life.scope is not None:
+            life.scope.reported = seen
+        return True
 
     # -- starting and ending ----------------------------------------------------------------------------
 
@@ -317,6 +349,7 @@ class Execution:
             raise
         if life.state == State.starting:
             life.to(State.running)
+        core.watch_program()
         self._moved_at = asyncio.get_running_loop().time()
         self._pause_pending = False
         return since
@@ -343,6 +376,7 @@ class Execution:
         if backend is not None:
             await _uncancelled(backend.detach() if detach else backend.terminate())
         self.core.life.to(State.terminated, cause="detached" if detach else "terminated by debug_terminate")
+        self.core.forget_program()
 
     # -- moving -----------------------------------------------------------------------------------------
 
@@ -458,7 +492,8 @@ class Execution:
             if life.state == State.stopped:
                 scope = life.stopped_scope()
                 if thread_id is None or thread_id == scope.thread:
-                    return await self.reporter.report(note="already stopped")
+                    return await self.reporter.report(note="already stopped" if not life.unconfirmed else
+                                                      f"stopped when last known ({life.unconfirmed})")
                 await self.inspector.thread_of(scope, thread_id)  # refused naming the threads there are
                 if not backend.threads_stop_apart or thread_id == scope.stop.thread_id:
                     await self.inspector.choose(scope, thread_id)
@@ -468,7 +503,10 @@ class Execution:
                 threads = await self._threads_within(backend, timeout_s) if thread_id is None else []
             since = life.stops
             target = thread_id if thread_id is not None else (threads[0].id if threads else 0)
-            await self.core.call(backend.pause(target))
+            try:
+                await self.core.call(backend.pause(target))
+            except AdapterTimeoutError as exc:
+                raise AdapterTimeoutError(f"{exc}. {unanswered('stops')}") from exc
         grace = min(timeout_s, PAUSE_GRACE_S)
         if not await self._timed_out(since, grace, None):
             return await self.reporter.report()
@@ -488,3 +526,9 @@ async def _uncancelled(work: Awaitable[object]) -> None:
     short (anyio, under the MCP SDK, cancels every further await of a cancelled request)."""
     with anyio.CancelScope(shield=True):
         await work
+
+
+def unanswered(then: str) -> str:
+    """What an unanswered request to move the program may still do (said with the debugger's silence)."""
+    return (f"The request was sent, so it may still take effect when the debugger answers again: the program then "
+            f"{then}, and the next call says where (debug_sessions shows the state meanwhile)")

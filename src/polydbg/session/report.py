@@ -54,6 +54,7 @@ class Reporter:
             report.note = _joined(note, "the program kept stopping and resuming while this report was read")
         if report.state == State.exited:
             report.exit_code = life.exit_code
+            report.description = life.cause  # what ended it when no exit code did (a signal)
         elif report.state == State.terminated:
             report.note = _joined(report.note, life.cause)
         report.output = self._output_since_report()

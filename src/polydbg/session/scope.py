@@ -29,6 +29,8 @@ class StopScope:
         self.refs: HandleTable[RefTarget] = HandleTable(first_ref)
         self.threads: list[Thread] | None = None
         self.frames: dict[int, list[Frame]] = {}  # thread → shown frames from the innermost
+        # (start, levels) → thread → its stack as an all-threads listing read it (the next call reads on)
+        self.stacks: dict[tuple[int, int], dict[int, tuple[list[Frame], int | None]]] = {}
         self.children: dict[int, list[Variable]] = {}  # backend ref → its children
         self.current_thread: int | None = None  # chosen with debug_stack/debug_pause(thread_id); None: the stopped one
         self.reported = False  # a report of this stop has been returned to the agent
@@ -53,4 +55,5 @@ class StopScope:
         """Anything read may be out of date (a raw debugger command can change values and frames)."""
         self.children.clear()
         self.frames.clear()
+        self.stacks.clear()
         self.threads = None

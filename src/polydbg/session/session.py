@@ -96,7 +96,9 @@ class Session:
 
     @property
     def cause(self) -> str | None:
-        return self.core.life.cause
+        """What ended it, or why its state is unconfirmed (a request to move it went unanswered)."""
+        life = self.core.life
+        return f"unconfirmed: {life.unconfirmed}" if life.unconfirmed else life.cause
 
     @property
     def program_pid(self) -> int | None:
@@ -252,9 +254,10 @@ class Session:
         return src.view(path, line or current, context, current, marks)
 
     async def current_location(self) -> Location | None:
-        """Where the program is stopped, or None when it is not stopped (or moved while asked)."""
+        """Where the program is stopped, or None when it is not stopped (or moved while asked, or may have: a
+        debugger that left a request to move it unanswered would cost a deadline to ask)."""
         scope = self.core.life.scope
-        if scope is None or self.state != State.stopped:
+        if scope is None or self.state != State.stopped or self.core.life.unconfirmed:
             return None
         try:
             return await self.inspector.top_location(scope)

@@ -10,10 +10,16 @@ so the listing is built to fit ``PAGE_BYTES`` of text, in this order:
 3. else a page of entries, and the call for the next page: ``thread_id`` with ``all_threads`` names
    the thread the listing starts at.
 
-Threads are in the debugger's order; once grouped, the stopped thread's entry comes first. The stacks are read
-``IN_FLIGHT`` threads at a time (a backend answers each from its own cache or one request), so the
-wait is the debugger's, not one round trip after another. Sizes are the rendered text's, estimated
-here (the session does not render).
+Threads are in the debugger's order; once grouped, the stopped thread's entry comes first. Sizes are the
+rendered text's, estimated here (the session does not render).
+
+Reading is bounded too: one stack per thread, and a debugger may answer them one at a time (debugpy's
+adapter handles one request after another; 2,000 stack requests sent at once kept it busy for minutes, and
+every later request of the session waited behind them). So a listing reads for ``READ_BUDGET_S`` at most,
+the stopped thread (and the one a page starts at) first, in batches no bigger than the rest of the budget
+can answer at the rate the debugger has shown (at most ``IN_FLIGHT``): what is still in flight when the
+budget is spent is a batch at most, dropped. Stacks read are kept for the stop (``StopScope.stacks``): the
+answer lists them and says how many threads are not read yet, and the next call reads on from there.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from polydbg.backends.base import Frame, Thread
-from polydbg.errors import AdapterRequestError
+from polydbg.errors import AdapterRequestError, AdapterTimeoutError
 from polydbg.session.model import FrameInfo, ThreadStack
 
 PAGE_BYTES = 2000  # the text of one all-threads answer, at most (the structured copy is about as big)
@@ -33,7 +39,8 @@ STACK_BYTES = 24_000  # the text of one thread's stack, at most, whatever ``leve
 FEWEST_FRAMES = 3  # frames an entry keeps before the listing pages instead
 LOCKS_BYTES = 90  # a thread's locks line, estimated
 SAME_IDS = 8  # ids of the threads that share an entry's stack, listed with it
-IN_FLIGHT = 256  # stacks read at once
+IN_FLIGHT = 256  # stacks read at once, at most
+READ_BUDGET_S = 5.0  # one listing reads stacks this long at most (the next call reads on)
 
 Stack = tuple[list[Frame], int | None]  # (frames from ``start``, the thread's total, when known)
 
@@ -70,21 +77,46 @@ class Page:
     next_thread: int | None  # the thread the next page starts at; None on the last page
     threads: int  # threads in the program
     stacks: int  # entries in the whole listing
+    unread: int = 0  # threads whose stacks are not read yet (the listing leaves them out)
 
 
-async def read_all(threads: list[Thread], read: Callable[[int], Awaitable[Stack]]) -> list[Stack]:
-    """Each thread's stack, ``IN_FLIGHT`` at a time; a thread the debugger cannot answer for (it ended
-    meanwhile) has none."""
+async def read_all(threads: list[Thread], read: Callable[[int], Awaitable[Stack]], known: dict[int, Stack],
+                   first: Sequence[int | None] = (), budget_s: float | None = None) -> None:
+    """Read into ``known`` the stacks of ``threads`` it lacks, the ``first`` ones before the rest, until all are
+    read or ``budget_s`` (``READ_BUDGET_S``) is spent. A thread the debugger cannot answer for (it ended
+    meanwhile) has no frames. A debugger that answers nothing fails the listing (its own deadline's error);
+    one that answered something stops being asked when the budget is spent, its late answers dropped."""
     async def one(thread_id: int) -> Stack:
         try:
             return await read(thread_id)
         except AdapterRequestError:
             return [], None
 
-    stacks: list[Stack] = []
-    for at in range(0, len(threads), IN_FLIGHT):
-        stacks += await asyncio.gather(*(one(t.id) for t in threads[at:at + IN_FLIGHT]))
-    return stacks
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + (READ_BUDGET_S if budget_s is None else budget_s)
+    wanted = {t.id for t in threads if t.id not in known}
+    todo = [t for t in dict.fromkeys(first) if t is not None and t in wanted]
+    rest = wanted.difference(todo)
+    todo += [t.id for t in threads if t.id in rest]
+    window = 1  # the first thread alone, however long it takes: the debugger's pace is not known yet
+    while todo:
+        batch, todo = todo[:window], todo[window:]
+        began = loop.time()
+        tasks = {asyncio.ensure_future(one(thread_id)): thread_id for thread_id in batch}
+        try:
+            done, late = await asyncio.wait(tasks, timeout=max(0.0, deadline - began) if known else None)
+        finally:
+            for task in tasks:
+                task.cancel()  # those still waiting (none once all are done)
+        failures = [failure for task in done if (failure := task.exception()) is not None]
+        known.update((tasks[task], task.result()) for task in done if task.exception() is None)
+        if failures and not (isinstance(failures[0], AdapterTimeoutError) and known):
+            raise failures[0]
+        left = deadline - loop.time()
+        if late or failures or left <= 0:
+            return
+        # as many as the rest of the budget can answer at this pace, halved: what is in flight at the end stays small
+        window = max(1, min(IN_FLIGHT, int(len(batch) * left / max(loop.time() - began, 1e-3) / 2)))
 
 
 def fitting(thread: Thread, frames: list[Frame], base: str | None = None, budget: int = STACK_BYTES) -> int:
@@ -119,10 +151,11 @@ def entries(threads: list[Thread], stacks: list[Stack], current: int | None, dep
 
 
 def paged(threads: list[Thread], stacks: list[Stack], current: int | None, levels: int, first: int | None,
-          base: str | None = None, budget: int = PAGE_BYTES - MORE_BYTES,
+          base: str | None = None, budget: int = PAGE_BYTES - MORE_BYTES, unread: int = 0,
           keys: Mapping[int, Hashable] | None = None) -> Page:
-    """The page of the listing that starts at thread ``first`` (None: the beginning) and fits ``budget``
-    (paths shown relative to ``base``)."""
+    """The page of the listing of ``threads`` (those whose stacks were read: ``unread`` more are not) that starts
+    at thread ``first`` (None, or one not read: the beginning) and fits ``budget`` (paths relative to ``base``);
+    threads alike in their frames and in ``keys`` (their locks) are one entry when the listing is grouped."""
     listing = entries(threads, stacks, current, None, base, keys)
     depth, grouped = levels, sum(entry.size(levels) for entry in listing) > budget
     if grouped:  # the most frames for which the threads alike in them fit as one entry each
@@ -136,7 +169,7 @@ def paged(threads: list[Thread], stacks: list[Stack], current: int | None, level
         listing = entries(threads, stacks, current, depth, base, keys)
     start = 0
     if first is not None:
-        start = next(at for at, entry in enumerate(listing) if first == entry.thread.id or first in entry.same)
+        start = next((at for at, entry in enumerate(listing) if first == entry.thread.id or first in entry.same), 0)
     shown: list[Entry] = []
     used = 0
     for entry in listing[start:]:
@@ -145,8 +178,8 @@ def paged(threads: list[Thread], stacks: list[Stack], current: int | None, level
             break
         shown.append(entry)
     after = start + len(shown)
-    return Page(shown, depth, grouped, listing[after].thread.id if after < len(listing) else None, len(threads),
-                len(listing))
+    return Page(shown, depth, grouped, listing[after].thread.id if after < len(listing) else None,
+                len(threads) + unread, len(listing), unread)
 
 
 def thread_stack(entry: Entry, start: int, depth: int, above: Sequence[Frame] = ()) -> ThreadStack:
@@ -160,6 +193,13 @@ def thread_stack(entry: Entry, start: int, depth: int, above: Sequence[Frame] = 
                        same=len(entry.same) or None, same_ids=entry.same[:SAME_IDS] or None)
 
 
+def frameless(threads: Sequence[Thread]) -> str:
+    """Names the threads of a listing that list no frames."""
+    first = f"thread {threads[0].id}"
+    return f"{first} lists no frames" if len(threads) == 1 else \
+        f"{first} and {len(threads) - 1} more list no frames"
+
+
 def more(page: Page, start: int, levels: int) -> str | None:
     """What the page leaves out, and the calls that show it."""
     said = []
@@ -170,4 +210,8 @@ def more(page: Page, start: int, levels: int) -> str | None:
         said.append(f"{page.threads:,} threads in {page.stacks:,} stacks, more from thread {page.next_thread}: "
                     f"debug_stack(all_threads=true, thread_id={page.next_thread}"
                     + (f", start={start}" if start else "") + f", levels={levels})")
+    if page.unread:
+        said.append(f"{page.unread:,} of {page.threads:,} threads not listed: their stacks were not read within "
+                    f"{READ_BUDGET_S:g} s; debug_stack(all_threads=true" + (f", start={start}" if start else "")
+                    + f", levels={levels}) again reads on")
     return "; ".join(said) or None

@@ -35,6 +35,7 @@ class Lifecycle:
         self.state = State.starting
         self.cause: str | None = None
         self.exit_code: int | None = None
+        self.unconfirmed: str | None = None  # why the state may no longer be true (until the next transition)
         self.scope: StopScope | None = None
         self.stops = 0  # how many stops so far: a waiter compares it to see a new one
         self._next_ref = 1
@@ -53,6 +54,7 @@ class Lifecycle:
         if self.scope is not None:
             self._next_ref = self.scope.refs.next
         self.scope = None
+        self.unconfirmed = None
         if state == State.stopped:
             assert stop is not None
             self.scope = StopScope(stop, self._next_ref)
@@ -60,7 +62,7 @@ class Lifecycle:
         elif state == State.starting:
             self.cause = self.exit_code = None
         elif state == State.exited:
-            self.exit_code = exit_code
+            self.exit_code, self.cause = exit_code, cause  # a cause: what ended it without an exit code (a signal)
         elif state == State.terminated:
             self.cause = cause or self.cause
         self.state = state
@@ -79,7 +81,8 @@ class Lifecycle:
 
     def ended_text(self) -> str:
         if self.state == State.exited:
-            return (f"the program of session {self.session_id} has exited (code {self.exit_code}); "
+            how = f"code {self.exit_code}" if self.exit_code is not None or self.cause is None else self.cause
+            return (f"the program of session {self.session_id} has exited ({how}); "
                     "start it again with debug_restart, or end the session with debug_terminate")
         if self.state == State.terminated:
             return (f"session {self.session_id} has terminated ({self.cause}); "

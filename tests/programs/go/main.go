@@ -46,15 +46,15 @@ func worker(id int, wg *sync.WaitGroup, ready chan<- int, release <-chan struct{
 	<-release // worker parked
 }
 
-func goroutines() {
+func goroutines(workers int) {
 	var wg sync.WaitGroup
 	ready := make(chan int)
 	release := make(chan struct{})
-	for i := 0; i < 3; i++ {
+	for i := 0; i < workers; i++ {
 		wg.Add(1)
 		go worker(i, &wg, ready, release)
 	}
-	for i := 0; i < 3; i++ {
+	for i := 0; i < workers; i++ {
 		<-ready
 	}
 	close(release) // all workers parked
@@ -85,8 +85,12 @@ func main() {
 	switch mode {
 	case "basic":
 		basic()
-	case "goroutines":
-		goroutines()
+	case "goroutines": // [workers, 3 by default]
+		workers := 3
+		if len(os.Args) > 2 {
+			fmt.Sscan(os.Args[2], &workers)
+		}
+		goroutines(workers)
 	case "panic":
 		fmt.Println(divide(10, 0))
 	case "spin":

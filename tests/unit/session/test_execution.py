@@ -5,12 +5,15 @@ hidden breakpoint; a refused request leaves the program where it was; a replaced
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from polydbg.backends.base import AttachSpec
-from polydbg.errors import AdapterRequestError, SessionEndedError, UsageError
+from polydbg.errors import AdapterRequestError, AdapterTimeoutError, SessionEndedError, UsageError
+from polydbg.mcp import render
 from polydbg.session import execution
 from polydbg.session.model import State
 from tests.unit.session.rig import Rig, write_program
@@ -142,6 +145,48 @@ async def test_a_termination_while_continuing_names_its_cause_and_reaps_the_debu
     for _ in range(5):  # the debugger is ended in the background
         await asyncio.sleep(0)
     assert rig.backend.terminated
+
+
+def _sleeper() -> subprocess.Popen[bytes]:
+    return subprocess.Popen(["sleep", "60"])
+
+
+async def test_a_program_killed_by_a_signal_has_exited_so_whatever_code_its_debugger_says(program: str) -> None:
+    """debugpy says 247 for SIGKILL, lldb -1, others nothing: the kernel's word is the one reported."""
+    sleeper = _sleeper()
+    rig = Rig(program, prepare=lambda backend: setattr(backend, "pid", sleeper.pid))
+    try:
+        await rig.start()
+        sleeper.kill()
+        # it has ended (its parent reaps it below)
+        await asyncio.to_thread(os.waitid, os.P_PID, sleeper.pid, os.WEXITED | os.WNOWAIT)
+        rig.backend.listener.on_exited(247)
+        rig.backend.listener.on_terminated(None)
+    finally:
+        sleeper.wait()
+    report = await rig.session.report()
+    assert report.state == State.exited and report.exit_code is None, report
+    assert report.description == "killed by signal 9 (SIGKILL)" and rig.session.cause == report.description
+    assert render.stop_report(report).startswith("[s1] exited (killed by signal 9 (SIGKILL))")
+    with pytest.raises(SessionEndedError, match=r"has exited \(killed by signal 9 \(SIGKILL\)\); start it again"):
+        await rig.session.evaluate("line_2", None)
+
+
+async def test_a_request_to_move_that_is_not_answered_may_still_take_effect_and_the_state_says_so(rig: Rig) -> None:
+    """Sent, unanswered: the program stays where it was, unconfirmed, until the debugger says it moved."""
+    before = await rig.session.report()
+    rig.backend.failures["resume"] = AdapterTimeoutError("fake did not answer 'continue' within 10 s")
+    with pytest.raises(AdapterTimeoutError, match="The request was sent, so it may still take effect") as failed:
+        await rig.session.resume(None, None, DEADLINE_S, None)
+    assert "did not answer 'continue'" in str(failed.value)
+    cause = rig.session.cause or ""
+    assert rig.session.state == State.stopped and cause.startswith("unconfirmed: "), cause
+    assert (await rig.session.report()).location == before.location
+    rig.backend.listener.on_continued(None, True)  # the debugger answered after all: it runs
+    assert (await rig.session.report()).state == State.running and rig.session.cause is None
+    rig.backend.stop_again("step")
+    again = await rig.session.resume(None, None, DEADLINE_S, None)  # its stop is shown before anything moves
+    assert again.note is not None and "stopped here after the last answer" in again.note, again.note
 
 
 async def test_pausing_a_stopped_program_says_it_is_stopped(rig: Rig) -> None:

@@ -3,6 +3,7 @@ same stack once, fewer frames each, then pages from a thread; one thread's stack
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -111,3 +112,47 @@ async def test_the_session_answers_every_thread_bounded_and_pages_by_thread(rig:
     with pytest.raises(UsageError) as refused:
         await rig.session.stack(99_999, 0, 20, True)
     assert "no thread 99999" in str(refused.value) and len(str(refused.value)) < 400, str(refused.value)
+
+
+async def test_a_debugger_slow_to_answer_stacks_is_asked_no_more_than_the_budget_allows_and_the_next_call_reads_on(
+        rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """debugpy answers one request after another: asked for every stack at once, it was busy for minutes and the
+    session with it. A listing lists what its budget read, leaves one batch at most in flight, and reads on later."""
+    monkeypatch.setattr(stacks, "READ_BUDGET_S", 2.0)
+    rig.backend.stacks = program(500, distinct=1)
+    answers = asyncio.Event()  # threads past 100 are answered only once this is set
+    asked: list[int] = []
+    read = rig.backend.stack_trace
+
+    async def slow(thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
+        asked.append(thread_id)
+        if thread_id > 100:
+            await answers.wait()
+        return await read(thread_id, start, levels)
+
+    rig.backend.stack_trace = slow  # type: ignore[method-assign]
+    first = await asyncio.wait_for(rig.session.stack(None, 0, 20, True), 30)
+    listed = sum(1 + (t.same or 0) for t in first.threads)
+    assert listed == 100 and first.more is not None and "400 of 500 threads not listed" in first.more, first.more
+    assert len(asked) - 100 <= stacks.IN_FLIGHT, len(asked)  # what was left unanswered: one batch at most
+    assert (await rig.session.evaluate("line_2", None)).value  # the session is not held up
+    answers.set()
+    second = await asyncio.wait_for(rig.session.stack(None, 0, 20, True), 30)
+    assert second.more is None and [(t.thread_id, t.same) for t in second.threads] == [(1, None), (2, 498)]
+    assert asked.count(50) == 1, asked.count(50)  # stacks read at this stop are not read again
+
+
+async def test_a_thread_that_lists_no_frames_is_said_why_when_the_debugger_knows(rig: Rig) -> None:
+    """debugpy leaves library code out of stacks: a server's thread running only library code listed a bare
+    "thread 2 serving:" line. The debugger's reason is the single thread's answer; a listing points to it."""
+    rig.backend.stacks = {Thread(1, "main"): [Frame("main", rig.program, 3)], Thread(2, "serving"): [],
+                          Thread(3, "polling"): []}
+    said = await rig.session.stack(None, 0, 20, True)
+    assert said.more is None  # a debugger that does not know why says nothing
+    rig.backend.frameless_hint = "thread {id} runs library code only"
+    listing = await rig.session.stack(None, 0, 20, True)
+    assert [t.frames for t in listing.threads[1:]] == [[], []]
+    assert listing.more == "thread 2 and 1 more list no frames: debug_stack(thread_id=2) says why"
+    alone = await rig.session.stack(3, 0, 20, False)
+    assert alone.more == "thread 3 runs library code only" and alone.threads[0].frames == []
+    assert (await rig.session.stack(1, 0, 20, False)).more is None

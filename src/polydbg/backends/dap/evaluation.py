@@ -9,7 +9,8 @@ evaluation on that thread is refused at once, with what is running and for how l
 costing another deadline; once the first one answers, evaluations go through again. Unless the debugger
 cannot be evaluating anything (``not_answering``: its process stopped by a signal, the program held by its
 tracer with no thread running): then the answer says the debugger is not answering, not that the expression
-runs on.
+runs on; nor when a request sent before it is still unanswered (a debugger answers in order: the evaluation may
+not have begun).
 """
 
 from __future__ import annotations
@@ -66,15 +67,22 @@ class Evaluations:
                 "interrupted: debug_terminate ends the session")
 
     async def run(self, client: DapClient, thread: int | None, expression: str,
-                  arguments: dict[str, Any]) -> dict[str, Any]:
-        """Send ``evaluate`` and wait one deadline; past it, remember the evaluation as still running."""
+                  arguments: dict[str, Any], grace_s: float = 0.0) -> dict[str, Any]:
+        """Send ``evaluate`` and wait one deadline; past it, remember the evaluation as still running.
+        ``grace_s``: more time for an adapter told to interrupt the evaluation itself at the deadline."""
         future = client.send_request("evaluate", arguments)
         deadline = timeouts.INSPECT_S
         try:
-            return await client.wait(future, "evaluate", deadline)
+            return await client.wait(future, "evaluate", deadline + grace_s)
         except AdapterTimeoutError as exc:
-            self._running[thread] = _Evaluation(expression, future, time.monotonic() - deadline)
             silent = self._silent(f"no answer to the evaluation within {deadline:g} s")
+            earlier = client.unanswered_before(future)
+            if silent is None and earlier is not None:  # queued behind it, not known to run: not remembered as such
+                raise AdapterTimeoutError(
+                    f"{exc}; {self._adapter} has not answered the {earlier.label!r} sent "
+                    f"{time.monotonic() - earlier.sent_at:.0f} s ago either, before this evaluation, so the "
+                    "evaluation may not have started. debug_terminate ends the session if it stays so") from exc
+            self._running[thread] = _Evaluation(expression, future, time.monotonic() - deadline - grace_s)
             if silent is not None:
                 raise silent from exc
             raise AdapterTimeoutError(

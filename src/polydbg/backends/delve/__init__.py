@@ -13,7 +13,8 @@ DAP on its API port), reached the same way. delve builds a Go package or file it
 Modules: ``backend`` (``DelveBackend``, the registry's entry point: lifecycle, events, values),
 ``build`` (where and how delve builds, launch/attach arguments, build failures), ``output`` (dlv's
 pipes and output events → the program's output vs delve's own lines), ``stops`` (the goroutine a
-pause or fatal error is shown on, hidden runtime frames), ``native`` (memory and raw commands).
+pause or fatal error is shown on, hidden runtime frames), ``native`` (memory and raw commands),
+``goroutines`` (how many there are when delve lists only some).
 
 Quirks (checked against delve 1.20 with Go 1.19):
 
@@ -67,6 +68,9 @@ at most 64 elements of a slice/map at first              ``child_slice`` pages f
 synthetic children ``len()`` / ``string()``              dropped; containers count only their elements
 goroutines are DAP threads, runtime-internal ones too    hidden (``dlv config hideSystemGoroutines false``
                                                          through ``command`` shows them)
+at most 1,024 goroutines are listed (``maxGoroutines``,  the listing says how many there are, counted from
+no option), said only in a console line                  the runtime's variables (``goroutines``); the line
+                                                         is not the program's output
 values are cut at 256 characters                         ``debug_evaluate`` uses the "clipboard" context:
                                                          values whole, strings loaded up to 4 KiB
 unnamed results (``~r0``)                                noise until the function returns: left out

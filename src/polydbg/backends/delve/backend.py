@@ -28,10 +28,11 @@ from polydbg.backends.base import (
     LaunchSpec,
     MemoryBlock,
     SourceBreakpoint,
+    Thread,
     Variable,
 )
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.delve import build, native, output
+from polydbg.backends.delve import build, goroutines, native, output
 from polydbg.backends.delve.stops import PROGRAM_VANISHED, DelveStops, unquote
 from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.ordering import OrderedEvents
@@ -64,6 +65,8 @@ class DelveBackend(DapBackend):
         self._pipes = output.DlvPipes(self.name, self._proc, ordered.on_output)
         self._pumps: list[asyncio.Task[Any]] = []
         self._breakpoint_files: set[str] = set()  # cleared on detaching from a multi-client server
+        self._capped: int | None = None  # goroutines delve listed, when it said it left some out
+        self._left_out: str | None = None  # what the last listing left out
         self._stops = DelveStops(ordered, self._frames, self._request, self._stop_event, self._connected,
                                  self._program_gone)
 
@@ -197,6 +200,10 @@ class DelveBackend(DapBackend):
         if text.startswith("Build Error:"):
             self._build_error = text
         if category == "console":
+            listed = goroutines.capped(text)
+            if listed is not None:  # delve's word on its own listing, not the program's output
+                self._capped = listed
+                return
             code = output.exit_status(text)
             if code is not None:
                 self._life.report_exited(code)
@@ -223,7 +230,19 @@ class DelveBackend(DapBackend):
         self._breakpoint_files.add(file)
         return await super().set_breakpoints(file, breakpoints)
 
-    # -- frames -----------------------------------------------------------------------------------
+    # -- threads and frames -----------------------------------------------------------------------
+
+    async def threads(self) -> list[Thread]:
+        """delve's goroutines; when it lists only some (at most 1,024), how many there are (goroutines.py)."""
+        self._capped = None
+        found = await super().threads()
+        self._left_out = None
+        if self._capped is not None:
+            self._left_out = goroutines.left_out(len(found), await goroutines.counted(self._evaluate_unshaped))
+        return found
+
+    def threads_left_out(self) -> str | None:
+        return self._left_out
 
     async def _hidden_frames(self, thread_id: int) -> int:
         return await self._stops.hidden_frames(thread_id)

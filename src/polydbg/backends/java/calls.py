@@ -53,6 +53,14 @@ class RunningCall:
                 "debug_terminate ends the program")
 
 
+    def cannot_step(self) -> str:
+        """Why its thread cannot step now, and what can be done instead."""
+        return (f"{self.where} is running {self.label}, called by an evaluation (for "
+                f"{time.monotonic() - self.since:.0f} s), and JDWP cannot interrupt it: a step there would wait "
+                "until it returns. Ask again once it has (debug_evaluate says when: it stops saying the call runs); "
+                "debug_continue lets the call and the program run on; debug_terminate ends the program")
+
+
 class Calls:
     """The calls in flight, by JDWP thread; ``run`` counts the program's resumes."""
 

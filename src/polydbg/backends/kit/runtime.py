@@ -45,9 +45,8 @@ def killed_by(code: int | None, runtime: str, hint: str = "") -> str | None:
 
 
 def report_end(life: Lifecycle, code: int | None, runtime: str, hint: str = "") -> None:
-    """The program's exit status as its end, once: an exit (code ≥ 0, or unknown) is an exit, a signal a
-    termination that names it."""
+    """The program's exit status as its end, once: an exit with its code, or, killed by a signal, an exit without
+    one (the session reads the signal from the kernel) and an end that names the signal."""
     cause = killed_by(code, runtime, hint)
-    if cause is None:
-        life.report_exited(code)
+    life.report_exited(code if cause is None else None)
     life.report_terminated(cause)

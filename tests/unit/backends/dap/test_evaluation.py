@@ -70,3 +70,20 @@ async def test_an_adapter_that_cannot_be_evaluating_is_not_answering_not_running
         await evaluations.run(client, 1, "x", {"expression": "x"})
     with pytest.raises(AdapterTimeoutError, match=r"^fake is not answering \(still no answer to 'x' after"):
         evaluations.refuse_if_busy(1)
+
+
+async def test_an_evaluation_behind_an_unanswered_request_is_not_said_to_run_endlessly(
+        pair: tuple[DapClient, MemoryStream[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """debugpy answers in order: busy with stack requests sent before it, it had not begun the evaluation, which was
+    still said to be "an endless loop" and refused on its thread from then on."""
+    client, _ = pair
+    monkeypatch.setattr(timeouts, "INSPECT_S", 0.05)
+    busy = client.send_request("stackTrace", {"threadId": 5})
+    evaluations = Evaluations("fake")
+    with pytest.raises(AdapterTimeoutError) as failed:
+        await evaluations.run(client, 1, "len(ts)", {"expression": "len(ts)"})
+    said = str(failed.value)
+    assert "has not answered the 'stackTrace' sent" in said and "may not have started" in said, said
+    assert "endless" not in said and "still running" not in said, said
+    evaluations.refuse_if_busy(1)  # not remembered as running: the next one is sent
+    busy.cancel()
