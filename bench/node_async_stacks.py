@@ -13,7 +13,8 @@ work alone (Node's start and the debugger's set-up are not in it):
 
 Each workload runs, round-robin after a discarded warm-up round, under: plain ``node`` (no inspector);
 a raw CDP client (polydbg's ``CdpChannel``) with ``Runtime`` and ``Debugger`` enabled (what a debugger
-costs anyway), and with async depths 1, 4 and 32 on top; and polydbg through an in-process MCP client
+costs anyway), and with async depths 1 and 32 on top, recording V8's default 200 frames of each segment or
+16 (``Runtime.setMaxCallStackSizeToCapture``, as polydbg does); and polydbg through an in-process MCP client
 (``debug_launch`` without breakpoints, to the exit), with async stacks off (``ASYNC_DEPTH`` set to 0 in
 this process) and as it ships. The table shows medians (ms), and the async stacks' cost over the
 debugger without them.
@@ -59,8 +60,9 @@ async def plain(args: list[str]) -> float:
     return elapsed(out.decode())
 
 
-async def raw(args: list[str], depth: int | None) -> float:
-    """The program under a bare CDP client: Runtime and Debugger enabled, and the async depth when given."""
+async def raw(args: list[str], depth: int | None, frames: int | None = None) -> float:
+    """The program under a bare CDP client: Runtime and Debugger enabled, and the async depth and the frames
+    recorded of each segment when given."""
     process = await asyncio.create_subprocess_exec(
         "node", "--inspect-brk=127.0.0.1:0", PROGRAM, *args, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE)
@@ -75,6 +77,8 @@ async def raw(args: list[str], depth: int | None) -> float:
     await client.request("Runtime.enable")
     await client.request("Debugger.enable")
     await client.request("NodeRuntime.notifyWhenWaitingForDisconnect", {"enabled": True})
+    if frames is not None:
+        await client.request("Runtime.setMaxCallStackSizeToCapture", {"size": frames})
     if depth is not None:
         await client.request("Debugger.setAsyncCallStackDepth", {"maxDepth": depth})
     await client.request("Runtime.runIfWaitingForDebugger")
@@ -100,15 +104,15 @@ async def through_polydbg(client: Client, args: list[str], depth: int) -> float:
 
 async def main(runs: int) -> None:
     load = os.getloadavg()[0]
-    shipped = targets.ASYNC_DEPTH
+    shipped, recorded = targets.ASYNC_DEPTH, targets.ASYNC_FRAMES_RECORDED
     variants: dict[str, Callable[[Client, list[str]], Awaitable[float]]] = {
         "node, no debugger": lambda _c, a: plain(a),
         "raw CDP, Debugger.enable": lambda _c, a: raw(a, None),
         "raw CDP, async depth 1": lambda _c, a: raw(a, 1),
-        "raw CDP, async depth 4": lambda _c, a: raw(a, 4),
         "raw CDP, async depth 32": lambda _c, a: raw(a, 32),
+        f"raw CDP, async depth 32, {recorded} frames": lambda _c, a: raw(a, 32, recorded),
         "polydbg, async stacks off": lambda c, a: through_polydbg(c, a, 0),
-        f"polydbg (async depth {shipped})": lambda c, a: through_polydbg(c, a, shipped),
+        f"polydbg (async depth {shipped}, {recorded} frames)": lambda c, a: through_polydbg(c, a, shipped),
     }
     times: dict[tuple[str, str], list[float]] = {}
     began = time.perf_counter()
@@ -132,14 +136,16 @@ async def main(runs: int) -> None:
     cost: list[list[Any]] = []
     for label, off, on in (("raw CDP: depth 32 / Debugger.enable", "raw CDP, Debugger.enable",
                             "raw CDP, async depth 32"),
+                           (f"raw CDP: depth 32, {recorded} frames / Debugger.enable", "raw CDP, Debugger.enable",
+                            f"raw CDP, async depth 32, {recorded} frames"),
                            ("polydbg: as shipped / async stacks off", "polydbg, async stacks off",
-                            f"polydbg (async depth {shipped})")):
+                            f"polydbg (async depth {shipped}, {recorded} frames)")):
         row = [label]
         for workload in WORKLOADS:
             without, with_ = median(times[(workload, off)]), median(times[(workload, on)])
             row.append(f"{with_ / without:.2f}×")
         cost.append(row)
-    per_await = (median(times[("awaits", "raw CDP, async depth 32")])
+    per_await = (median(times[("awaits", f"raw CDP, async depth 32, {recorded} frames")])
                  - median(times[("awaits", "raw CDP, Debugger.enable")])) / 200_000 * 1000
     cost.append(["per await (awaits workload), µs", f"{per_await:.1f}", "", ""])
     table("the async stacks' cost", ["", *WORKLOADS], cost)

@@ -67,8 +67,10 @@ async def test_a_running_worker_is_inspected_once_paused_from_the_main_thread_s_
     main_line = line_of("node/workers.js", "main stops here")
     report = await tools("debug_launch", program=WORKERS, breakpoints=[{"file": WORKERS, "line": main_line}])
     assert (report["thread_id"], report["location"]["line"]) == (1, main_line), report
-    threads = {t["thread_id"]: t["name"] for t in (await tools("debug_stack", all_threads=True))["threads"]}
+    listed = await tools("debug_stack", all_threads=True)
+    threads = {t["thread_id"]: t["name"] for t in listed["threads"]}
     assert threads == {1: "main", 2: "worker 1 (workers.js) (running)"}, threads
+    assert "thread 2 lists no frames: debug_stack(thread_id=2) says why" in listed["more"], listed
     for tool in ("debug_variables", "debug_stack"):
         refused = await tools.error(tool, thread_id=2)
         assert "thread 2 (worker 1 (workers.js)) is running, not stopped" in refused, refused
@@ -81,6 +83,8 @@ async def test_a_running_worker_is_inspected_once_paused_from_the_main_thread_s_
     stack = await tools("debug_stack", all_threads=True)
     names = {t["thread_id"]: t["name"] for t in stack["threads"]}
     assert stack["current_thread"] == 2 and "stopped too" in names[1], stack
+    main_locals = await tools("debug_variables", thread_id=1)  # the main thread, stopped too, read by its id
+    assert {v["name"]: v["value"] for v in main_locals["variables"]}["heard"] == '"busy"', main_locals
     main_again = await tools("debug_continue")  # the worker runs on; the main thread's stop is shown again
     assert (main_again["reason"], main_again["thread_id"], main_again["location"]["line"]) == (
         "breakpoint", 1, main_line), main_again
@@ -117,6 +121,9 @@ async def test_a_thread_stopped_too_is_chosen_stepped_and_resumed_from_another_s
     assert report["location"]["line"] == lines[first], report
     listed = await tools("debug_stack", all_threads=True, levels=1)
     assert "stopped too" in {t["thread_id"]: t["name"] for t in listed["threads"]}[other], listed
+    for thread, main in ((other, other == 1), (None, first == 1)):  # in the thread named, else the one shown
+        seen = (await tools("debug_evaluate", expression="typeof worker", thread_id=thread))["value"]  # main's own
+        assert seen == ('"object"' if main else '"undefined"'), (thread, seen)
     chosen = await tools("debug_stack", thread_id=other, levels=1)
     assert chosen["current_thread"] == other and chosen["threads"][0]["frames"][0]["line"] == lines[other]
     stepped = await tools("debug_step", kind="over")

@@ -347,13 +347,20 @@ class NodeBackend(Backend):
         """A stopped thread's frames; a running one has none to read (Node stops each thread on its own)."""
         target = self._targets.get(thread_id)
         if not target.paused:
-            stopped = [f"thread {t.thread_id} ({t.name})" for t in self._targets.live() if t.paused]
-            raise AdapterRequestError("stackTrace", (
-                f"thread {thread_id} ({target.name}) is running, not stopped: Node stops each thread on its own, and "
-                f"{' and '.join(stopped) or 'no thread'} {'is' if len(stopped) < 2 else 'are'} stopped. "
-                f"debug_pause(thread_id={thread_id}) pauses it to inspect it (the stop shown now waits, and is shown "
-                "again once it resumes)"))
+            raise AdapterRequestError("stackTrace", self._running(target))
         return target.stack_trace(start, levels)
+
+    def frameless(self, thread: Thread) -> str | None:
+        target = self._targets.find(thread.id)
+        return self._running(target) if target is not None and not target.paused else None
+
+    def _running(self, target: Target) -> str:
+        """Why a thread that runs while another is stopped lists no frames, and how to see them."""
+        stopped = [f"thread {t.thread_id} ({t.name})" for t in self._targets.live() if t.paused]
+        return (f"thread {target.thread_id} ({target.name}) is running, not stopped: Node stops each thread on its "
+                f"own, and {' and '.join(stopped) or 'no thread'} {'is' if len(stopped) < 2 else 'are'} stopped. "
+                f"debug_pause(thread_id={target.thread_id}) pauses it to inspect it (the stop shown now waits, and "
+                "is shown again once it resumes)")
 
     async def async_callers(self, thread_id: int) -> list[tuple[str, list[Frame]]]:
         return self._targets.get(thread_id).async_callers(ASYNC_FRAMES)
