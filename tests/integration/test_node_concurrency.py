@@ -63,6 +63,27 @@ async def test_a_typescript_await_chain_under_tsx_lists_them_in_ts_lines(tools: 
     await _await_chain(tools, "tsx/awaits.ts")
 
 
+async def test_a_throw_awaited_through_promise_all_is_explained_and_its_callers_listed_at_a_breakpoint(
+        tools: Tools) -> None:
+    """V8 counts a throw whose rejection Promise.all waits for as caught: it never pauses; the end says where it
+    was thrown and why it did not stop, and a breakpoint there lists the awaiting callers past Promise.all."""
+    program = str(NODE / "rejects.js")
+    throws = line_of("node/rejects.js", "fetchOne throws")
+    ended = await tools("debug_launch", program=program)
+    said = ended["output"]["text"]
+    assert (ended["state"], ended["exit_code"]) == ("exited", 1), ended
+    assert f"uncaught Error: no item 2 at {program}:{throws}" in said and "awaited through Promise.all" in said, said
+    await tools("debug_break", file=program, line=throws, condition="id === 2")
+    stopped = await tools("debug_restart")
+    assert (stopped["location"]["function"], stopped["location"]["line"]) == ("fetchOne", throws), stopped
+    def line(marker: str) -> int:
+        return line_of("node/rejects.js", marker)
+    assert [frame[1:] for frame in callers(await tools("debug_stack"))] == [
+        ("(anonymous)", "rejects.js", line("Promise.all(")), ("fetchAll", "rejects.js", line("Promise.all(")),
+        ("main", "rejects.js", line("await fetchAll(")), ("(anonymous)", "rejects.js", line("the program starts"))]
+    await tools("debug_terminate")
+
+
 async def test_a_running_worker_is_inspected_once_paused_from_the_main_thread_s_stop(tools: Tools) -> None:
     main_line = line_of("node/workers.js", "main stops here")
     report = await tools("debug_launch", program=WORKERS, breakpoints=[{"file": WORKERS, "line": main_line}])

@@ -203,8 +203,9 @@ class NodeBackend(Backend):
 
     def _on_exception_thrown(self, params: dict[str, Any]) -> None:
         """Node reports an exception that is ending the program: a TypeScript loader's refusal of a file is
-        the program's end (``compile_errors``); one that never paused (an ES module's top-level throw counts
-        as caught, nodejs/node#50430) is explained at the exit, with where it came from."""
+        the program's end (``compile_errors``); one that never paused (V8 counted it as caught: a rejection
+        awaited through Promise.all, an ES module's top-level throw, nodejs/node#50430) is explained at the exit,
+        with where it came from."""
         main = self._targets.find_main()
         details = params.get("exceptionDetails") or {}
         if main is not None and self._build_error is None and _maybe_compile_error(details.get("exception") or {}):
@@ -246,9 +247,10 @@ class NodeBackend(Backend):
             return
         if self._unstopped_throw is not None and code:
             self._events.on_output("console", (
-                f"polydbg: the program ended on an {self._unstopped_throw}; Node reported it as caught (an ES "
-                "module's top-level throw, nodejs/node#50430), so it could not stop there: set a breakpoint on "
-                "that line and debug_restart\n"))
+                f"polydbg: the program ended on an {self._unstopped_throw}; Node reported it as caught, so it could "
+                "not stop there (V8 counts a throw as caught when a promise handler was to receive it: a rejection "
+                "awaited through Promise.all or given to a .then, an ES module's top-level throw, nodejs/node#50430): "
+                "set a breakpoint on that line and debug_restart\n"))
         if cause is not None:
             self._life.report_terminated(f"{cause}{self._proc.stderr_hint()}")
             return
