@@ -171,7 +171,7 @@ class Inspector:
         held = await self.locks(scope, [tid])
         if tid in held:
             shown.locks = locks.state_of(held[tid], locks.owners(held))
-        if start == 0 and fits == len(frames) and (total is None or fits >= total):
+        if fits == len(frames) and (total is None or start + fits >= total):  # the page that ends the stack
             shown.async_frames = [AsyncFrame(function=f.name, file=f.file, line=f.line, via=via if i == 0 else None)
                                   for via, segment in await self.core.read(scope, backend.async_callers(tid))
                                   for i, f in enumerate(segment)] or None
