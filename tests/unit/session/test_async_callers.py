@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from polydbg.backends.base import Backend, BackendListener, Frame, Thread
+from polydbg.backends.base import Frame, Thread
 from tests.fakes import FakeBackend
 from tests.unit.session.rig import Rig, write_program
 
@@ -17,17 +17,13 @@ class AwaitingBackend(FakeBackend):
         return [("await", [Frame("caller", self.program, 40), Frame("outer", self.program, 50)])]
 
 
-class AwaitingRig(Rig):
-    def _make(self, listener: BackendListener) -> Backend:
-        backend = AwaitingBackend(listener, self.program)
-        backend.stacks = {Thread(1, "main"): [Frame(f"f{n}", self.program, n + 1) for n in range(30)]}
-        self.backends.append(backend)
-        return backend
+def thirty_frames(backend: FakeBackend) -> None:
+    backend.stacks = {Thread(1, "main"): [Frame(f"f{n}", backend.program, n + 1) for n in range(30)]}
 
 
 @pytest.fixture
 async def rig(tmp_path: Path) -> Rig:
-    made = AwaitingRig(write_program(tmp_path))
+    made = Rig(write_program(tmp_path), prepare=thirty_frames, backend=AwaitingBackend)
     await made.start()
     return made
 

@@ -9,7 +9,7 @@ from typing import ClassVar
 
 import pytest
 
-from polydbg.backends.base import Backend, BackendListener, Frame, FrameRef, StopEvent, Thread
+from polydbg.backends.base import Frame, FrameRef, StopEvent, Thread
 from polydbg.errors import AdapterRequestError
 from tests.fakes import FakeBackend
 from tests.unit.session.rig import Rig, write_program
@@ -26,18 +26,14 @@ class ApartBackend(FakeBackend):
         self.listener.on_stopped(StopEvent("pause", thread_id))
 
 
-class ApartRig(Rig):
-    def _make(self, listener: BackendListener) -> Backend:
-        backend = ApartBackend(listener, self.program)
-        backend.stacks = {Thread(1, "main"): [Frame("main", self.program, 3)],
-                          Thread(2, "worker"): [Frame("work", self.program, 7)]}
-        self.backends.append(backend)
-        return backend
+def two_threads(backend: FakeBackend) -> None:
+    backend.stacks = {Thread(1, "main"): [Frame("main", backend.program, 3)],
+                      Thread(2, "worker"): [Frame("work", backend.program, 7)]}
 
 
 @pytest.fixture
 async def rig(tmp_path: Path) -> Rig:
-    made = ApartRig(write_program(tmp_path))
+    made = Rig(write_program(tmp_path), prepare=two_threads, backend=ApartBackend)
     await made.start()
     return made
 
