@@ -165,7 +165,8 @@ class Inspector:
                                    for i, f in enumerate(t.frames)]) for t in tasks] or None)
         tid = thread_id if thread_id is not None else (scope.thread or (threads[0].id if threads else 0))
         frames, total = await self.core.read(scope, backend.stack_trace(tid, start, levels))
-        if thread_id is not None and (frames or start > 0):  # a thread with no frame to inspect is not made current
+        if thread_id is not None and (frames or start > 0):  # a thread with none to inspect (running on its own,
+            # or in library code only) is not made current
             scope.current_thread = thread_id
         thread = Thread(tid, names.get(tid, ""))
         fits = stacks.fitting(thread, frames, self.core.cwd)
@@ -174,7 +175,7 @@ class Inspector:
         held = await self.locks(scope, [tid])
         if tid in held:
             shown.locks = locks.state_of(held[tid], locks.owners(held))
-        if start == 0 and fits == len(frames) and (total is None or fits >= total):
+        if fits == len(frames) and (total is None or start + fits >= total):  # the page that ends the stack
             shown.async_frames = [AsyncFrame(function=f.name, file=f.file, line=f.line, via=via if i == 0 else None)
                                   for via, segment in await self.core.read(scope, backend.async_callers(tid))
                                   for i, f in enumerate(segment)] or None
