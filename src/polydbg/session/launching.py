@@ -212,7 +212,8 @@ async def _test_plan(manager: SessionManager, request: LaunchRequest) -> tuple[L
     cwd = existing_dir(request.cwd, "cwd") or os.getcwd()
     plan = await testing.plan(request.test, cwd, request.language, request.runtimes)
     return dataclasses.replace(request, program=plan.program, module=plan.module, args=(*plan.args, *request.args),
-                               cwd=cwd, language=plan.language), plan
+                               runtime_args=(*plan.runtime_args, *request.runtime_args), cwd=cwd,
+                               language=plan.language), plan
 
 
 async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: float,
@@ -245,6 +246,8 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
     try:
         await apply_breakpoints(session, [*manager.take_pending(), *request.breakpoints])
         session.exception_filters = registry.break_filters(session.adapter, request.break_on_exception)
+        if plan is not None and request.break_on_exception != "none":
+            session.exception_filters = list(dict.fromkeys([*session.exception_filters, *plan.exception_filters]))
     except PolydbgError:
         await manager.remove(session, detach=False)
         raise

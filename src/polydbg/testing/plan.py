@@ -41,6 +41,8 @@ class TestPlan:
     program: str | None = None
     module: str | None = None
     args: tuple[str, ...] = ()
+    runtime_args: tuple[str, ...] = ()  # the runtime's own flags (node --test-name-pattern=…)
+    exception_filters: tuple[str, ...] = ()  # the backend's filters that stop where a test fails, added to the launch's
     judge: Callable[[int | None, str], Verdict] = field(default=lambda code, text: Verdict(ERROR))
     names: Callable[[], Awaitable[list[str]]] | None = None  # every test name in the plan's scope
 

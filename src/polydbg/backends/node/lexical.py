@@ -280,3 +280,59 @@ class Source:
         found = self.declarations(self.offset(*scope[0]), self.offset(*scope[1]), 0 if top_level else 1)
         here = self.offset(*pause)
         return {name: found[name].keyword for name in names if name in found and here < found[name].end}
+
+
+_NOT_A_FUNCTION = frozenset({"if", "for", "while", "switch", "catch", "with"})  # (…) { opens no function's body
+
+
+def in_try(source: str, here: int) -> bool:
+    """Whether offset ``here`` lies in a ``try`` block (not its ``catch`` or ``finally``) of the function that
+    contains it: a throw there is caught in that function. Scanned from the script's start: a block's kind is
+    told by what opens it (``try {``, ``=> {``, ``name(…) {``, ``if (…) {``)."""
+    tokens = _tokens(source, 0, min(here, len(source)))
+    kinds: list[str] = []  # of each open bracket: "try", "function" or "block"
+    opened: list[int] = []  # the index of each open bracket's token
+    for index, (text, _, _) in enumerate(tokens):
+        if text in ("(", "[", "{"):
+            kinds.append(_kind(tokens, index) if text == "{" else "block")
+            opened.append(index)
+        elif text in (")", "]", "}") and kinds:
+            kinds.pop()
+            opened.pop()
+    for kind in reversed(kinds):
+        if kind != "block":
+            return kind == "try"
+    return False
+
+
+def _kind(tokens: list[tuple[str, int, int]], index: int) -> str:
+    before = [t for t, _, _ in tokens[max(0, index - 3):index] if t != "\n"]
+    previous = before[-1] if before else ""
+    if previous == "try":
+        return "try"
+    if previous == ">" and len(before) >= 2 and before[-2] == "=":
+        return "function"
+    if previous == ")":
+        depth = tokens[index - 1][2] if tokens[index - 1][0] == ")" else None
+        for back in range(index - 2, -1, -1):
+            if tokens[back][0] == "(" and tokens[back][2] == depth:
+                callee = next((t for t, _, _ in reversed(tokens[:back]) if t != "\n"), "")
+                return "block" if callee in _NOT_A_FUNCTION else "function"
+    return "block"
+
+
+_ASYNC_BEFORE = re.compile(r"\basync\s+(?:function\b\s*)?\*?\s*(?:[\w$#]+\s*)?$")
+_AWAITED_CALL = re.compile(r"\bawait\s+(?:[\w$]+\s*\??\.\s*)*$")
+
+
+def is_async_function(source: str, start: int) -> bool:
+    """Whether the function V8 says starts at ``start`` (its parameters, or an arrow's ``async``) is async."""
+    line = source.rfind("\n", 0, start) + 1
+    return source.startswith("async", start) or bool(_ASYNC_BEFORE.search(source, line, start))
+
+
+def awaits_call(source: str, at: int) -> bool:
+    """Whether the call V8 places at ``at`` (its callee's last name) is awaited right there: ``await f(…)``,
+    ``await this.store.load(…)``."""
+    line = source.rfind("\n", 0, at) + 1
+    return bool(_AWAITED_CALL.search(source[line:at]))

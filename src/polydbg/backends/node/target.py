@@ -81,6 +81,8 @@ class Target:
     hidden: int = 0
     pause_data: dict[str, Any] | None = None
     pause_reason: str = ""
+    failure: ExceptionDetail | None = None  # a test's failure, with its expected and actual values (``failures``)
+    failed_at: tuple[str, tuple[str, int, int]] | None = None  # the last failure stopped at: its exception, its frame
     paused: bool = False
     reported: bool = False
     stops: int = 0  # stops reported so far: a run request that returns after the next one is told by it
@@ -144,6 +146,7 @@ class Target:
         self.frames = []
         self.async_trace = None
         self.pause_data = None
+        self.failure = None
         self.paused = False
         self.refs.clear()
 
@@ -216,8 +219,8 @@ class Target:
 
     def exception_detail(self) -> ExceptionDetail | None:
         data = self.pause_data
-        if data is None:
-            return None
+        if self.failure is not None or data is None:
+            return self.failure
         if data.get("subtype") == "error" or data.get("type") == "object":
             description = str(data.get("description") or "")
             first = description.split("\n", 1)[0]
