@@ -50,8 +50,8 @@ async def plan(test: str, cwd: str, language: str | None, runtimes: Mapping[str,
         return await python.plan(test, cwd, runtimes.get("python"))
     if lang in ("javascript", "typescript"):
         return await javascript.plan(test, cwd, runtimes.get("node"))
-    raise UsageError(f"debug_launch(test=…) runs Python (pytest, unittest) and JavaScript/TypeScript (node:test, "
-                     f"jest, vitest, mocha) tests so far, not {lang}'s; run the "
+    raise UsageError(f"debug_launch(test=…) runs Python tests (pytest, unittest) and JavaScript/TypeScript tests "
+                     f"(node:test, jest, vitest, mocha) so far, not {lang}'s; run the "
                      f"{lang} test runner as the program (program=, args=) with a breakpoint in the test")
 
 
