@@ -115,22 +115,19 @@ async def test_jest_stops_once_at_the_failing_expect_also_in_each_and_passes_rej
     await tools("debug_terminate")
 
 
-async def test_vitest_stops_at_the_assertion_of_a_typescript_test_in_its_worker(tools: Tools) -> None:
-    cwd = project("vitest")
-    report = await tools("debug_launch", test="test/cart.test.ts::cart > totals > takes the discount", cwd=cwd)
-    at_assertion(report, RUNNERS / "vitest/test/cart.test.ts", "// discount check")
+@pytest.mark.parametrize(("runner", "test", "summary"), [
+    # a TypeScript file, run in vitest's worker thread
+    ("vitest", "test/cart.test.ts::cart > totals > takes the discount", "1 failed | 3 skipped (4)"),
+    # an ES module asserting with chai, named as mocha's -g joins names
+    ("mocha", "test/cart.test.mjs::cart totals takes the discount", "0 passing, 1 failing")])
+async def test_vitest_and_mocha_stop_at_the_failing_assertion(tools: Tools, runner: str, test: str,
+                                                               summary: str) -> None:
+    report = await tools("debug_launch", test=test, cwd=project(runner))
+    at_assertion(report, RUNNERS / runner / test.split("::")[0], "// discount check")
     done = await tools("debug_continue")
-    assert done["test"]["outcome"] == "failed" and done["test"]["runner"] == "vitest", done
+    assert done["test"]["outcome"] == "failed" and done["test"]["runner"] == runner, done
+    assert done["test"]["summary"] == summary, done
     await tools("debug_terminate")
-
-
-async def test_mocha_stops_at_a_chai_assertion_of_an_es_module_test(tools: Tools) -> None:
-    cwd = project("mocha")
-    report = await tools("debug_launch", test="test/cart.test.mjs::cart totals takes the discount", cwd=cwd)
-    at_assertion(report, RUNNERS / "mocha/test/cart.test.mjs", "// discount check")
-    done = await tools("debug_continue")
-    assert done["test"]["outcome"] == "failed" and done["test"]["summary"] == "0 passing, 1 failing", done
-    await tools("debug_terminate")
-    passing = await tools("debug_launch", test="test/cart.test.mjs::expects a refusal", cwd=cwd)
+    passing = await tools("debug_launch", test=f"{test.split('::')[0]}::expects a refusal", cwd=project(runner))
     assert passing["test"]["outcome"] == "passed", passing
     await tools("debug_terminate")
