@@ -73,8 +73,9 @@ def runner_of(cwd: str) -> str:
 
 def _pattern(parts: list[str]) -> str:
     """The regular expression the runners' name filters match a test's full name (its describe blocks' names and
-    its own, joined by spaces) with."""
-    return "^" + re.escape(" ".join(parts)) + "$"
+    its own, joined by spaces) with: the name given is the full name's end (the test's own name, or it with some
+    of its describe blocks', or all of them)."""
+    return "(?:^| )" + re.escape(" ".join(parts)) + "$"
 
 
 async def plan(test: str, cwd: str, node: str | None) -> TestPlan:

@@ -109,6 +109,7 @@ class Breakpoints:
         self._filters: list[str] = []
         self._transformed: set[str] = set()  # JavaScript files seen loaded with a map of themselves
         self._wide_entry = False  # the entry breakpoint pauses every user script (stop_on_entry under a loader)
+        self.caught_passed = 0  # exception pauses judged no test's failure and resumed (``failures``)
 
     def _needs_map(self, path: str) -> bool:
         return needs_map(path) or path in self._transformed
@@ -181,7 +182,7 @@ class Breakpoints:
                     await target.request("Debugger.removeBreakpoint", {"breakpointId": native})
 
     def _exception_state(self) -> str:
-        if "raised" in self._filters or failures.FILTER in self._filters:
+        if "raised" in self._filters or (failures.FILTER in self._filters and self.caught_passed < failures.BUDGET):
             return "all"
         return "uncaught" if "uncaught" in self._filters else "none"
 
@@ -194,6 +195,16 @@ class Breakpoints:
         self._filters = list(filters)
         for target in self._targets.live():
             await self._send_exception_state(target)
+
+    async def passed_caught(self, target: Target) -> None:
+        """One more exception pause that fails no test: at ``failures.BUDGET`` of them, caught exceptions no longer
+        pause (each costs the run a pause and a resume, ~3 ms), and the program's console says so."""
+        self.caught_passed += 1
+        if self.caught_passed == failures.BUDGET:
+            target.events.on_output("console", failures.OVER_BUDGET)
+            for live in self._targets.live():
+                with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
+                    await self._send_exception_state(live)
 
     async def _send_exception_state(self, target: Target) -> None:
         patterns = failures.BLACKBOX if failures.FILTER in self._filters else BLACKBOX  # assertion libraries' pause

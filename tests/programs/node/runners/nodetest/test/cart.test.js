@@ -36,3 +36,15 @@ test("waits for the total", async () => {
   const prices = await Promise.resolve([1, 2]);
   assert.strictEqual(total(prices), 4); // async check
 });
+
+test("tries many texts", () => {
+  let refused = 0;
+  for (let i = 0; i < 600; i++) {
+    try {
+      parse(`{"price": ${i}`);
+    } catch {
+      refused++;
+    }
+  }
+  assert.strictEqual(refused, 600);
+});
