@@ -141,3 +141,12 @@ async def test_pausing_on_the_exceptions_a_test_catches_is_bounded(tools: Tools)
     console = await tools.text("debug_output", stream="console")
     assert "threw 500 exceptions that failed no test; caught exceptions no longer pause" in console, console
     await tools("debug_terminate")
+
+
+async def test_a_test_quiet_for_seconds_before_it_fails_is_waited_for(tools: Tools) -> None:
+    """A program that printed and went quiet for 3 s is answered as running (a server waiting); a test run ends, so
+    its launch waits for the stop (vitest transforming a large project prints nothing for seconds)."""
+    report = await tools("debug_launch", test="test/cart.test.js::waits for a slow total", cwd=project("nodetest"))
+    assert report["state"] == "stopped", report
+    assert report["location"]["line"] == line_of("node/runners/nodetest/test/cart.test.js", "// slow check"), report
+    await tools("debug_terminate")

@@ -48,3 +48,9 @@ test("tries many texts", () => {
   }
   assert.strictEqual(refused, 600);
 });
+
+test("waits for a slow total", async () => {
+  console.log("waiting for the total");
+  await new Promise((resolve) => setTimeout(resolve, 4500)); // longer than a quiet program is waited for
+  assert.strictEqual(total([1]), 2); // slow check
+});
