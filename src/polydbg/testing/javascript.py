@@ -27,8 +27,9 @@ from polydbg.testing.plan import ERROR, FAILED, NOT_FOUND, PASSED, TestPlan, Ver
 
 JOIN = " > "
 FAILURES_FILTER = "failures"  # the node backend's: stop where a test fails (backends/node/failures.py)
-_TEST_FILE = re.compile(r".*\.(?:test|spec)\.[cm]?[jt]sx?$|.*\.[cm]?[jt]sx?$")
 _ENTRIES = {"jest": "bin/jest.js", "vitest": "vitest.mjs", "mocha": "bin/mocha.js"}
+# runners debug_launch(test=…) does not run by name
+_OTHER_RUNNERS = ("ava", "tap", "uvu", "jasmine", "karma", "playwright", "cypress", "tape", "lab")
 _NEVER = "^(?!)$"  # a name pattern no test matches: the listing runs no test
 # the summaries the runners print last
 _NODE_COUNT = re.compile(r"^[#ℹ] (tests|suites|pass|fail|cancelled|skipped|todo) (\d+)$")
@@ -58,8 +59,8 @@ def runner_of(cwd: str) -> str:
     _, package = project_package(cwd)
     scripts = package.get("scripts")
     script = str(scripts.get("test") or "") if isinstance(scripts, dict) else ""
-    for runner in _ENTRIES:
-        if re.search(rf"\b{runner}\b", script):
+    for runner in (*_ENTRIES, *_OTHER_RUNNERS):
+        if re.search(rf"(?:^|[\s/&;|(]){runner}(?:$|[\s;&|)])", script):
             return runner
     if re.search(r"\bnode\b.*--test\b", script):
         return "node:test"
@@ -85,6 +86,10 @@ async def plan(test: str, cwd: str, node: str | None) -> TestPlan:
         raise UsageError(f"test file {echo(where)} not found in {cwd}; pass a path relative to cwd "
                          "(test/cart.test.js::cart > adds the prices), or cwd=the project's directory")
     runner = runner_of(cwd)
+    if runner in _OTHER_RUNNERS:
+        raise UsageError(f"the project in {cwd} runs its tests with {runner}, which debug_launch(test=…) does not run "
+                         f"by name (node:test, jest, vitest and mocha it does); launch {runner}'s command as program "
+                         "(program=\"npx\", args=[…]) with a breakpoint in the test")
     if runner == "node:test":
         return _node_test(test, cwd, where, parts, node)
     package = find_package(runner, cwd)

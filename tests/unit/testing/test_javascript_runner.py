@@ -87,3 +87,12 @@ def test_jest_vitest_and_mocha_runs_read_as_verdicts() -> None:
     mocha = javascript._mocha_verdict(1, "  0 passing (55ms)\n  1 failing\n\n  1) cart\n")
     assert mocha == testing.Verdict("failed", "0 passing, 1 failing")
     assert javascript._mocha_verdict(0, "\n  0 passing (2ms)\n").outcome == "not found"
+
+
+async def test_a_runner_not_run_by_name_is_said(tmp_path: Path) -> None:
+    cwd = _project(tmp_path, {"scripts": {"test": "c8 ava --verbose"}})
+    assert javascript.runner_of(cwd) == "ava"
+    (tmp_path / "a.test.js").write_text("")
+    with pytest.raises(UsageError, match=r"runs its tests with ava, which debug_launch\(test=…\) does not run"):
+        await testing.plan("a.test.js::adds", cwd, None, {})
+    assert javascript.runner_of(_project(tmp_path, {"scripts": {"test": "jest --passWithNoTests"}})) == "jest"
