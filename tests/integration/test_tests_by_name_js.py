@@ -102,6 +102,9 @@ async def test_jest_stops_once_at_the_failing_expect_also_in_each_and_passes_rej
     report = await tools("debug_launch", test="test/cart.test.js::cart > totals > takes the discount", cwd=cwd)
     at_assertion(report, RUNNERS / "jest/test/cart.test.js", "// discount check")
     assert report["exception"]["type"] == "JestAssertionError", report
+    stack = await tools.text("debug_stack", levels=2)  # expect's frames are listed above the test's, not selectable
+    assert "(above #0) throwingMatcher at " in stack and "node_modules/expect/" in stack, stack
+    assert stack.index("throwingMatcher") < stack.index("#0 (anonymous) at test/cart.test.js:14"), stack
     done = await tools("debug_continue")
     assert done["state"] == "exited" and done["test"]["outcome"] == "failed", done
     assert done["test"]["summary"].startswith("1 failed"), done

@@ -391,6 +391,9 @@ class NodeBackend(Backend):
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         return await inspection.set_variable(self._targets.of_ref(ref), ref, name, value)
 
+    async def frames_above(self, thread_id: int) -> list[Frame]:
+        return self._targets.get(thread_id).frames_above()
+
     async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
         target = self._targets.get(thread_id)
         if target.pause_reason not in ("exception", "promiseRejection") or not target.paused:
