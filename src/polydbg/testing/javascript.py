@@ -18,6 +18,7 @@ import functools
 import json
 import os
 import re
+import shlex
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -54,11 +55,16 @@ def split(test: str) -> tuple[str | None, list[str]]:
     return where or None, parts
 
 
+def _test_script(cwd: str) -> str:
+    _, package = project_package(cwd)
+    scripts = package.get("scripts")
+    return str(scripts.get("test") or "") if isinstance(scripts, dict) else ""
+
+
 def runner_of(cwd: str) -> str:
     """The project's runner: its test script's, else its dependencies', else node:test."""
     _, package = project_package(cwd)
-    scripts = package.get("scripts")
-    script = str(scripts.get("test") or "") if isinstance(scripts, dict) else ""
+    script = _test_script(cwd)
     for runner in (*_ENTRIES, *_OTHER_RUNNERS):
         if re.search(rf"(?:^|[\s/&;|(]){runner}(?:$|[\s;&|)])", script):
             return runner
@@ -70,6 +76,59 @@ def runner_of(cwd: str) -> str:
         if isinstance(listed, dict):
             declared |= set(listed)
     return next((runner for runner in _ENTRIES if runner in declared), "node:test")
+
+
+# Of each runner's options, those that take a value (the next word, unless written --name=value), and those left
+# out of a test run by name: the name filters and files it sets itself, watching, coverage, parallel workers.
+_TAKES_VALUE = {
+    "jest": {"-c", "--config", "--env", "--testEnvironment", "--rootDir", "--roots", "--testTimeout",
+             "--selectProjects", "--setupFiles", "--setupFilesAfterEnv", "--preset", "-t", "--testNamePattern",
+             "--testPathPattern", "--testPathPatterns", "-w", "--maxWorkers", "--shard", "--changedSince",
+             "--outputFile", "--reporters", "--testMatch", "--testRegex", "--moduleDirectories"},
+    "vitest": {"-c", "--config", "-r", "--root", "--dir", "--environment", "--project", "--mode", "-t",
+               "--testNamePattern", "--pool", "--shard", "--reporter", "--outputFile", "--testTimeout"},
+    "mocha": {"-r", "--require", "-u", "--ui", "-R", "--reporter", "-O", "--reporter-option", "--reporter-options",
+              "-t", "--timeout", "-s", "--slow", "--file", "--extension", "--config", "--package", "--spec",
+              "--ignore", "--exclude", "--retries", "-n", "--node-option", "-g", "--grep", "-f", "--fgrep", "-j",
+              "--jobs"},
+}
+_LEFT_OUT = {
+    "jest": {"-t", "--testNamePattern", "--testPathPattern", "--testPathPatterns", "--watch", "--watchAll", "-w",
+             "--maxWorkers", "--coverage", "--collectCoverage", "--shard", "-o", "--onlyChanged", "--changedSince",
+             "--json", "--outputFile", "--listTests", "--runTestsByPath", "-i", "--runInBand"},
+    "vitest": {"-t", "--testNamePattern", "--pool", "--watch", "-w", "--coverage", "--shard", "--ui", "--run",
+               "--no-file-parallelism", "--fileParallelism", "--outputFile"},
+    "mocha": {"-g", "--grep", "-f", "--fgrep", "--spec", "-p", "--parallel", "-j", "--jobs", "-w", "--watch",
+              "-i", "--invert", "--forbid-only"},
+}
+
+
+_REPORTING = frozenset({"-R", "--reporter", "--reporters", "-O", "--reporter-option", "--reporter-options", "--json"})
+
+
+def script_options(script: str, runner: str, leaving: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The options the project's test script gives its runner (``mocha --require test/env --check-leaks test/``:
+    ``--require test/env --check-leaks``), for a run by name: its files and the options a run by name sets or
+    cannot have are left out."""
+    for command in re.split(r"&&|\|\||;", script):
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            return ()
+        at = next((i for i, w in enumerate(words) if re.search(rf"(?:^|/){runner}(?:\.[cm]?js)?$", w)), None)
+        if at is None:
+            continue
+        kept: list[str] = []
+        rest = iter(words[at + 1:])
+        for word in rest:
+            name = word.split("=", 1)[0]
+            if not word.startswith("-"):
+                continue  # a file, a directory, a glob, or vitest's command (run, watch)
+            value = [next(rest, "")] if name in _TAKES_VALUE[runner] and "=" not in word else []
+            if name not in _LEFT_OUT[runner] | leaving and not name.startswith("--poolOptions"):
+                kept += [word, *value]
+        return tuple(kept)
+    return ()
 
 
 def _pattern(parts: list[str]) -> str:
@@ -99,15 +158,18 @@ async def plan(test: str, cwd: str, node: str | None) -> TestPlan:
     entry = os.path.join(package, _ENTRIES[runner])
     files = (where,) if where else ()
     named = ("-t", _pattern(parts)) if parts else ()
+    options = script_options(_test_script(cwd), runner)
+    listing = script_options(_test_script(cwd), runner, _REPORTING)  # the listings choose their own reporter
     if runner == "jest":
-        args: tuple[str, ...] = ("--runInBand", *named, *(("--runTestsByPath", *files) if files else ()))
+        args: tuple[str, ...] = ("--runInBand", *options, *named, *(("--runTestsByPath", *files) if files else ()))
     elif runner == "vitest":
-        args = ("run", *files, *named, "--pool=threads", "--poolOptions.threads.singleThread", "--no-color")
+        args = ("run", *files, *options, *named, "--pool=threads", "--poolOptions.threads.singleThread", "--no-color")
     else:
-        args = (*files, *(("-g", _pattern(parts)) if parts else ()))
+        args = (*options, *files, *(("-g", _pattern(parts)) if parts else ()))
     judge, names = _RUNNERS[runner]
     return TestPlan(name=test, runner=runner, language="javascript", cwd=cwd, program=entry, args=args, judge=judge,
-                    names=functools.partial(names, node, entry, cwd, where), exception_filters=(FAILURES_FILTER,))
+                    names=functools.partial(names, node, (entry, *listing), cwd, where),
+                    exception_filters=(FAILURES_FILTER,))
 
 
 def _node_test(test: str, cwd: str, where: str | None, parts: list[str], node: str) -> TestPlan:
@@ -201,8 +263,8 @@ def _json_in(text: str) -> Any:
     return None
 
 
-async def _jest_names(node: str, entry: str, cwd: str, where: str | None) -> list[str]:
-    text = await output_of([node, entry, "--runInBand", "--json", "-t", _NEVER,
+async def _jest_names(node: str, entry: tuple[str, ...], cwd: str, where: str | None) -> list[str]:
+    text = await output_of([node, *entry, "--runInBand", "--json", "-t", _NEVER,
                             *(("--runTestsByPath", where) if where else ())], cwd)
     data = _json_in(text[text.find('{"num'):] if '{"num' in text else text)
     found = []
@@ -213,8 +275,8 @@ async def _jest_names(node: str, entry: str, cwd: str, where: str | None) -> lis
     return found
 
 
-async def _vitest_names(node: str, entry: str, cwd: str, where: str | None) -> list[str]:
-    text = await output_of([node, entry, "list", *((where,) if where else ()), "--json"], cwd)
+async def _vitest_names(node: str, entry: tuple[str, ...], cwd: str, where: str | None) -> list[str]:
+    text = await output_of([node, *entry, "list", *((where,) if where else ()), "--json"], cwd)
     start = text.find("[")
     try:
         data = json.loads(text[start:]) if start >= 0 else []
@@ -224,15 +286,15 @@ async def _vitest_names(node: str, entry: str, cwd: str, where: str | None) -> l
             if isinstance(item, dict)]
 
 
-async def _mocha_names(node: str, entry: str, cwd: str, where: str | None) -> list[str]:
-    text = await output_of([node, entry, "--dry-run", "--reporter", "json", *((where,) if where else ())], cwd)
+async def _mocha_names(node: str, entry: tuple[str, ...], cwd: str, where: str | None) -> list[str]:
+    text = await output_of([node, *entry, "--dry-run", "--reporter", "json", *((where,) if where else ())], cwd)
     data = _json_in(text)
     return [f"{os.path.relpath(str(t.get('file') or ''), cwd)}::{t.get('fullTitle')}"
             for t in (data or {}).get("tests") or [] if isinstance(t, dict)]
 
 
 
-_RUNNERS: dict[str, tuple[Callable[[int | None, str], Verdict], Callable[[str, str, str, str | None],
+_RUNNERS: dict[str, tuple[Callable[[int | None, str], Verdict], Callable[[str, tuple[str, ...], str, str | None],
                                                                         Awaitable[list[str]]]]] = {
     "jest": (_jest_verdict, _jest_names), "vitest": (_vitest_verdict, _vitest_names),
     "mocha": (_mocha_verdict, _mocha_names)}

@@ -96,3 +96,17 @@ async def test_a_runner_not_run_by_name_is_said(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match=r"runs its tests with ava, which debug_launch\(test=…\) does not run"):
         await testing.plan("a.test.js::adds", cwd, None, {})
     assert javascript.runner_of(_project(tmp_path, {"scripts": {"test": "jest --passWithNoTests"}})) == "jest"
+
+
+def test_the_options_of_the_projects_test_script_are_kept_its_files_and_watching_left_out() -> None:
+    express = "mocha --require test/support/env --reporter spec --check-leaks test/ test/acceptance/"
+    assert javascript.script_options(express, "mocha") == ("--require", "test/support/env", "--reporter", "spec",
+                                                           "--check-leaks")
+    assert javascript.script_options(express, "mocha", javascript._REPORTING) == ("--require", "test/support/env",
+                                                                                  "--check-leaks")
+    jest = "npm run build && NODE_ENV=test jest --config=jest.unit.js --coverage -w 2 --env jsdom src/"
+    assert javascript.script_options(jest, "jest") == ("--config=jest.unit.js", "--env", "jsdom")
+    vitest = "vitest run --config vitest.config.ts --pool=forks --poolOptions.forks.singleFork -t slow"
+    assert javascript.script_options(vitest, "vitest") == ("--config", "vitest.config.ts")
+    assert javascript.script_options("node --test", "mocha") == ()
+    assert javascript.script_options("mocha 'unclosed", "mocha") == ()
