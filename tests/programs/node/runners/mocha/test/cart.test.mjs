@@ -29,5 +29,6 @@ describe("cart", function () {
 });
 
 it("expects a refusal", function () {
+  expect(process.env.CART_CURRENCY).to.equal("EUR"); // set by the test script's --require
   expect(() => parse("{}")).to.throw(TypeError);
 });
