@@ -286,22 +286,32 @@ _NOT_A_FUNCTION = frozenset({"if", "for", "while", "switch", "catch", "with"})  
 
 
 def in_try(source: str, here: int) -> bool:
-    """Whether offset ``here`` lies in a ``try`` block (not its ``catch`` or ``finally``) of the function that
-    contains it: a throw there is caught in that function. Scanned from the script's start: a block's kind is
-    told by what opens it (``try {``, ``=> {``, ``name(…) {``, ``if (…) {``)."""
+    """Whether offset ``here`` lies in a ``try`` block with a ``catch`` (not in the ``catch`` or ``finally``) of the
+    function that contains it: a throw there is caught in that function. Scanned from the script's start: a
+    block's kind is told by what opens it (``try {``, ``=> {``, ``name(…) {``, ``if (…) {``)."""
     tokens = _tokens(source, 0, min(here, len(source)))
-    kinds: list[str] = []  # of each open bracket: "try", "function" or "block"
-    opened: list[int] = []  # the index of each open bracket's token
-    for index, (text, _, _) in enumerate(tokens):
+    kinds: list[tuple[str, int]] = []  # of each open bracket: "try", "function" or "block", and its offset
+    for index, (text, at, _) in enumerate(tokens):
         if text in ("(", "[", "{"):
-            kinds.append(_kind(tokens, index) if text == "{" else "block")
-            opened.append(index)
+            kinds.append((_kind(tokens, index) if text == "{" else "block", at))
         elif text in (")", "]", "}") and kinds:
             kinds.pop()
-            opened.pop()
-    for kind in reversed(kinds):
-        if kind != "block":
-            return kind == "try"
+    for kind, at in reversed(kinds):
+        if kind == "function":
+            return False
+        if kind == "try" and _catches(source, at):
+            return True
+    return False
+
+
+def _catches(source: str, opening: int) -> bool:
+    """Whether the ``try`` block opened at ``opening`` is followed by a ``catch`` (not only a ``finally``)."""
+    following = [t for t, _, _ in _tokens(source, opening, len(source)) if t != "\n"]
+    depth = 0
+    for index, text in enumerate(following):
+        depth += 1 if text in ("(", "[", "{") else -1 if text in (")", "]", "}") else 0
+        if depth == 0:
+            return index + 1 < len(following) and following[index + 1] == "catch"
     return False
 
 

@@ -77,6 +77,8 @@ TRIES = """function f(items) {
   } catch (error) { AT_CATCH }
   const later = () => { AT_ARROW };
   try { items.map((item) => { AT_CALLBACK }); } finally { AT_FINALLY }
+  try { AT_CLEANED_UP } finally { done(); }
+  try { try { AT_NESTED } finally { done(); } } catch { }
   AT_AFTER
 }
 """
@@ -84,10 +86,12 @@ TRIES = """function f(items) {
 
 def test_a_pause_in_a_try_block_of_its_own_function_is_caught_there() -> None:
     found = {mark: in_try(TRIES, TRIES.index(mark)) for mark in
-             ("AT_TRY", "AT_CATCH", "AT_ARROW", "AT_CALLBACK", "AT_FINALLY", "AT_AFTER")}
-    # a callback's frame is its own function's: the try around its definition is its caller's
+             ("AT_TRY", "AT_CATCH", "AT_ARROW", "AT_CALLBACK", "AT_FINALLY", "AT_CLEANED_UP", "AT_NESTED",
+              "AT_AFTER")}
+    # a callback's frame is its own function's: the try around its definition is its caller's; a try with a
+    # finally alone catches nothing
     assert found == {"AT_TRY": True, "AT_CATCH": False, "AT_ARROW": False, "AT_CALLBACK": False,
-                     "AT_FINALLY": False, "AT_AFTER": False}
+                     "AT_FINALLY": False, "AT_CLEANED_UP": False, "AT_NESTED": True, "AT_AFTER": False}
 
 
 def test_async_functions_and_awaited_calls_are_told_by_their_text() -> None:
