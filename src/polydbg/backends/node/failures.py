@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Callable
 from typing import Any
 
 from polydbg.backends.base import ExceptionDetail
@@ -98,7 +99,7 @@ async def failing_frame(target: Target) -> int | None:
     index = first
     while True:
         link = chain[index]
-        if await _at(target, link, lexical.in_try):
+        if await _at(target, link, lambda _, here, source: source.in_try(here)):
             return None
         if index + 1 == len(chain):  # the stack ends here: its way goes on in the async stack trace, if at all
             if trace is None:
@@ -121,8 +122,8 @@ async def failing_frame(target: Target) -> int | None:
             continue
         if not following.user:
             return _failed(target, first, chain[first]) if RUNNER.search(following.url) else None
-        if link.start is not None and await _at(target, _Start(link), lexical.is_async_function) and \
-                not await _at(target, following, lexical.awaits_call):
+        if link.start is not None and await _at(target, _Start(link), _text(lexical.is_async_function)) and \
+                not await _at(target, following, _text(lexical.awaits_call)):
             return None  # its promise goes elsewhere than an await right in the caller
         index += 1
 
@@ -139,16 +140,20 @@ class _Start:
         self.line, self.column = link.start
 
 
-async def _at(target: Target, place: _Link | _Start, test: Any) -> bool:
+async def _at(target: Target, place: _Link | _Start, test: Callable[[str, int, lexical.Source], bool]) -> bool:
     with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
         source = await target.source(place.script_id)
         if source is not None and len(source.text) <= source.LIMIT:
-            return bool(test(source.text, source.offset(place.line, place.column)))
+            return bool(test(source.text, source.offset(place.line, place.column), source))
     return False
 
 
+def _text(test: Callable[[str, int], bool]) -> Callable[[str, int, lexical.Source], bool]:
+    return lambda text, at, _: test(text, at)
+
+
 async def _made_by_call(target: Target, link: _Link) -> bool:
-    return await _at(target, link, lambda text, at: _MADE_BY_CALL.match(text, at) is not None)
+    return await _at(target, link, _text(lambda text, at: _MADE_BY_CALL.match(text, at) is not None))
 
 
 async def detail(target: Target) -> ExceptionDetail | None:

@@ -257,9 +257,17 @@ class Source:
         self.text = text
         self._starts = line_starts(text)
         self._scopes: dict[tuple[int, int, int], dict[str, Declaration]] = {}
+        self._tokens: list[tuple[str, int, int]] | None = None
 
     def offset(self, line: int, column: int) -> int:
         return min(offset(self._starts, line, column), len(self.text))
+
+    def in_try(self, here: int) -> bool:
+        """``in_try`` of this script, its tokens read once (a test's failures are judged at every caught
+        exception)."""
+        if self._tokens is None:
+            self._tokens = _tokens(self.text, 0, len(self.text))
+        return in_try(self.text, here, self._tokens)
 
     def declarations(self, first: int, last: int, own: int) -> dict[str, Declaration]:
         key = (first, last, own)
@@ -285,34 +293,36 @@ class Source:
 _NOT_A_FUNCTION = frozenset({"if", "for", "while", "switch", "catch", "with"})  # (…) { opens no function's body
 
 
-def in_try(source: str, here: int) -> bool:
+def in_try(source: str, here: int, tokens: list[tuple[str, int, int]] | None = None) -> bool:
     """Whether offset ``here`` lies in a ``try`` block with a ``catch`` (not in the ``catch`` or ``finally``) of the
-    function that contains it: a throw there is caught in that function. Scanned from the script's start: a
-    block's kind is told by what opens it (``try {``, ``=> {``, ``name(…) {``, ``if (…) {``)."""
-    tokens = _tokens(source, 0, min(here, len(source)))
-    kinds: list[tuple[str, int]] = []  # of each open bracket: "try", "function" or "block", and its offset
+    function that contains it: a throw there is caught in that function. Scanned from the script's start
+    (``tokens``: the whole script's, when kept): a block's kind is told by what opens it (``try {``, ``=> {``,
+    ``name(…) {``, ``if (…) {``)."""
+    tokens = _tokens(source, 0, len(source)) if tokens is None else tokens
+    kinds: list[tuple[str, int]] = []  # of each open bracket: "try", "function" or "block", and its token's index
     for index, (text, at, _) in enumerate(tokens):
+        if at >= here:
+            break
         if text in ("(", "[", "{"):
-            kinds.append((_kind(tokens, index) if text == "{" else "block", at))
+            kinds.append((_kind(tokens, index) if text == "{" else "block", index))
         elif text in (")", "]", "}") and kinds:
             kinds.pop()
-    for kind, at in reversed(kinds):
+    for kind, index in reversed(kinds):
         if kind == "function":
             return False
-        if kind == "try" and _catches(source, at):
+        if kind == "try" and _catches(tokens, index):
             return True
     return False
 
 
-def _catches(source: str, opening: int) -> bool:
-    """Whether the ``try`` block opened at ``opening`` is followed by a ``catch`` (not only a ``finally``)."""
-    following = [t for t, _, _ in _tokens(source, opening, len(source)) if t != "\n"]
-    depth = 0
-    for index, text in enumerate(following):
-        depth += 1 if text in ("(", "[", "{") else -1 if text in (")", "]", "}") else 0
-        if depth == 0:
-            return index + 1 < len(following) and following[index + 1] == "catch"
-    return False
+def _catches(tokens: list[tuple[str, int, int]], opening: int) -> bool:
+    """Whether the ``try`` block whose ``{`` is ``tokens[opening]`` is followed by a ``catch`` (not a ``finally``
+    alone)."""
+    depth = tokens[opening][2]
+    closing = next((i for i in range(opening + 1, len(tokens)) if tokens[i][0] == "}" and tokens[i][2] == depth),
+                   None)
+    after = next((t for t, _, _ in tokens[closing + 1:] if t != "\n"), "") if closing is not None else ""
+    return after == "catch"
 
 
 def _kind(tokens: list[tuple[str, int, int]], index: int) -> str:
