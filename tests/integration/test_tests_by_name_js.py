@@ -81,6 +81,13 @@ async def test_a_passing_test_that_catches_throws_answers_passed_and_an_unknown_
     assert unknown["test"]["outcome"] == "not found", unknown
     assert unknown["test"]["closest"][0] == "test/cart.test.js::cart > totals > adds the prices", unknown
     await tools("debug_terminate")
+    # a name without its file: the project's test files are listed for it, and it runs from the one that holds it
+    bare = await tools("debug_launch", test="totals adds the prices", cwd=cwd)
+    assert bare["test"]["outcome"] == "passed" and "pass 1" in bare["test"]["summary"], bare
+    await tools("debug_terminate")
+    refused = await tools.error("debug_launch", test="takes the discont", cwd=cwd)
+    assert "no test named 'takes the discont'" in refused, refused
+    assert "closest: test/cart.test.js::cart > totals > takes the discount" in refused, refused
 
 
 async def test_breakpoints_given_with_a_test_are_honoured_and_restart_runs_it_again(tools: Tools) -> None:

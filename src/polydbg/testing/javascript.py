@@ -14,6 +14,8 @@ reaches the runner), at the user's frame.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import json
 import os
@@ -22,9 +24,9 @@ import shlex
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from polydbg.backends.node.launcher import find_node, find_package, project_package
+from polydbg.backends.node.launcher import TS_EXTENSIONS, find_node, find_package, project_package, typescript_loader
 from polydbg.errors import UsageError, echo
-from polydbg.testing.plan import ERROR, FAILED, NOT_FOUND, PASSED, TestPlan, Verdict, last_lines, output_of
+from polydbg.testing.plan import ERROR, FAILED, NOT_FOUND, PASSED, TestPlan, Verdict, closest, last_lines, output_of
 
 JOIN = " > "
 FAILURES_FILTER = "failures"  # the node backend's: stop where a test fails (backends/node/failures.py)
@@ -150,6 +152,8 @@ async def plan(test: str, cwd: str, node: str | None) -> TestPlan:
                          f"by name (node:test, jest, vitest and mocha it does); launch {runner}'s command as program "
                          "(program=\"npx\", args=[…]) with a breakpoint in the test")
     if runner == "node:test":
+        if where is None:
+            where = await _file_holding(test, parts, node, cwd)
         return _node_test(test, cwd, where, parts, node)
     package = find_package(runner, cwd)
     if package is None:
@@ -172,13 +176,11 @@ async def plan(test: str, cwd: str, node: str | None) -> TestPlan:
                     exception_filters=(FAILURES_FILTER,))
 
 
-def _node_test(test: str, cwd: str, where: str | None, parts: list[str], node: str) -> TestPlan:
-    if where is None:
-        raise UsageError(f"test {echo(test)} names no file: Node's test runner runs a file's tests; pass the file "
-                         "and the test's name, e.g. test/cart.test.js::cart > adds the prices (or the file alone)")
+def _node_test(test: str, cwd: str, where: str, parts: list[str], node: str) -> TestPlan:
     # Node 20 matches a pattern against each test's own name, Node 22 against the full name (describe blocks'
     # and the test's joined by spaces): every ending of the full name matches the test in either.
-    endings = [" ".join(parts[i:]) for i in range(len(parts))]
+    words = " ".join(parts).split(" ")
+    endings = [" ".join(words[i:]) for i in range(len(words))]
     flags = (f"--test-name-pattern=^(?:{'|'.join(re.escape(e) for e in endings)})$",) if parts else ()
     language = "typescript" if re.search(r"\.[cm]?tsx?$", where) else "javascript"
     return TestPlan(name=test, runner="node:test", language=language, cwd=cwd, program=where,
@@ -235,9 +237,51 @@ def _mocha_verdict(code: int | None, text: str) -> Verdict:
     return _counted(summary, code, bool(counts.get("failing")), bool(counts.get("passing")), text)
 
 
+# the files ``node --test`` runs when given none (Node 20), and their TypeScript twins
+_NODE_TEST_FILE = re.compile(r"(?:^|/)(?:[^/]*[.\-_]test|test-[^/]*|test)\.[cm]?[jt]s$|(?:^|/)test/.*\.[cm]?[jt]s$")
+_LISTED_AT_ONCE = 4
+
+
+def node_test_files(cwd: str) -> list[str]:
+    found = []
+    for directory, subdirectories, files in os.walk(cwd):
+        subdirectories[:] = sorted(d for d in subdirectories if d != "node_modules" and not d.startswith("."))
+        for name in sorted(files):
+            path = os.path.relpath(os.path.join(directory, name), cwd)
+            if _NODE_TEST_FILE.search(path) and not name.endswith(".d.ts"):
+                found.append(path)
+    return found
+
+
+async def _file_holding(test: str, parts: list[str], node: str, cwd: str) -> str:
+    """The test file that holds the test named ``test`` (no file given): each of the project's test files is
+    listed (``node --test`` would run them in child processes; the one file runs in the debugged Node)."""
+    files = node_test_files(cwd)
+    names: list[str] = []
+    for first in range(0, len(files), _LISTED_AT_ONCE):
+        batch = files[first:first + _LISTED_AT_ONCE]
+        for listed in await asyncio.gather(*(_node_test_names(node, cwd, file) for file in batch)):
+            names += listed
+    wanted = " ".join(parts)
+    found = [n for n in names if (" " + n.split("::", 1)[1].replace(JOIN, " ")).endswith(" " + wanted)]
+    holding = sorted({n.split("::", 1)[0] for n in found})
+    if len(holding) == 1:
+        return holding[0]
+    if holding:
+        raise UsageError(f"tests named {echo(test)} are in {len(holding)} files: {', '.join(holding[:10])}; pass "
+                         "the one you mean with its file (file::name)")
+    near = closest(test, names)
+    hint = f"; closest: {', '.join(near)}" if near else f" ({len(files)} test files looked at)"
+    raise UsageError(f"no test named {echo(test)} in {cwd}{hint}")
+
+
 async def _node_test_names(node: str, cwd: str, where: str) -> list[str]:
     """Every test of the file, from Node's TAP listing of a run that matches none (each skipped, by name)."""
-    text = await output_of([node, f"--test-name-pattern={_NEVER}", "--test-reporter=tap", where], cwd)
+    loader: list[str] = []
+    if where.lower().endswith(TS_EXTENSIONS):
+        with contextlib.suppress(UsageError):  # no loader in the project: the listing says so, and lists nothing
+            loader = typescript_loader(os.path.join(cwd, where))
+    text = await output_of([node, f"--test-name-pattern={_NEVER}", "--test-reporter=tap", *loader, where], cwd)
     found: list[str] = []
     path: list[tuple[int, str]] = []
     for line in text.splitlines():
