@@ -165,9 +165,12 @@ async def plan(test: str, cwd: str, node: str | None) -> TestPlan:
     options = script_options(_test_script(cwd), runner)
     listing = script_options(_test_script(cwd), runner, _REPORTING)  # the listings choose their own reporter
     if runner == "jest":
-        args: tuple[str, ...] = ("--runInBand", *options, *named, *(("--runTestsByPath", *files) if files else ()))
+        # coverage (a project's config may ask for it) rewrites the code run, and one test fails its thresholds
+        args: tuple[str, ...] = ("--runInBand", "--coverage=false", *options, *named,
+                                 *(("--runTestsByPath", *files) if files else ()))
     elif runner == "vitest":
-        args = ("run", *files, *options, *named, "--pool=threads", "--poolOptions.threads.singleThread", "--no-color")
+        args = ("run", *files, *options, *named, "--pool=threads", "--poolOptions.threads.singleThread", "--no-color",
+                "--coverage.enabled=false")
     else:
         args = (*options, *files, *(("-g", _pattern(parts)) if parts else ()))
     judge, names = _RUNNERS[runner]

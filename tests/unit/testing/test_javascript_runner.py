@@ -110,3 +110,15 @@ def test_the_options_of_the_projects_test_script_are_kept_its_files_and_watching
     assert javascript.script_options(vitest, "vitest") == ("--config", "vitest.config.ts")
     assert javascript.script_options("node --test", "mocha") == ()
     assert javascript.script_options("mocha 'unclosed", "mocha") == ()
+
+
+async def test_a_jest_plan_runs_in_band_without_coverage_with_the_scripts_options(tmp_path: Path) -> None:
+    """A project's config may ask for coverage: it rewrites the code run, and one test fails its thresholds."""
+    cwd = _project(tmp_path, {"scripts": {"test": "jest --env node --coverage"}})
+    (tmp_path / "node_modules" / "jest").mkdir(parents=True)
+    (tmp_path / "node_modules" / "jest" / "package.json").write_text("{}")
+    (tmp_path / "a.test.ts").write_text("")
+    plan = await testing.plan("a.test.ts::parse > reads 1m", cwd, None, {})
+    assert plan.runner == "jest" and plan.program == str(tmp_path / "node_modules" / "jest" / "bin" / "jest.js")
+    assert plan.args == ("--runInBand", "--coverage=false", "--env", "node", "-t", r"(?:^| )parse\ reads\ 1m$",
+                         "--runTestsByPath", "a.test.ts"), plan
