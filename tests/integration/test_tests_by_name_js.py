@@ -160,3 +160,14 @@ async def test_a_test_quiet_for_seconds_before_it_fails_is_waited_for(tools: Too
     assert report["state"] == "stopped", report
     assert report["location"]["line"] == line_of("node/runners/nodetest/test/cart.test.js", "// slow check"), report
     await tools("debug_terminate")
+
+
+async def test_a_throw_that_reaches_the_runner_through_a_library_stops_where_it_was_thrown(tools: Tools) -> None:
+    """The comparator a test gives jsdiff throws inside diff's loop: no frame between it and the runner catches it
+    (a library's try/catch would: chai's expect(fn).to.throw in the passing test does)."""
+    report = await tools("debug_launch", test="test/cart.test.mjs::compares through a library", cwd=project("mocha"))
+    assert report["reason"] == "exception" and report["exception"]["type"] == "TypeError", report
+    line = line_of("node/runners/mocha/test/cart.test.mjs", "// compared in diff's loop")
+    assert report["location"]["line"] == line and report["location"]["function"] == "comparator", report
+    assert values(report) == {"left": "20", "right": "null"}, report
+    await tools("debug_terminate")

@@ -2,18 +2,19 @@
 
 A test runner catches whatever a test throws, so to V8 every failure is a caught exception. Under the
 ``failures`` exception filter (``debug_launch(test=…)`` sets it) V8 pauses on caught exceptions too, and
-each pause is judged here from its stacks, without a round trip to the program: a pause is the failure when
-the exception goes from the user's code straight into the test runner. It is followed frame by frame
-outward from the first frame of the user's code (an assertion library's or Node's frames above it are left
-out of the report, which shows the user's frame as frame 0):
+each pause is judged here from its stacks and the scripts' sources (read once each), without running anything
+in the program: a pause is the failure when the exception goes from the user's code into the test runner with
+nothing catching it on the way. It is followed frame by frame outward from the first frame of the user's code
+(an assertion library's frames above it are listed above the report's frame 0, the user's):
 
-- a user frame whose pause lies in a ``try`` block catches it (``lexical.in_try``): no stop;
+- a frame (the user's, a library's, Node's) whose pause lies in a ``try`` block with a ``catch``
+  (``lexical.in_try``) catches it: no stop (``expect(fn).toThrow()``, ``assert.throws``, chai's ``throw``, a
+  library's ``attempt(fn)``, the user's own try/catch); a ``try``/``finally`` passes it on;
 - an async function's throw rejects its promise: it goes on to the caller only where the caller awaits the
   call right there (``await f()``), else (``expect(f()).rejects``) no stop; past an ``await`` already taken,
   V8's async stack trace lists the awaiting functions, which are followed the same way;
-- the first frame that is not the user's must be the runner's (node:test, jest-circus, @vitest/runner,
-  mocha): another library calling the user's code (``expect(fn).toThrow()``, ``assert.throws``) is catching
-  the exception on purpose;
+- reaching the runner's frame (node:test, jest-circus, jest-each, @vitest/runner, mocha) is the stop, also
+  through a library the test called (a comparator thrown in inside jsdiff's loop);
 - only an assertion error (``…AssertionError``: node:assert's, chai's, jest's ``JestAssertionError``) may be
   thrown above the user's frames; a rejection made by a call (``reject(…)``, ``Promise.reject(…)``) is no
   throw and is not judged at all (it fails a test when awaited, and V8 does not pause there again).
@@ -120,8 +121,8 @@ async def failing_frame(target: Target) -> int | None:
         if _PASSES_ON.search(following.url):  # Node's plumbing between the runner and the test: no catcher
             del chain[index + 1]
             continue
-        if not following.user:
-            return _failed(target, first, chain[first]) if RUNNER.search(following.url) else None
+        if RUNNER.search(following.url):
+            return _failed(target, first, chain[first])
         if link.start is not None and await _at(target, _Start(link), _text(lexical.is_async_function)) and \
                 not await _at(target, following, _text(lexical.awaits_call)):
             return None  # its promise goes elsewhere than an await right in the caller

@@ -32,3 +32,11 @@ it("expects a refusal", function () {
   expect(process.env.CART_CURRENCY).to.equal("EUR"); // set by the test script's --require
   expect(() => parse("{}")).to.throw(TypeError);
 });
+
+it("compares through a library", function () {
+  const { diffArrays } = createRequire(import.meta.url)("diff");
+  const changes = diffArrays([10, 20], [10, null], {
+    comparator: (left, right) => left.toFixed(0) === right.toFixed(0), // compared in diff's loop
+  });
+  expect(changes).to.have.length(2);
+});
