@@ -46,7 +46,7 @@ RUNNER = re.compile(r"^node:internal/test_runner/|/node_modules/(?:jest-circus|j
 BLACKBOX = [r"^node:(?!assert$)", r"^(?!.*/node_modules/(?:expect|@vitest/expect|chai|@jest/expect)/).*/node_modules/"]
 _PASSES_ON = re.compile(r"^node:(?:async_hooks|internal/async_hooks|internal/timers|internal/process/task_queues"
                         r"|events)$")
-BUDGET = 500  # exception pauses that fail no test, before caught exceptions stop pausing (≈ 1.5-3 s at most)
+BUDGET = 200  # exception pauses that fail no test, before caught exceptions stop pausing (4-16 ms each)
 OVER_BUDGET = (f"[polydbg: the program threw {BUDGET} exceptions that failed no test; caught exceptions no "
                "longer pause it, so a test failing from here on is not stopped at: set a breakpoint in it, or run it "
                "alone by name]\n")

@@ -257,17 +257,17 @@ class Source:
         self.text = text
         self._starts = line_starts(text)
         self._scopes: dict[tuple[int, int, int], dict[str, Declaration]] = {}
-        self._tokens: list[tuple[str, int, int]] | None = None
+        self._blocks: list[tuple[int, int, str]] | None = None
 
     def offset(self, line: int, column: int) -> int:
         return min(offset(self._starts, line, column), len(self.text))
 
     def in_try(self, here: int) -> bool:
-        """``in_try`` of this script, its tokens read once (a test's failures are judged at every caught
-        exception)."""
-        if self._tokens is None:
-            self._tokens = _tokens(self.text, 0, len(self.text))
-        return in_try(self.text, here, self._tokens)
+        """``in_try`` of this script, its blocks found once (a test's failures are judged at every caught
+        exception, through the same libraries' frames)."""
+        if self._blocks is None:
+            self._blocks = catching_blocks(self.text)
+        return in_try(self.text, here, self._blocks)
 
     def declarations(self, first: int, last: int, own: int) -> dict[str, Declaration]:
         key = (first, last, own)
@@ -293,36 +293,33 @@ class Source:
 _NOT_A_FUNCTION = frozenset({"if", "for", "while", "switch", "catch", "with"})  # (…) { opens no function's body
 
 
-def in_try(source: str, here: int, tokens: list[tuple[str, int, int]] | None = None) -> bool:
+def in_try(source: str, here: int, blocks: list[tuple[int, int, str]] | None = None) -> bool:
     """Whether offset ``here`` lies in a ``try`` block with a ``catch`` (not in the ``catch`` or ``finally``) of the
-    function that contains it: a throw there is caught in that function. Scanned from the script's start
-    (``tokens``: the whole script's, when kept): a block's kind is told by what opens it (``try {``, ``=> {``,
-    ``name(…) {``, ``if (…) {``)."""
-    tokens = _tokens(source, 0, len(source)) if tokens is None else tokens
-    kinds: list[tuple[str, int]] = []  # of each open bracket: "try", "function" or "block", and its token's index
+    function that contains it: a throw there is caught in that function. ``blocks``: the script's, when kept."""
+    found = [(start, kind) for start, end, kind in (catching_blocks(source) if blocks is None else blocks)
+             if start < here < end]
+    return bool(found) and max(found)[1] == "try"
+
+
+def catching_blocks(source: str) -> list[tuple[int, int, str]]:
+    """Each function body and each ``try`` block with a ``catch`` of a script, as (start, end, "function" or
+    "try") offsets of its braces. A block's kind is told by what opens it (``try {``, ``=> {``, ``name(…) {``, not
+    ``if (…) {``)."""
+    tokens = _tokens(source, 0, len(source))
+    found: list[tuple[int, int, str]] = []
+    open_: list[tuple[str, int]] = []  # each open bracket's kind ("try", "function", "block") and token index
     for index, (text, at, _) in enumerate(tokens):
-        if at >= here:
-            break
         if text in ("(", "[", "{"):
-            kinds.append((_kind(tokens, index) if text == "{" else "block", index))
-        elif text in (")", "]", "}") and kinds:
-            kinds.pop()
-    for kind, index in reversed(kinds):
-        if kind == "function":
-            return False
-        if kind == "try" and _catches(tokens, index):
-            return True
-    return False
+            open_.append((_kind(tokens, index) if text == "{" else "block", index))
+        elif text in (")", "]", "}") and open_:
+            kind, opened = open_.pop()
+            if kind == "function" or (kind == "try" and _followed_by(tokens, index, "catch")):
+                found.append((tokens[opened][1], at, kind))
+    return found
 
 
-def _catches(tokens: list[tuple[str, int, int]], opening: int) -> bool:
-    """Whether the ``try`` block whose ``{`` is ``tokens[opening]`` is followed by a ``catch`` (not a ``finally``
-    alone)."""
-    depth = tokens[opening][2]
-    closing = next((i for i in range(opening + 1, len(tokens)) if tokens[i][0] == "}" and tokens[i][2] == depth),
-                   None)
-    after = next((t for t, _, _ in tokens[closing + 1:] if t != "\n"), "") if closing is not None else ""
-    return after == "catch"
+def _followed_by(tokens: list[tuple[str, int, int]], index: int, word: str) -> bool:
+    return next((t for t, _, _ in tokens[index + 1:index + 4] if t != "\n"), "") == word
 
 
 def _kind(tokens: list[tuple[str, int, int]], index: int) -> str:
