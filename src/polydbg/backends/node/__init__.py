@@ -105,8 +105,9 @@ every failure is a caught exception.                    (the ``failures`` filter
 V8 does not pause on an exception caught after a throw  the assertion libraries (node:assert, expect,
 in a blackboxed script, so node:assert's and expect's   chai) are let out of the blackbox while the
 throws never pause under the blackbox patterns.         ``failures`` filter is set.
-Node's internals compiled into its snapshot (node:fs,   their caught exceptions pause (a few per test
-the CommonJS loader) carry no name V8's blackbox        file: a module resolution that fails); each is
-patterns match.                                         judged and resumed at once.
+Node's internals compiled into its snapshot (node:fs,   their caught exceptions pause (a module resolution
+node:internal/url, the CommonJS loader) cannot be       that fails; vite's ``new URL`` tries, hundreds as
+blackboxed, by pattern or by range.                     vitest starts): each is judged and resumed at once,
+                                                        and none counts against the user code's budget.
 ======================================================  =================================================
 """

@@ -107,8 +107,10 @@ class Stops:
         exception = reason in ("exception", "promiseRejection")
         if exception and self._breakpoints.judges_failures and not stopping:
             if await failures.failing_frame(target) is None:
+                counted = failures.in_users_code(target)
                 await self._resume_quietly(target)  # caught on purpose, or not the user's: not where a test fails
-                await self._breakpoints.passed_caught(target)
+                if counted:
+                    await self._breakpoints.passed_caught(target)
                 return
             target.failure = await failures.detail(target)
         if exception and not at_user_code and compile_errors.is_compile_error(str((target.pause_data or {})
