@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 
 from polydbg.errors import UsageError, echo
-from polydbg.testing import python
+from polydbg.testing import go, python
 from polydbg.testing.plan import TestPlan, Verdict, closest
 
 __all__ = ["TestPlan", "Verdict", "closest", "plan"]
@@ -27,6 +27,8 @@ def language_of(test: str, cwd: str, language: str | None) -> str:
         return language
     if python.is_python_test(test, cwd):
         return "python"
+    if go.is_go_test(test, cwd):
+        return "go"
     for marker, named in _OTHER_MARKERS.items():
         if os.path.exists(os.path.join(cwd, marker)):
             return named
@@ -46,6 +48,8 @@ async def plan(test: str, cwd: str, language: str | None, runtimes: Mapping[str,
     lang = language_of(test, cwd, language)
     if lang == "python":
         return await python.plan(test, cwd, runtimes.get("python"))
+    if lang == "go":
+        return go.plan(test, cwd)
     raise UsageError(f"debug_launch(test=…) runs Python tests (pytest, unittest) so far, not {lang}'s; run the "
                      f"{lang} test runner as the program (program=, args=) with a breakpoint in the test")
 

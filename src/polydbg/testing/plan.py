@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from polydbg import procs
@@ -41,6 +41,7 @@ class TestPlan:
     program: str | None = None
     module: str | None = None
     args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()  # what the runner sets for a test (cargo: CARGO_MANIFEST_DIR, …)
     judge: Callable[[int | None, str], Verdict] = field(default=lambda code, text: Verdict(ERROR))
     names: Callable[[], Awaitable[list[str]]] | None = None  # every test name in the plan's scope
 
@@ -64,10 +65,12 @@ def last_lines(text: str, count: int) -> list[str]:
     return [line for line in text.rstrip().splitlines() if line.strip()][-count:]
 
 
-async def output_of(argv: Sequence[str], cwd: str, timeout_s: float = LISTING_S) -> str:
+async def output_of(argv: Sequence[str], cwd: str, timeout_s: float = LISTING_S,
+                    env: Mapping[str, str] | None = None) -> str:
     """What a listing command (a runner's collection of test names) prints, stdout and stderr together; the
     command is ended at ``timeout_s`` (a project whose collection hangs answers with what it printed)."""
-    process = await procs.spawn(argv, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.STDOUT)
+    process = await procs.spawn(argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+                                stderr=asyncio.subprocess.STDOUT)
     try:
         out, _ = await asyncio.wait_for(process.communicate(), timeout_s)
     except asyncio.TimeoutError:

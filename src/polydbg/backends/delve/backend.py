@@ -25,6 +25,7 @@ from polydbg.backends.base import (
     ExceptionDetail,
     Frame,
     FrameRef,
+    FunctionBreakpoint,
     LaunchSpec,
     MemoryBlock,
     SourceBreakpoint,
@@ -32,7 +33,7 @@ from polydbg.backends.base import (
     Variable,
 )
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.delve import build, goroutines, native, output
+from polydbg.backends.delve import build, goroutines, native, output, testfail
 from polydbg.backends.delve.stops import PROGRAM_VANISHED, DelveStops, unquote
 from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.ordering import OrderedEvents
@@ -43,6 +44,7 @@ log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 10.0  # dlv dap printing the line that says it listens
 KILLED_WHILE_STOPPED_POLL_S = 0.25  # how often a stopped program's threads are looked at (see _notice_killed)
+FAILURE_BREAKPOINT_ID = 0  # polydbg's id for the breakpoint on testing's Fail (the agent's start at 1)
 _METADATA = frozenset({"len()", "string()"})  # delve's synthetic children of maps and byte slices
 _INSTALL = ("install delve: `go install github.com/go-delve/delve/cmd/dlv@latest` (then put $(go env GOPATH)/bin "
             "on PATH) or your package manager's delve package")
@@ -62,19 +64,23 @@ class DelveBackend(DapBackend):
         self._build_dir: str | None = None  # our temporary directory for delve's output binary
         self._connect_to: tuple[str, int] | None = None  # a user's dlv --headless server
         self._build_error: str | None = None
-        self._pipes = output.DlvPipes(self.name, self._proc, ordered.on_output)
+        self._pipes = output.DlvPipes(self.name, self._proc, self._program_output)
         self._pumps: list[asyncio.Task[Any]] = []
         self._breakpoint_files: set[str] = set()  # cleared on detaching from a multi-client server
         self._capped: int | None = None  # goroutines delve listed, when it said it left some out
         self._left_out: str | None = None  # what the last listing left out
         self._stops = DelveStops(ordered, self._frames, self._request, self._stop_event, self._connected,
                                  self._program_gone)
+        self._functions: list[FunctionBreakpoint] = []  # the agent's function breakpoints
+        self._failures: testfail.TestFailures | None = None  # a test run's failures, placed
 
     # -- starting ---------------------------------------------------------------------------------
 
     def _launch_arguments(self, spec: LaunchSpec) -> dict[str, Any]:
         planned = build.launch(spec)
         self._workdir, self._build_dir, self._env = planned.workdir, planned.build_dir, planned.env
+        if spec.test:  # stopped where testing fails the test, not in package testing (testfail.py)
+            self._failures = testfail.TestFailures(self._stops)
         return planned.arguments
 
     def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:
@@ -124,6 +130,8 @@ class DelveBackend(DapBackend):
         async def configure_started() -> None:
             self._track_debuggee()
             await configure()
+            if self._failures is not None:
+                await self.set_function_breakpoints(self._functions)
 
         try:
             await super().launch(spec, configure_started, timeout_s)
@@ -170,6 +178,11 @@ class DelveBackend(DapBackend):
             if self._stops.stopped and procs.threads_all_exited(pid):
                 self._program_gone(PROGRAM_VANISHED)
                 return
+
+    def _program_output(self, category: str, text: str) -> None:
+        if self._failures is not None and category == "stdout":
+            self._failures.output(text)  # where a failure's message is read
+        self._ordered.on_output(category, text)
 
     def _tune_capabilities(self) -> None:
         caps = self.capabilities
@@ -230,6 +243,19 @@ class DelveBackend(DapBackend):
         self._breakpoint_files.add(file)
         return await super().set_breakpoints(file, breakpoints)
 
+    async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
+        """The agent's function breakpoints, and in a test run the one on testing's Fail with them."""
+        self._functions = list(breakpoints)
+        failures = self._failures
+        if failures is None:
+            return await super().set_function_breakpoints(breakpoints)
+        results = await super().set_function_breakpoints(
+            [*breakpoints, FunctionBreakpoint(FAILURE_BREAKPOINT_ID, testfail.FAIL_FUNCTION)])
+        failures.native_id = self._breakpoints.ids.native_of(FAILURE_BREAKPOINT_ID)
+        if failures.native_id is None:
+            log.warning("delve: no breakpoint on %s: a test's failures stop nowhere", testfail.FAIL_FUNCTION)
+        return results[:len(breakpoints)]
+
     # -- threads and frames -----------------------------------------------------------------------
 
     async def threads(self) -> list[Thread]:
@@ -243,6 +269,9 @@ class DelveBackend(DapBackend):
 
     def threads_left_out(self) -> str | None:
         return self._left_out
+
+    async def frames_above(self, thread_id: int) -> list[Frame]:
+        return self._stops.above(thread_id)
 
     async def _hidden_frames(self, thread_id: int) -> int:
         return await self._stops.hidden_frames(thread_id)

@@ -7,8 +7,8 @@ program's directory). delve already adds ``-gcflags='all=-N -l'`` in debug mode 
 ``buildFlags`` on spaces, so passing that flag again breaks the build). The binary goes to
 ``output`` in a private temporary directory, never ``__debug_bin`` in the user's tree (the backend
 removes that directory at the end). A ``.go`` file is built alone, like ``go run file.go``; a
-directory is built as a package; anything else is a built executable (mode "exec"), or a core
-file's program (mode "core").
+directory is built as a package (for a test, as its test binary, like ``go test -c``: mode "test");
+anything else is a built executable (mode "exec"), or a core file's program (mode "core").
 """
 
 from __future__ import annotations
@@ -80,7 +80,9 @@ def launch(spec: LaunchSpec) -> Launch:
                                      "go build -gcflags='all=-N -l'")
         workdir = module_dir(program)
         build_dir = tempfile.mkdtemp(prefix="polydbg-go-")
-        args.update(mode="debug", output=os.path.join(build_dir, "__debug_bin"))
+        args.update(mode="test" if spec.test else "debug", output=os.path.join(build_dir, "__debug_bin"))
+    elif spec.test:
+        raise UsageError(f"{program} is not a Go package directory; a test runs from its package's sources")
     else:
         args["mode"] = "exec"
         workdir = os.path.dirname(program)

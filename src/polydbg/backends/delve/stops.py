@@ -28,10 +28,10 @@ import json
 import logging
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
-from polydbg.backends.base import ExceptionDetail, StopEvent
+from polydbg.backends.base import ExceptionDetail, Frame, StopEvent
 from polydbg.backends.dap import wire
 from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.frames import FrameHandles, leading
@@ -101,12 +101,17 @@ class DelveStops:
         self._trim_thread: int | None = None  # the goroutine that panicked or was paused
         self._pause_waiter: asyncio.Future[dict[str, Any]] | None = None
         self._exception_detail: ExceptionDetail | None = None  # a fatal error moved to a user goroutine
+        # a stop another module places (a test's failure, testfail.py): the refinement to run, or None
+        self.claim: Callable[[dict[str, Any]], Coroutine[Any, Any, None] | None] | None = None
+        self.hidden: Callable[[dict[str, Any]], bool] = in_runtime  # frames hidden above a panic's
+        self._above: dict[int, list[Frame]] = {}  # goroutine → the frames hidden above a test failure's frame 0
 
     def moving(self) -> None:
         self.stopped = False
         self._exception_detail = None
         self.at_entry = False
         self._trim_thread = None
+        self._above.clear()
 
     def moved_exception(self, thread: int) -> ExceptionDetail | None:
         """The fatal error a stop was moved to ``thread`` for (delve knows it only on the runtime's thread)."""
@@ -119,9 +124,13 @@ class DelveStops:
         hidden = self._frames.hidden(thread_id)
         if hidden is None:
             body = await self._request("stackTrace", {"threadId": thread_id, "startFrame": 0, "levels": 20})
-            hidden = leading(body.get("stackFrames", []), in_runtime)
+            hidden = leading(body.get("stackFrames", []), self.hidden)
             self._frames.hide(thread_id, hidden)
         return hidden
+
+    def above(self, thread_id: int) -> list[Frame]:
+        """The frames hidden above a test failure's frame 0 (package testing's, an assertion library's)."""
+        return self._above.get(thread_id, [])
 
     # -- a stop ---------------------------------------------------------------------------------------
 
@@ -130,12 +139,17 @@ class DelveStops:
         self.stopped = True
         self._frames.clear()
         self._exception_detail = None
+        self._above.clear()
         self._trim_thread = body.get("threadId") if body.get("reason") == "exception" else None
         self.at_entry = body.get("reason") == "entry"
         if isinstance(body.get("text"), str):
             body["text"] = unquote(body["text"])
         if self._pause_waiter is not None and not self._pause_waiter.done():
             self._pause_waiter.set_result(body)  # a pause being refined by _report_pause
+            return
+        refinement = self.claim(body) if self.claim is not None else None
+        if refinement is not None:
+            self._ordered.refine(refinement)
             return
         if body.get("reason") == "exception" and "no such process" in (body.get("text"), body.get("description")):
             self._vanished(PROGRAM_VANISHED)  # delve tried to resume a program killed from outside
@@ -147,10 +161,34 @@ class DelveStops:
         else:
             self._ordered.on_stopped(self._stop_event(body))
 
-    def _report_refined(self, body: dict[str, Any]) -> None:
+    @property
+    def request(self) -> wire.Request:
+        return self._request
+
+    @property
+    def connected(self) -> bool:
+        return self._connected()
+
+    def report_refined(self, body: dict[str, Any]) -> None:
         """A refined stop goes straight to the session (events behind it wait in ``_ordered``)."""
         self._frames.clear()
         self._ordered.target.on_stopped(self._stop_event(body))
+
+    async def resume_unseen(self, thread: int) -> None:
+        """Resume a stop no one is told of (a refinement found it no stop of the user's)."""
+        self.moving()
+        await self._request("continue", {"threadId": thread})
+
+    def report_at(self, body: dict[str, Any], hidden: int, detail: ExceptionDetail, above: list[Frame]) -> None:
+        """Report a refined stop as an exception with ``detail``, its ``hidden`` top frames listed ``above``."""
+        thread = int(body.get("threadId") or 0)
+        self._frames.clear()
+        self._trim_thread = thread
+        self._exception_detail = detail
+        self._above[thread] = above
+        self._frames.hide(thread, hidden)
+        self._ordered.target.on_stopped(self._stop_event({**body, "reason": "exception", "description": detail.type,
+                                                          "text": detail.message, "hitBreakpointIds": []}))
 
     async def _report_pause(self, body: dict[str, Any]) -> None:
         """Report a pause on a user goroutine, preferably one that was running, not on whichever
@@ -186,7 +224,7 @@ class DelveStops:
             self._pause_waiter = None
         if body.get("reason") == "pause":
             self._trim_thread = body.get("threadId")  # it may be inside asyncPreempt or a signal handler
-        self._report_refined(body)
+        self.report_refined(body)
 
     async def _report_fatal(self, body: dict[str, Any]) -> None:
         """A fatal error (a deadlock, a concurrent map write) stops on the runtime's own thread, with
@@ -203,7 +241,7 @@ class DelveStops:
                     body["threadId"] = self._trim_thread = goroutine
         except Exception:
             log.debug("delve: could not place a fatal error on a goroutine", exc_info=True)
-        self._report_refined(body)
+        self.report_refined(body)
 
     async def _pause_target(self, current: int | None) -> tuple[int | None, bool]:
         """The goroutine to report a pause on, and whether it was running (on an OS thread)."""
