@@ -210,7 +210,7 @@ async def _test_plan(manager: SessionManager, request: LaunchRequest) -> tuple[L
                          "(or pass program/module and args to run a runner yourself)")
     check_launch(manager.policy, request)
     cwd = existing_dir(request.cwd, "cwd") or os.getcwd()
-    plan = await testing.plan(request.test, cwd, request.language, request.runtimes)
+    plan = await testing.plan(request.test, cwd, request.language, request.runtimes, request.env)
     env = {**dict(plan.env), **(request.env or {})} if plan.env else request.env
     return dataclasses.replace(request, program=plan.program, module=plan.module, args=(*plan.args, *request.args),
                                cwd=plan.cwd, language=plan.language, env=env), plan

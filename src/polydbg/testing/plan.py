@@ -69,6 +69,12 @@ async def output_of(argv: Sequence[str], cwd: str, timeout_s: float = LISTING_S,
                     env: Mapping[str, str] | None = None) -> str:
     """What a listing command (a runner's collection of test names) prints, stdout and stderr together; the
     command is ended at ``timeout_s`` (a project whose collection hangs answers with what it printed)."""
+    return (await run(argv, cwd, timeout_s, env))[1]
+
+
+async def run(argv: Sequence[str], cwd: str, timeout_s: float,
+              env: Mapping[str, str] | None = None) -> tuple[int | None, str]:
+    """A command's exit code (None: ended at ``timeout_s``) and what it printed, stdout and stderr together."""
     process = await procs.spawn(argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
                                 stderr=asyncio.subprocess.STDOUT)
     try:
@@ -76,7 +82,7 @@ async def output_of(argv: Sequence[str], cwd: str, timeout_s: float = LISTING_S,
     except asyncio.TimeoutError:
         await procs.kill_group(process.pid)
         await procs.reap(process)
-        return ""
+        return None, ""
     finally:
         procs.forget_group(process.pid)
-    return out.decode("utf-8", "replace")
+    return process.returncode, out.decode("utf-8", "replace")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from polydbg.backends.base import AttachSpec, LaunchSpec
+from polydbg.backends.kit.projects import nearest_with
 from polydbg.errors import EnvironmentProblem, UsageError
 
 
@@ -37,14 +38,7 @@ class Launch:
 def module_dir(program: str) -> str:
     """Where ``go build`` must run for ``program`` (a package dir or .go file): its module root, else its dir."""
     start = program if os.path.isdir(program) else os.path.dirname(program)
-    directory = os.path.abspath(start)
-    while True:
-        if os.path.isfile(os.path.join(directory, "go.mod")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return os.path.abspath(start)
-        directory = parent
+    return nearest_with(start, "go.mod") or os.path.abspath(start)
 
 
 def is_source(program: str) -> bool:
