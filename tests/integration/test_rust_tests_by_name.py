@@ -79,3 +79,19 @@ async def test_an_unknown_name_answers_with_the_closest_names(tools: Tools, env:
     assert "no test named 'tests::singel_item'" in refused and "closest: tests::single_item" in refused, refused
     wrong_file = await tools.error("debug_launch", test="tests/parse.rs::single_item", cwd=str(PROJECT), env=env)
     assert "no test named 'single_item'" in wrong_file, wrong_file
+
+
+async def test_a_restart_after_a_fix_runs_the_rebuilt_test(tools: Tools, env: dict[str, str], tmp_path: Path) -> None:
+    """cargo built the test before the launch, so a restart builds it again: the fix is what runs."""
+    project = tmp_path / "rusttests"
+    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns("target", "Cargo.lock"))
+    report = await tools("debug_launch", test="tests::bulk_discount", cwd=str(project), env=env)
+    assert report["reason"] == "exception", report
+    lib = project / "src" / "lib.rs"
+    lib.write_text(lib.read_text().replace("if quantity > 10 {", "if quantity >= 10 {"))
+    fixed = await tools("debug_restart", timeout_s=120)
+    assert fixed["state"] == "exited" and fixed["test"]["outcome"] == "passed", fixed
+    lib.write_text(lib.read_text().replace("total *= 0.9;", "total *= 0.9f32;"))  # no longer compiles
+    broken = await tools.error("debug_restart")
+    assert "cargo test --no-run failed" in broken and "src/lib.rs:7" in broken, broken
+    await tools("debug_terminate")

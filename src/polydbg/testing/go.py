@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 
 from polydbg.backends.delve.build import go_env
 from polydbg.errors import UsageError, echo
@@ -44,7 +45,7 @@ def run_pattern(name: str) -> str:
     return "/".join("^" + _GO_META.sub(r"\\\1", part) + "$" for part in name.split("/"))
 
 
-def plan(test: str, cwd: str) -> TestPlan:
+def plan(test: str, cwd: str, env: Mapping[str, str] | None = None) -> TestPlan:
     where, _, name = test.rpartition("::")
     name = name.strip().replace(" ", "_")  # go test's own spelling of a subtest named with spaces
     if not _NAME.fullmatch(name):
@@ -59,7 +60,7 @@ def plan(test: str, cwd: str) -> TestPlan:
     return TestPlan(name=test, runner="go test", language="go", cwd=package, program=package,
                     args=("-test.run", run_pattern(name), "-test.v"),
                     judge=lambda code, text: verdict(name, code, text),
-                    names=lambda: listed_tests(package))
+                    names=lambda: listed_tests(package, env))
 
 
 def packages_with_tests(root: str) -> list[str]:
@@ -91,7 +92,8 @@ def verdict(name: str, code: int | None, text: str) -> Verdict:
     return Verdict(ERROR, " / ".join(lines[-3:]) or None)
 
 
-async def listed_tests(package: str) -> list[str]:
-    """What ``go test -list .`` lists in ``package``: its top-level tests, examples, benchmarks and fuzz tests."""
-    text = await output_of(["go", "test", "-list", "."], package, env=go_env())
+async def listed_tests(package: str, env: Mapping[str, str] | None) -> list[str]:
+    """What ``go test -list .`` lists in ``package`` (with the launch's ``env``: GOFLAGS, …): its top-level tests,
+    examples, benchmarks and fuzz tests."""
+    text = await output_of(["go", "test", "-list", "."], package, env={**go_env(), **(env or {})})
     return [line.strip() for line in text.splitlines() if _NAME.fullmatch(line.strip()) and "/" not in line]

@@ -44,6 +44,7 @@ class TestPlan:
     env: tuple[tuple[str, str], ...] = ()  # what the runner sets for a test (cargo: CARGO_MANIFEST_DIR, …)
     judge: Callable[[int | None, str], Verdict] = field(default=lambda code, text: Verdict(ERROR))
     names: Callable[[], Awaitable[list[str]]] | None = None  # every test name in the plan's scope
+    rebuild: Callable[[], Awaitable[None]] | None = None  # what debug_restart runs first: the plan's own build
 
 
 def closest(name: str, names: Sequence[str]) -> list[str]:

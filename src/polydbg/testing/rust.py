@@ -84,7 +84,8 @@ async def plan(test: str, cwd: str, env: Mapping[str, str] | None) -> TestPlan:
     if _manifest_dir(cwd) is None:
         raise UsageError(f"no Cargo.toml in {cwd} or above; pass cwd=the package's directory")
     full_env = {**os.environ, **(env or {})}
-    binaries = await listed(await build(find_cargo(full_env), cwd, full_env))
+    cargo = find_cargo(full_env)
+    binaries = await listed(await build(cargo, cwd, full_env))
     if source is not None:
         binaries = [b for b in binaries if os.path.realpath(b.source) == source]
         if not binaries:
@@ -104,7 +105,8 @@ async def plan(test: str, cwd: str, env: Mapping[str, str] | None) -> TestPlan:
     binary = holding[0]
     return TestPlan(name=test, runner="cargo test", language="rust", cwd=binary.package_dir,
                     program=binary.executable, args=(name, "--exact", "--nocapture", "--test-threads=1"),
-                    env=(("CARGO_MANIFEST_DIR", binary.package_dir),), judge=verdict)
+                    env=(("CARGO_MANIFEST_DIR", binary.package_dir),), judge=verdict,
+                    rebuild=lambda: _rebuilt(cargo, cwd, full_env, binary.executable))
 
 
 async def build(cargo: str, cwd: str, env: Mapping[str, str]) -> list[TestBinary]:
@@ -122,6 +124,13 @@ async def build(cargo: str, cwd: str, env: Mapping[str, str]) -> list[TestBinary
                        package_dir=os.path.dirname(str(m["manifest_path"])))
             for m in messages if m.get("reason") == "compiler-artifact" and m.get("executable")
             and (m.get("profile") or {}).get("test")]
+
+
+async def _rebuilt(cargo: str, cwd: str, env: Mapping[str, str], executable: str) -> None:
+    """The tests built again, for a restart: the binary keeps its path while its crate's code changes."""
+    if executable not in {b.executable for b in await build(cargo, cwd, env)}:
+        raise UsageError(f"cargo test --no-run no longer builds {executable}: the package changed; debug_launch "
+                         "the test again")
 
 
 async def listed(binaries: list[TestBinary]) -> list[TestBinary]:
