@@ -60,7 +60,7 @@ async def test_an_integration_test_by_its_file_stops_at_the_panic_in_the_code_un
     await tools("debug_terminate")
 
 
-async def test_a_breakpoint_with_the_test_a_restart_and_a_passing_test(tools: Tools, env: dict[str, str]) -> None:
+async def test_a_breakpoint_with_the_test_a_restart_and_passing_tests(tools: Tools, env: dict[str, str]) -> None:
     line = line_of(LIB, "let expected = 9.0")
     report = await tools("debug_launch", test="tests::bulk_discount", cwd=str(PROJECT), env=env,
                          breakpoints=[{"file": "src/lib.rs", "line": line}])
@@ -71,6 +71,9 @@ async def test_a_breakpoint_with_the_test_a_restart_and_a_passing_test(tools: To
     passed = await tools("debug_launch", test="eleven_items", cwd=str(PROJECT), env=env)
     assert passed["state"] == "exited" and passed["test"]["outcome"] == "passed", passed
     assert passed["test"]["summary"].startswith("test result: ok. 1 passed"), passed
+    await tools("debug_terminate")
+    expected = await tools("debug_launch", test="tests::last_of_nothing_panics", cwd=str(PROJECT), env=env)
+    assert expected["state"] == "exited" and expected["test"]["outcome"] == "passed", expected  # #[should_panic]
     await tools("debug_terminate")
 
 
