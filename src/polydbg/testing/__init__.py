@@ -52,7 +52,7 @@ async def plan(test: str, cwd: str, language: str | None, runtimes: Mapping[str,
     if lang == "python":
         return await python.plan(test, cwd, runtimes.get("python"))
     if lang == "go":
-        return go.plan(test, cwd, env)
+        return go.plan(test, cwd)
     if lang == "rust":
         return await rust.plan(test, cwd, env)
     raise UsageError(f"debug_launch(test=…) runs Python tests (pytest, unittest), Go's and Rust's so far, not "

@@ -66,3 +66,11 @@ def test_names_refused_before_anything_is_built(tmp_path: Path) -> None:
         go.plan("TestB", str(tmp_path))
     with pytest.raises(UsageError, match="is not a Go test name"):
         go.plan("./a/b::Test B(", str(tmp_path))  # a space in a top-level name
+
+
+@pytest.mark.anyio
+async def test_the_closest_names_are_the_packages_test_functions(tmp_path: Path) -> None:
+    (tmp_path / "a_test.go").write_text("package a\n\nfunc TestParse(t *testing.T) {}\nfunc helper() {}\n"
+                                        "func BenchmarkParse(b *testing.B) {}\n// func TestCommented(t *testing.T)\n")
+    (tmp_path / "a.go").write_text("package a\n\nfunc TestNotInATestFile() {}\n")
+    assert await go.listed_tests(str(tmp_path)) == ["TestParse", "BenchmarkParse"]
