@@ -1,6 +1,7 @@
-"""Rust tests by name: a ``cargo test`` name (``tests::bulk_discount``: the test's path in its crate), looked up
-in every test binary of the package at cwd (its library's, its binaries', its integration tests'), or with the
-file of the target it is in before it (``tests/parse.rs::eleven_items``) when several hold that name.
+"""Rust tests by name: a ``cargo test`` name (``tests::bulk_discount``: the test's path in its crate, or the
+test's own name when only one test has it), looked up in every test binary of the package at cwd (its library's,
+its binaries', its integration tests'), or with the file of the target it is in before it
+(``tests/parse.rs::eleven_items``) when several hold that name.
 
 The tests are built as ``cargo test --no-run --message-format=json`` builds them (the test profile; cargo's JSON
 names each test binary and its target's file), each binary lists its tests (``--list``), and the one holding the
@@ -92,6 +93,14 @@ async def plan(test: str, cwd: str, env: Mapping[str, str] | None) -> TestPlan:
             raise UsageError(f"{echo(first)} is no test target's file here; pass its path relative to cwd "
                              "(tests/parse.rs), or the test's name alone")
     holding = [b for b in binaries if name in b.tests]
+    if not holding:  # a test's own name without its module path: the one test that ends with it
+        ending = [(b, n) for b in binaries for n in b.tests if n.endswith("::" + name)]
+        if len(ending) > 1:
+            shown = ", ".join(b.shown(n, cwd) for b, n in ending[:10])
+            raise UsageError(f"{len(ending)} tests are named {echo(name)}: {shown}; pass the one you mean")
+        if ending:
+            name = ending[0][1]
+            holding = [ending[0][0]]
     if len(holding) > 1:
         shown = ", ".join(b.shown(name, cwd) for b in holding)
         raise UsageError(f"{len(holding)} test targets have a test named {echo(name)}: {shown}; pass the one you "
@@ -103,7 +112,7 @@ async def plan(test: str, cwd: str, env: Mapping[str, str] | None) -> TestPlan:
         hint = f"; closest: {', '.join(near)}" if near else " (no test binary lists any test)"
         raise UsageError(f"no test named {echo(name)} in {cwd}{hint}")
     binary = holding[0]
-    return TestPlan(name=test, runner="cargo test", language="rust", cwd=binary.package_dir,
+    return TestPlan(name=name if source is None else f"{first}::{name}", runner="cargo test", language="rust", cwd=binary.package_dir,
                     program=binary.executable, args=(name, "--exact", "--nocapture", "--test-threads=1"),
                     env=(("CARGO_MANIFEST_DIR", binary.package_dir),), judge=verdict,
                     rebuild=lambda: _rebuilt(cargo, cwd, full_env, binary.executable))
