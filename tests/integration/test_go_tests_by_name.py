@@ -41,6 +41,9 @@ async def test_a_failing_test_stops_at_its_t_errorf_with_the_message_and_locals(
     assert values(report)["got"] == "10" and values(report)["expected"] == "9", report
     stack = await tools.text("debug_stack")
     assert "(above #0) testing.(*common).Errorf" in stack and "#0 polydbg.test/gotests.TestBulkDiscount" in stack
+    stepped = await tools("debug_step")  # on from the test's line, not inside package testing
+    assert stepped["reason"] == "step" and stepped["location"]["line"] == line_of(TESTS, "// bulk check") + 2, stepped
+    assert stepped["location"]["function"].endswith(".TestBulkDiscount"), stepped
     done = await tools("debug_continue")
     assert done["state"] == "exited" and done["exit_code"] == 1, done
     assert done["test"]["outcome"] == "failed" and done["test"]["runner"] == "go test", done
@@ -72,6 +75,8 @@ async def test_a_helper_failure_stops_at_the_callers_line_and_a_panic_at_the_pan
     report = await tools("debug_launch", test="TestHelperReportsTheCaller", cwd=str(PROJECT))
     assert report["location"]["line"] == line_of(TESTS, "// helper check"), report  # as Go names it: t.Helper()
     assert report["exception"]["message"] == "got 20, want 18", report
+    stepped = await tools("debug_step")
+    assert stepped["location"]["line"] == line_of(TESTS, "// helper check") + 1, stepped
     await tools("debug_terminate")
     panicked = await tools("debug_launch", test="TestAverageOfNothing", cwd=str(PROJECT))
     assert panicked["reason"] == "exception", panicked

@@ -112,8 +112,9 @@ async def plan(test: str, cwd: str, env: Mapping[str, str] | None) -> TestPlan:
         hint = f"; closest: {', '.join(near)}" if near else " (no test binary lists any test)"
         raise UsageError(f"no test named {echo(name)} in {cwd}{hint}")
     binary = holding[0]
-    return TestPlan(name=name if source is None else f"{first}::{name}", runner="cargo test", language="rust", cwd=binary.package_dir,
-                    program=binary.executable, args=(name, "--exact", "--nocapture", "--test-threads=1"),
+    return TestPlan(name=name if source is None else f"{first}::{name}", runner="cargo test", language="rust",
+                    cwd=binary.package_dir, program=binary.executable,
+                    args=(name, "--exact", "--nocapture", "--test-threads=1"),
                     env=(("CARGO_MANIFEST_DIR", binary.package_dir),), judge=verdict,
                     rebuild=lambda: _rebuilt(cargo, cwd, full_env, binary.executable))
 

@@ -29,6 +29,7 @@ from polydbg.backends.base import (
     LaunchSpec,
     MemoryBlock,
     SourceBreakpoint,
+    StepKind,
     Thread,
     Variable,
 )
@@ -242,6 +243,12 @@ class DelveBackend(DapBackend):
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
         self._breakpoint_files.add(file)
         return await super().set_breakpoints(file, breakpoints)
+
+    async def step(self, thread_id: int, kind: StepKind) -> None:
+        """A step from a test failure's stop goes on from the test's line, not inside package testing."""
+        if self._stops.above(thread_id) and not await self._stops.leave_hidden(thread_id, kind):
+            return
+        await super().step(thread_id, kind)
 
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
         """The agent's function breakpoints, and in a test run the one on testing's Fail with them."""

@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 
 PROGRAM_VANISHED = "the program ended without delve reporting it: it was probably killed from outside"
 PAUSE_ATTEMPTS = 4
+LEAVE_EXTRA_STEPS = 4  # step-outs past the hidden frames' count, for the parents' Fail calls on the way
 # a goroutine as delve names it: selected?, its topmost user function, and its OS thread when running
 _GOROUTINE = re.compile(r"(\* )?\[Go \d+\] (\S+)( \(Thread \d+\))?$")
 
@@ -105,6 +106,7 @@ class DelveStops:
         self.claim: Callable[[dict[str, Any]], Coroutine[Any, Any, None] | None] | None = None
         self.hidden: Callable[[dict[str, Any]], bool] = in_runtime  # frames hidden above a panic's
         self._above: dict[int, list[Frame]] = {}  # goroutine → the frames hidden above a test failure's frame 0
+        self._failure_line: dict[int, int | None] = {}  # goroutine → the line of a test failure's frame 0
 
     def moving(self) -> None:
         self.stopped = False
@@ -174,14 +176,56 @@ class DelveStops:
         self._frames.clear()
         self._ordered.target.on_stopped(self._stop_event(body))
 
+    async def leave_hidden(self, thread: int, kind: str) -> bool:
+        """Step out of the frames hidden above a test failure's frame 0 (Fail, Errorf, testify's), their stops
+        unseen, so a step goes on from the test's own line; False when it cannot (a stop of another kind came
+        meanwhile and is reported, the steps outlived their deadline, or the test ends: t.FailNow never
+        returns, so the program is resumed instead). Fail calls its parent's Fail on the way: those hits are
+        stepped out of too."""
+        above = list(self._above.get(thread, []))
+        line = self._failure_line.get(thread)
+        if any(frame.name.endswith(".FailNow") for frame in above):
+            self.moving()
+            await self._request("continue", {"threadId": thread})
+            return False
+        hidden = {frame.name for frame in above}
+        try:
+            for _ in range(len(above) + LEAVE_EXTRA_STEPS):
+                waiter = self._pause_waiter = asyncio.get_running_loop().create_future()
+                self.moving()
+                await self._request("stepOut", {"threadId": thread})
+                body = await asyncio.wait_for(waiter, timeouts.INSPECT_S)
+                top = (await self._request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": 1})
+                       ).get("stackFrames", [])
+                name = str(top[0].get("name", "")) if top else ""
+                if body.get("reason") not in ("step", "function breakpoint") or \
+                        (body.get("reason") != "step" and name not in hidden):
+                    self._pause_waiter = None
+                    self.take(body)
+                    return False
+                if name not in hidden:
+                    if top[0].get("line") == line or kind == "out":
+                        return True
+                    self._pause_waiter = None
+                    self.take(body)  # the step out of the test's call already reached the next line
+                    return False
+        except asyncio.TimeoutError:
+            return False
+        finally:
+            self._pause_waiter = None
+        return True
+
     async def resume_unseen(self, thread: int) -> None:
         """Resume a stop no one is told of (a refinement found it no stop of the user's)."""
         self.moving()
         await self._request("continue", {"threadId": thread})
 
-    def report_at(self, body: dict[str, Any], hidden: int, detail: ExceptionDetail, above: list[Frame]) -> None:
-        """Report a refined stop as an exception with ``detail``, its ``hidden`` top frames listed ``above``."""
+    def report_at(self, body: dict[str, Any], hidden: int, detail: ExceptionDetail, above: list[Frame],
+                  line: int | None) -> None:
+        """Report a refined stop as an exception with ``detail``, its ``hidden`` top frames listed ``above``, at
+        ``line`` of the frame under them."""
         thread = int(body.get("threadId") or 0)
+        self._failure_line[thread] = line
         self._frames.clear()
         self._trim_thread = thread
         self._exception_detail = detail

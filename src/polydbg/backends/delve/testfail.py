@@ -111,7 +111,9 @@ class TestFailures:
             if stops.connected:
                 stops.report_refined(body)
             return
-        stops.report_at(body, placed.hidden, placed.detail, [wire.frame(frame) for frame in frames[:placed.hidden]])
+        line = frames[placed.hidden].get("line") if placed.hidden < len(frames) else None
+        stops.report_at(body, placed.hidden, placed.detail, [wire.frame(frame) for frame in frames[:placed.hidden]],
+                        line)
 
     async def placed(self, frames: Sequence[dict[str, Any]], evaluate: Evaluate) -> Placed | None:
         """Where the failure stopped in Fail with ``frames`` (its goroutine's stack) is shown; None for a Fail
