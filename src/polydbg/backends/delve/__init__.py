@@ -14,7 +14,8 @@ Modules: ``backend`` (``DelveBackend``, the registry's entry point: lifecycle, e
 ``build`` (where and how delve builds, launch/attach arguments, build failures), ``output`` (dlv's
 pipes and output events → the program's output vs delve's own lines), ``stops`` (the goroutine a
 pause or fatal error is shown on, hidden runtime frames), ``native`` (memory and raw commands),
-``goroutines`` (how many there are when delve lists only some).
+``goroutines`` (how many there are when delve lists only some), ``testfail`` (a Go test's failure, placed at
+the test's line with its message).
 
 Quirks (checked against delve 1.20 with Go 1.19):
 
@@ -91,5 +92,12 @@ a multi-client server keeps a detached client's          detaching from a remote
 breakpoints and leaves the program halted                client's breakpoints and resumes the program
 delve kills a program that a single-client headless      (nothing to do: whatever the client asks)
 server launched, on detach
+a failing Go test (t.Errorf, t.Fatalf, testify) does     in a test run (mode "test"), a function breakpoint
+not panic: delve stops on nothing                        on testing.(*common).Fail, the stop placed at the
+                                                         frame Go's message names with that message, testing's
+                                                         frames above it hidden and listed (testfail.py)
+Fail calls its parent's Fail; tRunner calls Fail for a   those hits are resumed unseen; a step from a failure
+panic before re-panicking; a step from Fail stays in     steps out of the hidden frames first
+package testing
 =======================================================  ====================================================
 """
