@@ -5,10 +5,11 @@ its binaries', its integration tests'), or with the file of the target it is in 
 
 The tests are built as ``cargo test --no-run --message-format=json`` builds them (the test profile; cargo's JSON
 names each test binary and its target's file), each binary lists its tests (``--list``), and the one holding the
-name runs it alone: ``<binary> <name> --exact --nocapture --test-threads=1``, in its package's directory with the
-variables cargo sets for a test run, under the Rust default debugger. A failing ``assert!``/``assert_eq!`` panics,
-and the backends' panic stop shows it at the assertion's line in the test's frame with the panic's message
-("left: … right: …"). A name no binary lists is answered before anything runs, with the closest names.
+name runs it alone: ``<binary> <name> --exact --include-ignored --nocapture --test-threads=1`` (a test named is
+run, ``#[ignore]`` or not), in its package's directory with the variables cargo sets for a test run, under the
+Rust default debugger. A failing ``assert!``/``assert_eq!`` panics, and the backends' panic stop shows it at the
+assertion's line in the test's frame with the panic's message ("left: … right: …"). A name no binary lists is
+answered before anything runs, with the closest names.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ async def plan(test: str, cwd: str, env: Mapping[str, str] | None) -> TestPlan:
     binary = holding[0]
     return TestPlan(name=name if source is None else f"{first}::{name}", runner="cargo test", language="rust",
                     cwd=binary.package_dir, program=binary.executable,
-                    args=(name, "--exact", "--nocapture", "--test-threads=1"),
+                    args=(name, "--exact", "--include-ignored", "--nocapture", "--test-threads=1"),
                     env=(("CARGO_MANIFEST_DIR", binary.package_dir),), judge=verdict,
                     rebuild=lambda: _rebuilt(cargo, cwd, full_env, binary.executable))
 

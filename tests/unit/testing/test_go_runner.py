@@ -73,4 +73,10 @@ async def test_the_closest_names_are_the_packages_test_functions(tmp_path: Path)
     (tmp_path / "a_test.go").write_text("package a\n\nfunc TestParse(t *testing.T) {}\nfunc helper() {}\n"
                                         "func BenchmarkParse(b *testing.B) {}\n// func TestCommented(t *testing.T)\n")
     (tmp_path / "a.go").write_text("package a\n\nfunc TestNotInATestFile() {}\n")
-    assert await go.listed_tests(str(tmp_path)) == ["TestParse", "BenchmarkParse"]
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b_test.go").write_text("package sub\n\nfunc TestDeep(t *testing.T) {}\n")
+    (tmp_path / "testdata").mkdir()
+    (tmp_path / "testdata" / "c_test.go").write_text("package c\n\nfunc TestData(t *testing.T) {}\n")
+    names = await go.listed_tests(str(tmp_path))
+    assert names == ["TestParse", "BenchmarkParse", "./sub::TestDeep"]
+    assert testing.closest("TestDeep", names)[0] == "./sub::TestDeep"  # a name run in the wrong package

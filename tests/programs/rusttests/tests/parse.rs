@@ -12,3 +12,9 @@ fn last_of_two() {
     let got = last(&prices[2..]);
     assert!(got > 0.0, "last price {got}"); // not reached
 }
+
+#[test]
+#[ignore = "slow"]
+fn many_items() {
+    assert!((total(1.0, 1000) - 900.0).abs() < 1e-9);
+}
