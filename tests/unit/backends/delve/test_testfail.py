@@ -8,7 +8,12 @@ from typing import Any
 
 import pytest
 
-from polydbg.backends.delve import testfail
+from polydbg.backends.base import ExceptionDetail, StopEvent
+from polydbg.backends.delve import stops, testfail
+from polydbg.backends.kit.frames import FrameHandles
+from polydbg.backends.kit.ordering import OrderedEvents
+from tests.fakes import RecordingListener
+from tests.unit.backends.dap.fake_adapter import FakeRequests
 
 pytestmark = pytest.mark.anyio
 GOROOT = "/usr/lib/go/src"
@@ -76,3 +81,59 @@ async def test_an_assertion_librarys_failnow_after_its_own_failure_is_no_second_
     failures.output("    prices_test.go:55: fatal\n")  # t.Fatalf in a test that failed before: its own failure
     fatal = await failures.placed([FAIL, FAIL_NOW, frame("testing.(*common).Fatalf", "t.go", 1), TEST], failed_before)
     assert fatal is not None and fatal.detail.message == "fatal"
+
+
+def _stops(requests: FakeRequests) -> tuple[stops.DelveStops, testfail.TestFailures, RecordingListener]:
+    listener = RecordingListener()
+    found = stops.DelveStops(OrderedEvents(listener), FrameHandles(), requests, _event, lambda: True, lambda _: None)
+    failures = testfail.TestFailures(found)
+    failures.native_id = 7
+    return found, failures, listener
+
+
+def _event(body: dict[str, Any]) -> StopEvent:
+    return StopEvent(reason=str(body.get("reason")), thread_id=body.get("threadId"),
+                     description=body.get("description"), text=body.get("text"))
+
+
+def _framed(*frames: dict[str, Any]) -> dict[str, Any]:
+    return {"stackFrames": [{**frame, "id": 100 + index} for index, frame in enumerate(frames)]}
+
+
+FAILED_AT_FAIL = {"reason": "function breakpoint", "threadId": 1, "hitBreakpointIds": [7]}
+
+
+async def test_a_stop_in_fail_is_shown_at_the_tests_line_and_a_step_leaves_the_hidden_frames() -> None:
+    requests = FakeRequests(stackTrace=[_framed(FAIL, ERRORF, TEST, RUNNER), _framed(ERRORF), _framed(TEST)],
+                            stepOut={})
+    found, failures, listener = _stops(requests)
+    failures.output("    prices_test.go:55: got 20, want 18\n")
+    found.take(FAILED_AT_FAIL)
+    await asyncio.wait_for(listener.stopped.wait(), 2.0)
+    assert listener.events == [("stopped", StopEvent("exception", 1, "test failed", "got 20, want 18"))]
+    assert await found.hidden_frames(1) == 2 and [f.name for f in found.above(1)] == [FAIL["name"], ERRORF["name"]]
+    assert found.moved_exception(1) == ExceptionDetail("test failed", "got 20, want 18")
+    loop = asyncio.get_running_loop()
+
+    def stepped_out(arguments: dict[str, Any]) -> dict[str, Any]:
+        loop.call_soon(found.take, {"reason": "step", "threadId": 1})
+        return {}
+
+    requests._answers["stepOut"] = [stepped_out]
+    assert await found.leave_hidden(1, "over")  # on the failing line still: the step is the caller's to make
+    assert requests.commands()[-4:] == ["stepOut", "stackTrace", "stepOut", "stackTrace"]
+    assert len(listener.events) == 1  # the step-outs' stops were nobody's news
+
+
+async def test_a_parents_fail_is_resumed_unseen() -> None:
+    resumed = asyncio.Event()
+
+    def resume(arguments: dict[str, Any]) -> dict[str, Any]:
+        resumed.set()
+        return {}
+
+    requests = FakeRequests(stackTrace=_framed(FAIL, FAIL, ERRORF, TEST, RUNNER), **{"continue": resume})
+    found, _, listener = _stops(requests)
+    found.take(FAILED_AT_FAIL)
+    await asyncio.wait_for(resumed.wait(), 2.0)
+    assert listener.events == [] and requests.commands() == ["stackTrace", "continue"] and not found.stopped
