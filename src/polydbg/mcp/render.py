@@ -72,7 +72,7 @@ def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = N
     if r.note:
         fixed.append(f"note: {r.note}")
     if r.exception:
-        fixed.append(f"exception: {r.exception.type}: {r.exception.message}")
+        fixed.append(f"exception: {r.exception.type}" + (f": {r.exception.message}" if r.exception.message else ""))
         fixed.extend(f"  {line}" for line in r.exception.details or [])
     if r.source:
         fixed.append(r.source)

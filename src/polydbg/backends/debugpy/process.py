@@ -36,8 +36,9 @@ from polydbg.transport.streams import FramedStream
 
 ADAPTER_SHIM = shims.source(__file__, "adapter.py")
 DEBUGGEE_SHIM = shims.source(__file__, "debuggee.py")
-VALUES = shims.path(__file__, "pydevd")
-CURRENT_FRAME = " (Current frame)"  # pydevd's extensions: compact numpy, pandas and sqlite3 values
+VALUES = shims.path(__file__, "pydevd")  # pydevd's extensions: compact numpy, pandas and sqlite3 values
+CURRENT_FRAME = " (Current frame)"  # pydevd's mark on the frame a user-unhandled exception is shown at
+NO_DESCRIPTION = "exception: no description"  # pydevd's message for an exception without one
 
 
 class DebugpyProcess(DapBackend):
@@ -252,7 +253,8 @@ class DebugpyProcess(DapBackend):
         detail = await super().exception_info(thread_id)
         if detail is None:
             return None
-        return ExceptionDetail(type=python.without_note(detail.type), message=detail.message)
+        message = "" if detail.message == NO_DESCRIPTION else detail.message  # a bare `assert x == y`: the line says it
+        return ExceptionDetail(type=python.without_note(detail.type), message=message)
 
 
 def cannot_inject(pid: int, why: str) -> str:
