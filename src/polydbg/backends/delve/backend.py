@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import shutil
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from polydbg import procs
@@ -27,12 +28,15 @@ from polydbg.backends.base import (
     FrameRef,
     LaunchSpec,
     MemoryBlock,
+    Scope,
     SourceBreakpoint,
     Thread,
+    ThreadLocks,
     Variable,
 )
+from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.delve import build, goroutines, native, output
+from polydbg.backends.delve import assign, build, goroutines, native, output, waits
 from polydbg.backends.delve.stops import PROGRAM_VANISHED, DelveStops, unquote
 from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.ordering import OrderedEvents
@@ -43,6 +47,8 @@ log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 10.0  # dlv dap printing the line that says it listens
 KILLED_WHILE_STOPPED_POLL_S = 0.25  # how often a stopped program's threads are looked at (see _notice_killed)
+FATAL_ERROR = "fatal error"  # delve's exception type for the runtime's fatal errors (a deadlock)
+DETAIL_LINES = 12  # goroutines listed with a fatal error (a report shows 12 lines of an exception's details)
 _METADATA = frozenset({"len()", "string()"})  # delve's synthetic children of maps and byte slices
 _INSTALL = ("install delve: `go install github.com/go-delve/delve/cmd/dlv@latest` (then put $(go env GOPATH)/bin "
             "on PATH) or your package manager's delve package")
@@ -69,6 +75,10 @@ class DelveBackend(DapBackend):
         self._left_out: str | None = None  # what the last listing left out
         self._stops = DelveStops(ordered, self._frames, self._request, self._stop_event, self._connected,
                                  self._program_gone)
+        self._waits = waits.Waits(self._evaluate_in, self._stops.top_frames, lambda: self._stops.goroot,
+                                  lambda: self._stops.generation)
+        self._listed: tuple[int, list[int]] | None = None  # (stop, goroutine ids) of the last threads answer
+        self._refs: tuple[int, dict[int, FrameRef]] = (-1, {})  # (stop, value ref → the frame it was read in)
 
     # -- starting ---------------------------------------------------------------------------------
 
@@ -236,6 +246,7 @@ class DelveBackend(DapBackend):
         """delve's goroutines; when it lists only some (at most 1,024), how many there are (goroutines.py)."""
         self._capped = None
         found = await super().threads()
+        self._listed = (self._stops.generation, [thread.id for thread in found])
         self._left_out = None
         if self._capped is not None:
             self._left_out = goroutines.left_out(len(found), await goroutines.counted(self._evaluate_unshaped))
@@ -243,6 +254,17 @@ class DelveBackend(DapBackend):
 
     def threads_left_out(self) -> str | None:
         return self._left_out
+
+    async def _goroutine_ids(self) -> list[int]:
+        """The goroutines at this stop (the last listing's, when it was this stop's)."""
+        if self._listed is None or self._listed[0] != self._stops.generation:
+            await self.threads()
+        assert self._listed is not None
+        return self._listed[1]
+
+    async def locks(self, thread_ids: Sequence[int]) -> dict[int, ThreadLocks]:
+        """Each goroutine's state (Go's wait reason), the mutex it waits for and the ones it holds (waits.py)."""
+        return await self._waits.locks(thread_ids, self._goroutine_ids)
 
     async def _hidden_frames(self, thread_id: int) -> int:
         return await self._stops.hidden_frames(thread_id)
@@ -257,6 +279,12 @@ class DelveBackend(DapBackend):
             return None
         return super()._frame(raw)
 
+    async def frames_above(self, thread_id: int) -> list[Frame]:
+        """What a goroutine parked in the runtime is blocked in (sync.(*Mutex).Lock, time.Sleep): the
+        standard library's frames hidden above its own code."""
+        frames = [DapBackend._frame(self, raw) for raw in await self._stops.library_above(thread_id)]
+        return [frame for frame in frames if frame is not None]
+
     def _shown_total(self, total: object, hidden: int, start: int, count: int) -> int | None:
         return start + count if self._stops.at_entry else super()._shown_total(total, hidden, start, count)
 
@@ -266,8 +294,15 @@ class DelveBackend(DapBackend):
         """Unnamed results (~r0, ~r1): garbage until the function returns."""
         return variable.name.startswith("~r")
 
+    async def scopes(self, frame: FrameRef) -> list[Scope]:
+        found = await super().scopes(frame)
+        self._remember_frame(frame, [scope.ref for scope in found])
+        return found
+
     async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:
-        return [_tidy(v) for v in await super().variables(ref, start, count) if v.name not in _METADATA]
+        found = [_tidy(v) for v in await super().variables(ref, start, count) if v.name not in _METADATA]
+        self._remember_frame(self._frame_of(ref), [v.ref for v in found])
+        return found
 
     async def child_slice(self, parent: Variable, start: int, count: int,
                           frame: FrameRef | None = None) -> list[Variable] | None:
@@ -276,7 +311,9 @@ class DelveBackend(DapBackend):
             return None
         body = await self._request("variables", {"variablesReference": parent.ref, "filter": "indexed",
                                                  "start": start, "count": count})
-        return [_tidy(_plain(v)) for v in body.get("variables", [])]
+        found = [_tidy(_plain(v)) for v in body.get("variables", [])]
+        self._remember_frame(self._frame_of(parent.ref) or frame, [v.ref for v in found])
+        return found
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
         value = _tidy(await super().evaluate(expression, frame, context))
@@ -286,18 +323,66 @@ class DelveBackend(DapBackend):
                 address = native.number((await super().evaluate(f"uintptr({expression})", frame, "watch")).value)
                 if address is not None:
                     value = value._replace(memory_reference=hex(address))
+        self._remember_frame(frame, [value.ref])
         return value
 
+    def _remember_frame(self, frame: FrameRef | None, refs: list[int]) -> None:
+        """Which frame the values behind ``refs`` were read in (set_variable needs it; delve ignores it)."""
+        if self._refs[0] != self._stops.generation:
+            self._refs = (self._stops.generation, {})
+        if frame is not None:
+            self._refs[1].update((ref, frame) for ref in refs if ref)
+
+    def _frame_of(self, ref: int) -> FrameRef | None:
+        return self._refs[1].get(ref) if self._refs[0] == self._stops.generation else None
+
+    async def set_variable(self, ref: int, name: str, value: str) -> Variable:
+        """Set ``name`` in the frame it was read in, through its address (assign.py: delve's setVariable
+        works in its current goroutine's topmost frame only)."""
+        frame = self._frame_of(ref)
+        target = next((v for v in await DapBackend.variables(self, ref) if v.name == name), None)
+        if frame is None or target is None or not target.evaluate_name or not target.type:
+            return await super().set_variable(ref, name, value)
+
+        async def evaluate(expression: str) -> Variable:
+            return await DapBackend.evaluate(self, expression, frame, "watch")
+        address = await assign.address_of(evaluate, target.evaluate_name)
+        if address is None:
+            if await self._stops.is_delves_own(frame):
+                return await super().set_variable(ref, name, value)
+            raise UsageError(f"delve cannot set {name} in frame {frame.index} of thread {frame.thread_id}: it has no "
+                             "address there (kept in a register by an optimised build), and delve sets such a "
+                             "variable only in the topmost frame of the goroutine it stopped")
+        new = await assign.value_for(evaluate, value, target.type)
+        holder = await DapBackend.evaluate(self, assign.slot(target.type, address), None, "watch")
+        if not holder.ref:
+            return await super().set_variable(ref, name, value)
+        body = await self._request("setVariable", {"variablesReference": holder.ref, "name": "[0]", "value": new})
+        return wire.assigned(name, body)
+
     async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
-        moved = self._stops.moved_exception(thread_id)
-        if moved is not None:
-            return moved
-        detail = await super().exception_info(thread_id)
+        detail = self._stops.moved_exception(thread_id)
         if detail is None:
-            return None
-        return ExceptionDetail(type=detail.type, message=unquote(detail.message))
+            delve_s = await super().exception_info(thread_id)
+            if delve_s is None:
+                return None
+            detail = ExceptionDetail(type=delve_s.type, message=unquote(delve_s.message))
+        if detail.type == FATAL_ERROR and not detail.details:
+            # what Go prints after "fatal error: all goroutines are asleep" (each goroutine's wait), read live
+            ids = await self._goroutine_ids()
+            found = await self.locks(ids)
+            detail = detail._replace(details=tuple(waits.summary(self._waits.goroutines(), found, DETAIL_LINES)))
+        return detail
 
     # -- native operations ------------------------------------------------------------------------
+
+    async def _evaluate_in(self, expression: str, frame_id: int) -> Variable | None:
+        """An expression in one of delve's frames (any goroutine's), None when delve cannot evaluate it."""
+        try:
+            body = await self._request("evaluate", {"expression": expression, "frameId": frame_id, "context": "watch"})
+        except AdapterRequestError:
+            return None
+        return wire.evaluated(expression, body)
 
     async def _evaluate_unshaped(self, expression: str) -> Variable:
         return await super().evaluate(expression, None, "watch")
