@@ -92,6 +92,7 @@ class FakeBackend(Backend):
         self.stop_no = 0
         self.gates: dict[str, asyncio.Event] = {}  # method name → held until the test sets it
         self.entered: dict[str, asyncio.Event] = defaultdict(asyncio.Event)  # set when a held call arrives
+        self.failed: dict[str, asyncio.Event] = defaultdict(asyncio.Event)  # set as a call raises its failure
         self.calls: list[str] = []
         self.die_on_step = False
         self.terminated = False
@@ -107,6 +108,7 @@ class FakeBackend(Backend):
         self.thread_locks: dict[int, ThreadLocks] = {}  # what locks() answers
         self.frames_asked: list[FrameRef] = []  # the frames scopes() and evaluate() were asked about, in order
         self.pid: int | None = None  # the program's process id, as a debugger names it
+        self.frameless_hint: str | None = None  # why a thread lists no frames ({id}: its id)
 
     @property
     def program_pid(self) -> int | None:
@@ -124,6 +126,7 @@ class FakeBackend(Backend):
             await gate.wait()
         failure = self.failures.get(method)
         if failure is not None:
+            self.failed[method].set()
             raise failure
 
     def _then(self, method: str) -> None:
@@ -228,3 +231,6 @@ class FakeBackend(Backend):
     async def locks(self, thread_ids: Sequence[int]) -> dict[int, ThreadLocks]:
         await self._enter("locks")
         return {tid: state for tid, state in self.thread_locks.items() if tid in thread_ids}
+
+    def frameless(self, thread: Thread) -> str | None:
+        return self.frameless_hint.format(id=thread.id) if self.frameless_hint is not None else None

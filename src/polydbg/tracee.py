@@ -36,6 +36,15 @@ def tracer_of(pid: int) -> int:
     return 0
 
 
+def released(pid: int) -> bool:
+    """The program lives and none of its threads is traced any more (a debugger has let go of all of them)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    return bool(tasks) and all(tracer_of(int(task)) == 0 for task in tasks) and os.path.exists(f"/proc/{pid}")
+
+
 def _code_mappings(pid: int) -> list[tuple[int, int, int, str]]:
     """(start, end, file offset, path) of each executable mapping of a file."""
     found = []
@@ -85,14 +94,18 @@ def detach_failed(debugger: str, why: str, pid: int | None, expression: str | No
     """What became of the program when ``debugger`` did not answer its detach (``why``), once its code is put back
     (see the module docstring); ``expression``: one the debugger was evaluating in it and had not answered."""
     text = f"{debugger} did not answer the detach ({why}), so polydbg ended it"
-    if pid is None or not os.path.exists(f"/proc/{pid}"):
+    if pid is None:
         return text
+    if not os.path.exists(f"/proc/{pid}"):
+        return text + f"; the program (pid {pid}) has ended"
     held = thread_states(pid) == {"t"}  # every thread stopped by the tracer: no expression was running in it
     if tracer_of(pid):
         restored = restore_code(pid)
         text += (f"; polydbg put back {restored} breakpoint byte{'s' if restored != 1 else ''} {debugger} had left "
                  f"in the program's code (pid {pid}), so it keeps running" if restored else
                  f"; {debugger} had left no breakpoint in the program's code (pid {pid}): it keeps running")
+    else:
+        text += f"; {debugger} had already let go of the program (pid {pid}): it keeps running"
     if expression and not held:
         text += (f"; {expression!r}, an expression {debugger} was running in the program, had not finished: the rest "
                  "of that call runs as if the program had made it, and it returns to no code of the program's own: "

@@ -33,4 +33,4 @@ async def test_failed_build_shows_the_compiler_output(tools: Tools, tmp_path: Pa
 
 async def test_source_file_as_program_asks_for_the_binary(tools: Tools) -> None:
     error = await tools.error("debug_launch", program=SOURCE)
-    assert "pass the executable" in error and "build=" in error
+    assert "debug the executable built from it with debug info" in error and "build=" in error

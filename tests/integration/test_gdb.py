@@ -305,7 +305,7 @@ async def test_watchpoint_memory_disassembly_registers_and_raw_command(tools: To
     assert watch["breakpoints"][0]["verified"]
     hit = await tools("debug_continue")
     assert hit["reason"] == "data breakpoint"
-    assert hit["description"] == "counter: 0 → 1"
+    assert hit["description"] == f"#{watch['breakpoints'][0]['id']} counter: 0 → 1"
     assert hit["location"]["function"] == "scale"
     assert hit["location"]["line"] in (COUNTER_WRITE, COUNTER_WRITE + 1)
     memory = await tools("debug_memory", address="&counter", count=4)

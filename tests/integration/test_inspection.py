@@ -5,6 +5,7 @@ Through the MCP layer against real debugpy.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -321,6 +322,28 @@ async def test_a_sqlite_row_shows_its_columns(tools: Tools) -> None:
     assert [(v["name"], v["value"]) for v in columns["variables"]] == [("id", "1"), ("name", "'pear'"),
                                                                        ("price", "1.5")]
     assert columns["total"] == 3  # was "(0 items)"
+    rows = (await tools("debug_evaluate", expression="rows"))["value"]  # in a container, as alone
+    assert rows == "[Row(id=1, name='pear', price=1.5), Row(id=2, name='fig', price=2.25)]", rows  # was <sqlite3.Row …
+    await tools("debug_terminate")
+
+
+async def test_a_thread_in_library_code_only_says_why_it_lists_no_frames_and_how_to_see_them(tools: Tools) -> None:
+    """debugpy leaves library code out of stacks (justMyCode): a server's thread listed no frames and no reason."""
+    server = program("serves_in_a_thread.py")
+    await tools("debug_launch", program=server,
+                breakpoints=[{"file": server, "line": line_of("serves_in_a_thread.py", "# stop here")}])
+    listing = await tools("debug_stack", all_threads=True)
+    serving = next(t for t in listing["threads"] if t["name"] == "serving")
+    assert serving["frames"] == [], listing
+    assert f"thread {serving['thread_id']} lists no frames: debug_stack(thread_id={serving['thread_id']}) says why" \
+        in listing["more"], listing
+    alone = await tools("debug_stack", thread_id=serving["thread_id"])
+    assert alone["more"].startswith(f"thread {serving['thread_id']} lists no frames: it runs only library code"), alone
+    expression = re.search(r'debug_evaluate\(expression="(.*)"\)$', alone["more"])
+    assert expression is not None, alone
+    frames = await tools("debug_evaluate", expression=expression.group(1))
+    innermost = r"socketserver\.py:\d+ serve_forever', '[^']*selectors\.py:\d+ select'\]$"
+    assert re.search(innermost, frames["value"]), frames
     await tools("debug_terminate")
 
 
@@ -364,6 +387,13 @@ async def test_dataframes_series_and_arrays_read_as_compact_summaries_with_paged
     labelled = await tools("debug_variables", ref=(await evaluated("long_frame"))["ref"], start=500, count=2)
     assert [v["name"] for v in labelled["variables"]] == ["r500", "r501"], labelled  # rows by their label
     assert labelled["variables"][0]["value"] == "Series 'r500' (1 int64) {n: 500}"
+    # in a container each reads as alone, cut as a repr in a container is (pandas' repr held lines of its own)
+    assert value["nested"]["value"].startswith("{'df': DataFrame 4 rows × 3 columns (fruit: "), value["nested"]
+    nested = (await evaluated("nested"))["value"]
+    assert nested.startswith("{'df': DataFrame 4 rows × 3 columns (fruit: object, price: float64, stock: int64); "
+                             "rows 0: ('pear', 1.5, 10), 1: "), nested
+    assert "'grid': ndarray (3, 4) int64 [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]], 'first': 1.5, " in nested
+    assert nested.endswith("'index': RangeIndex(start=0, stop=4, step=1)}") and "\n" not in nested, nested
     await tools("debug_terminate")
 
 

@@ -64,7 +64,16 @@ def types(report: dict[str, Any]) -> dict[str, str]:
 
 
 async def _threads(tools: Tools) -> list[dict[str, Any]]:
-    return list((await tools("debug_stack", all_threads=True, levels=50))["threads"])
+    """Every thread of the all-threads listing, its pages followed (their locks take room)."""
+    listed: list[dict[str, Any]] = []
+    arguments: dict[str, Any] = {}
+    while True:
+        page = await tools("debug_stack", all_threads=True, levels=50, **arguments)
+        listed += page["threads"]
+        following = re.search(r"more from thread (\d+)", page.get("more") or "")
+        if following is None:
+            return listed
+        arguments = {"thread_id": int(following.group(1))}
 
 
 def _functions(thread: dict[str, Any]) -> list[str]:
@@ -81,7 +90,7 @@ async def test_threads_show_their_states_and_a_stop_in_a_worker_names_it(tools: 
         at("Workers.java", "worker breakpoint"), at("Workers.java", "main breakpoint")])
     assert report["reason"] == "breakpoint" and report["thread_name"] == "worker-1", report
     assert report["location"]["function"] == "Workers.work" and values(report) == {"seed": "20", "doubled": "40"}
-    assert f"thread {report['thread_id']} worker-1 (stopped here):" in await tools.text("debug_stack")
+    assert f"thread {report['thread_id']} worker-1 (stopped here) (current):" in await tools.text("debug_stack")
 
     threads = await _threads(tools)
     names = [t["name"] for t in threads]
@@ -103,7 +112,7 @@ async def test_threads_show_their_states_and_a_stop_in_a_worker_names_it(tools: 
     # HotSpot places a thread blocked entering a monitor just past its monitorenter: the block's first line
     assert blocked["line"] in (line_of("java/Workers.java", "blocked here"),
                                line_of("java/Workers.java", "never")), blocked
-    caller = await tools("debug_variables", frame_id=1)
+    caller = await tools("debug_variables", frame_id=1, thread_id=worker["thread_id"])  # (main is current now)
     assert values(caller) == {"main": 'Thread "main"', "local": "20"}, caller  # main: captured by the lambda
 
     pooled = await tools("debug_continue")

@@ -2,7 +2,8 @@
 a main class with the classpath (classes and kotlin-stdlib.jar), a .class file, a .kt file compiled
 by a kotlinc on PATH; breakpoints before classes load (top-level function, class method, data class,
 lambdas inline and not), locals without the compiler's inlining markers, stepping over inlined
-``forEach`` code, ``this``, an exception thrown by inlined ``check``, exit codes.
+``forEach`` code, ``this``, an exception thrown by inlined ``check``, exit codes, and deadlocks of inlined
+``synchronized`` and ``withLock`` named by the top-level properties that hold their locks.
 
 kotlinc is the npm package ``kotlin-compiler`` in tests/programs/kotlin (``npm ci`` there; .ci/run
 does it); the program is compiled once per run (~7 s)."""
@@ -10,6 +11,7 @@ does it); the program is compiled once per run (~7 s)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import zipfile
@@ -172,4 +174,19 @@ async def test_a_kt_file_is_compiled_by_kotlinc_on_path_or_refused_with_how_to_b
     assert report["reason"] == "breakpoint" and values(report)["sum"] == "26", report
     done = await tools("debug_continue")
     assert done["exit_code"] == 5, done
+    await tools("debug_terminate")
+
+
+async def test_kotlin_s_synchronized_and_with_lock_deadlocks_are_named(tools: Tools, built: Built) -> None:
+    report = await tools("debug_launch", program=str(built.jar), args=["deadlock"],
+                         breakpoints=[at("deadlock: stuck")])
+    assert report["reason"] == "breakpoint", report
+    stack = await tools("debug_stack", all_threads=True, levels=1)
+    said = " | ".join(stack.get("deadlocks") or [])
+    assert re.search(r"\(kt-left\) at \S*Main\.kt:\d+ holds java\.lang\.Object@\d+ \(MainKt\.left, locked in "
+                     r"MainKt\.grab\) and waits for java\.lang\.Object@\d+ \(MainKt\.right\), held by thread \d+ "
+                     r"\(kt-right", said), said
+    assert re.search(r"\(kt-first\) at \S*Main\.kt:" + str(line_of("kotlin/Main.kt", "take: theirs"))
+                     + r" holds java\.util\.concurrent\.locks\.ReentrantLock@\d+ \(MainKt\.first\) and waits for "
+                     r"java\.util\.concurrent\.locks\.ReentrantLock@\d+ \(MainKt\.second\)", said), said
     await tools("debug_terminate")

@@ -93,13 +93,18 @@ async def test_a_child_processs_output_is_shown_once_without_the_debuggers_messa
     (a child runs without -X frozen_modules=off, and pydevd says so on stderr) are the debugger's, not the
     program's."""
     parent = program("runs_a_child.py")
-    done = await tools("debug_launch", program=parent, args=["1"])
+    done = await tools("debug_launch", program=parent, args=["1", "2"])
     assert done["state"] == "exited" and done["exit_code"] == 0, done
     output = (await tools("debug_output"))["text"]
-    assert output.count("child 1 says hello") == 1 and output.count("child 1 done") == 1, output
-    assert output.count("child 1 warns") == 1, output  # stderr too
+    for child in ("1", "2"):
+        assert output.count(f"child {child} says hello") == 1 and output.count(f"child {child} done") == 1, output
+        assert output.count(f"child {child} warns") == 1, output  # stderr too
     assert "Debugger warning" not in output and "frozen" not in output, output
-    assert "parent saw 0" in output, output
+    assert output.count("parent saw 0") == 2, output
+    # in the order it happened: each child's start is said before it prints (was: after its first lines)
+    started = [found.start() for found in re.finditer(r"\[child process \d+ started: [^\]]*\]", output)]
+    assert [output.index(f"child {child} says hello") > at for child, at in zip("12", started, strict=True)] == \
+        [True, True], output  # (a child's stdout and stderr may share a line: they are read as they come)
     await tools("debug_terminate")
 
 

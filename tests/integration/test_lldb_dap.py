@@ -23,6 +23,7 @@ import anyio
 import pytest
 
 from polydbg import procs
+from polydbg.backends.gdb.state import GdbState
 from polydbg.backends.kit import timeouts
 from tests.conftest import PROGRAMS, Tools, descendants, line_of, require
 
@@ -30,6 +31,7 @@ NATIVE = PROGRAMS / "native"
 RUST = PROGRAMS / "rust"
 BASICS_C = str(NATIVE / "c" / "basics.c")
 LOOPER_C = str(NATIVE / "c" / "looper.c")
+CALLS_C = str(NATIVE / "c" / "calls.c")
 CONTAINERS_CPP = str(NATIVE / "cpp" / "containers.cpp")
 MAIN_RS = str(RUST / "src" / "main.rs")
 
@@ -41,6 +43,7 @@ THREADS_C = str(NATIVE / "c" / "threads.c")
 ALL_RUNNING = line_of("native/c/threads.c", "/* all workers running */")
 ASSERT_FAILS = line_of("native/c/aborts.c", "/* assert fails */")
 IN_TICK = line_of("native/c/looper.c", "/* in tick */")
+BETWEEN_ROUNDS = line_of("native/c/calls.c", "/* between rounds */")
 THROWS = line_of("native/cpp/throws.cpp", "// throws here")
 AFTER_CONTAINERS = line_of("native/cpp/containers.cpp", "// after containers")
 VALUES_READY = line_of("rust/src/main.rs", "// values ready")
@@ -53,6 +56,14 @@ LLDB = "lldb-dap-22|lldb-dap|lldb-vscode"
 def _cargo() -> str | None:
     return shutil.which("cargo") or next(
         (str(p) for p in [Path.home() / ".cargo" / "bin" / "cargo"] if p.exists()), None)
+
+
+@pytest.fixture(params=["lldb-dap", "gdb"])
+def adapter(request: pytest.FixtureRequest) -> str:
+    """Each native adapter in turn (a test parametrized on its own adapters overrides this)."""
+    if request.param == "gdb":
+        require("gdb")
+    return str(request.param)
 
 
 @pytest.fixture(scope="session")
@@ -174,6 +185,34 @@ async def test_c_struct_and_string_values(tools: Tools, native: dict[str, str]) 
     await tools("debug_terminate")
 
 
+async def test_a_breakpoint_outside_any_function_moves_to_the_next_code(tools: Tools, native: dict[str, str],
+                                                                         adapter: str, anyio_backend: str) -> None:
+    """lldb left a breakpoint on a comment line outside any function pending for ever, with no reason; gdb moved
+    it to the next line with code."""
+    report = await tools("debug_launch", program=native["basics"], adapter=adapter,
+                         breakpoints=[{"file": BASICS_C, "line": 1}])
+    assert (report["reason"], report["location"]["line"]) == ("breakpoint", IN_ADD), report
+    [placed] = (await tools("debug_breakpoints"))["breakpoints"]
+    assert (placed["line"], placed["actual_line"], placed["verified"]) == (1, IN_ADD, True), placed
+    await tools("debug_terminate")
+
+
+async def test_stop_on_entry_stops_at_main_with_its_source(tools: Tools, native: dict[str, str], adapter: str,
+                                                           anyio_backend: str) -> None:
+    """lldb held the program at the loader's first instruction (_start, no source), gdb at main."""
+    entry = await tools("debug_launch", program=native["basics"], adapter=adapter, stop_on_entry=True)
+    assert (entry["reason"], entry["location"]["function"], entry["location"]["file"]) == ("entry", "main", BASICS_C)
+    assert (await tools("debug_step"))["location"]["function"] == "main"
+    await tools("debug_terminate")
+
+
+async def test_stop_on_entry_stops_at_the_crates_main(tools: Tools, rust_binary: str) -> None:
+    entry = await tools("debug_launch", program=rust_binary, adapter="lldb-dap", stop_on_entry=True)
+    assert (entry["reason"], entry["location"]["function"], entry["location"]["file"]) == (
+        "entry", "rustdemo::main", MAIN_RS), entry
+    await tools("debug_terminate")
+
+
 async def test_c_function_breakpoint_and_pointer_member(tools: Tools, native: dict[str, str]) -> None:
     report = await tools("debug_launch", program=native["basics"], adapter="lldb-dap",
                          breakpoints=[{"file": BASICS_C, "line": LOOP_BODY}])
@@ -217,13 +256,17 @@ async def test_c_watchpoint_memory_disassembly_registers_and_command(tools: Tool
         text = await tools.error("debug_command", command=empty)
         assert "the command is empty" in text and "'frame variable'" in text, text
 
-    watch = (await tools("debug_watch", expression="counter"))["breakpoints"][0]
-    assert watch["verified"]
+    first = (await tools("debug_watch", expression="greeting[0]"))["breakpoints"][0]
+    watch = (await tools("debug_watch", expression="counter"))["breakpoints"][-1]
+    assert watch["verified"] and watch["id"] == first["id"] + 1
     await tools("debug_clear", file=BASICS_C)
     hit = await tools("debug_continue")
     assert hit["state"] == "stopped"
     assert hit["reason"] == "data breakpoint"
+    assert hit["description"].startswith(f"#{watch['id']} counter"), hit  # not lldb's own watchpoint number
     assert hit["location"]["function"] == "bump"
+    caller = (await tools("debug_command", command="frame variable scaled", frame_id=1))["output"]
+    assert "scaled = 14" in caller, caller  # in the frame asked for, not lldb's selected one
     assert hit["location"]["line"] in (WRITES_COUNTER, WRITES_COUNTER + 1)  # the pc is past the writing store
     assert (await tools("debug_evaluate", expression="counter"))["value"] == "7"
     again = await tools("debug_continue")
@@ -249,6 +292,32 @@ async def test_an_evaluate_while_lldb_dap_is_stopped_says_it_is_not_answering(
         assert "lldb-dap is not answering" in again, again
     finally:
         os.kill(adapter, signal.SIGCONT)
+    await tools("debug_terminate")
+
+
+async def _stopped_under_gdb(tools: Tools, monkeypatch: pytest.MonkeyPatch, program: str, source: str, line: int,
+                             deadline_s: float) -> None:
+    """A gdb session stopped at ``source:line``, with the inspection deadline shortened to ``deadline_s``."""
+    require("gdb")
+    monkeypatch.setattr(timeouts, "INSPECT_S", deadline_s)
+    await tools("debug_launch", program=program, adapter="gdb", breakpoints=[{"file": source, "line": line}])
+
+
+async def test_an_evaluate_while_gdb_is_stopped_names_the_signal(
+        tools: Tools, native: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """It said only "gdb did not answer within 10 s", where lldb-dap and debugpy say how to wake it."""
+    await _stopped_under_gdb(tools, monkeypatch, native["basics"], BASICS_C, LOOP_BODY, 2.0)
+    gdb = _debugger_pid("gdb")
+    os.kill(gdb, signal.SIGSTOP)
+    try:
+        text = await tools.error("debug_evaluate", expression="origin.x")
+        assert f"its process (pid {gdb}) is stopped by a signal" in text and f"kill -CONT {gdb}" in text, text
+        assert "did not return" not in text, text  # not interrupted as a call that runs on
+        again = await tools.error("debug_evaluate", expression="origin.y")
+        assert f"kill -CONT {gdb}" in again, again
+    finally:
+        os.kill(gdb, signal.SIGCONT)
+    assert (await tools("debug_evaluate", expression="origin.x"))["value"] == "3"
     await tools("debug_terminate")
 
 
@@ -335,13 +404,10 @@ def _running_untraced(program: subprocess.Popen[bytes]) -> None:
     assert "TracerPid:\t0\n" in status, status
 
 
-@pytest.mark.parametrize("adapter", ["lldb-dap", "gdb"])
 async def test_a_detach_leaves_the_program_running_even_from_a_stopped_debugger(
         tools: Tools, looper: subprocess.Popen[bytes], adapter: str, anyio_backend: str) -> None:
     """A debugger stopped by a signal could not detach: polydbg ended it, and the system let the program go with
     the breakpoint still in its code (it died of SIGTRAP: exit code 251, i.e. -5). It is woken to detach."""
-    if adapter == "gdb":
-        require("gdb")
     report = await tools("debug_attach", pid=looper.pid, language="c", adapter=adapter,
                          breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
     assert report["location"]["line"] == IN_TICK
@@ -363,13 +429,8 @@ async def test_a_detach_the_debugger_never_answers_puts_its_breakpoints_back(
     _running_untraced(looper)
 
 
-async def test_a_program_launched_under_gdb_and_detached_keeps_running(tools: Tools, native: dict[str, str]) -> None:
-    """Its terminal is gdb's pty, its controlling terminal: closing it at the end hung the program up (SIGHUP)."""
-    require("gdb")
-    await tools("debug_launch", program=native["looper"], adapter="gdb",
-                breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
-    [pid] = [pid for pid, command in descendants(os.getpid()).items() if command == native["looper"]]
-    await tools("debug_terminate", detach=True)
+async def _keeps_running_untraced(pid: int) -> None:
+    """The detached program lives on, traced by nobody; then it is killed."""
     fd = os.pidfd_open(pid)  # readable once the process has exited
     try:
         with pytest.raises(TimeoutError):
@@ -381,6 +442,101 @@ async def test_a_program_launched_under_gdb_and_detached_keeps_running(tools: To
         with anyio.fail_after(10):
             await anyio.wait_readable(fd)
         os.close(fd)
+
+
+async def test_a_launched_program_detached_keeps_running(tools: Tools, native: dict[str, str], adapter: str,
+                                                         anyio_backend: str) -> None:
+    """gdb: its terminal is gdb's pty, its controlling terminal: closing it at the end hung the program up
+    (SIGHUP). lldb-dap: lldb answers the detach of a program it launched ~5 s after letting it go, which polydbg
+    took for a detach never answered."""
+    await tools("debug_launch", program=native["looper"], adapter=adapter,
+                breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
+    [pid] = [pid for pid, command in descendants(os.getpid()).items() if command == native["looper"]]
+    ended = await tools("debug_terminate", detach=True)
+    assert "detached; the program keeps running" in ended["message"], ended
+    await _keeps_running_untraced(pid)
+
+
+async def test_a_program_detached_after_a_watchpoint_keeps_running(tools: Tools, native: dict[str, str],
+                                                                    adapter: str, anyio_backend: str) -> None:
+    """lldb 22 detached it with its debug registers armed: it died of SIGTRAP at its next write to the variable."""
+    await tools("debug_launch", program=native["looper"], adapter=adapter,
+                breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
+    [pid] = [pid for pid, command in descendants(os.getpid()).items() if command == native["looper"]]
+    await tools("debug_watch", expression="ticks")
+    await tools("debug_continue")
+    ended = await tools("debug_terminate", detach=True)
+    assert "detached; the program keeps running" in ended["message"], ended
+    await _keeps_running_untraced(pid)
+
+
+async def test_a_call_past_half_a_second_returns(tools: Tools, native: dict[str, str]) -> None:
+    """lldb-dap evaluates with the API's default timeout, 0.5 s: a sleep(1) was interrupted, the error blaming
+    "breakpoint 1.1", which the call never hit."""
+    await tools("debug_launch", program=native["calls"], adapter="lldb-dap",
+                breakpoints=[{"file": CALLS_C, "line": BETWEEN_ROUNDS}])
+    assert (await tools("debug_evaluate", expression="slow_call(1)"))["value"] == "0"
+    assert (await tools("debug_evaluate", expression="rounds"))["value"] == "0"
+    await tools("debug_terminate")
+
+
+async def test_an_endless_call_ends_at_the_deadline_and_the_stop_and_the_program_live_on(
+        tools: Tools, native: dict[str, str], adapter: str, monkeypatch: pytest.MonkeyPatch,
+        anyio_backend: str) -> None:
+    """gdb answered nothing while the call ran, so every later call failed ("gdb is unresponsive"), and a detach
+    ended gdb, and the program with it; lldb-dap's error named a breakpoint the call never hit."""
+    monkeypatch.setattr(timeouts, "INSPECT_S", 3.0)
+    await tools("debug_launch", program=native["calls"], adapter=adapter,
+                breakpoints=[{"file": CALLS_C, "line": BETWEEN_ROUNDS}])
+    [pid] = [pid for pid, command in descendants(os.getpid()).items() if command == native["calls"]]
+    text = await tools.error("debug_evaluate", expression="endless_call()")
+    assert "the call did not return within 3 s" in text and "breakpoint" not in text, text
+    frames = (await tools("debug_stack"))["threads"][0]["frames"]
+    assert (frames[0]["function"], frames[0]["line"]) == ("main", BETWEEN_ROUNDS), frames
+    assert (await tools("debug_evaluate", expression="rounds"))["value"] == "0"
+    stepped = await tools("debug_step")
+    assert stepped["location"]["line"] == BETWEEN_ROUNDS + 1, stepped
+    ended = await tools("debug_terminate", detach=True)
+    assert "detached; the program keeps running" in ended["message"], ended
+    await _keeps_running_untraced(pid)
+
+
+async def test_a_raw_gdb_command_still_running_at_the_deadline_is_interrupted(
+        tools: Tools, native: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    await _stopped_under_gdb(tools, monkeypatch, native["calls"], CALLS_C, BETWEEN_ROUNDS, 3.0)
+    text = await tools.error("debug_command", command="call endless_call()")
+    assert "the command did not finish within 3 s" in text and "still stopped here" in text, text
+    assert (await tools("debug_evaluate", expression="rounds"))["value"] == "0"
+    await tools("debug_terminate")
+
+
+async def test_a_detach_lets_go_of_a_program_gdb_is_still_running_a_call_in(
+        tools: Tools, native: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """gdb read no detach while a call it made in the program ran on: polydbg ended gdb, and the program gdb had
+    started died with it."""
+    monkeypatch.setattr(GdbState, "interrupt", lambda _self: False)  # the call is left running, as it used to be
+    await _stopped_under_gdb(tools, monkeypatch, native["calls"], CALLS_C, BETWEEN_ROUNDS, 2.0)
+    [pid] = [pid for pid, command in descendants(os.getpid()).items() if command == native["calls"]]
+    text = await tools.error("debug_evaluate", expression="endless_call()")
+    assert "gdb did not answer" in text, text
+    monkeypatch.undo()
+    ended = await tools("debug_terminate", detach=True)
+    assert "detached; the program keeps running" in ended["message"], ended
+    await _keeps_running_untraced(pid)
+
+
+async def test_a_program_killed_while_stopped_is_said_killed_by_sigkill(tools: Tools, native: dict[str, str],
+                                                                        adapter: str, anyio_backend: str) -> None:
+    """lldb read "exit -1" (its own number: lldb-server ends with the program before sending its status); gdb said
+    the program had ended, not how. The kernel's word is taken (``procs.ProgramWatch``)."""
+    await tools("debug_launch", program=native["looper"], adapter=adapter,
+                breakpoints=[{"file": LOOPER_C, "line": IN_TICK}])
+    pid = (await tools("debug_sessions"))["sessions"][0]["pid"]
+    os.kill(pid, signal.SIGKILL)
+    session = await tools.session_once(lambda s: s["state"] != "stopped", within_s=10)
+    assert session["state"] == "exited" and session["cause"] == "killed by signal 9 (SIGKILL)", str(session)
+    assert "exit_code" not in session, session  # no code made up
+    await tools("debug_terminate")
 
 
 async def test_core_file_shows_stack_and_variables(tools: Tools, native: dict[str, str], core_dump: str) -> None:
@@ -450,17 +606,37 @@ async def test_cpp_uncaught_exception_stops_at_the_throw(tools: Tools, native: d
     await tools("debug_terminate")
 
 
+async def test_an_exception_gdb_stops_at_as_caught_says_its_type_and_message(
+        tools: Tools, native: dict[str, str]) -> None:
+    """At a catch gdb's $_exception was printed raw, its type said only as "C++ exception"."""
+    require("gdb")
+    await tools("debug_launch", program=native["own_exceptions"], adapter="gdb", args=["c"], stop_on_entry=True,
+                break_on_exception="none")
+    await tools("debug_break", exception=["catch"])
+    caught = await tools("debug_continue")
+    assert caught["reason"] == "exception", caught
+    assert caught["exception"] == {"type": "ConfigError", "message": "port out of range"}
+    await tools("debug_terminate")
+
+
 # -- Rust ------------------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("adapter", ["lldb-dap", "gdb"])
 @pytest.mark.parametrize(("which", "marker", "exception"), [
     ("a", "// throws AppError", {"type": "AppError", "message": "bad config value"}),  # its own what()'s string
     ("c", "// throws ConfigError", {"type": "ConfigError", "message": "port out of range"}),  # runtime_error's
+    ("p", "// throws Plain", {"type": "Plain", "message": "code = 7"}),  # no string: its fields
+    ("b", "// throws Bare", {"type": "Bare", "message": "(its fields: its type is not in the program's debug info)"}),
     ("i", "// throws an int", {"type": "int", "message": "42"}),
 ])
 async def test_a_thrown_object_of_the_programs_own_class_says_what_it_holds(
-        tools: Tools, native: dict[str, str], which: str, marker: str, exception: dict[str, str],
+        tools: Tools, native: dict[str, str], which: str, marker: str, exception: dict[str, str], adapter: str,
         anyio_backend: str) -> None:
-    thrown = await tools("debug_launch", program=native["own_exceptions"], adapter="lldb-dap", args=[which],
+    """gdb printed gdb's $_exception raw, without the type ("C++ exception: {<std::exception> = …, msg = …}");
+    a plain struct read as an empty message on both."""
+    if adapter == "gdb":
+        require("gdb")
+    thrown = await tools("debug_launch", program=native["own_exceptions"], adapter=adapter, args=[which],
                          break_on_exception="raised")
     assert thrown["reason"] == "exception"
     assert thrown["location"]["line"] == line_of("native/cpp/own_exceptions.cpp", marker), thrown
@@ -493,11 +669,8 @@ async def test_rust_values_read_as_rust(tools: Tools, rust_binary: str) -> None:
     await tools("debug_terminate")
 
 
-@pytest.mark.parametrize("adapter", ["lldb-dap", "gdb"])
 async def test_rust_panic_stops_where_it_panicked(tools: Tools, rust_binary: str, adapter: str,
                                                   anyio_backend: str) -> None:
-    if adapter == "gdb":
-        require("gdb")
     report = await tools("debug_launch", program=rust_binary, args=["divide-by-zero"], adapter=adapter)
     assert report["state"] == "stopped", report
     assert report["reason"] == "exception"
@@ -553,11 +726,8 @@ async def test_rust_references_to_enums_and_strs_read_as_rust(tools: Tools, rust
     await tools("debug_terminate")
 
 
-@pytest.mark.parametrize("adapter", ["lldb-dap", "gdb"])
 async def test_stdin_feeds_a_native_program(tools: Tools, native: dict[str, str], adapter: str,
                                             anyio_backend: str) -> None:
-    if adapter == "gdb":
-        require("gdb")
     done = await tools("debug_launch", program=native["echo_input"], adapter=adapter, stdin="one\ntwo words\n")
     assert done["state"] == "exited", done
     text = (await tools("debug_output"))["text"]

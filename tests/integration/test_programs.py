@@ -89,7 +89,7 @@ async def test_node_test_runners_output_carries_none_of_the_debuggers_lines(tool
     assert report["state"] == "stopped" and report["location"]["line"] == line, report
     done = await tools("debug_continue")
     assert done["state"] == "exited" and done["exit_code"] == 0, done
-    output = (await tools("debug_output", max_bytes=60000))["text"]
+    output = (await tools("debug_output", max_bytes=30000))["text"]
     assert "# pass 1" in output and "prices test passed: 12" in output, output
     for noise in ("Debugger listening", "For help, see", "Debugger attached", "Waiting for the debugger",
                   "Using the inspector", "--trace-warnings"):

@@ -4,6 +4,7 @@ loop up to the exit, ``max_hits`` ending a trace exactly, and a point the debugg
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,6 +117,53 @@ async def test_trace_of_an_expression_that_fails_records_the_error(tools: Tools)
     assert all("undefined_name" in h["values"] for h in result["hits"])
     await tools("debug_terminate")
 
+
+
+async def test_a_traced_value_reads_as_it_does_in_a_listing(tools: Tools) -> None:
+    """A trace's values use the same formatters as debug_variables (it read <sqlite3.Row object at 0x…>)."""
+    rows = program("rows.py")
+    await tools("debug_launch", program=rows, stop_on_entry=True)
+    result = await tools("debug_trace", points=[{"file": rows, "line": line_of("rows.py", "# read the row")}],
+                         expressions=["row", "rows", "row['name']"], timeout_s=TRACE_TIMEOUT_S)
+    assert result["hits"][0]["values"] == {
+        "row": "Row(id=1, name='pear', price=1.5)", "rows": "[Row(id=1, name='pear', price=1.5), Row(id=2, "
+        "name='fig', price=2.25)]", "row['name']": "'pear'"}, result
+    await tools("debug_terminate")
+
+SLOW_EXIT = program("slow_exit.py")
+
+
+async def _shutting_down(tools: Tools, run: int, deadline_s: float = 30.0) -> None:
+    """Wait until the program's ``run``-th run has printed that its exit is under way (debugpy has let go of it by
+    then): the output of every run of the session is kept."""
+    for _ in range(int(deadline_s * 20)):
+        if (await tools("debug_output", cursor=0, max_bytes=60_000))["text"].count("shutting down") >= run:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the program never began its exit")
+
+
+async def test_a_trace_or_breakpoint_sent_as_the_program_ends_reads_as_the_exit(tools: Tools) -> None:
+    """debugpy answers a breakpoint sent during the interpreter's exit "Server[1] disconnected unexpectedly" and
+    reports the exit after: the answer is the exit (was: "the debugger rejected the breakpoint")."""
+    before = line_of("slow_exit.py", "before the loop")
+    after = line_of("slow_exit.py", "after the loop")
+    await tools("debug_launch", program=SLOW_EXIT, breakpoints=[{"file": SLOW_EXIT, "line": before}])
+    await tools("debug_continue", timeout_s=0.1)  # it runs on into its exit
+    await _shutting_down(tools, 1)
+    result = await tools("debug_trace", points=[{"file": SLOW_EXIT, "line": after}], expressions=["total"])
+    assert (result["stopped_because"], result["state"], result["total_hits"]) == ("exited", "exited", 0), result
+    assert result["note"] == "the program ended as the trace points were being set", result
+    assert result["report"]["exit_code"] == 0
+
+    await tools("debug_restart")
+    await tools("debug_continue", timeout_s=0.1)
+    await _shutting_down(tools, 2)
+    added = await tools.text("debug_break", file=SLOW_EXIT, line=after)
+    assert added.split(" ", 1)[1] == (f"slow_exit.py:{after} — pending: the program has exited (code 0) before it "
+                                      "was set; debug_restart runs the program again with it, 0 hits"), added
+    assert (await tools("debug_sessions"))["sessions"][0]["state"] == "exited"
+    await tools("debug_terminate")
 
 
 # -- every debugger that traces -----------------------------------------------------------------------------
@@ -252,4 +300,23 @@ async def test_a_point_the_debugger_cannot_bind_is_named_at_once(tools: Tools, b
                        expressions=["i"], timeout_s=60)
     assert both["total_hits"] == 5 and both["stopped_because"] == "exited", both
     assert both["note"].startswith(f"never bound (no hits there): main.go:{comment}: could not find statement")
+    await tools("debug_terminate")
+
+
+async def test_a_point_on_a_line_without_code_binds_to_the_next_line_with_code(
+        tools: Tools, tracing: Tracing, build_dir: Path, _trace_built: dict[str, str]) -> None:
+    """The same direction on every debugger that moves such a point (delve binds none: see above). debugpy alone
+    bound a comment after a loop's last line to that line, and so traced every turn of the loop."""
+    if tracing.name == "delve":
+        pytest.skip("delve binds no line without a statement")
+    await launched(tools, tracing, build_dir, _trace_built, 5)
+    comment, after = tracing.line("a comment in the loop"), tracing.line("after the loop")
+    result = await tools("debug_trace", points=[{"file": tracing.path, "line": comment}], expressions=["total"],
+                         timeout_s=60)
+    assert result["note"] == f"bound on another line: {Path(tracing.path).name}:{comment} at line {after}", result
+    assert (result["total_hits"], result["hits"][0]["line"]) == (1, after), result
+    assert result["hits"][0]["values"]["total"] == "10", result
+    await tools("debug_restart")
+    said = await tools.text("debug_break", file=tracing.path, line=comment)
+    assert f":{comment} (moved to line {after}) — verified" in said, said
     await tools("debug_terminate")

@@ -6,4 +6,5 @@ con.row_factory = sqlite3.Row
 con.execute("create table fruit (id integer, name text, price real)")
 con.executemany("insert into fruit values (?, ?, ?)", [(1, "pear", 1.5), (2, "fig", 2.25)])
 row = con.execute("select * from fruit order by id").fetchone()
+rows = con.execute("select * from fruit order by id").fetchall()
 print(row["name"])  # read the row

@@ -442,6 +442,10 @@ class Backend(Protocol):
         """How many children ``parent`` has, when the backend knows better than ``indexed_count``."""
         return None
 
+    def frameless(self, thread: Thread) -> str | None:
+        """Why ``thread`` lists no frames, and how to see them (None: nothing to say)."""
+        return None
+
     def is_noise(self, variable: Variable) -> bool:
         """A variable a locals listing should leave out (synthetic, compiler-made, module clutter)."""
         return False

@@ -19,7 +19,7 @@ import stat
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
-from polydbg.backends import shebang
+from polydbg.backends import buildhint, shebang
 from polydbg.backends.base import Backend, BackendFactory, BackendInfo, BackendListener, CommandEscape
 from polydbg.backends.debugpy import info as debugpy_info
 from polydbg.backends.delve import info as delve_info
@@ -164,8 +164,7 @@ def infer_language(program: str | None, module: str | None, language: str | None
                              f"{instead}, or omit language= to debug the executable itself (it is {sniffed})")
         return lang
     if lang in _COMPILED:
-        raise UsageError(f"{echo(program)} is {lang} source: pass the executable built with debug info as program, "
-                         "and build='gcc -g -O0 -o app app.c' (or 'cargo build') to build it first")
+        raise UsageError(buildhint.refusal(os.path.abspath(program), lang, _NAMES.get(lang, lang)))
     if lang is not None:
         return lang
     if sniffed is not None:

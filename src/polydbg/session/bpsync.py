@@ -8,8 +8,10 @@ stored breakpoints by polydbg's own ids.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from polydbg.backends.base import Backend, BreakpointResult, FrameRef, StopEvent
-from polydbg.errors import UsageError, echo, refused
+from polydbg.errors import AdapterRequestError, SessionEndedError, UsageError, echo
 from polydbg.session import conditions
 from polydbg.session import source as src
 from polydbg.session.breakpoints import Breakpoint, data_spec, function_spec, source_spec
@@ -120,12 +122,36 @@ class BreakpointSync:
         bp = self.core.breakpoints.add(**fields, internal=internal)
         if self.core.live_backend() is not None:
             try:
-                with refused(f"the debugger rejected the breakpoint at {path}:{line}"):
-                    await self.core.call(self.send_file(path))
+                await self._send(self.send_file(path), f"the debugger rejected the breakpoint at {path}:{line}")
             except UsageError:
                 self.core.breakpoints.remove(bp.id)
                 raise
+        if self.core.life.ended:
+            bp.message = self._kept_for_the_next_run()
         return bp
+
+    async def _send(self, change: Awaitable[None], refusal: str | None = None) -> None:
+        """Send a change while the program runs or is stopped. A debugger that lost the program as it ended (it
+        refused the change, or its connection closed) is not refusing: the program's end is the answer, and the
+        session reads ended. A refusal otherwise raises, as ``UsageError("<refusal>: <reason>")`` if named."""
+        try:
+            await self.core.call(change, may_end=True)
+        except AdapterRequestError as exc:
+            if await self.core.ended_meanwhile():
+                return
+            if refusal is not None:
+                raise UsageError(f"{refusal}: {exc.message}") from exc
+            raise
+        except SessionEndedError:
+            if self.core.life.state != State.exited:  # the debugger itself is gone: that is the answer
+                raise
+
+    def _kept_for_the_next_run(self) -> str:
+        """Why a breakpoint added after (or as) the program ended is not set: kept for the next run."""
+        life = self.core.life
+        ended = f"the program has exited (code {life.exit_code})" if life.state == State.exited else \
+            "the session has ended"
+        return f"{ended} before it was set; debug_restart runs the program again with it"
 
     async def add_function(self, function: str, condition: str | None = None,
                            hit_condition: str | None = None) -> Breakpoint:
@@ -141,7 +167,9 @@ class BreakpointSync:
             return existing
         bp = self.core.breakpoints.add(**fields)
         if backend is not None:
-            await self.core.call(self.send_functions())
+            await self._send(self.send_functions())
+        if self.core.life.ended:
+            bp.message = self._kept_for_the_next_run()
         return bp
 
     async def set_exception_filters(self, filters: list[str]) -> None:
@@ -153,7 +181,7 @@ class BreakpointSync:
                                  f"{list(backend.capabilities.exception_filters)}")
         self.core.exception_filters = list(dict.fromkeys(filters))
         if backend is not None:
-            await self.core.call(backend.set_exception_filters(self.core.exception_filters))
+            await self._send(backend.set_exception_filters(self.core.exception_filters))
 
     async def remove(self, bp_id: int | None, file: str | None, everything: bool) -> list[int]:
         store = self.core.breakpoints

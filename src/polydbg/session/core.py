@@ -2,8 +2,9 @@
 
 The session's jobs (breakpoint sync, execution, inspection, reports, native operations, tracing)
 are small classes around one ``SessionCore``. The core also owns the one place a backend call's
-failure is mapped: a vanished debugger ends the session with its cause (``call``), and an
-inspection's answer is checked against the stop it was read at (``read``).
+failure is mapped: a vanished debugger ends the session with its cause (``call``), an
+inspection's answer is checked against the stop it was read at (``read``), and a request that failed
+while the program ran is told apart from one the program's end made fail (``ended_meanwhile``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ T = TypeVar("T")
 Progress = Callable[[float, str], Awaitable[None]]
 
 GONE_REPORT_S = 2.0  # a backend whose connection closed has this long to report the program's end itself
+# A request that failed while the program ran may have failed because the program was ending: its end is
+# waited for this long at most (debugpy's exit reaches polydbg ~0.2 s after a breakpoint sent during it failed).
+ENDING_S = 5.0
 
 
 class SessionCore:
@@ -100,12 +104,16 @@ class SessionCore:
             path = os.path.join(self.cwd or os.getcwd(), path)
         return os.path.normpath(path)
 
-    async def call(self, awaitable: Awaitable[T]) -> T:
-        """Await a backend call; a vanished debugger ends the session here, with its cause: the backend's own
-        account when it gives one soon (a runtime that is the program, killed: its exit, and how), else the loss."""
+    async def call(self, awaitable: Awaitable[T], may_end: bool = False) -> T:
+        """Await a backend call; a vanished debugger ends the session here, with its cause. A call the program's
+        end can make fail (``may_end``: a breakpoint sent while the program runs) may meet a connection that
+        closed as the program ended: the backend's report of that end is waited for first, as the cause. Otherwise
+        the backend has a moment to give its own account (a runtime that is the program, killed: its exit, and how)."""
         try:
             return await awaitable
         except AdapterGoneError as exc:
+            if may_end and self.life.state == State.running:
+                await self._end_reported(ENDING_S)
             if not self.life.ended:
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(asyncio.shield(self.backend_ended.wait()), GONE_REPORT_S)
@@ -123,6 +131,44 @@ class SessionCore:
         instead = f"; debug_launch with adapter={others[0]!r} tries another debugger" if others else ""
         return (f"If the {self.adapter} adapter stays unresponsive, debug_terminate ends this session "
                 f"and its program{instead}")
+
+    async def ended_meanwhile(self) -> bool:
+        """Whether a request that just failed did so because the program was ending.
+
+        A debugger can lose its program before it reports the end: debugpy answers a breakpoint sent during the
+        interpreter's exit with "Server[1] disconnected unexpectedly", and the exit event follows. So after a
+        failure while the program ran, the end is waited for (``ENDING_S`` at most), unless the debugger shows it
+        still has the program by answering for its threads: then the failure was a refusal, said at once."""
+        life, backend = self.life, self.backend_slot
+        if life.state != State.running or backend is None:
+            return life.ended
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + ENDING_S
+        probe = asyncio.ensure_future(backend.threads())
+        try:
+            while life.state == State.running and (remaining := deadline - loop.time()) > 0:
+                changed = asyncio.ensure_future(life.changed.wait())
+                try:
+                    await asyncio.wait({changed} if probe.done() else {changed, probe}, timeout=remaining,
+                                       return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    changed.cancel()
+                if probe.done() and not probe.cancelled() and probe.exception() is None and not life.ended:
+                    return False  # the debugger answers for the program: it is not ending
+        finally:
+            probe.cancel()
+            if probe.done() and not probe.cancelled():
+                probe.exception()  # retrieved: a failed probe is what an ending program gives
+        return life.ended
+
+    async def _end_reported(self, within_s: float) -> None:
+        """Wait until the backend reports the program's end (its exit, or the debugger's own end), at most
+        ``within_s``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within_s
+        while self.life.state == State.running and (remaining := deadline - loop.time()) > 0:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.life.changed.wait(), remaining)
 
     async def read(self, scope: StopScope, awaitable: Awaitable[T]) -> T:
         """A backend call made for one stop: its answer only counts if that stop is still current.

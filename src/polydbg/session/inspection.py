@@ -7,6 +7,8 @@ belongs to one stop. Inspections may run concurrently within a scope; they share
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Collection
 
 from polydbg.backends.base import Frame, FrameRef, Thread, ThreadLocks, Variable
@@ -33,6 +35,8 @@ DEFAULT_COUNT = 50  # variables listed without a count (as many as fit VARIABLES
 VARIABLES_BYTES = 1800  # text of the variables in a debug_variables answer without a count
 EVALUATE_CHARS = 1800  # an evaluation's value, cut: with its line and hints the answer stays under 2 KB
 FRAME_BATCH = 20  # frames listed per stack request when the session needs one
+# a state a debugger puts after a thread's name ("left (blocked on a monitor)"), left out where locks say it
+_STATE_SUFFIX = re.compile(r" \((?:system, )?[^()]*\b(?:blocked|waiting|running|sleeping|stopped|parked)\b[^()]*\)$")
 
 
 def fitting(page: list[Variable], budget: int) -> tuple[list[Variable], int]:
@@ -52,10 +56,19 @@ def fitting(page: list[Variable], budget: int) -> tuple[list[Variable], int]:
     return page[:kept], limit
 
 
+# What str.splitlines breaks a line at: a value's own line breaks (a multi-line repr) would break a listing's line.
+_LINE_BREAKS = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def clip(text: str, limit: int) -> tuple[str, bool]:
     if len(text) <= limit:
         return text, False
     return text[: limit - 1] + "…", True
+
+
+def one_line(text: str) -> str:
+    """A value as one line of a listing: each line break it holds written ``\\n``, as a repr writes one."""
+    return _LINE_BREAKS.sub(lambda _: "\\n", text)
 
 
 class Inspector:
@@ -138,10 +151,12 @@ class Inspector:
                     shown.locks = locks.state_of(held[entry.thread.id], owners)
                 listed.append(shown)
             tasks = await self.core.read(scope, backend.tasks()) if start == 0 and thread_id is None else []
-            frames_of = {tid: frames for tid, (frames, _total) in known.items()}
-            said = [stacks.more(page, start, levels), backend.threads_left_out()]
+            bare = [entry.thread for entry in page.entries if not entry.frames and start == 0]
+            why = f"{stacks.frameless(bare)}: debug_stack(thread_id={bare[0].id}) says why" \
+                if bare and backend.frameless(bare[0]) else None
+            said = [stacks.more(page, start, levels), why, backend.threads_left_out()]
             return StackResult(session_id=self.core.id, more="; ".join(filter(None, said)) or None, threads=listed,
-                               current_thread=scope.thread, deadlocks=self._said(held, names, frames_of) or None,
+                               current_thread=scope.thread, deadlocks=await self._said(scope, held, names) or None,
                                tasks=[TaskInfo(name=t.name, awaiting=t.awaiting, frames=[
                                    FrameInfo(index=i, function=f.name, file=f.file, line=f.line)
                                    for i, f in enumerate(t.frames)]) for t in tasks] or None)
@@ -164,6 +179,8 @@ class Inspector:
         if fits < len(frames) or (total is not None and start + fits < total):
             which = f"thread_id={thread_id}, " if thread_id is not None else ""
             result.more = f"more frames: debug_stack({which}start={start + fits}, levels={levels})"
+        elif not frames and start == 0:
+            result.more = backend.frameless(thread)
         return result
 
     async def locks(self, scope: StopScope, thread_ids: list[int]) -> dict[int, ThreadLocks]:
@@ -177,21 +194,23 @@ class Inspector:
         """The deadlocks among all the threads at this stop, each in a sentence (for a pause's report)."""
         threads = await self.threads(scope)
         held = await self.locks(scope, [t.id for t in threads])
-        if not held:
-            return []
-        members = {tid for cycle in locks.cycles(held) for tid in cycle}
-        frames_of = {tid: await self._frames_of(scope, tid, 1) for tid in members}
-        return self._said(held, {t.id: t.name for t in threads}, frames_of)
+        return await self._said(scope, held, {t.id: t.name for t in threads})
 
-    def _said(self, held: dict[int, ThreadLocks], names: dict[int, str],
-              frames_of: dict[int, list[Frame]]) -> list[str]:
-        """Each deadlock cycle in ``held``, each thread named with the first frame that has source."""
+    async def _said(self, scope: StopScope, held: dict[int, ThreadLocks], names: dict[int, str]) -> list[str]:
+        """Each deadlock cycle in ``held``, each thread named with its first frame whose source is here (a
+        runtime's frames above it name files it does not ship: Java's Unsafe.park), else the first with a line;
+        its frames read as deep as that takes (a listing's few may all be the runtime's)."""
+        cycles = locks.cycles(held)
+        frames_of = {tid: await self._frames_of(scope, tid, 1) for cycle in cycles for tid in cycle}
+
         def label(tid: int) -> str:
-            name = f" ({names[tid]})" if names.get(tid) else ""
-            frame = next((f for f in frames_of.get(tid, []) if f.file), None)
+            bare = _STATE_SUFFIX.sub("", names.get(tid, ""))  # the sentence says what the thread waits for
+            name = f" ({bare})" if bare else ""
+            placed = [f for f in frames_of.get(tid, []) if f.file and f.line]
+            frame = next((f for f in placed if f.file and os.path.isfile(f.file)), placed[0] if placed else None)
             place = f" at {stacks.shown_path(frame.file, self.core.cwd)}:{frame.line}" if frame else ""
             return f"thread {tid}{name}{place}"
-        return [locks.describe(cycle, held, {tid: label(tid) for tid in cycle}) for cycle in locks.cycles(held)]
+        return [locks.describe(cycle, held, {tid: label(tid) for tid in cycle}) for cycle in cycles]
 
     async def _above(self, scope: StopScope, thread_id: int | None, start: int) -> list[Frame]:
         """The library frames a listing shows above frame 0 of ``thread_id`` (``Backend.frames_above``)."""
@@ -202,7 +221,8 @@ class Inspector:
     # -- values -----------------------------------------------------------------------------------------
 
     def var(self, scope: StopScope, variable: Variable, frame: FrameRef | None, limit: int = VALUE_CHARS) -> Var:
-        value, cut = clip(variable.value, limit)
+        """A variable as listings show it: its value on one line, cut to ``limit``."""
+        value, cut = clip(one_line(variable.value), limit)
         return Var(name=variable.name, value=value, type=variable.type, ref=scope.remember(variable, frame),
                    truncated=cut or None)
 
@@ -330,3 +350,8 @@ class Inspector:
             updated = await self.core.read(scope, backend.set_variable(container, name, value))
         scope.forget_values()
         return self.var(scope, updated, frame)
+
+
+def joined(*parts: str | None) -> str | None:
+    """Notes as one, in order ("; " between them), or None when there is none."""
+    return "; ".join(p for p in parts if p) or None

@@ -193,6 +193,13 @@ def thread_stack(entry: Entry, start: int, depth: int, above: Sequence[Frame] = 
                        same=len(entry.same) or None, same_ids=entry.same[:SAME_IDS] or None)
 
 
+def frameless(threads: Sequence[Thread]) -> str:
+    """Names the threads of a listing that list no frames."""
+    first = f"thread {threads[0].id}"
+    return f"{first} lists no frames" if len(threads) == 1 else \
+        f"{first} and {len(threads) - 1} more list no frames"
+
+
 def more(page: Page, start: int, levels: int) -> str | None:
     """What the page leaves out, and the calls that show it."""
     said = []

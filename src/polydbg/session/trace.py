@@ -26,7 +26,7 @@ from polydbg.session.bpsync import BreakpointSync
 from polydbg.session.breakpoints import Breakpoint
 from polydbg.session.core import Progress, SessionCore
 from polydbg.session.execution import Execution
-from polydbg.session.inspection import Inspector, clip
+from polydbg.session.inspection import Inspector, clip, joined
 from polydbg.session.model import Location, State, StopReport, TraceHit, TraceResult
 from polydbg.session.output import TRACE_PREFIX
 from polydbg.session.report import Reporter
@@ -195,10 +195,6 @@ def _never_binds(bp: Breakpoint) -> bool:
     return not bp.verified and bool(bp.message) and not (bp.message or "").startswith("not bound yet")
 
 
-def _joined(*parts: str | None) -> str | None:
-    return "; ".join(p for p in parts if p) or None
-
-
 class Tracer:
     def __init__(self, core: SessionCore, bpsync: BreakpointSync, execution: Execution, inspector: Inspector,
                  reporter: Reporter) -> None:
@@ -245,19 +241,22 @@ class Tracer:
                 added.append(bp)
                 if bp.actual_line and bp.actual_line != line:  # before its first hit: rows show where it is
                     collector.moved[(path, line)] = bp.actual_line
-            unbound = [bp for bp in added if _never_binds(bp)]
-            if len(unbound) == len(added):
+            ended_first = life.ended  # the program ended as the points were sent: the answer is its end
+            unbound = [] if ended_first else [bp for bp in added if _never_binds(bp)]
+            if unbound and len(unbound) == len(added):
                 raise UsageError(f"no trace point can be bound, so nothing ran: {unbound_text(unbound)}; "
                                  "trace lines with code (debug_source shows them)")
-            async with self.execution.lock:
-                since = life.stops
-                scope = life.scope
-                if life.state == State.stopped and scope is not None:
-                    thread = await self.inspector.thread_of(scope, None)
-                    since = await self.execution.act(lambda: backend.resume(thread))
+            since = life.stops
+            if not ended_first:
+                async with self.execution.lock:
+                    since = life.stops
+                    scope = life.scope
+                    if life.state == State.stopped and scope is not None:
+                        thread = await self.inspector.thread_of(scope, None)
+                        since = await self.execution.act(lambda: backend.resume(thread))
             reason = await self._wait(collector, since, timeout_s, progress)
             await self.execution.settle_end()  # the hits in transit at an exit
-            pending = [bp for bp in added if not bp.verified and bp not in unbound]  # its code never loaded
+            pending = [] if ended_first else [bp for bp in added if not bp.verified and bp not in unbound]
         finally:
             core.trace_lines.release()
             try:
@@ -265,7 +264,8 @@ class Tracer:
             except (AdapterError, SessionError):
                 log.debug("could not remove tracepoints", exc_info=True)
         report = await self.reporter.report() if life.state != State.running else None
-        note = _joined(f"never bound (no hits there): {unbound_text(unbound)}" if unbound else None,
+        note = joined("the program ended as the trace points were being set" if ended_first else None,
+                       f"never bound (no hits there): {unbound_text(unbound)}" if unbound else None,
                        f"not bound during the trace: {unbound_text(pending)}" if pending else None,
                        self._moved_note(collector),
                        self._stopped_by(report) if reason == "stopped" else None)

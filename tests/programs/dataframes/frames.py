@@ -10,5 +10,6 @@ big = np.linspace(0.0, 1.0, 100_000)
 words = np.array(["a", "bb", "ccc"])
 wide = pd.DataFrame(np.arange(300).reshape(10, 30))
 long_frame = pd.DataFrame({"n": range(1000)}, index=[f"r{i}" for i in range(1000)])
+nested = {"df": prices, "grid": grid, "first": price.iloc[0], "index": prices.index}
 total = float(price.sum())  # look here
 print(total)

@@ -1,5 +1,9 @@
 package demo.shapes
 
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.locks.ReentrantLock
+import kotlin.concurrent.thread
+import kotlin.concurrent.withLock
 import kotlin.system.exitProcess
 
 data class Point(val x: Int, val y: Int) {
@@ -28,6 +32,44 @@ fun validate(total: Int) {
     check(total < 20) { "total too high: $total" } // validate: check
 }
 
+val left = Any()
+val right = Any()
+val first = ReentrantLock()
+val second = ReentrantLock()
+
+fun grab(mine: Any, theirs: Any, both: CountDownLatch) {
+    synchronized(mine) {
+        both.countDown()
+        both.await()
+        synchronized(theirs) { // grab: theirs
+            println("never")
+        }
+    }
+}
+
+fun take(mine: ReentrantLock, theirs: ReentrantLock, both: CountDownLatch) {
+    mine.withLock {
+        both.countDown()
+        both.await()
+        theirs.withLock { // take: theirs
+            println("never")
+        }
+    }
+}
+
+fun deadlock() {
+    val monitors = CountDownLatch(2)
+    val locks = CountDownLatch(2)
+    val stuck = listOf(thread(name = "kt-left", isDaemon = true) { grab(left, right, monitors) },
+                       thread(name = "kt-right", isDaemon = true) { grab(right, left, monitors) },
+                       thread(name = "kt-first", isDaemon = true) { take(first, second, locks) },
+                       thread(name = "kt-second", isDaemon = true) { take(second, first, locks) })
+    while (stuck.take(2).any { it.state != Thread.State.BLOCKED } || first.queueLength + second.queueLength < 2) {
+        Thread.sleep(5)
+    }
+    println("stuck") // deadlock: stuck
+}
+
 fun main(args: Array<String>) {
     val name = "héllo 🌍"
     val numbers = listOf(3, 1, 4)
@@ -47,6 +89,8 @@ fun main(args: Array<String>) {
     println("sum $sum twice ${twice(sum)} norm ${p.norm1()} $name ${counter.count} $p $doubled")
     if (args.isNotEmpty() && args[0] == "strict") {
         validate(sum)
+    } else if (args.isNotEmpty() && args[0] == "deadlock") {
+        deadlock()
     } else if (args.isNotEmpty()) {
         exitProcess(args[0].toInt())
     }

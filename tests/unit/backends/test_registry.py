@@ -123,16 +123,22 @@ def test_sources_that_run_as_they_are(name: str, language: str) -> None:
 
 
 @pytest.mark.parametrize(("name", "language"), [
-    ("main.c", "c"), ("util.h", "c"), ("main.cpp", "cpp"), ("main.cc", "cpp"), ("main.cxx", "cpp"),
-    ("util.hpp", "cpp"), ("src/main.rs", "rust"), ("MAIN.C", "c"),
+    ("main.c", "C"), ("util.h", "C"), ("main.cpp", "C++"), ("main.cc", "C++"), ("main.cxx", "C++"),
+    ("util.hpp", "C++"), ("src/main.rs", "Rust"), ("MAIN.C", "C"),
 ])
 def test_a_compiled_languages_source_is_refused_with_a_hint(name: str, language: str) -> None:
     with pytest.raises(UsageError) as refused:
         infer_language(name, None, None)
     message = str(refused.value)
-    assert f"is {language} source" in message
-    assert "pass the executable built with debug info" in message
-    assert "build=" in message and "-g -O0" in message
+    assert f"is {language} source: debug the executable built from it with debug info" in message
+    if name.endswith(("h", "hpp")):  # a header builds nothing of its own
+        assert "from the sources that include this header, with -g -O0" in message, message
+    elif language == "Rust":  # outside any cargo package
+        assert "build='rustc -g -o main main.rs'" in message, message
+    else:
+        compiler = "g++" if language == "C++" else "gcc"
+        stem, file = os.path.splitext(name)[0], os.path.basename(name)
+        assert f"build='{compiler} -g -O0 -o {stem} {file}'" in message, message
 
 
 def test_a_directory_with_go_mod_or_go_files_is_go(tmp_path: Path) -> None:

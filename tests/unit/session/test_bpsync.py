@@ -4,12 +4,14 @@ made of each breakpoint (verified, moved, refused) lands on it; what the debugge
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
-from polydbg.backends.base import BreakpointResult, Capabilities, SourceBreakpoint
-from polydbg.errors import AdapterRequestError, UsageError
+from polydbg.backends.base import BreakpointResult, Capabilities, SourceBreakpoint, StopEvent
+from polydbg.errors import AdapterGoneError, AdapterRequestError, UsageError
+from polydbg.session import core
 from polydbg.session.breakpoints import Breakpoint
 from tests.fakes import FakeBackend
 from tests.unit.session.rig import Rig, write_program
@@ -205,3 +207,72 @@ async def test_thousands_of_breakpoints_in_one_file_are_not_looked_up_by_a_scan(
     assert again.line == 2500 and len(rig.session.breakpoint_infos()) == 5000  # found, not added
     await rig.session.remove_breakpoints(again.id, None, False)
     assert (await rig.session.add_line_breakpoint(str(program), 2500)).id != again.id  # removed from the index too
+
+
+# -- a breakpoint sent as the program ends ---------------------------------------------------------------------
+
+ENDED_S = 5.0  # the test's own deadline for an answer
+
+
+async def running(program: str) -> Rig:
+    """A session whose program runs (the fake stops at the start; the debugger then reports it running)."""
+    rig = Rig(program)
+    await rig.start()
+    rig.backend.listener.on_continued(1, True)
+    return rig
+
+
+async def test_a_breakpoint_sent_as_the_program_ends_reads_as_the_end(program: str) -> None:
+    """debugpy answers a breakpoint sent during the interpreter's exit with "Server[1] disconnected unexpectedly",
+    and reports the exit after that refusal: the answer is the exit, and the breakpoint is kept for the next run."""
+    rig = await running(program)
+    gone = "Server[1] disconnected unexpectedly"
+    rig.backend.failures["set_breakpoints"] = AdapterRequestError("setBreakpoints", gone)
+    rig.backend.failures["threads"] = AdapterRequestError("threads", gone)  # it has lost the program
+    adding = asyncio.ensure_future(rig.session.add_line_breakpoint(program, 5))
+    await asyncio.wait_for(rig.backend.entered["threads"].wait(), ENDED_S)  # asked after the refusal
+    rig.backend.listener.on_exited(0)
+    rig.backend.listener.on_terminated(None)
+    bp = await asyncio.wait_for(adding, ENDED_S)
+    assert (bp.line, bp.verified) == (5, False)
+    assert bp.message == "the program has exited (code 0) before it was set; debug_restart runs the program again " \
+                         "with it"
+    assert [b.id for b in rig.session.breakpoints.visible()] == [bp.id]
+    # the same once the end is known: the breakpoint waits for the next run, and the answer says so
+    later = await rig.session.add_line_breakpoint(program, 6)
+    assert later.message == bp.message
+    await rig.session.restart(ENDED_S, None)
+    assert [(b.line, b.verified, b.message) for b in rig.session.breakpoints.visible()] == \
+        [(5, True, None), (6, True, None)]
+
+
+async def test_a_connection_that_closes_as_the_program_ends_reads_as_the_end(program: str) -> None:
+    """A debugger that is the program's own runtime closes its connection at the exit (Node's inspector, the JVM's
+    JDWP): a change sent then fails as a vanished debugger, and the exit is reported after. The exit is the
+    answer, not "the adapter is gone"."""
+    rig = await running(program)
+    rig.backend.failures["set_breakpoints"] = AdapterGoneError("the connection closed")
+    adding = asyncio.ensure_future(rig.session.add_line_breakpoint(program, 5))
+    await asyncio.wait_for(rig.backend.failed["set_breakpoints"].wait(), ENDED_S)
+    rig.backend.listener.on_exited(3)
+    rig.backend.listener.on_terminated(None)
+    bp = await asyncio.wait_for(adding, ENDED_S)
+    assert bp.message is not None and bp.message.startswith("the program has exited (code 3) before it was set")
+    assert rig.session.state.value == "exited" and rig.session.exit_code == 3
+
+
+async def test_a_refusal_while_the_program_runs_is_said_at_once(program: str,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The debugger still answers for the program's threads: the refusal is not the program's end, and is not
+    waited on (the wait for an end would outlast the test's deadline)."""
+    monkeypatch.setattr(core, "ENDING_S", 3600.0)
+    rig = await running(program)
+    rig.backend.failures["set_breakpoints"] = AdapterRequestError("setBreakpoints", "no such file loaded")
+    with pytest.raises(UsageError, match=r"rejected the breakpoint at .*prog.py:5: no such file loaded"):
+        await asyncio.wait_for(rig.session.add_line_breakpoint(program, 5), ENDED_S)
+    assert rig.session.breakpoint_infos() == [] and rig.session.state.value == "running"
+    rig.backend.failures["set_breakpoints"] = AdapterRequestError("setBreakpoints", "the debugger has lost it")
+    rig.backend.failures["threads"] = AdapterRequestError("threads", "the debugger has lost it")
+    rig.backend.listener.on_stopped(StopEvent("pause", 1))  # a stopped program is not ending: refused at once
+    with pytest.raises(UsageError, match="the debugger has lost it"):
+        await asyncio.wait_for(rig.session.add_line_breakpoint(program, 6), ENDED_S)

@@ -74,6 +74,21 @@ async def test_locals_are_bounded_and_the_ones_named_near_the_stop_come_first(pr
     assert value.truncated and len(value.value) == REPORT_VALUE_CHARS and value.value.endswith("…")
 
 
+async def test_a_value_that_holds_line_breaks_is_shown_on_one_line(program: str) -> None:
+    """A multi-line repr (a DataFrame's inside a dict, a class's own __repr__) would break a listing's line: each
+    break reads \\n, in the report's locals and in debug_variables, before the value is cut."""
+    table = "{'df':    fruit  price\n0   pear    1.5\r\n1    fig   2.25}"
+    rig = Rig(program, prepare=lambda backend: setattr(backend, "locals", [Variable("nested", table),
+                                                                             Variable("odd", "a\u2028b\x1ec")]))
+    report = await rig.start()
+    assert report.locals is not None
+    shown = {v.name: v.value for v in report.locals}
+    assert shown == {"nested": "{'df':    fruit  price\\n0   pear    1.5\\n1    fig   2.25}", "odd": "a\\nb\\nc"}
+    listed = await rig.session.variables(None, None, None, 0, 10, None)
+    assert [v.value for v in listed.variables] == list(shown.values())
+    assert all(len(value.splitlines()) == 1 for value in shown.values())
+
+
 async def test_an_exception_stop_carries_the_exception_clipped(program: str) -> None:
     rig = Rig(program)
     await rig.start()

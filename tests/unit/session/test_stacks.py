@@ -140,3 +140,19 @@ async def test_a_debugger_slow_to_answer_stacks_is_asked_no_more_than_the_budget
     second = await asyncio.wait_for(rig.session.stack(None, 0, 20, True), 30)
     assert second.more is None and [(t.thread_id, t.same) for t in second.threads] == [(1, None), (2, 498)]
     assert asked.count(50) == 1, asked.count(50)  # stacks read at this stop are not read again
+
+
+async def test_a_thread_that_lists_no_frames_is_said_why_when_the_debugger_knows(rig: Rig) -> None:
+    """debugpy leaves library code out of stacks: a server's thread running only library code listed a bare
+    "thread 2 serving:" line. The debugger's reason is the single thread's answer; a listing points to it."""
+    rig.backend.stacks = {Thread(1, "main"): [Frame("main", rig.program, 3)], Thread(2, "serving"): [],
+                          Thread(3, "polling"): []}
+    said = await rig.session.stack(None, 0, 20, True)
+    assert said.more is None  # a debugger that does not know why says nothing
+    rig.backend.frameless_hint = "thread {id} runs library code only"
+    listing = await rig.session.stack(None, 0, 20, True)
+    assert [t.frames for t in listing.threads[1:]] == [[], []]
+    assert listing.more == "thread 2 and 1 more list no frames: debug_stack(thread_id=2) says why"
+    alone = await rig.session.stack(3, 0, 20, False)
+    assert alone.more == "thread 3 runs library code only" and alone.threads[0].frames == []
+    assert (await rig.session.stack(1, 0, 20, False)).more is None

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from polydbg.backends.base import LOGPOINT
-from polydbg.errors import SessionEndedError, UsageError
+from polydbg.errors import AdapterRequestError, SessionEndedError, UsageError
 from polydbg.session import execution
 from polydbg.session.model import State, TraceHit, TraceResult
 from polydbg.session.output import OutputBuffer
@@ -176,6 +176,25 @@ async def test_an_exit_the_debugger_never_follows_with_its_end_ends_the_trace_on
     rig.backend.listener.on_exited(0)
     result = await asyncio.wait_for(trace, DEADLINE_S)
     assert result.stopped_because == "exited" and result.total_hits == 0
+
+
+async def test_a_trace_sent_as_the_program_ends_answers_the_end(rig: Rig, program: str) -> None:
+    """The debugger refuses the points because it has just lost the program ("Server[1] disconnected
+    unexpectedly" from debugpy during the interpreter's exit), and reports the exit after: the answer is the exit,
+    no hits, not a refused breakpoint."""
+    rig.backend.listener.on_continued(1, True)  # the program runs to its end
+    gone = "Server[1] disconnected unexpectedly"
+    rig.backend.failures["set_breakpoints"] = AdapterRequestError("setBreakpoints", gone)
+    rig.backend.failures["threads"] = AdapterRequestError("threads", gone)
+    trace = asyncio.ensure_future(rig.session.trace([(program, 4), (program, 6)], ["line_4"], 10, DEADLINE_S, None))
+    await asyncio.wait_for(rig.backend.entered["threads"].wait(), DEADLINE_S)
+    rig.backend.listener.on_exited(0)
+    rig.backend.listener.on_terminated(None)
+    result = await asyncio.wait_for(trace, DEADLINE_S)
+    assert (result.stopped_because, result.total_hits, result.state) == ("exited", 0, State.exited)
+    assert result.note == "the program ended as the trace points were being set"
+    assert result.report is not None and result.report.exit_code == 0
+    assert "resume" not in rig.backend.calls and rig.session.breakpoints.visible() == []
 
 
 async def test_the_deadline_ends_the_trace_and_its_logpoints(rig: Rig, program: str) -> None:

@@ -125,6 +125,10 @@ class DapBackend(Backend):
     async def _after_end(self, terminate_debuggee: bool) -> None:
         """The end's last step, once the adapter and its process are gone, whatever failed (override)."""
 
+    async def _let_go(self, answer: asyncio.Future[dict[str, Any]], deadline_s: float) -> None:
+        """Wait for the answer to a detach's ``disconnect`` (override: or for the program to be seen let go)."""
+        await asyncio.wait_for(asyncio.shield(answer), deadline_s)
+
     # -- lifecycle --------------------------------------------------------------------------------
 
     async def launch(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
@@ -197,7 +201,10 @@ class DapBackend(Backend):
                     # deadline is not the one a stalled adapter gets (it may have been woken just now)
                     answer = client.send_request("disconnect", {"terminateDebuggee": terminate_debuggee,
                                                                 "restart": False})
-                    await asyncio.wait_for(asyncio.shield(answer), 0.5 if terminate_debuggee else DETACH_S)
+                    if terminate_debuggee:
+                        await asyncio.wait_for(asyncio.shield(answer), 0.5)
+                    else:
+                        await self._let_go(answer, DETACH_S)
                 except Exception as exc:  # whatever the adapter did, the session ends
                     if not terminate_debuggee:
                         unreleased = self._unreleased(exc)

@@ -35,6 +35,7 @@ class DapBreakpoints:
         self._request = request
         self.ids: IdMap[int] = IdMap()  # polydbg id ↔ the adapter's breakpoint id
         self.data_ids: IdMap[int] = IdMap()  # polydbg id ↔ the adapter's data breakpoint id
+        self._watched: dict[int, str] = {}  # polydbg id → the expression a data breakpoint watches
 
     @staticmethod
     def _bind(ids: IdMap[int], specs: list[S], answers: list[dict[str, Any]]) -> list[BreakpointResult]:
@@ -77,6 +78,7 @@ class DapBreakpoints:
                     continue
                 bp = bp._replace(data_id=str(data_id))
             resolved.append(bp)
+        self._watched = {bp.id: bp.expression for bp in breakpoints}
         body = await self._request("setDataBreakpoints", {"breakpoints": [
             {"dataId": bp.data_id, "accessType": bp.access} for bp in resolved]})
         answers = iter(result._replace(data_id=bp.data_id) for bp, result in zip(
@@ -88,6 +90,16 @@ class DapBreakpoints:
         """polydbg's ids of the breakpoints a stop names (data breakpoints when the reason says so)."""
         ids = self.data_ids if "data" in reason else self.ids
         return tuple(bp_id for n in native_ids or () if isinstance(n, int) and (bp_id := ids.id_of(n)) is not None)
+
+    @property
+    def watching(self) -> bool:
+        """Data breakpoints were set in this session (some may be set still)."""
+        return bool(self._watched)
+
+    def watch_label(self, native_id: int) -> str | None:
+        """The adapter's data breakpoint as the agent knows it: ``#3 r[0].name[0]`` (polydbg's id, what it watches)."""
+        bp_id = self.data_ids.id_of(native_id)
+        return None if bp_id is None else f"#{bp_id} {self._watched.get(bp_id, '')}".rstrip()
 
     def changed(self, body: dict[str, Any]) -> tuple[int, BreakpointResult] | None:
         """A ``breakpoint`` event about one of polydbg's breakpoints: its id and what it is now."""

@@ -67,12 +67,13 @@ class Evaluations:
                 "interrupted: debug_terminate ends the session")
 
     async def run(self, client: DapClient, thread: int | None, expression: str,
-                  arguments: dict[str, Any]) -> dict[str, Any]:
-        """Send ``evaluate`` and wait one deadline; past it, remember the evaluation as still running."""
+                  arguments: dict[str, Any], grace_s: float = 0.0) -> dict[str, Any]:
+        """Send ``evaluate`` and wait one deadline; past it, remember the evaluation as still running.
+        ``grace_s``: more time for an adapter told to interrupt the evaluation itself at the deadline."""
         future = client.send_request("evaluate", arguments)
         deadline = timeouts.INSPECT_S
         try:
-            return await client.wait(future, "evaluate", deadline)
+            return await client.wait(future, "evaluate", deadline + grace_s)
         except AdapterTimeoutError as exc:
             silent = self._silent(f"no answer to the evaluation within {deadline:g} s")
             earlier = client.unanswered_before(future)
@@ -81,7 +82,7 @@ class Evaluations:
                     f"{exc}; {self._adapter} has not answered the {earlier.label!r} sent "
                     f"{time.monotonic() - earlier.sent_at:.0f} s ago either, before this evaluation, so the "
                     "evaluation may not have started. debug_terminate ends the session if it stays so") from exc
-            self._running[thread] = _Evaluation(expression, future, time.monotonic() - deadline)
+            self._running[thread] = _Evaluation(expression, future, time.monotonic() - deadline - grace_s)
             if silent is not None:
                 raise silent from exc
             raise AdapterTimeoutError(

@@ -12,7 +12,8 @@ process is attached too (``children``).
 Modules: ``backend`` (``DebugpyBackend``, the registry's entry point: the program and its children
 as one backend), ``process`` (``DebugpyProcess``: one Python process), ``children`` (a child's
 connection and its ids folded into the parent's), ``python`` (interpreters, library paths,
-tracebacks, pydevd's synthetic children: pure), ``pydevd_log`` (pydevd's messages, out of the
+tracebacks, pydevd's synthetic children: pure), ``lines`` (the line a breakpoint on a line without code is
+sent as), ``pydevd_log`` (pydevd's messages, out of the
 program's stderr), ``inject`` (whether gdb can inject debugpy into a running Python here); ``shims/``: the
 adapter's and the debuggee's start-up code, and ``pydevd/``, polydbg's value formatters loaded by pydevd.
 
@@ -47,8 +48,13 @@ execution is paused at: …)"
 an evaluate error is a full traceback through pydevd        cut to the exception, a SyntaxError's caret, and
 (~2 KB of its frames)                                       where it was raised (``python.python_error``)
 justMyCode skips library code: a breakpoint there is        justMyCode is off when a breakpoint at the start is
-"excluded by filters", a step into it is skipped            in a library; otherwise the message says to
-                                                            debug_restart, and the step's warning says how
+"excluded by filters", a step into it is skipped, a thread  in a library; otherwise the message says to
+running only library code lists no frames                   debug_restart, the step's warning says how, and
+                                                            ``frameless`` says why with the expression that
+                                                            lists the thread's frames (``python.frameless``)
+pydevd binds a breakpoint on a line without code to the     it is sent as the next line with code (``lines``), where
+line with code before it (a trace point on a comment after  gdb, lldb-dap, Node and the JVM bind it; a line inside a
+a loop recorded every turn of the loop)                     statement over several lines, as that statement
 the launch shim's ``<module>`` frame ends every stack       dropped, and the total counted without it
 pydevd waits 0.5 s for a thread that is not stopped (one    the debuggee shim sets that wait to 0: such a
 blocked in C: a lock, a sleep) before it answers its        thread's stack is the frames it is in, at once
@@ -76,6 +82,9 @@ DataFrame's value is its whole repr and its children       found while pydevd lo
 every attribute (~60); a numpy array's children are        the program runs): a one-line summary, rows or
 its metadata and 500 items                                 elements as children (paged by slicing); they serve
                                                            a type only when its package is already imported
+inside a list, dict, tuple or set pydevd writes each value  the extensions make pydevd's container walker ask the
+by repr(): ``[<sqlite3.Row object at 0x…>, …]``, a          providers first, as for a value alone; and the session
+DataFrame's repr over many lines in a dict's value          shows every value on one line (a break reads \\n)
 pydevd writes its warnings ("thread._ident is None in       ``PYDEVD_DEBUG_FILE`` sends them to a private
 _get_related_thread!", every child's "frozen modules are    directory, logged when the session ends
 being used") to the program's stderr                        (``pydevd_log``)

@@ -3,7 +3,9 @@ its child processes' ``ChildBackend``s, seen by the session as one backend.
 
 Children are attached as debugpy announces them (``debugpyAttach``) and configured with the
 breakpoints and exception filters the session sent (kept here for that); breakpoints set later reach
-every live process. Requests are routed by id (``children`` folds a child's thread ids and variables
+every live process. A child's start is said once it is configured, before it runs on (at
+``configurationDone``, before debugpy answers the attach: said after the attach, it came after the child's
+first lines). Requests are routed by id (``children`` folds a child's thread ids and variables
 references into the parent's id spaces), and one stop is shown at a time (``kit.gate``): a child's
 stop while another process's is shown waits, its process stopped, until the shown one resumes.
 """
@@ -31,7 +33,7 @@ from polydbg.backends.base import (
     Thread,
     Variable,
 )
-from polydbg.backends.debugpy import children
+from polydbg.backends.debugpy import children, python
 from polydbg.backends.debugpy.children import ChildBackend
 from polydbg.backends.debugpy.process import DebugpyProcess
 from polydbg.backends.kit.gate import GatedListener, StopGate
@@ -73,10 +75,11 @@ class DebugpyBackend(DebugpyProcess):
             if self._sent_functions:
                 await child.set_function_breakpoints(self._sent_functions)
             await child.set_exception_filters(self._sent_filters)
+            # said before the child runs on (at configurationDone): its own output comes after, as it happened
+            self._listener.on_output("console", f"[child process {child.pid} started: debugged in this session]\n")
 
         try:
             await child.attach(AttachSpec(), configure, children.ATTACH_S)
-            self._listener.on_output("console", f"[child process {child.pid} started: debugged in this session]\n")
         except Exception as exc:  # a child that cannot be attached must not take the session down
             log.warning("debugpy: cannot attach child process %s: %r", child.pid, exc)
             if procs.read_stat(child.pid) is None:  # a short-lived child: done before its attach was
@@ -172,6 +175,14 @@ class DebugpyBackend(DebugpyProcess):
         found = await self._child(index).child_slice(parent._replace(ref=children.split_ref(parent.ref)[1]), start,
                                                      count, native)
         return [_in_child(index, v) for v in found] if found is not None else None
+
+    def frameless(self, thread: Thread) -> str | None:
+        if not self._just_my_code:
+            return None
+        index, _ = children.split_thread(thread.id)
+        child = self._children.get(index) if index else None
+        name = thread.name.removesuffix(f" (pid {child.pid})") if child is not None else thread.name
+        return python.frameless(thread.id, name, child.pid if child is not None else None)
 
     def length_of(self, parent: Variable, children_: list[Variable]) -> int | None:
         index, native = children.split_ref(parent.ref)

@@ -28,7 +28,7 @@ from polydbg.backends.base import (
     Variable,
 )
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.debugpy import inject, python
+from polydbg.backends.debugpy import inject, lines, python
 from polydbg.backends.debugpy.pydevd_log import PydevdLog
 from polydbg.backends.kit import shims, timeouts
 from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError
@@ -65,6 +65,7 @@ class DebugpyProcess(DapBackend):
         self._pydevd_log = PydevdLog()  # pydevd's messages, out of the program's stderr
         self._injecting: asyncio.Future[str] | None = None  # while attaching by pid: debugpy's injector failed
         self._injector_failed = False  # debugpy said so; its next output is what the injector printed
+        self._just_my_code = True  # library code is left out (steps, stacks); children inherit it
 
     # -- starting ---------------------------------------------------------------------------------
 
@@ -87,7 +88,7 @@ class DebugpyProcess(DapBackend):
             "type": "python", "request": "launch", "name": "polydbg",
             "python": [interpreter, "-X", "frozen_modules=off", "-c", DEBUGGEE_SHIM],
             "args": list(spec.args), "console": "internalConsole", "redirectOutput": True,
-            "justMyCode": python.just_my_code(spec.breakpoint_files), "stopOnEntry": spec.stop_on_entry,
+            "justMyCode": self._mine_only(spec.breakpoint_files), "stopOnEntry": spec.stop_on_entry,
             "showReturnValue": True, "subProcess": True,
             "breakOnSystemExit": [],  # an exit is an exit, whatever its code, not an exception stop
         }
@@ -131,7 +132,7 @@ class DebugpyProcess(DapBackend):
 
     def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:
         args: dict[str, Any] = {"type": "python", "request": "attach", "name": "polydbg",
-                                "justMyCode": python.just_my_code(spec.breakpoint_files), "subProcess": True,
+                                "justMyCode": self._mine_only(spec.breakpoint_files), "subProcess": True,
                                 "breakOnSystemExit": []}
         if spec.pid is not None:
             args["processId"] = spec.pid
@@ -142,6 +143,10 @@ class DebugpyProcess(DapBackend):
             args["pathMappings"] = [{"localRoot": local, "remoteRoot": remote}
                                     for local, remote in spec.path_mappings]
         return args
+
+    def _mine_only(self, breakpoint_files: tuple[str, ...]) -> bool:
+        self._just_my_code = python.just_my_code(breakpoint_files)
+        return self._just_my_code
 
     async def _after_end(self, terminate_debuggee: bool) -> None:
         self._pydevd_log.close()
@@ -169,7 +174,9 @@ class DebugpyProcess(DapBackend):
     # -- breakpoints and logpoints ------------------------------------------------------------------
 
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
-        results = await super().set_breakpoints(file, breakpoints)
+        """A breakpoint on a line without code is sent on the next line with code (``lines``)."""
+        placed = [bp._replace(line=lines.placed(file, bp.line)) for bp in breakpoints]
+        results = await super().set_breakpoints(file, placed)
         return [r._replace(message=python.LIBRARY_SKIPPED) if r.message and python.EXCLUDED in r.message else r
                 for r in results]
 

@@ -13,7 +13,7 @@ How it is started
     for Rust, ``-iex add-auto-load-safe-path`` for the toolchain's ``lib/rustlib/etc`` (asked of rustc
     once). Then: ``mi-async on`` so gdb takes commands while the program runs (``-exec-interrupt``),
     confirm/pagination off, unlimited width and height, pending breakpoints on, ``print object on``,
-    ``print entry-values no``, ``-enable-pretty-printing``, and the Python polydbg loads into gdb
+    ``print entry-values no``, ``unwindonsignal on``, ``-enable-pretty-printing``, and the Python polydbg loads into gdb
     (``shims/gdb_init.py``: logpoint formatting and a refusing ``$_shell``) — all pipelined.
 
     - Launch: ``-file-exec-and-symbols``, the program's own pty (``-inferior-tty-set``), arguments,
@@ -54,6 +54,7 @@ How the parts map onto gdb (each module's docstring has the details)
       (``-var-list-children``), C++ access groups (public/private) flattened, compound children shown
       with a one-level summary ``{id = 1, label = "one"}``. Varobjs are deleted when the program moves.
     - ``native``: memory, disassembly, registers (the "general" register group, hex), raw commands.
+    - ``calls``: commands that may call a function in the program, bounded by the evaluation deadline.
     - ``commands`` and ``values``: MI text both ways and gdb's printed values, pure functions.
 
 Quirks (checked against gdb 13.1, Debian 12's)
@@ -94,6 +95,11 @@ stops a watchpoint inside the library code that wrote it       reports the user'
 (``memcpy``, ``memset``)                                       library frames are listed above frame 0
 a ptrace-stopped program dies of SIGKILL at once               SIGKILLs a local program at terminate; ``-gdb-exit``
                                                                reaps it
+reads no command while a function it called runs (an endless   interrupts gdb (SIGINT) at the evaluation deadline;
+call left it unanswering, and a detach then ended the program  ``unwindonsignal on`` unwinds the call (``calls``)
+with gdb)
+cannot write the registers back after a call on some hosts     flushes its register cache and returns from what
+("Couldn't write extended state status: Bad address.")         is left of the call; the error says calls fail here
 exiting while a running program it attached to dies under it   waits for gdb's exit record of a running program
 fails an assertion (``x86_linux_update_debug_registers:        it killed before ``-gdb-exit``
 lwp_is_stopped``) and dumps a core of gdb into its cwd

@@ -46,6 +46,7 @@ from polydbg.backends.base import (
 )
 from polydbg.backends.gdb import stops
 from polydbg.backends.gdb.breakpoints import Breakpoints
+from polydbg.backends.gdb.calls import Calls
 from polydbg.backends.gdb.commands import (
     GDB_PYTHON,
     LOG_MARK,
@@ -82,7 +83,7 @@ GDB_EXIT_S = 1.0
 _STEP_COMMANDS: dict[StepKind, str] = {"over": "-exec-next", "into": "-exec-step", "out": "-exec-finish"}
 _SETUP = ["-gdb-set mi-async on", "-gdb-set confirm off", "-gdb-set pagination off", "-gdb-set width 0",
           "-gdb-set height 0", "-gdb-set breakpoint pending on", "-gdb-set print object on",
-          "-gdb-set print entry-values no", "-enable-pretty-printing"]
+          "-gdb-set print entry-values no", "-gdb-set unwindonsignal on", "-enable-pretty-printing"]
 
 
 class GdbMiBackend(Backend):
@@ -101,7 +102,7 @@ class GdbMiBackend(Backend):
             stops_on_faults=True)
         self._life = Lifecycle("gdb", listener)
         self._proc = procs.DebuggerProcess("gdb")
-        self._gdb = GdbState(language)
+        self._gdb = GdbState(language, self._proc)
         self._execution = Execution()
         self._mode = "launch"  # launch | core | attach | remote
         self._core: str | None = None
@@ -112,8 +113,9 @@ class GdbMiBackend(Backend):
         self._rust_etc: str | None = None
         self._frames = Frames(self._gdb)
         self._breakpoints = Breakpoints(self._gdb, self._frames, listener, self.capabilities.exception_filters)
-        self._native = Native(self._gdb, self._frames)
-        self._inspection = Inspection(self._gdb, self._frames, self._native)
+        self._calls = Calls(self._gdb)
+        self._native = Native(self._gdb, self._frames, self._calls)
+        self._inspection = Inspection(self._gdb, self._frames, self._native, self._calls)
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -247,7 +249,10 @@ class GdbMiBackend(Backend):
         self._proc.watch_debuggee(pid, self._debuggee_gone)
 
     def _debuggee_gone(self, cause: str) -> None:
-        """The program ended and gdb did not say so (killed from outside while stopped)."""
+        """The program ended and gdb did not say so (killed from outside while stopped). Where the kernel knows how
+        it ended, it is an exit, said as the DAP backends say it (the session reads how from the kernel)."""
+        if self._proc.program_end() is not None:
+            self._life.report_exited(None)
         self._life.report_terminated(cause)
 
     def _on_running(self, payload: dict[str, Any]) -> None:
@@ -268,6 +273,9 @@ class GdbMiBackend(Backend):
                 self._attach_stop.set()
             return
         if self._life.ending:
+            return
+        if self._calls.unwinding and reason == "signal-received":
+            log.debug("gdb stopped the call polydbg interrupted: not a stop of the program's")
             return
         self._moved()
         stop = stops.classify(reason, payload, interrupting=self._execution.take_interrupt(),
@@ -402,6 +410,8 @@ class GdbMiBackend(Backend):
             self._proc.wake()  # gdb stopped by a signal can neither detach nor kill the program
             if client is not None and not client.is_closed:
                 try:
+                    if not kill:
+                        await self._calls.settle()  # gdb still busy with a call would never read the detach
                     await self._leave_target(client, kill)
                 except (AdapterError, OSError) as exc:
                     if not kill:

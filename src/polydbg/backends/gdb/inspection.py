@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from polydbg.backends.base import ExceptionDetail, FrameRef, Scope, Variable
+from polydbg.backends.gdb.calls import Calls
 from polydbg.backends.gdb.frames import Frames
 from polydbg.backends.gdb.native import Native
 from polydbg.backends.gdb.state import GdbState
@@ -75,10 +76,11 @@ class _Ref:
 
 
 class Inspection:
-    def __init__(self, gdb: GdbState, frames: Frames, native: Native) -> None:
+    def __init__(self, gdb: GdbState, frames: Frames, native: Native, calls: Calls) -> None:
         self._gdb = gdb
         self._frames = frames
         self._native = native
+        self._calls = calls
         self._refs: HandleTable[_Ref] = HandleTable()
         self._roots: list[str] = []  # root varobjs created at this stop
 
@@ -245,21 +247,20 @@ class Inspection:
     # -- evaluation and assignment ----------------------------------------------------------------------------
 
     async def evaluate(self, expression: str, frame: FrameRef | None) -> Variable:
-        value, kind = await self._evaluate_with_type(expression, await self._frames.where(frame))
+        value, kind = await self._evaluate_with_type(expression, frame)
         return self._value(expression, expression, value, kind, None, frame)
 
-    async def _evaluate_with_type(self, expression: str, where: str) -> tuple[str, str | None]:
+    async def _evaluate_with_type(self, expression: str, frame: FrameRef | None) -> tuple[str, str | None]:
+        """The value (the expression may call a function: bounded by ``calls``) and its type."""
+        where = await self._frames.where(frame)
         client = self._gdb.client
-        sent = [(c, client.send(c)) for c in (
-            f"-data-evaluate-expression {where}{mi_quote(expression)}",
-            f"-interpreter-exec {where}console {mi_quote('whatis ' + expression)}")]
-        value = await client.gather(sent[:1], timeouts.INSPECT_S)
-        try:
-            [whatis] = await client.gather(sent[1:], timeouts.INSPECT_S)
-            kind = whatis.console.strip().removeprefix("type = ") or None
-        except AdapterRequestError:
-            kind = None
-        return str(value[0].payload.get("value", "")), kind
+        whatis = client.send(f"-interpreter-exec {where}console {mi_quote('whatis ' + expression)}")  # runs no code
+        value = await self._calls.run(f"-data-evaluate-expression {where}{mi_quote(expression)}",
+                                      frame.thread_id if frame is not None else None)
+        kind = None
+        with contextlib.suppress(AdapterError):
+            kind = (await client.wait(whatis, "whatis", timeouts.INSPECT_S)).console.strip().removeprefix("type = ")
+        return str(value.payload.get("value", "")), kind or None
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         info = self._refs.get(ref)
@@ -268,8 +269,9 @@ class Inspection:
         if info.kind in ("locals", "registers"):
             target = ("$" + name.lstrip("$")) if info.kind == "registers" else name
             where = await self._frames.where(info.frame)
-            await self._gdb.cmd(f"-data-evaluate-expression {where}{mi_quote(f'{target} = ({value})')}")
-            text, kind = await self._evaluate_with_type(target, where)
+            await self._calls.run(f"-data-evaluate-expression {where}{mi_quote(f'{target} = ({value})')}",
+                                  info.frame.thread_id if info.frame is not None else None)
+            text, kind = await self._evaluate_with_type(target, info.frame)
             return self._value(name, target, text, kind, None, info.frame)
         info = await self._varobj(info)
         if name not in info.names:
@@ -290,36 +292,51 @@ class Inspection:
         if facts.signal is not None:
             name, meaning = facts.signal
             return ExceptionDetail(type=name, message=meaning or name)
+        if facts.catch == "panic":
+            message = panic_message(self._gdb.output_tail)
+            return ExceptionDetail(type="panic", message=(message or "Rust panic").removeprefix("panicked at "))
         if facts.catch is not None:
-            with contextlib.suppress(AdapterError):
-                result = await self._gdb.cmd(f"-data-evaluate-expression --thread {thread_id} --frame 0 $_exception")
-                return ExceptionDetail(type="C++ exception", message=str(result.payload.get("value", "")))
-            if facts.catch == "panic":
-                message = panic_message(self._gdb.output_tail)
-                return ExceptionDetail(type="panic", message=(message or "Rust panic").removeprefix("panicked at "))
-            if facts.catch == "throw":
-                thrown = await self._thrown(thread_id)
-                if thrown is not None:
-                    return thrown
-            return ExceptionDetail(type="C++ exception", message=f"exception {facts.catch}")
+            return await self._exception(thread_id, facts.catch) or ExceptionDetail(
+                type="C++ exception", message=f"exception {facts.catch}")
         return None
 
-    async def _thrown(self, thread_id: int) -> ExceptionDetail | None:
-        """Type and message of the exception in __cxa_throw's arguments (see kit.cxx); None off x86-64."""
-        first, second = (f"${r}" for r in cxx.ARGUMENT_REGISTERS)
+    async def _exception(self, thread_id: int, catch: str) -> ExceptionDetail | None:
+        """Type and message of the exception a throw or catch stop is about (see kit.cxx), memory only: at a throw
+        from ``__cxa_throw``'s arguments (the type from its type_info, known without the type's debug info), at a
+        catch from gdb's ``$_exception``, which needs it (the type is gdb's ``whatis``)."""
         where = f"--thread {thread_id} --frame 0 "
-        try:
-            name = await self._gdb.cmd(f"-data-evaluate-expression {where}{mi_quote(f'*(char **)({second} + 8)')}")
-        except AdapterError:
+        printed = await self._printed(where, "$_exception")
+        if catch == "throw":
+            first, second = (f"${r}" for r in cxx.ARGUMENT_REGISTERS)
+            address = first
+            type_ = cxx.demangle_type(cxx.printed_string(await self._printed(where, f"*(char **)({second} + 8)") or "")
+                                      or "") or None
+        else:
+            address = "&$_exception"
+            type_ = cxx.whatis_type(await self._printed(where, "$_exception", command="whatis") or "")
+        if not type_:
             return None
-        mangled = cxx.printed_string(str(name.payload.get("value", "")))
-        if not mangled:
-            return None
-        type_ = cxx.demangle_type(mangled)
-        message = ""
         if type_ in cxx.STRING_MESSAGE_TYPES:
-            with contextlib.suppress(AdapterError):
-                text = await self._gdb.cmd(
-                    f"-data-evaluate-expression {where}{mi_quote(f'*(char **)({first} + 8)')}")
-                message = cxx.printed_string(str(text.payload.get("value", ""))) or ""
+            return ExceptionDetail(type=type_, message=await self._c_string(where, f"(char *)({address}) + 8"))
+        if type_ in cxx.C_STRINGS:
+            return ExceptionDetail(type=type_, message=await self._c_string(where, f"(char *)({address})"))
+        if printed is None:
+            return ExceptionDetail(type=type_, message=cxx.NO_FIELDS)
+        std_base, message = cxx.fields_message(printed)
+        if std_base:  # derived from runtime_error & co.: their string, after the vtable pointer
+            message = await self._c_string(where, f"(char *)({address}) + 8")
         return ExceptionDetail(type=type_, message=message)
+
+    async def _printed(self, where: str, expression: str, command: str = "") -> str | None:
+        """gdb's print of an expression (or a console command's output on it, ``whatis``); None when it fails."""
+        line = (f"-interpreter-exec {where}console {mi_quote(f'{command} {expression}')}" if command else
+                f"-data-evaluate-expression {where}{mi_quote(expression)}")
+        try:
+            result = await self._gdb.cmd(line)
+        except AdapterRequestError:
+            return None
+        return result.console.strip() if command else str(result.payload.get("value", ""))
+
+    async def _c_string(self, where: str, pointer_at: str) -> str:
+        """The string a ``char *`` stored at address ``pointer_at`` points to ("" when unreadable)."""
+        return cxx.printed_string(await self._printed(where, f"*(char **)({pointer_at})") or "") or ""

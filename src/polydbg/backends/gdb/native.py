@@ -9,7 +9,8 @@
 - Registers are the ones ``info registers`` prints (gdb's "general" group), less the AVX-512 mask
   registers k0–k7; which numbers those are is read once per session, their values in hex at each call.
 - A raw command runs through ``-interpreter-exec console`` in the selected frame; its console output
-  (or, failing that, its log output) is the answer.
+  (or, failing that, its log output) is the answer. It may call a function in the program (``call f()``), so
+  it is bounded as an evaluation is (``calls``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 from typing import Any
 
 from polydbg.backends.base import FrameRef, Instruction, MemoryBlock, Variable
+from polydbg.backends.gdb.calls import Calls
 from polydbg.backends.gdb.commands import REGISTER_LINE, flatten_disassembly
 from polydbg.backends.gdb.frames import Frames
 from polydbg.backends.gdb.state import GdbState
@@ -30,9 +32,10 @@ MAX_INSTRUCTION = 16  # bytes of the longest x86 instruction: the range asked co
 
 
 class Native:
-    def __init__(self, gdb: GdbState, frames: Frames) -> None:
+    def __init__(self, gdb: GdbState, frames: Frames, calls: Calls) -> None:
         self._gdb = gdb
         self._frames = frames
+        self._calls = calls
         self._general: list[int] | None = None  # numbers of the general registers, once read
         self._names: dict[int, str] = {}
 
@@ -81,7 +84,8 @@ class Native:
         if not text.strip():
             raise UsageError("the command is empty; send a gdb command as you would type it at gdb's prompt, "
                              "e.g. 'bt', 'info locals', 'info registers', 'x/8xb &x' ('help' lists them)")
-        result = await self._gdb.cmd(f"-interpreter-exec {await self._frames.where(frame)}console {mi_quote(text)}")
+        result = await self._calls.run(f"-interpreter-exec {await self._frames.where(frame)}console {mi_quote(text)}",
+                                       frame.thread_id if frame is not None else None, raw=True)
         return result.console or result.log
 
 

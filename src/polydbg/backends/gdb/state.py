@@ -10,16 +10,20 @@ out with the inspection deadline, read as ``timeouts.INSPECT_S`` at each call so
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 
 from polydbg.backends.gdb.stops import StopFacts
 from polydbg.backends.kit import timeouts
-from polydbg.errors import AdapterGoneError
+from polydbg.errors import AdapterGoneError, AdapterTimeoutError
 from polydbg.mi.client import MiClient, MiResult
+from polydbg.procs import DebuggerProcess
 
 
 class GdbState:
-    def __init__(self, language: str) -> None:
+    def __init__(self, language: str, process: DebuggerProcess | None = None) -> None:
         self.language = language  # c | cpp | rust: how types and values are shortened
+        self.process = process  # gdb's process: whether it is stopped by a signal, and its pid to interrupt
         self.mi: MiClient | None = None  # set once gdb runs
         self.python = False  # gdb runs Python: logpoints can be formatted
         self.stop = StopFacts()  # what the current stop is about (set at each reported stop)
@@ -32,11 +36,33 @@ class GdbState:
         return self.mi
 
     async def cmd(self, command: str) -> MiResult:
-        return await self.client.command(command, timeouts.INSPECT_S)
+        try:
+            return await self.client.command(command, timeouts.INSPECT_S)
+        except AdapterTimeoutError as exc:
+            raise self.unanswered(exc) from exc
 
     async def cmds(self, commands: list[str]) -> list[MiResult]:
         """Several commands pipelined: one round trip."""
-        return await self.client.commands(commands, timeouts.INSPECT_S)
+        try:
+            return await self.client.commands(commands, timeouts.INSPECT_S)
+        except AdapterTimeoutError as exc:
+            raise self.unanswered(exc) from exc
+
+    def unanswered(self, error: AdapterTimeoutError, why: str | None = None) -> AdapterTimeoutError:
+        """A command's timeout, saying why gdb cannot answer when that is known (``why``, or a signal holding it)."""
+        why = why or (self.process.held_by_signal() if self.process is not None else None)
+        return AdapterTimeoutError(f"{error}: {why}") if why else error
+
+    def interrupt(self) -> bool:
+        """SIGINT to gdb, as a terminal's Ctrl-C (gdb interrupts what the program runs for it); whether sent."""
+        pid = self.process.debugger_pid() if self.process is not None else None
+        if pid is None:
+            return False
+        try:
+            os.kill(pid, signal.SIGINT)
+        except OSError:
+            return False
+        return True
 
     def fire(self, command: str) -> None:
         """Send a command nobody waits for (its failure is only logged)."""

@@ -17,7 +17,7 @@ end-stepping-range, location-reached            step
 function-finished                               step, saying what returned (``returned 7``)
 signal-received                                 exception named by the signal (SIGSEGV …); SIGINT/SIGTRAP/SIGSTOP
                                                 (or "0") right after ``-exec-interrupt`` → pause
-watchpoint-trigger, read-/access-…-trigger      data breakpoint (``x: 1 → 2`` or ``x = 2``)
+watchpoint-trigger, read-/access-…-trigger      data breakpoint (``#3 x: 1 → 2`` or ``#3 x = 2``: polydbg's id)
 watchpoint-scope                                data breakpoint; gdb deleted the watchpoint (its frame returned)
 exception-caught, exception-thrown              exception (C++ thrown / caught)
 no reason, or any after an interrupt            pause
@@ -107,19 +107,22 @@ def classify(reason: str, payload: dict[str, Any], *, interrupting: bool, breakp
     if reason in _WATCH_REASONS:
         wpt = watchpoint_of(payload)
         number = to_int(wpt.get("number"), 0)
-        text = watch_text(wpt, payload)
+        ids = breakpoints.ids_hit(number)
+        name = f"#{ids[0]}" if ids else f"gdb's watchpoint {number}"  # polydbg's id, not gdb's number
+        text = f"{name} {watch_text(wpt, payload)}"
         top = as_dict(payload.get("frame"))
         facts = StopFacts()
         if top and machinery(top):  # fired inside memcpy & co.: the stop is the user's call, memcpy listed above
             facts = StopFacts(machinery_thread=thread, listed_above=True)
             text = f"{text} {library_call(str(top.get('func') or '??'))}"
-        return Stop(StopEvent("data breakpoint", thread, f"watchpoint {number}", text,
-                              hit_breakpoint_ids=breakpoints.ids_hit(number)), facts)
+        return Stop(StopEvent("data breakpoint", thread, f"watchpoint {name}", text, hit_breakpoint_ids=ids), facts)
     if reason == "watchpoint-scope":
         number = to_int(payload.get("wpnum"), 0)
-        return Stop(StopEvent("data breakpoint", thread, f"watchpoint {number} deleted",
+        ids = breakpoints.ids_hit(number)
+        name = f"#{ids[0]}" if ids else f"gdb's watchpoint {number}"
+        return Stop(StopEvent("data breakpoint", thread, f"watchpoint {name} deleted",
                               "the watched expression went out of scope; its frame returned",
-                              hit_breakpoint_ids=breakpoints.ids_hit(number)), watch_gone=number)
+                              hit_breakpoint_ids=ids), watch_gone=number)
     if reason in ("exception-caught", "exception-thrown"):
         return caught(thread, breakpoints.catch_of(to_int(payload.get("bkptno"), 0)), output)
     if interrupting or not reason:

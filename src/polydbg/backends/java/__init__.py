@@ -23,7 +23,8 @@ and logpoints), stepping.py (steps), stops.py (composite events → stops), insp
 variables, set_variable), evaluator.py/expr.py/scope.py/values.py/collections.py (expressions and
 values), classes.py (class, method, line and variable tables), commands.py (``debug_command``),
 launcher.py, kotlin.py and mainclass.py (starting a program; a main class the JVM cannot load), calls.py
-(methods an evaluation called, and those still running past their deadline).
+(methods an evaluation called, and those still running past their deadline), monitors.py (the locks each
+thread holds and waits for, their owners).
 
 Quirks of the agent and what polydbg does about them (checked against OpenJDK 17.0.21, Debian 12, and
 Kotlin 2.4.20):
@@ -42,8 +43,10 @@ No conditions, hit counts or logpoints in JDWP.                Evaluates them at
 A composite event can hold a ``ClassPrepare`` (loading thread  Resumes that thread once more after binding.
 suspended) and a stop (whole VM suspended): the thread is
 suspended twice.
-Methods can be invoked only on a thread suspended by an        After debug_pause (``VirtualMachine.Suspend``)
-event.                                                         calls are refused with a message; reading works.
+Methods can be invoked only on a thread suspended by an        After debug_pause (``VirtualMachine.Suspend``),
+event.                                                         and in another thread's frames than the event's,
+                                                               calls are refused saying so and what works:
+                                                               reading, ``Thread.currentThread()`` (read).
 An invoke resumes its thread: the thread's frame ids become    Frames are re-found by (thread, depth) after
 invalid, and the invoked code may hit breakpoints.             every invoke; events of an invoking thread are
                                                                not stops (the VM is resumed).
@@ -67,6 +70,11 @@ Lambdas run through hidden classes (``Foo$$Lambda$14/0x…``)    Leaves those fr
 without source, between the caller and the lambda's body.      watchpoints are bound in them.
 ``Method.VariableTable`` lists ``this`` (javac -g, kotlinc);   Drops it (``StackFrame.ThisObject`` reads it);
 without ``-g`` it fails with ABSENT_INFORMATION (101).         says "no variable table" instead of locals.
+A ``java.util.concurrent`` lock is no monitor: JDWP knows no   Reads ``Thread.parkBlocker`` and the owner field
+owner, and no lock a thread holds.                             of ``AbstractOwnableSynchronizer``; a holder is
+                                                               known from the threads parked on its lock.
+Field ids are offsets (HotSpot): another class's field id      Reads a field only of an object whose class
+reads whatever its object has there.                           descends from the field's.
 ``DestroyJavaVM`` is in the ``main`` thread group, though the  Marks it a JVM thread (``system``) like those
 JVM's own.                                                     outside ``main``.
 The agent reports VM death, never the exit status.             A launched JVM's status comes from its process;

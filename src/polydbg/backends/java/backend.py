@@ -28,6 +28,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from polydbg import procs
@@ -50,6 +51,7 @@ from polydbg.backends.base import (
     StepKind,
     StopEvent,
     Thread,
+    ThreadLocks,
     Variable,
 )
 from polydbg.backends.java import attach as java_attach
@@ -61,6 +63,7 @@ from polydbg.backends.java.conditions import Conditions
 from polydbg.backends.java.exceptions import Exceptions
 from polydbg.backends.java.inspection import Inspection
 from polydbg.backends.java.methods import MethodBreakpoints
+from polydbg.backends.java.monitors import Monitors
 from polydbg.backends.java.sources import Sources, launch_roots
 from polydbg.backends.java.stepping import Stepping
 from polydbg.backends.java.stops import Stops
@@ -111,6 +114,7 @@ class JavaBackend(Backend):
         self._exceptions = Exceptions(vm, threads)
         self._stepping = Stepping(vm, threads)
         self._inspection = Inspection(vm, threads)
+        self._monitors = Monitors(vm, threads)
         self._stops = Stops(vm, threads, lines=self._lines, entry=self._entry, methods=self._methods,
                             watches=self._watches, exceptions=self._exceptions, stepping=self._stepping,
                             conditions=conditions, listener=self._events.target)
@@ -367,6 +371,11 @@ class JavaBackend(Backend):
 
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
         return await self._threads.stack_trace(thread_id, start, levels)
+
+    async def locks(self, thread_ids: Sequence[int]) -> dict[int, ThreadLocks]:
+        """Monitors held (and the frame that took each), the monitor or java.util.concurrent lock each thread
+        waits for and its owner, Object.wait() and parking (monitors.py)."""
+        return await self._monitors.locks(thread_ids)
 
     async def scopes(self, frame: FrameRef) -> list[Scope]:
         return await self._inspection.scopes(frame)

@@ -10,8 +10,9 @@
 - Evaluate and set_variable: expressions are evaluated by polydbg (expr.py parses, evaluator.py runs;
   scope.py is the frame they see). A new value is converted as Java's assignment converts it, written
   (a local, an instance or a static field — in the class that declares it — or an array element), and
-  read back from the VM. After debug_pause no method can be called (JDWP invokes only on a thread
-  suspended by an event): reading works, a call says so.
+  read back from the VM. After debug_pause no method can be called, nor in another thread's frames than
+  the event's (JDWP invokes only on a thread suspended by an event): reading works, a call says so. A
+  value's ref keeps the frame it was read in: a new value for one of its members is evaluated there.
 """
 
 from __future__ import annotations
@@ -37,11 +38,19 @@ PAUSED = ("the JVM was suspended by debug_pause, and JDWP runs methods only on a
           "breakpoint and continue to it (reading values works here)")
 
 
+def other_thread(thread: int, stopped: int) -> str:
+    """Why a method cannot run in a thread the event did not stop, and what works instead."""
+    return (f"thread {thread} did not stop at the event (the JVM suspended it with the others), and JDWP runs "
+            f"methods only on the thread an event stopped: thread {stopped}. Reading works in thread {thread}'s frames "
+            "(locals, fields, array elements, strings, arithmetic, Thread.currentThread()); call methods in thread "
+            f"{stopped}'s frames (debug_evaluate(thread_id={stopped}, …)), or break where thread {thread} runs")
+
+
 @dataclass
 class Ref:
-    kind: str  # "locals" | "statics" | "object" | "array" | "collection"
-    thread: int = 0  # JDWP thread id (locals)
-    frame: int = 0  # shown frame index (locals)
+    kind: str  # "locals" | "statics" | "object" | "array" | "collection" | "frame" (an evaluation's)
+    thread: int = 0  # JDWP thread id: of the locals, or of the frame a value was read in (0: the stop's)
+    frame: int = 0  # shown frame index of that thread
     object_id: int = 0
     name: str | None = None  # the expression naming it
 
@@ -62,8 +71,14 @@ class Inspection:
         """The program moved: every ref of the last stop is stale."""
         self._refs.clear()
 
-    def _refusal(self) -> str | None:
-        return PAUSED if self._threads.stop.paused else None
+    def _refusal(self, thread: int) -> str | None:
+        """Why no method may be called in ``thread``'s frames (None: they may)."""
+        stop = self._threads.stop
+        if stop.paused:
+            return PAUSED
+        if stop.thread is not None and thread != stop.thread:
+            return other_thread(self._threads.id_of(thread), self._threads.id_of(stop.thread))
+        return None
 
     # -- scopes and variables ---------------------------------------------------------------------------
 
@@ -89,15 +104,15 @@ class Inspection:
             first = start or 0
             size = count if count is not None else min(CHILD_CAP, length - first)
             items = await values.array_items(handle.object_id, first, max(0, min(size, length - first)))
-            return [await self._variable(f"[{first + i}]", item, f"{handle.name}[{first + i}]" if handle.name else None)
-                    for i, item in enumerate(items)]
+            return [await self._variable(f"[{first + i}]", item, f"{handle.name}[{first + i}]" if handle.name else None,
+                                         handle) for i, item in enumerate(items)]
         if handle.kind == "collection":  # its elements; by its fields when its layout is not known
             page = await values.collections.children(handle.object_id, start or 0,
                                                      CHILD_CAP if count is None else count)
             if page is not None:
-                elements = [await self._variable(name, value, None) for name, value in page.named]
+                elements = [await self._variable(name, value, None, handle) for name, value in page.named]
                 return elements + ([Variable("(limit)", page.note, "note")] if page.note else [])
-        listing = await self._fields(handle.object_id, handle.name)
+        listing = await self._fields(handle.object_id, handle.name, handle)
         return listing[start or 0:(start or 0) + count] if count is not None else listing
 
     async def child_slice(self, parent: Variable, start: int, count: int) -> list[Variable] | None:
@@ -119,7 +134,7 @@ class Inspection:
                 frame_id).bytes(), "StackFrame.ThisObject")
             this = reply.value()
             if this.value:
-                out.append(await self._variable("this", this, "this"))
+                out.append(await self._variable("this", this, "this", handle))
         variables = await classes.variables(cls, method)
         if method.no_variables:
             out.append(Variable("(locals)", "no variable table: recompile with javac -g", "note"))
@@ -133,7 +148,7 @@ class Inspection:
         reply = await self._vm.request(CommandSet.STACK_FRAME, 1, writer.bytes(), "StackFrame.GetValues")
         values = [reply.value() for _ in range(reply.i4())]
         for variable, value in zip(visible, values, strict=False):
-            shown = await self._variable(variable.name, value, variable.name)
+            shown = await self._variable(variable.name, value, variable.name, handle)
             out.append(shown._replace(type=short_name(variable.signature)) if value.is_object and not value.value
                        else shown)  # null: its declared type
         return out
@@ -143,7 +158,7 @@ class Inspection:
         out: list[Variable] = []
         for cls, fields in await self._static_fields(await self._vm.classes.get(where.class_id)):
             values = await self._vm.values.static_values(cls.id, [f.id for f in fields])
-            out.extend([await self._variable(f.name, v, f.name) for f, v in zip(fields, values, strict=False)])
+            out.extend([await self._variable(f.name, v, f.name, handle) for f, v in zip(fields, values, strict=False)])
         return out
 
     async def _static_fields(self, first: JavaClass) -> list[tuple[JavaClass, list[Field]]]:
@@ -171,18 +186,21 @@ class Inspection:
                 cls = await classes.named(outer + ";")
         return found
 
-    async def _fields(self, object_id: int, parent: str | None) -> list[Variable]:
+    async def _fields(self, object_id: int, parent: str | None, origin: Ref) -> list[Variable]:
         cls = await self._vm.values.class_of(object_id)
         fields = [f for f in await self._vm.classes.fields(cls) if not f.is_static]
         values = await self._vm.values.field_values(object_id, [f.id for f in fields])
-        return [await self._variable(f.name, v, f"{parent}.{f.name}" if parent else None)
+        return [await self._variable(f.name, v, f"{parent}.{f.name}" if parent else None, origin)
                 for f, v in zip(fields, values, strict=False)]
 
-    async def _variable(self, name: str, value: Value, evaluate_name: str | None) -> Variable:
+    async def _variable(self, name: str, value: Value, evaluate_name: str | None, origin: Ref | None = None
+                        ) -> Variable:
+        """A value as a variable; its ref keeps ``origin``'s frame, where a new value for its members is evaluated."""
         found = await self._vm.values.describe(value)
         ref = 0
         if found.children:
-            ref = self._refs.add(Ref(found.children, object_id=int(value.value), name=evaluate_name))
+            thread, frame = (origin.thread, origin.frame) if origin is not None else (0, 0)
+            ref = self._refs.add(Ref(found.children, thread, frame, int(value.value), evaluate_name))
         return Variable(name, found.text, found.type, ref, evaluate_name, found.length)
 
     @staticmethod
@@ -196,12 +214,13 @@ class Inspection:
         """The Java subset of ``expr.SUBSET``, in ``frame`` (the stopped thread's top frame by default)."""
         threads = self._threads
         where = frame or FrameRef(threads.id_of(threads.jdwp(None)), 0)
-        scope = threads.scope(threads.jdwp(where.thread_id), where.index, self._refusal())
+        thread = threads.jdwp(where.thread_id)
+        scope = threads.scope(thread, where.index, self._refusal(thread))
         result = await self._vm.evaluator.evaluate(expression, scope)
         name = expression.strip()
         if isinstance(result, Text):
             return Variable(name, json.dumps(result.text[:STRING_CHARS], ensure_ascii=False), "String")
-        return await self._variable(name, result, name)
+        return await self._variable(name, result, name, Ref("frame", thread, where.index))
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         """A local, a field (instance or static) or an array element, to the value of a Java expression
@@ -209,9 +228,8 @@ class Inspection:
         handle = self._refs.get(ref)
         if handle is None:
             raise AdapterRequestError("setVariable", f"ref {ref} is not valid at this stop")
-        stopped = self._threads.jdwp(None)
-        scope = self._threads.scope(handle.thread if handle.kind == "locals" else stopped,
-                                    handle.frame if handle.kind == "locals" else 0, self._refusal())
+        thread = handle.thread or self._threads.jdwp(None)  # the frame the value was read in (else the stop's)
+        scope = self._threads.scope(thread, handle.frame if handle.thread else 0, self._refusal(thread))
         new = await self._vm.evaluator.evaluate(value, scope)
         if handle.kind == "locals":
             return await self._set_local(handle, name, new, scope)
@@ -240,7 +258,7 @@ class Inspection:
         writer.u1(slot_tag(found.signature)).untagged(converted)
         await self._vm.request(CommandSet.STACK_FRAME, 2, writer.bytes(), "StackFrame.SetValues")
         now = await self._threads.scope(handle.thread, handle.frame, None).local(name)
-        return await self._variable(name, now if now is not None else converted, name)
+        return await self._variable(name, now if now is not None else converted, name, handle)
 
     async def _set_field(self, handle: Ref, name: str, new: Value | Text, scope: StoppedFrame) -> Variable:
         cls = await self._vm.values.class_of(handle.object_id)
@@ -254,7 +272,7 @@ class Inspection:
             writer = self._vm.client.writer().object_id(handle.object_id).i4(1).field_id(field.id).untagged(converted)
             await self._vm.request(CommandSet.OBJECT_REFERENCE, 3, writer.bytes(), "ObjectReference.SetValues")
             now = (await self._vm.values.field_values(handle.object_id, [field.id]))[0]
-        return await self._variable(name, now, f"{handle.name}.{name}" if handle.name else None)
+        return await self._variable(name, now, f"{handle.name}.{name}" if handle.name else None, handle)
 
     async def _write_static(self, cls: JavaClass, field: Field, value: Value) -> Value:
         """Set a static field in the class that declares it; the value the VM now holds."""
@@ -270,7 +288,7 @@ class Inspection:
             if field is None:
                 continue
             converted = await self._vm.evaluator.assign(new, field.signature, scope)
-            return await self._variable(name, await self._write_static(cls, field, converted), name)
+            return await self._variable(name, await self._write_static(cls, field, converted), name, handle)
         raise AdapterRequestError("setVariable", f"{name!r} is not a static field this frame's class sees")
 
     async def _set_element(self, handle: Ref, name: str, new: Value | Text, scope: StoppedFrame) -> Variable:
@@ -286,4 +304,4 @@ class Inspection:
         writer = self._vm.client.writer().object_id(handle.object_id).i4(index).i4(1).untagged(converted)
         await self._vm.request(CommandSet.ARRAY_REFERENCE, 3, writer.bytes(), "ArrayReference.SetValues")
         now = (await values.array_items(handle.object_id, index, 1))[0]
-        return await self._variable(f"[{index}]", now, f"{handle.name}[{index}]" if handle.name else None)
+        return await self._variable(f"[{index}]", now, f"{handle.name}[{index}]" if handle.name else None, handle)

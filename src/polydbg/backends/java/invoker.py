@@ -42,7 +42,11 @@ class Invoker:
     async def call(self, target: Value | Text | ClassRef, name: str, args: list[Value | Text],
                    frame: FrameScope) -> Value | Text:
         """``target.name(args)``: an instance method of an object (a built string made in the VM first),
-        or a static one of a class."""
+        or a static one of a class. ``Thread.currentThread()`` is the frame's thread, read, not called (so it
+        works where no method may run: in another thread's frames, after debug_pause)."""
+        if isinstance(target, ClassRef) and target.cls.name == "java.lang.Thread" and name == "currentThread" \
+                and not args:
+            return Value(Tag.THREAD, frame.thread)
         if frame.invoke_refusal is not None:
             raise EvaluationError(f"{name}() cannot be called: {frame.invoke_refusal}")
         if isinstance(target, Value) and not target.is_object:

@@ -89,7 +89,11 @@ class Threads:
         self._batch: list[int] = []  # threads whose frames the next read asks for
         self._reads: set[asyncio.Task[None]] = set()
         self._hidden: dict[int, int] = {}  # JDWP thread → leading frames hidden
+        self._statuses: dict[int, int] = {}  # JDWP thread → its ThreadReference.Status at this stop
+        self._names: dict[int, str] = {}  # JDWP thread → its name at this stop
+        self._listed_at = (-1, -1)  # (the program's run, evaluations' calls) the two were read at
         self._invoking: set[int] = set()  # threads running a method for an evaluation
+        self.invokes = 0  # methods evaluations called: each ran the program's code (it may have taken a lock)
         self.calls = Calls(lambda: self._vm.client, self._call_returned)  # those running past their deadline
 
     # -- ids ------------------------------------------------------------------------------------------
@@ -112,26 +116,62 @@ class Threads:
             raise AdapterRequestError("thread", f"no thread {thread_id}; debug_stack(all_threads=true) lists them")
         return jdwp
 
+    def known(self, thread_id: int) -> int | None:
+        """The JDWP id of polydbg's thread ``thread_id``, None for an id never given."""
+        return self._jdwp.get(thread_id)
+
+    def shown_id(self, jdwp: int) -> int | None:
+        """polydbg's id of JDWP thread ``jdwp``, None when it was never listed (an object that is no thread)."""
+        return self._ids.get(jdwp)
+
+    def is_jvm_thread(self, jdwp: int) -> bool:
+        """Whether a listed thread is the JVM's own (``system``)."""
+        return self._system.get(jdwp, False)
+
+    def status(self, jdwp: int) -> int | None:
+        """The thread's ``ThreadReference.Status`` at this stop, when a listing asked it."""
+        return self._statuses.get(jdwp)
+
+    def statuses(self) -> dict[int, int]:
+        """Every listed thread's status at this stop (JDWP thread → ``ThreadReference.Status``)."""
+        return dict(self._statuses)
+
     # -- the threads ----------------------------------------------------------------------------------
 
     async def all(self, with_states: bool = False) -> list[tuple[int, str, bool, object]]:
         """(JDWP id, name, is the JVM's own, its state when asked) of the live threads: the program's
         first, in start order, then the JVM's own (Reference Handler, Signal Dispatcher, Common-Cleaner …).
         Whose each thread is comes from one walk of the thread groups; names and states are asked
-        together, every thread's at once."""
+        together, every thread's at once, and once a stop (a pause ranks the threads, its report lists
+        them: 5,000 names cost 1.7 s)."""
         reply = await self._vm.request(CommandSet.VM, 4, b"", "VirtualMachine.AllThreads")
         ids = [reply.object_id() for _ in range(reply.i4())]
         if any(thread not in self._system for thread in ids):
             with contextlib.suppress(JdwpRequestError):  # (a thread the walk missed asks for its own group)
                 await self._walk_groups()
+        stopped = self.stop.thread is not None or self.stop.paused
+        if not stopped or self._listed_at != (self.calls.run, self.invokes):  # (running, they change)
+            self._names.clear()
+            self._statuses.clear()
+            self._listed_at = (self.calls.run, self.invokes) if stopped else (-1, -1)
         writer = self._vm.client.writer
-        asked = [(CommandSet.THREAD_REFERENCE, 1, writer().object_id(t).bytes()) for t in ids]
-        if with_states:
-            asked += [(CommandSet.THREAD_REFERENCE, 4, writer().object_id(t).bytes()) for t in ids]
+        unnamed = [t for t in ids if t not in self._names]
+        unknown = [t for t in ids if t not in self._statuses] if with_states else []
+        asked = [(CommandSet.THREAD_REFERENCE, 1, writer().object_id(t).bytes()) for t in unnamed]
+        asked += [(CommandSet.THREAD_REFERENCE, 4, writer().object_id(t).bytes()) for t in unknown]
         answers = await self._vm.client.request_all(asked, "ThreadReference.Name/Status", timeouts.INSPECT_S)
-        names = [a.string() if isinstance(a, Reader) else "?" for a in answers[:len(ids)]]
-        states: list[object] = [THREAD_STATES.get(a.i4(), "state unknown") if isinstance(a, Reader) else a
-                                for a in answers[len(ids):]] or [None] * len(ids)
+        failed: dict[int, object] = {}
+        for thread, answer in zip(unnamed, answers, strict=False):
+            if isinstance(answer, Reader):
+                self._names[thread] = answer.string()
+        for thread, answer in zip(unknown, answers[len(unnamed):], strict=True):
+            if isinstance(answer, Reader):
+                self._statuses[thread] = answer.i4()
+            else:
+                failed[thread] = answer
+        states: list[object] = [THREAD_STATES.get(self._statuses[t], "state unknown") if t in self._statuses
+                                else failed.get(t) for t in ids] if with_states else [None] * len(ids)
+        names = [self._names.get(t, "?") for t in ids]
         system = await asyncio.gather(*(self._is_system(t) for t in ids), return_exceptions=True)
         found = [(t, n, s is True or n in JVM_THREADS, state)
                  for t, n, state, s in zip(ids, names, states, system, strict=True)]
@@ -210,12 +250,11 @@ class Threads:
     async def pause_thread(self) -> int:
         """The thread a pause shows, the way a busy program is found busy (``pause_rank``); the JVM's own
         threads are never picked over the program's."""
-        threads = await self.all()
-        user = [(jdwp, name) for jdwp, name, system, _ in threads if not system]
-        states = await asyncio.gather(*(self.state(jdwp) for jdwp, _ in user), return_exceptions=True)
-        ranked: list[tuple[int, int, int]] = []
-        for position, ((jdwp, name), state) in enumerate(zip(user, states, strict=True)):
-            ranked.append((pause_rank(name, state, await self._runs_program_code(jdwp)), position, jdwp))
+        threads = await self.all(with_states=True)
+        user = [(jdwp, name, state) for jdwp, name, system, state in threads if not system]
+        programs = await asyncio.gather(*(self._runs_program_code(jdwp) for jdwp, _, _ in user))  # frames read at once
+        ranked = [(pause_rank(name, state, program), position, jdwp)
+                  for position, ((jdwp, name, state), program) in enumerate(zip(user, programs, strict=True))]
         return min(ranked)[2] if ranked else threads[0][0]
 
     async def _runs_program_code(self, thread: int) -> bool:
@@ -230,7 +269,7 @@ class Threads:
         """The stop shown is on ``thread``: its name, and its runtime frames hidden."""
         self.stop.thread = thread
         try:
-            name: str | None = await self.name(thread)
+            name: str | None = self._names.get(thread) or await self.name(thread)  # (a pause's ranking read it)
         except JdwpRequestError:
             name = None
         self.stop.name = None if name == "main" else name
@@ -238,11 +277,16 @@ class Threads:
         names = [(await self._vm.classes.get(where.class_id)).name for _, where in frames]
         self._hidden[thread] = leading(names, lambda name: name.startswith(LIBRARY_PACKAGES))
 
+    def read_frames(self, thread: int) -> list[tuple[int, Location]] | None:
+        """The thread's frames when they were read at this stop already (None: not yet)."""
+        return self._frames.get(thread)
+
     def forget_frames(self, thread: int | None = None) -> None:
         """A thread's frames (every thread's, for None: the program is resumed) are stale: it ran."""
         if thread is None:
             self._frames.clear()
             self._hidden.clear()
+            self._statuses.clear()
             self.calls.run += 1
         else:
             self._frames.pop(thread, None)
@@ -260,6 +304,7 @@ class Threads:
                       after: Callable[[], Awaitable[None]]) -> bytes:
         """An invoke's reply; its thread's events meanwhile are the call's (calls.py: one past its deadline)."""
         self._invoking.add(thread)
+        self.invokes += 1
         frames = self._frames.pop(thread, None) or []  # their ids die as the thread runs; where they are does not
         try:
             return await self.calls.call(thread, reply, label, f"thread {self.id_of(thread)}", frames, after)

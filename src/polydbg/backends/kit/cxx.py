@@ -29,11 +29,14 @@ _BUILTIN = {"v": "void", "b": "bool", "c": "char", "a": "signed char", "h": "uns
             "t": "unsigned short", "i": "int", "j": "unsigned int", "l": "long", "m": "unsigned long",
             "x": "long long", "y": "unsigned long long", "f": "float", "d": "double", "e": "long double",
             "w": "wchar_t"}
+NO_FIELDS = "(its fields: its type is not in the program's debug info)"  # a type g++ described nowhere
 C_STRINGS = frozenset({"const char *", "char *"})  # ``throw "text"``: the object is the pointer
 # a debugger's print of an object read as its type: "(ConfigError) 0x55… = (std::runtime_error = …, code = 7)"
 _PRINTED_OBJECT = re.compile(r"^\([^)]*\)\s*0x[0-9a-fA-F]+\s*=\s*(.*)$", re.DOTALL)
-_FIRST_BASE = re.compile(r"^[({]\s*(std::[\w:]+)\s*=")
+_FIRST_BASE = re.compile(r"^[({]\s*<?(std::[\w:]+)>?\s*=")  # lldb: (std::runtime_error = …; gdb: {<std::…> = …
+_EMPTY_BASE = re.compile(r"<[^<>=]+> = \{<No data fields>\}(?:,\s*)?")  # gdb's base class with no fields
 _STRING_MEMBER = re.compile(r'\b\w+\s*=\s*(?:0x[0-9a-fA-F]+\s*)?"((?:[^"\\]|\\.)*)"')
+_REAL_TYPE = re.compile(r"/\* real type = (.+?) \*/")
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"(?:\.\.\.)?\s*$')
 
 
@@ -70,6 +73,16 @@ def demangle_type(mangled: str) -> str:
     return "::".join((["std"] if std else []) + parts)
 
 
+def whatis_type(printed: str) -> str | None:
+    """The type gdb's ``whatis`` names: with ``print object on``, the object's dynamic type where it says one
+    (``type = /* real type = ConfigError */`` then the static type)."""
+    real = _REAL_TYPE.search(printed)
+    if real is not None:
+        return real.group(1).strip()
+    first = printed.strip().splitlines()[0] if printed.strip() else ""
+    return first.removeprefix("type = ").strip() or None
+
+
 def printed_string(value: str) -> str | None:
     """The string in a debugger's print of a ``char *`` (``0x4a2b "too big"``), unescaped, or None."""
     match = _QUOTED.search(value.strip())
@@ -90,4 +103,7 @@ def fields_message(printed: str) -> tuple[bool, str]:
     member = _STRING_MEMBER.search(value)
     if member is not None:
         return False, member.group(1).encode("latin-1", "backslashreplace").decode("unicode_escape", "replace")
-    return False, value.removeprefix("(").removesuffix(")").strip()
+    value = _EMPTY_BASE.sub("", value)
+    if value[:1] + value[-1:] in ("()", "{}"):
+        value = value[1:-1]
+    return False, value.strip()

@@ -74,6 +74,13 @@ lldb-vscode (LLVM ≤ 17) runs "?command" as an unknown    no quiet prefix for i
 command
 an evaluation error is clang's diagnostics: 1.5 KB of    cut to the errors and the first note, long template
 notes spelling every template argument                   arguments shortened (``expressions.short_error``)
+an expression runs with the API's 0.5 s timeout: a       a variable path is read as lldb-dap reads it (no code
+longer call is interrupted, blamed on the stop's         runs); anything else runs as ``expression --timeout``
+breakpoint ("interrupted: breakpoint 1.1.")              with polydbg's deadline (``expressions``)
+lldb answers the detach of a program it launched ~5 s    the program alive, untraced, and lldb-server gone is
+after letting it go (lldb's CLI too)                     taken as the answer
+a program detached with a watchpoint set dies of         its watchpoints are disabled before the detach
+SIGTRAP at its next write there (the CLI's too)
 no Rust expression parser: Rust is read as C++, where    a Rust field path that fails so is evaluated again a
 ``.`` does not go through a reference or Box             step at a time, dereferenced as each type needs
 (``node.next`` on a ``&Box<Node>``)                      (``(**node).next``)

@@ -9,14 +9,16 @@ start-up lines, known harmless complaints) is dropped here; the package docstrin
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
 import re
 import signal
+import time
 from typing import Any, ClassVar
 
-from polydbg import procs
+from polydbg import procs, tracee
 from polydbg.backends.base import (
     AttachSpec,
     BackendListener,
@@ -35,9 +37,10 @@ from polydbg.backends.base import (
 )
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
+from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.lifecycle import Phase
 from polydbg.backends.kit.ordering import OrderedEvents
-from polydbg.backends.lldb import expressions, hits, launch, stops, values
+from polydbg.backends.lldb import expressions, hits, launch, lines, stops, values
 from polydbg.backends.lldb.launch import COMMAND_PREFIX
 from polydbg.backends.locate import find_lldb_dap
 from polydbg.dap.client import DapClient
@@ -48,6 +51,9 @@ log = logging.getLogger(__name__)
 
 CHILDREN_CAP = 256  # children listed when no count is asked for (lldb's own max-children-count)
 PREVIEWS_PER_LIST = 64  # container previews built per listing (each costs a request)
+DISABLE_WATCH_S = 2.0  # for lldb to disarm the watchpoints before a detach
+RELEASE_POLL_S = 0.02  # how often a detach looks whether lldb has let the program go
+CALL_GRACE_S = 5.0  # past the deadline, for lldb to interrupt a call it was given that deadline for, and answer
 
 _CONSOLE_NOISE = (
     "which was unable to be parsed",  # lldb 22 on GCC's unique_ptr tuple; cxx_formatters reads it anyway
@@ -72,7 +78,7 @@ class LldbDapBackend(DapBackend):
         self._scope_refs: set[int] = set()  # variable references of scopes at this stop (never capped)
         self._helpers: list[procs.ProcStat] = []  # lldb-server and the debuggee, found before the end
         self._stops = stops.LldbStops(language, ordered, self._frames, self._request, self._stop_event,
-                                      self._breakpoints.ids)
+                                      self._breakpoints.ids, self._breakpoints.watch_label)
 
     # -- adapter and launch -------------------------------------------------------------------------
 
@@ -179,7 +185,15 @@ class LldbDapBackend(DapBackend):
 
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
         sent, refused = self._stops.hits.prepare(breakpoints)
-        results = hits.merged(breakpoints, await super().set_breakpoints(file, sent), refused)
+
+        async def send(these: list[SourceBreakpoint]) -> list[BreakpointResult]:
+            return await DapBackend.set_breakpoints(self, file, these)
+
+        async def locations(first: int, last: int) -> dict[str, Any]:
+            return await self._request("breakpointLocations", {"source": {"path": file}, "line": first,
+                                                               "endLine": last})
+        answered = await lines.bound_to_code(file, sent, await send(sent), locations, send)
+        results = hits.merged(breakpoints, answered, refused)
         for bp in sent:
             native = self._breakpoints.ids.native_of(bp.id)
             if native is not None:
@@ -233,10 +247,34 @@ class LldbDapBackend(DapBackend):
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
         try:
-            found = await super().evaluate(expression, frame, context)
+            found = await self._evaluated(expression, frame, context)
         except AdapterRequestError as exc:
             found = await self._evaluate_again(expression, frame, context, exc)
         return await self._shaped(found)
+
+    async def _evaluated(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
+        """A variable path as lldb-dap reads it (``hover``: no code runs); anything else through lldb's
+        ``expression`` command with polydbg's deadline, not the API's 0.5 s (``expressions``)."""
+        if context != "watch" or "\n" in expression:  # lldb-dap runs each line of a command as a command
+            return await super().evaluate(expression, frame, context)
+        try:
+            return await super().evaluate(expression, frame, "hover")
+        except AdapterRequestError:
+            pass
+        thread = frame.thread_id if frame is not None else None
+        self._evaluations.refuse_if_busy(thread)
+        await self._select(frame)
+        deadline = timeouts.INSPECT_S
+        arguments = {"expression": COMMAND_PREFIX + expressions.call_command(expression, deadline),
+                     "context": "repl", **await self._frame_args(frame)}
+        started = time.monotonic()
+        body = await self._evaluations.run(self.client, thread, expression, arguments, grace_s=CALL_GRACE_S)
+        output = str(body.get("result", ""))
+        result = expressions.command_result(output, time.monotonic() - started, deadline)
+        if result is None:  # a call that returns nothing
+            return Variable(name=expression, value=output.strip(), type=None if output.strip() else "void")
+        value = await super().evaluate(result, frame, "watch")  # the result as lldb-dap reads a value
+        return value._replace(name=expression)
 
     async def _evaluate_again(self, expression: str, frame: FrameRef | None, context: EvaluateContext,
                               failed: AdapterRequestError) -> Variable:
@@ -256,6 +294,18 @@ class LldbDapBackend(DapBackend):
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         return await self._shaped(await super().set_variable(ref, name, value))
+
+    async def _select(self, frame: FrameRef | None) -> None:
+        """lldb-dap runs a command in lldb's selected thread and frame, whichever the request names: select it."""
+        if frame is None:
+            return
+        level = frame.index + await self._hidden_frames(frame.thread_id)
+        for command in (f"thread select -t {frame.thread_id}", f"frame select {level}"):
+            said = str((await self._request("evaluate", {"expression": COMMAND_PREFIX + command,
+                                                         "context": "repl"})).get("result", ""))
+            if said.lstrip().startswith("error:"):
+                raise AdapterRequestError("evaluate", f"cannot select frame {frame.index} of thread "
+                                          f"{frame.thread_id}: {said.strip().removeprefix('error:').strip()}")
 
     async def child_slice(self, parent: Variable, start: int, count: int,
                           frame: FrameRef | None = None) -> list[Variable] | None:
@@ -294,6 +344,7 @@ class LldbDapBackend(DapBackend):
         if not text.strip().removeprefix(COMMAND_PREFIX).strip():
             raise UsageError("the command is empty; send an lldb command as you would type it at lldb's prompt, "
                              "e.g. 'bt', 'frame variable', 'register read', 'image list' ('help' lists them)")
+        await self._select(frame)
         output = await super().command(text if text.startswith(COMMAND_PREFIX) else COMMAND_PREFIX + text, frame)
         if output.lstrip().startswith("error:"):
             raise AdapterRequestError("evaluate", output.strip().removeprefix("error:").strip())
@@ -304,6 +355,31 @@ class LldbDapBackend(DapBackend):
     async def _before_end(self, terminate_debuggee: bool) -> None:
         # lldb-dap starts lldb-server, which starts the debuggee: found now, while they are its descendants
         self._helpers = procs.descendants(self._proc.pid) if self._proc.pid is not None else []
+        if not terminate_debuggee and self._breakpoints.watching:
+            # lldb 22 detaches a program with a watchpoint set (or deleted) with its debug registers armed: the
+            # program dies of SIGTRAP at its next write there; one disabled first is let go cleanly
+            with contextlib.suppress(AdapterError):
+                await self._request("evaluate", {"expression": f"{COMMAND_PREFIX}watchpoint disable",
+                                                 "context": "repl"}, DISABLE_WATCH_S)
+
+    async def _let_go(self, answer: asyncio.Future[dict[str, Any]], deadline_s: float) -> None:
+        """lldb answers the detach of a program it launched only ~5 s after letting it go (lldb 22, the CLI's
+        ``process detach`` too), so the program alive, no thread of it traced, and lldb-server gone is the answer."""
+        program = self._program_pid
+        servers = {helper.pid for helper in self._helpers if helper.name.startswith("lldb-server")}
+        if program is None or tracee.tracer_of(program) not in servers:
+            await super()._let_go(answer, deadline_s)
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + deadline_s
+        while not answer.done():
+            if tracee.released(program) and not any(procs.read_stat(helper.pid) == helper for helper in self._helpers
+                                                   if helper.pid in servers):
+                return  # every thread let go, and lldb-server, done with it, has exited
+            if loop.time() >= deadline:
+                raise asyncio.TimeoutError
+            await asyncio.wait({answer}, timeout=RELEASE_POLL_S)
+        answer.result()
 
     async def _after_end(self, terminate_debuggee: bool) -> None:
         for helper in self._helpers:  # lldb-server, and on terminate the debuggee

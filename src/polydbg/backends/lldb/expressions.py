@@ -1,4 +1,15 @@
-"""Expressions on lldb-dap: an error cut to the error itself, and Rust field paths lldb cannot read as written.
+"""Expressions on lldb-dap: a call given polydbg's deadline, an error cut to the error itself, and Rust field paths
+lldb cannot read as written.
+
+lldb-dap evaluates an expression that is not a variable path through ``SBFrame::EvaluateExpression``, whose
+options default to a 0.5 s timeout (``EvaluateExpressionOptions::default_timeout``): a call running longer is
+interrupted, the program put back, and the error names the stop reason the thread had before the call
+("Expression execution was interrupted: breakpoint 1.1."), though no breakpoint was hit — a ``sleep(3)`` fails
+where ``usleep(300000)`` works. lldb's own ``expression`` command has no timeout unless given one. So an
+expression that is not a variable path runs as ``expression --timeout`` (``call_command``) with polydbg's
+evaluation deadline, and the same options as the API's default (breakpoints ignored, the program put back on an
+error): a long call returns, an endless one is interrupted by lldb at the deadline and said so
+(``command_result``). Its result is lldb's persistent variable (``$N``), read again as lldb-dap reads any value.
 
 An error is clang's diagnostics: a call with no matching overload of a ``std::map`` member is 1.5 KB, the
 line echoed with a caret, then a note per candidate spelling every template argument of every type. The
@@ -26,14 +37,39 @@ from polydbg.errors import AdapterRequestError
 MAX_ERRORS = 3  # errors kept from one evaluation (clang stops at 20)
 LONG_TYPE = 60  # a quoted type name longer than this has its template arguments shortened
 
-_FALLBACK = re.compile(r"^(?:Expression evaluation in \w+ not supported\. Falling back to default language\. )?"
-                       r"Ran expression as '([^']+)'\.\s*$")
+_FALLBACK = re.compile(r"^(?:note: )?(?:Expression evaluation in [\w ]+ not supported\. "
+                       r"(?:Falling back to default language\. )?)?Ran expression as '([^']+)'\.\s*$")
 _DIAGNOSTIC = re.compile(r"^(error|warning|note): (?:<user expression \d+>:\d+:\d+: )?(.*)$")
 _ECHO = re.compile(r"^\s*(?:\d+\s*)?\|")  # "    1 | table.at(5)" and "      | ~~~~~~^~"
 _QUOTED = re.compile(r"'([^']*)'")
 _TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
 _RUST_PATH = re.compile(r"^\s*([A-Za-z_]\w*)((?:\s*\.\s*(?:[A-Za-z_]\w*|\d+))+)\s*$")
 _THROUGH_POINTER = ("is not a structure or union", "is a pointer; did you mean to use '->'")
+_RESULT_NAME = re.compile(r"^\(.*?\) (\$\d+) = ", re.MULTILINE)  # "(unsigned int) $0 = 0"
+_INTERRUPTED = "Expression execution was interrupted"
+_PUT_BACK = "has been returned to the state before expression evaluation"
+
+
+def call_command(expression: str, timeout_s: float) -> str:
+    """The lldb command evaluating ``expression`` with lldb-dap's options but a deadline of ``timeout_s``."""
+    return (f"expression --timeout {max(1, round(timeout_s * 1_000_000))} --ignore-breakpoints true "
+            f"--unwind-on-error true -- {expression}")
+
+
+def command_result(output: str, elapsed_s: float, timeout_s: float) -> str | None:
+    """The persistent variable (``$N``) holding what a ``call_command`` printed; None when it printed no value
+    (a void call). Its error raised (``AdapterRequestError``): a call lldb interrupted at the deadline said so."""
+    if not any(line.startswith("error:") for line in output.splitlines()):
+        found = _RESULT_NAME.search(output)
+        return found.group(1) if found else None
+    if _INTERRUPTED in output and elapsed_s >= timeout_s * 0.95:
+        where = ("lldb interrupted it; the program is back as it was before, still stopped here" if _PUT_BACK in output
+                 else "lldb interrupted it and left the program inside it: debug_command 'thread return -x' returns "
+                 "to the stop")
+        raise AdapterRequestError("evaluate", f"the call did not return within {timeout_s:g} s (polydbg's "
+                                  f"evaluation deadline), so {where}; a call that never returns (an endless loop, "
+                                  "a wait) cannot be evaluated")
+    raise AdapterRequestError("evaluate", output)
 
 
 def short_error(text: str) -> str:
@@ -45,7 +81,7 @@ def short_error(text: str) -> str:
     for line in text.splitlines():
         fallback = _FALLBACK.match(line)
         if fallback is not None:
-            rust = rust or line.startswith("Expression evaluation in Rust")
+            rust = rust or "Expression evaluation in Rust" in line
             continue
         diagnostic = _DIAGNOSTIC.match(line)
         if diagnostic is not None:

@@ -15,7 +15,8 @@ stack first, so they are reported after it (``kit.ordering`` holds the events be
   panic message the hook printed (``kit.panics``) becomes the stop's description.
 - A watchpoint: one that fired inside library code (memcpy writing the watched bytes) is reported at
   the user's frame that called it, the library frames listed above frame 0 (``above``); the old and
-  new values lldb printed as console lines just before the stop go to its description.
+  new values lldb printed as console lines just before the stop go to its description, after polydbg's
+  id and the watched expression (lldb-dap's own "data breakpoint 2" is lldb's watchpoint number).
 
 A stop at a conditional breakpoint waits ``CONDITION_ERROR_WAIT_S`` for lldb's console line saying
 the condition failed to evaluate (lldb stops then, and says so only in output sent just after the
@@ -59,6 +60,10 @@ _CONDITION_FAILED = re.compile(r'stopped due to an error evaluating condition of
 _ASSERT_FAILED = re.compile(r"(Assertion `.*' failed\.)")
 # lldb's console lines just before a watchpoint stop: "Watchpoint 1 hit:", "old value: 0", "new value: 7"
 _WATCH_REPORT = re.compile(r"^(?:Watchpoint \d+ hit:|(old |new )?value: (.*))\n?$", re.DOTALL)
+_MAIN = "--fullname main"  # C and C++: main itself, not a method named main
+# Rust: the crate's main (``app::main``, with its hash under the legacy mangling), not the C main rustc writes
+_ENTRY_FUNCTION = {"rust": '--func-regex "^[A-Za-z_][A-Za-z0-9_]*::main(::h[0-9a-f]+)?$"'}
+_PLACED = re.compile(r"^Breakpoint (\d+): where = ", re.MULTILINE)
 _SIGNAL_TEXT = {
     "SIGABRT": "aborted (abort() was called, e.g. by a failed assert)",
     "SIGSEGV": "segmentation fault",
@@ -130,19 +135,22 @@ class LldbStops:
     """The stops of one lldb-dap session: classified, rewritten and reported in order."""
 
     def __init__(self, language: str, ordered: OrderedEvents, frames: FrameHandles[int], request: wire.Request,
-                 stop_event: Callable[[dict[str, Any]], StopEvent], breakpoint_ids: IdMap[int]) -> None:
+                 stop_event: Callable[[dict[str, Any]], StopEvent], breakpoint_ids: IdMap[int],
+                 watch_label: Callable[[int], str | None]) -> None:
         self._language = language
         self._ordered = ordered
         self._frames = frames
         self._request = request
         self._stop_event = stop_event
         self._breakpoint_ids = breakpoint_ids  # the session's breakpoints: a stop at any other may be rust_panic
+        self._watch_label = watch_label  # lldb's watchpoint id → "#3 counter", as the agent knows it
         self.core: str | None = None  # the core file opened post-mortem
         self.remote = False  # attached to a gdbserver: its initial SIGTRAP stop is not the user's
         self._remote_resumed = False
         self._pause_requested = False
         self._stop_reported = False  # a focus stop was reported since the last resume
         self._first_stop = True
+        self._entry_breakpoint: int | None = None  # lldb's one-shot breakpoint at the entry function (stop on entry)
         self.conditional: set[int] = set()  # lldb's ids of breakpoints with a condition
         self.hits = LldbHits()
         self._stepping = False  # a step is under way: its stop is shown whatever the breakpoints there count
@@ -197,6 +205,11 @@ class LldbStops:
         self._stop_reported = False
         self.forget()
 
+    @property
+    def holding(self) -> bool:
+        """A stop was reported and the program has not been resumed since: lldb holds it stopped."""
+        return self._stop_reported
+
     def known_detail(self, thread: int) -> ExceptionDetail | None:
         """Why ``thread`` aborted or panicked, when this stop learnt it (None: ask lldb-dap)."""
         if thread in self._aborts:
@@ -217,6 +230,15 @@ class LldbStops:
         if body.get("preserveFocusHint") and not body.get("allThreadsStopped", True) and self._stop_reported:
             return  # another thread's reason at a stop already reported for the focus thread
         self.forget()
+        if body.get("reason") == "entry" and self.core is None and self._first_stop and not self._pause_requested:
+            self._ordered.refine(self._run_to_entry_function(body))
+            return
+        entry = self._at_entry_function(body)
+        if entry is not None:
+            body = entry
+            if body.get("reason") == "entry":
+                self._report(body)
+                return
         if self._needs_stack(body):
             self._ordered.refine(self._classify(body))
             return
@@ -228,6 +250,38 @@ class LldbStops:
             self._ordered.refine(self._resume_quietly(body))
             return
         self._report(self._rewrite(body))
+
+    async def _run_to_entry_function(self, body: dict[str, Any]) -> None:
+        """lldb holds a new process at the loader's first instruction (``_start``, no source); gdb's ``start`` at
+        ``main``. A one-shot breakpoint at the program's entry function takes it there, and that stop is the
+        entry; without one (no such function) the loader's stop is."""
+        thread = body.get("threadId")
+        where = _ENTRY_FUNCTION.get(self._language, _MAIN)
+        try:
+            said = str((await self._request("evaluate", {
+                "expression": f"{COMMAND_PREFIX}breakpoint set --one-shot true {where}", "context": "repl"})
+                        ).get("result", ""))
+            placed = _PLACED.search(said)
+            if placed is not None:
+                self._entry_breakpoint = int(placed.group(1))
+                await self._request("continue", {"threadId": thread if isinstance(thread, int) else 0})
+                return
+        except AdapterError:  # the program ended meanwhile, or lldb-dap is gone: the session hears of that
+            return
+        self._report(self._rewrite(body))
+
+    def _at_entry_function(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The stop at the entry function's one-shot breakpoint, as the program's entry (a breakpoint of the
+        session's there too: that one's stop); None for any other stop."""
+        hits = body.get("hitBreakpointIds") or []
+        if self._entry_breakpoint is None or body.get("reason") != "breakpoint" or self._entry_breakpoint not in hits:
+            return None
+        others = [i for i in hits if i != self._entry_breakpoint]
+        self._entry_breakpoint = None
+        if others:
+            return {**body, "hitBreakpointIds": others}
+        return {**body, "reason": "entry", "description": "stopped at the program's entry (main)", "text": None,
+                "hitBreakpointIds": []}
 
     async def _conditional_stop(self, body: dict[str, Any]) -> None:
         """A stop at a conditional breakpoint: lldb also stops when the condition fails to evaluate, and
@@ -351,7 +405,9 @@ class LldbStops:
         (memcpy, memset, a libstdc++ header), the stop is the user's frame that called it, the library frames
         stay listed above it."""
         body = self._rewrite(body)
-        description = str(body.get("description") or "data breakpoint")
+        labels = [label for n in body.get("hitBreakpointIds") or () if isinstance(n, int)
+                  and (label := self._watch_label(n)) is not None]  # lldb's "data breakpoint 2" is its own number
+        description = ", ".join(labels) or str(body.get("description") or "data breakpoint")
         if self._watch_values:
             description = f"{description}: {self._watch_values}"
         hidden = leading(frames, library_frame)
@@ -402,7 +458,7 @@ class LldbStops:
                 "expression": f"{COMMAND_PREFIX}memory read -t '{type_}' -c 1 {hex(address)}", "context": "repl",
             })).get("result", ""))
             if printed.lstrip().startswith("error:"):
-                return ""
+                return cxx.NO_FIELDS
             std_base, message = cxx.fields_message(printed)
             return await self._c_string_at(address + 8) if std_base else message
         return ""

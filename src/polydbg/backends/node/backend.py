@@ -297,10 +297,18 @@ class NodeBackend(Backend):
     # -- breakpoints and execution ------------------------------------------------------------------------
 
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
+        self._check_connected()
         return await self._breakpoints.set_breakpoints(file, breakpoints)
 
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
+        self._check_connected()
         return await self._breakpoints.set_function_breakpoints(breakpoints)
+
+    def _check_connected(self) -> None:
+        """Once the program has run, no live target means its connection closed as it finished (Node waits for
+        the debugger to let go, then exits): a change has nowhere to go, and the session reads the exit."""
+        if self._life.is_started and not self._targets.live():
+            raise AdapterGoneError("node is not connected: the program has finished")
 
     async def set_exception_filters(self, filters: list[str]) -> None:
         await self._breakpoints.set_exception_filters(filters)

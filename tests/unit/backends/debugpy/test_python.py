@@ -37,3 +37,23 @@ def test_a_slices_children_are_named_by_their_index_in_the_whole() -> None:
     # a pandas row or value is named by its index label, which a slice by position keeps
     labels = [Variable("500", "Series 500 (1 int64) {n: 500}", "Series", evaluate_name="(df).iloc[500:502].iloc[0]")]
     assert python.renumbered(labels, "df", "dataframe", 500) == labels
+
+
+def test_the_expression_a_frameless_thread_is_said_with_lists_its_frames() -> None:
+    """The hint's expression, run here on a thread that waits in library code only (threading's Event.wait)."""
+    import re
+    import threading
+
+    release = threading.Event()
+    waiting = threading.Thread(target=release.wait, name="it's waiting", daemon=True)
+    waiting.start()
+    try:
+        said = python.frameless(7, "it's waiting", None)
+        assert said.startswith("thread 7 lists no frames: it runs only library code, which this session leaves out")
+        found = re.search(r'debug_evaluate\(expression="(.*)"\)$', said)
+        assert found is not None, said
+        frames = eval(found.group(1))  # the hint's own expression
+        assert frames[-1].endswith(" wait") and "threading.py:" in frames[-1], frames
+        assert python.frameless(7, "w", 4242).endswith("while a thread of its process (pid 4242) is stopped")
+    finally:
+        release.set()

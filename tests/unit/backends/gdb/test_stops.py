@@ -92,9 +92,10 @@ def test_an_abort_hides_the_runtime_frames_above_the_caller() -> None:
 
 def test_a_watchpoint_says_what_changed() -> None:
     write = stop("watchpoint-trigger", wpt={"number": "3", "exp": "total"}, value={"old": "1", "new": "2"})
-    assert write.event == StopEvent("data breakpoint", 1, "watchpoint 3", "total: 1 → 2", hit_breakpoint_ids=(13,))
+    assert write.event == StopEvent("data breakpoint", 1, "watchpoint #13", "#13 total: 1 → 2",
+                                    hit_breakpoint_ids=(13,))  # polydbg's id, not gdb's number
     read = stop("read-watchpoint-trigger", {"hw-rwpt": {"number": "3", "exp": "total"}}, value={"value": "2"})
-    assert read.event.text == "total = 2"
+    assert read.event.text == "#13 total = 2"
 
 
 
@@ -103,16 +104,16 @@ def test_a_watchpoint_that_fired_in_library_code_is_the_users_call_with_the_libr
     source.write_text("int main(void) { return 0; }\n")
     mine = stop("watchpoint-trigger", wpt={"number": "3", "exp": "buf[2]"}, value={"old": "0", "new": "7"},
                 frame={"func": "fill", "fullname": str(source), "line": "1"})
-    assert mine.facts == StopFacts() and mine.event.text == "buf[2]: 0 → 7"
+    assert mine.facts == StopFacts() and mine.event.text == "#13 buf[2]: 0 → 7"
     libc = stop("watchpoint-trigger", wpt={"number": "3", "exp": "buf[2]"}, value={"old": "0", "new": "7"},
                 frame={"func": "__memcpy_avx_unaligned", "file": "../sysdeps/x86_64/memmove.S", "line": "280"})
     assert libc.facts == StopFacts(machinery_thread=1, listed_above=True)
-    assert libc.event.text == "buf[2]: 0 → 7 inside __memcpy_avx_unaligned (library code called from here)"
+    assert libc.event.text == "#13 buf[2]: 0 → 7 inside __memcpy_avx_unaligned (library code called from here)"
 
 
 def test_a_watchpoint_out_of_scope_is_reported_and_forgotten() -> None:
     gone = stop("watchpoint-scope", wpnum="3")
-    assert gone.event == StopEvent("data breakpoint", 1, "watchpoint 3 deleted",
+    assert gone.event == StopEvent("data breakpoint", 1, "watchpoint #13 deleted",
                                    "the watched expression went out of scope; its frame returned",
                                    hit_breakpoint_ids=(13,))
     assert gone.watch_gone == 3

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from polydbg.backends.kit.cxx import fields_message
+from polydbg.backends.kit.cxx import fields_message, whatis_type
 
 
 @pytest.mark.parametrize(("printed", "message"), [
@@ -18,3 +18,20 @@ from polydbg.backends.kit.cxx import fields_message
 ])
 def test_what_a_thrown_object_says(printed: str, message: tuple[bool, str]) -> None:
     assert fields_message(printed) == message
+
+
+@pytest.mark.parametrize(("printed", "message"), [  # gdb prints $_exception, a base class in angle brackets
+    ('{<std::exception> = {<No data fields>}, msg = "no price for kiwi"}', (False, "no price for kiwi")),
+    ("{<std::runtime_error> = {<No data fields>}, code = 7}", (True, "")),
+    ("{<std::exception> = {<No data fields>}, code = 7}", (False, "code = 7")),
+    ("{code = 7}", (False, "code = 7")),
+    ("42", (False, "42")),
+])
+def test_what_a_thrown_object_says_as_gdb_prints_it(printed: str, message: tuple[bool, str]) -> None:
+    assert fields_message(printed) == message
+
+
+def test_the_type_gdbs_whatis_names_is_the_dynamic_one() -> None:
+    assert whatis_type("type = /* real type = ConfigError */\nstd::exception\n") == "ConfigError"
+    assert whatis_type("type = Plain\n") == "Plain"
+    assert whatis_type("") is None

@@ -61,3 +61,35 @@ async def test_a_rust_field_path_is_dereferenced_as_each_type_needs() -> None:
     with pytest.raises(AdapterRequestError, match=r"no member named .* \(evaluated as \(\*\*node\)\.nope, each"):
         await expressions.rust_field_path(["node", "nope"], evaluate)
     assert asked[:2] == ["node", "(**node).next"]
+
+
+def test_a_call_runs_with_polydbgs_deadline_not_the_apis_half_second() -> None:
+    assert expressions.call_command("slow_call(1)", 10.0) == (
+        "expression --timeout 10000000 --ignore-breakpoints true --unwind-on-error true -- slow_call(1)")
+
+
+def test_the_result_of_a_call_is_its_persistent_variable() -> None:
+    assert expressions.command_result("(unsigned int) $0 = 0\n", 1.0, 10.0) == "$0"
+    assert expressions.command_result("(int (*)(int)) $12 = 0x0000555555555149 (calls`f at calls.c:3)\n", 0.1,
+                                      10.0) == "$12"
+    assert expressions.command_result("", 0.1, 10.0) is None  # a void call
+
+
+INTERRUPTED = ("error: Expression execution was interrupted: breakpoint 1.1.\n"
+               "The process has been returned to the state before expression evaluation.\n")
+
+
+def test_a_call_lldb_interrupted_at_the_deadline_is_said_so_not_blamed_on_a_breakpoint() -> None:
+    with pytest.raises(AdapterRequestError) as raised:
+        expressions.command_result(INTERRUPTED, 10.1, 10.0)
+    assert raised.value.message.startswith("the call did not return within 10 s (polydbg's evaluation deadline), "
+                                           "so lldb interrupted it; the program is back as it was before")
+    assert "breakpoint" not in raised.value.message
+    with pytest.raises(AdapterRequestError) as early:  # before the deadline: interrupted by something else
+        expressions.command_result(INTERRUPTED, 0.2, 10.0)
+    assert "breakpoint 1.1" in early.value.message
+    with pytest.raises(AdapterRequestError) as failed:
+        expressions.command_result("note: Expression evaluation in pure C not supported. Ran expression as 'ISO "
+                                   "C++'.\nerror: <user expression 1>:1:1: use of undeclared identifier 'x'\n", 0.1,
+                                   10.0)
+    assert expressions.short_error(failed.value.message) == "use of undeclared identifier 'x'"

@@ -35,7 +35,7 @@ def test_why_the_program_aborted_is_read_from_its_output() -> None:
 
 def test_lldbs_report_of_a_watchpoint_hit_becomes_the_stops_values() -> None:
     lldb = stops.LldbStops("c", OrderedEvents(RecordingListener()), FrameHandles(), FakeRequests(),
-                           lambda body: StopEvent("data breakpoint", body.get("threadId")), IdMap())
+                           lambda body: StopEvent("data breakpoint", body.get("threadId")), IdMap(), lambda n: None)
     assert not lldb.output("console", "value: 3\n")  # not inside a report: left alone
     assert [lldb.output("console", line) for line in ("Watchpoint 1 hit:\n", "old value: '\\0'\n",
                                                       "new value: ','\n")] == [True, True, True]
@@ -69,7 +69,7 @@ def _stops(requests: FakeRequests | None = None, language: str = "c") -> tuple[s
     listener = RecordingListener()
     frames: FrameHandles[int] = FrameHandles()
     found = stops.LldbStops(language, OrderedEvents(listener), frames, requests or FakeRequests(), _stop_event,
-                            IdMap())
+                            IdMap(), {1: "#2 counter"}.get)
     return found, listener, frames
 
 
@@ -136,11 +136,12 @@ async def test_a_watchpoint_that_fired_in_memcpy_is_the_users_call_with_memcpy_l
     found, listener, handles = _stops(FakeRequests(stackTrace={"stackFrames": frames}))
     for line in ("Watchpoint 1 hit:\n", "old value: 0\n", "new value: 7\n"):
         found.output("console", line)
-    found.take({"reason": "data breakpoint", "threadId": 3, "description": "data breakpoint 1"})
+    found.take({"reason": "data breakpoint", "threadId": 3, "description": "data breakpoint 1",
+                "hitBreakpointIds": [1]})
     await asyncio.wait_for(listener.stopped.wait(), 2.0)
     [event] = _stopped(listener)
-    assert event.description == ("data breakpoint 1: 0 → 7 inside __memmove_avx_unaligned_erms "
-                                 "(library code called from here)")
+    assert event.description == ("#2 counter: 0 → 7 inside __memmove_avx_unaligned_erms "
+                                 "(library code called from here)")  # polydbg's id, not lldb's watchpoint number
     assert handles.hidden(3) == 1 and [f.name for f in found.above(3)] == ["__memmove_avx_unaligned_erms"]
     found.moving()
     assert found.above(3) == [] and handles.hidden(3) is None
@@ -158,3 +159,16 @@ async def test_a_rust_panic_is_an_exception_with_its_message() -> None:
     assert event.reason == "exception" and event.description == "panicked at src/main.rs:5:5: boom"
     assert handles.hidden(1) == 2
     assert found.known_detail(1) == ExceptionDetail("panic", "src/main.rs:5:5: boom")
+
+
+async def test_stop_on_entry_runs_to_the_entry_function_and_that_stop_is_the_entry() -> None:
+    placed = {"result": "Breakpoint 4: where = app`app::main::h0123 + 12 at main.rs:3:5, address = 0x55\n"}
+    requests = FakeRequests(evaluate=placed, **{"continue": {}})
+    found, listener, _ = _stops(requests, language="rust")
+    for body in ({"reason": "entry", "threadId": 1, "description": "signal SIGSTOP"},  # at the loader's _start
+                 {"reason": "breakpoint", "threadId": 1, "hitBreakpointIds": [4], "description": "breakpoint 4.1"}):
+        found._ordered.deliver(lambda body=body: found.take(body))  # type: ignore[misc]  # as the backend does
+    await asyncio.wait_for(listener.stopped.wait(), 2.0)
+    assert _stopped(listener) == [StopEvent("entry", 1, "stopped at the program's entry (main)")]
+    assert requests.commands() == ["evaluate", "continue"]
+    assert "--one-shot true --func-regex" in requests.sent[0][1]["expression"]  # type: ignore[index]

@@ -50,3 +50,22 @@ async def test_settled_waits_for_every_arrival_and_no_longer_than_its_deadline()
     with anyio.fail_after(5):
         await arrivals.settled(5)
     assert len(arrivals) == 0
+
+
+async def test_a_change_once_every_target_is_gone_says_the_connection_is_gone() -> None:
+    """Node waits for its debugger to let go once the program is done, then exits: a breakpoint sent then has no
+    target to go to, and the session must read the program's end coming, not a breakpoint left "pending: node is
+    not connected" in a program about to exit."""
+    from polydbg.backends.base import SourceBreakpoint
+    from polydbg.backends.node.backend import NodeBackend
+    from polydbg.errors import AdapterGoneError
+    from tests.fakes import RecordingListener
+
+    backend = NodeBackend(RecordingListener())
+    before = await backend.set_breakpoints("/app/main.js", [SourceBreakpoint(1, 3)])  # no program yet: kept
+    assert [r.verified for r in before] == [False]
+    backend._life.started()  # the program ran, and its every target has ended since
+    with pytest.raises(AdapterGoneError, match="the program has finished"):
+        await backend.set_breakpoints("/app/main.js", [SourceBreakpoint(1, 3), SourceBreakpoint(2, 4)])
+    with pytest.raises(AdapterGoneError, match="the program has finished"):
+        await backend.set_function_breakpoints([])

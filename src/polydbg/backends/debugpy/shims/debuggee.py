@@ -8,10 +8,12 @@ and runs the real entry point as ``python <path>`` would (a ``sys.exit("message"
 printing the message and ending with 1: pydevd would stop on it as an exception, as it ignores only int codes
 with ``breakOnSystemExit: []``).
 ``v`` evaluates a hex-encoded expression in its caller's frame (the logpoint's) and never raises, so one failing
-expression cannot swallow a whole trace line. It also memoizes pydevd's ``_get_code_lines`` by file, mtime and
-size: pydevd compiles the whole file again for every breakpoint of a ``setBreakpoints`` (16 ms for a 2,000-line
-file: adding one breakpoint to a file with 2,000 took 22-35 s); a finder patches it when pydevd imports it. The
-same finder makes a stack request for a thread that is not stopped (one blocked in C code: a lock, a sleep, a
+expression cannot swallow a whole trace line; the value is written as pydevd writes it in a listing (with
+polydbg's formatters: a row reads ``Row(id=1, …)``, not ``<sqlite3.Row object at 0x…>``, and a long list is
+cut). The shim also memoizes pydevd's ``_get_code_lines`` by file, mtime and size: pydevd compiles the whole
+file again for every breakpoint of a ``setBreakpoints`` (16 ms for a 2,000-line file: adding one breakpoint to
+a file with 2,000 took 22-35 s); a finder patches it when pydevd imports it.
+The same finder makes a stack request for a thread that is not stopped (one blocked in C code: a lock, a sleep, a
 read, which no trace function reaches) answer at once with the frames the thread is in: pydevd waits 0.5 s for
 such a thread to stop first, and as debugpy's adapter handles one request after another, the stacks of 2,000
 threads waiting on an Event took 0.63 s each, 21 minutes in all (3 ms each now).
@@ -24,7 +26,10 @@ import sys, os, socket, runpy, types
 _m = types.ModuleType('_polydbg')
 def _v(h):
     f = sys._getframe(1)
-    try: r = repr(eval(bytes.fromhex(h).decode(), f.f_globals, f.f_locals))
+    try:
+        x = eval(bytes.fromhex(h).decode(), f.f_globals, f.f_locals)
+        p, w = sys.modules.get('_pydevd_bundle.pydevd_xml'), sys.modules.get('_pydevd_bundle.pydevd_safe_repr')
+        r = p.get_variable_details(x, to_string=w.SafeRepr())[4] if p and w else repr(x)
     except BaseException as e: r = '<error: %s: %s>' % (type(e).__name__, e)
     return r.replace('\n', '\\n')
 _m.v = _v

@@ -1,4 +1,4 @@
-"""Compact values for pydevd: sqlite3.Row, numpy arrays, pandas DataFrames and Series.
+"""Compact values for pydevd: sqlite3.Row, numpy arrays, pandas DataFrames and Series, alone or in containers.
 
 Loaded by pydevd inside the debuggee (an extension it finds while it starts: the debuggee shim puts this
 folder on sys.path for that moment only). Each provider serves a type only when its package is already in
@@ -7,6 +7,11 @@ pydevd's own numpy and pandas providers (the whole repr of a frame, every attrib
 off in favour of these: a value is a one-line summary (shape, dtypes, the first rows or elements) and the
 children are the rows or elements (``len()`` says how many; polydbg pages past the first ``CHILDREN`` by
 slicing: ``.iloc[a:b]``, ``[a:b]``).
+
+A value inside a list, tuple, dict or set reads as it does alone: pydevd writes containers with its own walker
+(``SafeRepr``), which calls ``repr()`` on what they hold (a list of rows read ``[<sqlite3.Row object at 0x…>, …]``,
+a dict holding a DataFrame held pandas' repr over many lines), so the walker asks pydevd's presentation providers
+first, as pydevd does for a value alone, and cuts what they say as it cuts a repr inside a container.
 """
 import importlib
 import itertools
@@ -183,6 +188,34 @@ class NumpyScalarProvider:
     def get_str(self, value):
         return repr(_plain(value))
 
+
+_PLAIN = frozenset({int, float, complex, bool, str, bytes, type(None), list, tuple, dict, set, frozenset})
+
+
+def _values_in_containers_as_alone():
+    try:
+        from _pydevd_bundle import pydevd_safe_repr
+    except Exception:
+        return
+    walker = pydevd_safe_repr.SafeRepr
+    plain = walker._repr
+
+    def _repr(self, obj, level):
+        kind = type(obj)
+        if level and kind not in _PLAIN and not self.raw_value:
+            presented = sys.modules.get("_pydevd_bundle.pydevd_xml")
+            try:
+                text = presented._str_from_providers(obj, kind, kind.__name__) if presented is not None else None
+            except Exception:
+                text = None
+            if isinstance(text, str):
+                return [_cut(text, self.maxother_inner)]
+        return plain(self, obj, level)
+
+    walker._repr = _repr
+
+
+_values_in_containers_as_alone()
 
 PROVIDERS = (SqliteRowProvider, NdArrayProvider, DataFrameProvider, SeriesProvider)
 for _provider in PROVIDERS:
