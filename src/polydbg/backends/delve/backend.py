@@ -26,6 +26,7 @@ from polydbg.backends.base import (
     ExceptionDetail,
     Frame,
     FrameRef,
+    FunctionBreakpoint,
     LaunchSpec,
     MemoryBlock,
     Scope,
@@ -36,7 +37,7 @@ from polydbg.backends.base import (
 )
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.delve import assign, build, goroutines, native, output, waits
+from polydbg.backends.delve import assign, build, goroutines, native, output, races, waits
 from polydbg.backends.delve.stops import PROGRAM_VANISHED, DelveStops, unquote
 from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.ordering import OrderedEvents
@@ -49,6 +50,7 @@ START_TIMEOUT_S = 10.0  # dlv dap printing the line that says it listens
 KILLED_WHILE_STOPPED_POLL_S = 0.25  # how often a stopped program's threads are looked at (see _notice_killed)
 FATAL_ERROR = "fatal error"  # delve's exception type for the runtime's fatal errors (a deadlock)
 DETAIL_LINES = 12  # goroutines listed with a fatal error (a report shows 12 lines of an exception's details)
+RACE_BREAKPOINT = -20  # polydbg's id of races.py's function breakpoint (the session's ids are positive)
 _METADATA = frozenset({"len()", "string()"})  # delve's synthetic children of maps and byte slices
 _INSTALL = ("install delve: `go install github.com/go-delve/delve/cmd/dlv@latest` (then put $(go env GOPATH)/bin "
             "on PATH) or your package manager's delve package")
@@ -68,7 +70,7 @@ class DelveBackend(DapBackend):
         self._build_dir: str | None = None  # our temporary directory for delve's output binary
         self._connect_to: tuple[str, int] | None = None  # a user's dlv --headless server
         self._build_error: str | None = None
-        self._pipes = output.DlvPipes(self.name, self._proc, ordered.on_output)
+        self._pipes = output.DlvPipes(self.name, self._proc, self._program_output)
         self._pumps: list[asyncio.Task[Any]] = []
         self._breakpoint_files: set[str] = set()  # cleared on detaching from a multi-client server
         self._capped: int | None = None  # goroutines delve listed, when it said it left some out
@@ -79,6 +81,8 @@ class DelveBackend(DapBackend):
                                   lambda: self._stops.generation)
         self._listed: tuple[int, list[int]] | None = None  # (stop, goroutine ids) of the last threads answer
         self._refs: tuple[int, dict[int, FrameRef]] = (-1, {})  # (stop, value ref → the frame it was read in)
+        self._races = races.RaceStops(self._request, ordered.refine, self._stops.take, self._moving)
+        self._functions: list[FunctionBreakpoint] = []  # the session's function breakpoints (races.py adds one)
 
     # -- starting ---------------------------------------------------------------------------------
 
@@ -134,6 +138,7 @@ class DelveBackend(DapBackend):
         async def configure_started() -> None:
             self._track_debuggee()
             await configure()
+            await self._send_functions(race_stops=True)
 
         try:
             await super().launch(spec, configure_started, timeout_s)
@@ -143,8 +148,12 @@ class DelveBackend(DapBackend):
 
     async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None:
         # An attached program's output never passes through dlv: all dlv prints is its own.
+        async def configure_with_races() -> None:
+            await configure()
+            await self._send_functions(race_stops=True)
+
         try:
-            await super().attach(spec, configure, timeout_s)
+            await super().attach(spec, configure_with_races, timeout_s)
             if spec.pid is not None:
                 self._program_pid = spec.pid
                 self._life.spawn(self._notice_killed(spec.pid), f"program {spec.pid} killed while stopped")
@@ -196,7 +205,13 @@ class DelveBackend(DapBackend):
     # -- events -----------------------------------------------------------------------------------
 
     def _on_stopped(self, body: dict[str, Any]) -> None:
-        self._stops.take(body)
+        if not self._races.claims(body):
+            self._stops.take(body)
+
+    def _program_output(self, category: str, text: str) -> None:
+        if category == "stderr":
+            self._races.text.heard(text)  # a race report's text, for its stop
+        self._ordered.on_output(category, text)
 
     def _on_continued(self, body: dict[str, Any]) -> None:
         if self._ordered.refining:
@@ -235,10 +250,27 @@ class DelveBackend(DapBackend):
     def _moving(self) -> None:
         super()._moving()
         self._stops.moving()
+        self._races.forget()
 
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
         self._breakpoint_files.add(file)
         return await super().set_breakpoints(file, breakpoints)
+
+    async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
+        self._functions = list(breakpoints)
+        return await self._send_functions(race_stops=self._races.symbolizer_id is not None)
+
+    async def _send_functions(self, race_stops: bool) -> list[BreakpointResult]:
+        """The session's function breakpoints, and with ``race_stops`` the one a race report stops at (races.py:
+        bound only in a -race build; kept out of the answer)."""
+        internal = [FunctionBreakpoint(RACE_BREAKPOINT, races.SYMBOLIZER)] if race_stops else []
+        if not self._functions and not internal:
+            return []
+        results = await super().set_function_breakpoints(self._functions + internal)
+        if internal:
+            bound = results[-1].verified if len(results) > len(self._functions) else False
+            self._races.symbolizer_id = self._breakpoints.ids.native_of(RACE_BREAKPOINT) if bound else None
+        return results[:len(self._functions)]
 
     # -- threads and frames -----------------------------------------------------------------------
 
@@ -361,7 +393,7 @@ class DelveBackend(DapBackend):
         return wire.assigned(name, body)
 
     async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
-        detail = self._stops.moved_exception(thread_id)
+        detail = self._races.detail_of(thread_id) or self._stops.moved_exception(thread_id)
         if detail is None:
             delve_s = await super().exception_info(thread_id)
             if delve_s is None:

@@ -39,6 +39,7 @@ from polydbg.backends.kit.ordering import OrderedEvents
 
 log = logging.getLogger(__name__)
 
+RACE = "data race"  # a race report's stop (races.py), reported where it is, as a panic is
 PROGRAM_VANISHED = "the program ended without delve reporting it: it was probably killed from outside"
 PAUSE_ATTEMPTS = 4
 TOP_LEVELS = 24  # frames read per goroutine to find the user's code under the runtime's and library's
@@ -190,7 +191,7 @@ class DelveStops:
         if body.get("reason") == "exception" and "no such process" in (body.get("text"), body.get("description")):
             self._vanished(PROGRAM_VANISHED)  # delve tried to resume a program killed from outside
             return
-        if body.get("reason") == "exception" and body.get("description") != "panic":
+        if body.get("reason") == "exception" and body.get("description") not in ("panic", RACE):
             self._ordered.refine(self._report_fatal(body))
         elif body.get("reason") == "pause":
             self._ordered.refine(self._report_pause(body))
