@@ -78,7 +78,7 @@ func lostUpdate() {
 	var wg sync.WaitGroup
 	for w := 0; w < 2; w++ {
 		wg.Add(1)
-		go func() {
+		go func() { // a worker
 			defer wg.Done()
 			for i := 0; i < 1000; i++ {
 				counter++ // racy increment
@@ -96,7 +96,7 @@ func main() {
 	case "channels":
 		channelDeadlock()
 	case "race":
-		lostUpdate()
+		lostUpdate() // the race scenario
 	default:
 		fmt.Fprintln(os.Stderr, "unknown scenario", os.Args[1])
 		os.Exit(2)
