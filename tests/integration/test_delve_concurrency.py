@@ -10,7 +10,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from tests.conftest import PROGRAMS, Tools, line_of, require
@@ -45,11 +44,12 @@ def mutex_cycle(first: int, second: int) -> re.Pattern[str]:
 
 
 async def test_a_pause_names_the_goroutines_stuck_on_each_others_mutex(tools: Tools) -> None:
-    launched = await tools("debug_launch", program=str(PACKAGE), args=["mutexes", "live"])
-    assert launched["state"] == "running", launched
-    with anyio.fail_after(30):  # the program says so once both transfers wait for each other
-        while "transfers stuck" not in (await tools("debug_output", stream="stdout"))["text"]:
-            await anyio.sleep(0.05)
+    stuck = await tools("debug_launch", program=str(PACKAGE), args=["mutexes", "live"],
+                        breakpoints=[{"file": SOURCE, "line": line('fmt.Println("transfers stuck")')}])
+    assert stuck["reason"] == "breakpoint", stuck
+    assert len((await tools("debug_stack", all_threads=True, levels=1))["deadlocks"]) == 1
+    running = await tools("debug_continue", timeout_s=1)  # main sleeps an hour: nothing stops it
+    assert running["state"] == "running", running
     paused = await tools("debug_pause")
     stack = await tools("debug_stack", all_threads=True, levels=1)
     left, right = transfers(stack)
@@ -59,7 +59,8 @@ async def test_a_pause_names_the_goroutines_stuck_on_each_others_mutex(tools: To
     for waiter, holder in ((left, right), (right, left)):
         assert waiter["locks"]["state"] == "semacquire in sync.(*Mutex).Lock"
         assert waiter["locks"]["owner"] == holder["thread_id"]
-        assert waiter["locks"]["waits_for"].split(" at ")[1] == holder["locks"]["holds"][0].split(" at ")[1].split(" ")[0]
+        held = holder["locks"]["holds"][0]  # "sync.Mutex from.mu at 0x… (locked at main.go:27)"
+        assert waiter["locks"]["waits_for"].split(" at ")[1] == held.split(" at ")[1].split(" ")[0]
     sleeper = next(thread for thread in stack["threads"] if thread["thread_id"] == stack["current_thread"])
     assert sleeper["locks"]["state"] == "sleep in time.Sleep"
     await tools("debug_terminate")
@@ -119,7 +120,8 @@ async def test_a_race_stops_at_the_racy_line_with_both_goroutines_accesses(tools
     report = await tools("debug_launch", program=str(binary), args=["race"], cwd=str(PACKAGE),
                          build=f"go build -race -gcflags='all=-N -l' -o {binary} .", timeout_s=120)
     assert report["reason"] == "exception", report
-    assert report["location"] == {"file": SOURCE, "line": line("counter++ // racy"), "function": "main.lostUpdate.func1"}
+    assert report["location"] == {"file": SOURCE, "line": line("counter++ // racy"),
+                                  "function": "main.lostUpdate.func1"}
     exception = report["exception"]
     assert exception["type"] == "data race"
     racing = report["thread_id"]
@@ -127,7 +129,8 @@ async def test_a_race_stops_at_the_racy_line_with_both_goroutines_accesses(tools
              r"goroutine \d+ \((running|finished)\)"
     assert re.fullmatch(access.format(racing), exception["message"]), exception
     at_line = f"main.lostUpdate.func1 at main.go:{line('counter++ // racy')}"
-    created = f"main.lostUpdate at main.go:{line('go func() { // a worker')} ← main.main at main.go:{line('lostUpdate() // the race')}"
+    created = (f"main.lostUpdate at main.go:{line('go func() { // a worker')} ← "
+               f"main.main at main.go:{line('lostUpdate() // the race')}")
     first, second, *creations = exception["details"]
     assert re.fullmatch(rf"(read|write) by goroutine \d+ \(thread {racing}\): {re.escape(at_line)}", first), first
     assert re.fullmatch(rf"previous (read|write) by goroutine \d+ \(\w+\): {re.escape(at_line)}", second), second

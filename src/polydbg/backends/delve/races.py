@@ -38,7 +38,8 @@ log = logging.getLogger(__name__)
 SYMBOLIZER = "runtime.raceSymbolizeCode"
 _ACCESS_CALL = re.compile(r"\bCALL\b.*\bruntime\.race(?:read|write)(?:range)?\(SB\)")
 _RULE = "=================="
-_HEADER = re.compile(r"(?P<what>.+?)(?: at (?P<address>0x[0-9a-f]+))? by (?:goroutine|thread) (?P<who>\d+)"
+_HEADER = re.compile(r"(?P<what>.+?)(?: at (?P<address>0x[0-9a-f]+))? by "
+                     r"(?:(?:goroutine|thread) (?P<who>\d+)|(?P<main>main) goroutine)"
                      r"(?: \((?P<state>[^)]*)\))?:$|Goroutine (?P<created>\d+) \((?P<cstate>[^)]*)\) created at:$")
 _FRAME_FILE = re.compile(r"^\s+(?P<path>\S+):(?P<line>\d+)(?: \+0x[0-9a-f]+)?$")
 
@@ -121,17 +122,18 @@ def detail(report: list[str] | None, thread_id: int) -> ExceptionDetail:
         if said is None:
             lines.append(f"{header.rstrip(':')}: {' ← '.join(frames)}" if frames else header)
             continue
-        who = said["who"] or said["created"]
+        who = said["who"] or said["main"] or said["created"]
         racing = racing or who
-        name = f"goroutine {who}" + (f" (thread {thread_id})" if who == racing else
-                                     f" ({states[who]})" if who in states else "")
-        if said["who"]:
+        name = ("main goroutine" if who == "main" else f"goroutine {who}") + (
+            f" (thread {thread_id})" if who == racing else f" ({states[who]})" if who in states else "")
+        if said["who"] or said["main"]:
             address = f" at {int(said['address'], 16):#x}" if said["address"] else ""
             accesses.append(f"{said['what'].lower()}{address if not accesses else ''} by {name}")
             lines.append(f"{said['what'].lower()} by {name}: {' ← '.join(frames)}")
         else:
             lines.append(f"goroutine {who} created at: {' ← '.join(frames)}")
     message = " races with ".join(accesses[:2]) or "data race"
+    lines.append("(goroutine numbers are the race detector's own; the full report is in debug_output: stderr)")
     return ExceptionDetail(RACE, message, tuple(lines))
 
 
