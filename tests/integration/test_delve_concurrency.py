@@ -75,9 +75,9 @@ async def test_the_runtimes_deadlock_stops_with_every_goroutines_place_and_wait(
     details = exception["details"]
     assert len(details) == 2, details
     main = rf"goroutine 1 at main\.go:{line('<-done // main waits')} \(main\.channelDeadlock\) "
-    assert re.fullmatch(main + r"\[chan receive on done \(chan bool at 0x[0-9a-f]+\)\]", details[0]), details
+    assert re.fullmatch(main + r"\[chan receive on done\]", details[0]), details
     producer = rf"goroutine \d+ at main\.go:{line('results <- i * i')} \(main\.channelDeadlock\.func1\) "
-    assert re.fullmatch(producer + r"\[chan send on results \(chan int at 0x[0-9a-f]+\)\]", details[1]), details
+    assert re.fullmatch(producer + r"\[chan send on results\]", details[1]), details
     await tools("debug_terminate")
 
 

@@ -408,10 +408,13 @@ class DelveBackend(DapBackend):
 
     # -- native operations ------------------------------------------------------------------------
 
-    async def _evaluate_in(self, expression: str, frame_id: int) -> Variable | None:
-        """An expression in one of delve's frames (any goroutine's), None when delve cannot evaluate it."""
+    async def _evaluate_in(self, expression: str, frame_id: int | None, whole: bool = False) -> Variable | None:
+        """An expression in one of delve's frames (any goroutine's; None: its current goroutine's topmost), its
+        value ``whole`` or as delve cuts it; None when delve cannot evaluate it."""
+        where = {} if frame_id is None else {"frameId": frame_id}
         try:
-            body = await self._request("evaluate", {"expression": expression, "frameId": frame_id, "context": "watch"})
+            body = await self._request("evaluate", {"expression": expression, **where,
+                                                    "context": "clipboard" if whole else "watch"})
         except AdapterRequestError:
             return None
         return wire.evaluated(expression, body)

@@ -146,9 +146,13 @@ class GoSource:
             block = block.parent
         return block
 
-    def held_at(self, line: int) -> list[LockStatement]:
-        """The ``Lock``/``RLock`` statements that hold at ``line`` (see the module docstring), in order."""
+    def held_at(self, line: int, in_closure: bool = False) -> list[LockStatement]:
+        """The ``Lock``/``RLock`` statements that hold at ``line`` (see the module docstring), in order; for
+        a closure's frame, inside the function literal that opens on that line, if one does."""
         here = self.offset(line)
+        if in_closure:
+            literals = [block.open for block in self._blocks if block.is_function and self.line_of(block.open) == line]
+            here = literals[-1] + 1 if literals else here
         function = self._function_of(self._innermost(here))
         if function is None:
             return []
@@ -184,8 +188,10 @@ class GoSource:
     def channel_operands(self, line: int) -> list[str]:
         """The channels ``line`` sends to or receives from (``ch <- v``, ``<-ch``), as written."""
         text = self.line_text(line)
-        found = [_squeezed(m["operand"]) for m in _SEND.finditer(text)]
-        found += [_squeezed(m["operand"]) for m in _RECEIVE.finditer(text)]
+        sends = list(_SEND.finditer(text))
+        arrows = {m.end() - 2 for m in sends}  # a send's arrow is no receive of what follows it
+        found = [_squeezed(m["operand"]) for m in sends]
+        found += [_squeezed(m["operand"]) for m in _RECEIVE.finditer(text) if m.start() not in arrows]
         return list(dict.fromkeys(found))
 
 

@@ -1,21 +1,23 @@
 """What each goroutine waits for, as the Go runtime and delve can tell (``Backend.locks`` for delve).
 
 delve's DAP server names a goroutine by its topmost user function and nothing more (its ``goroutines``
-command is not offered over DAP), so everything here is read with expressions in the goroutine's own
-frames, where delve's ``runtime.curg`` is that goroutine's ``g`` (each ≈0.3 ms, measured with delve 1.20):
+command is not offered over DAP), so everything here is read with expressions (costs measured with delve 1.20
+on 200 goroutines: bench/go_locks.py):
 
-- **state**: ``runtime.curg.atomicstatus`` (a plain uint32 up to Go 1.19, an ``atomic.Uint32`` after),
-  and for a waiting goroutine its wait reason, ``runtime.waitReasonStrings[runtime.curg.waitreason]``:
-  the words of Go's own traceback ("semacquire", "chan receive", "sleep", "select"); where the table is
-  not in the binary (optimised builds), the constant's name (``waitReasonChanReceive``) in words.
+- **state**: the goroutine's status (a plain uint32 up to Go 1.19, an ``atomic.Uint32`` after) and, while it
+  waits, its wait reason in the words of Go's own traceback ("semacquire", "chan receive", "sleep",
+  "select"; ``runtime.waitReasonStrings``, read once per reason, else the constant's name in words). Where
+  many goroutines are asked for, all are read from ``runtime.allgs``, 64 a request (≈13 ms); else through
+  delve's ``runtime.curg`` in the goroutine's own frame (≈2.5 ms each).
 - **sync.Mutex / RWMutex waits**: the ``sync.(*Mutex).Lock`` (``RWMutex.Lock``/``RLock``) frame's receiver
-  is the mutex; it is named as the user's frame wrote it when one operand of that line's ``.Lock()``
-  evaluates to the same address (``to.mu``). No owner is recorded in a Go mutex: the holder is inferred
-  from the source (``held``), and said only when exactly one goroutine is inside a ``Lock()`` of that
-  locked mutex; the lock's name says where it was taken ("locked at transfer.go:24").
+  is the mutex (≈1 ms); it is named as the user's line wrote it: the one ``.Lock()`` there when the user's
+  frame calls it itself, else the operand that evaluates to the same address (``to.mu``). No owner is
+  recorded in a Go mutex: the holder is inferred from the source (``held``), and said only when exactly
+  one goroutine is inside a ``Lock()`` of that locked mutex; the lock's name says where it was taken
+  ("locked at transfer.go:24").
 - **channels**: a goroutine in ``runtime.chanrecv``/``chansend`` waits on its ``c``; named by the user's
-  line (``<-done``, ``results <- v``) when an operand there is that channel. Channels have no owner: it is
-  said in the state ("chan receive on done (chan bool at 0x…)"), not as a lock.
+  line (``<-done``, ``results <- v``): its one channel operand (the address is not read: ≈3 ms), or the
+  operand that holds ``c``. Channels have no owner: it is said in the state ("chan receive on done").
 
 Everything is read once per stop (the session asks for the listing and again for a report's deadlocks).
 """
@@ -34,10 +36,17 @@ from polydbg.backends.delve import native
 from polydbg.backends.delve.held import GoSource
 from polydbg.backends.delve.stops import in_library, in_runtime, unquote
 
-Evaluate = Callable[[str, int], Awaitable[Variable | None]]  # an expression in a delve frame id; None: it failed
+# an expression in a delve frame id (None: the current goroutine's topmost), whole or cut; None: it failed
+Evaluate = Callable[[str, int | None, bool], Awaitable[Variable | None]]
 TopFrames = Callable[[int], Awaitable[list[dict[str, Any]]]]
 
 IN_FLIGHT = 16  # goroutines read at once
+SCAN_FROM = 8  # goroutines asked for at once from which all are read from runtime.allgs
+SCAN_PAGE = 64  # goroutines read from runtime.allgs in one request (delve loads 64 elements of a slice)
+# a g's fields as delve writes them whole: its status (a uint32, or an atomic.Uint32 {…, value: 4}), its id,
+# and its wait reason (waitReasonSemacquire (18)), in the struct's order
+_G_FIELDS = re.compile(r"atomicstatus: (?:(?P<status>\d+)|[^{,]*\{[^}]*value: (?P<inner>\d+)\}), "
+                       r".*?goid: (?P<goid>\d+), .*?waitreason: \w+(?: \((?P<code>\d+)\))?")
 WAITING, SCAN = 4, 0x1000
 _STATUS = {1: "runnable", 3: "syscall", 6: "dead", 8: "copystack", 9: "preempted"}  # running (2): no state
 # the sync methods a goroutine waits in, with their receiver's name and what the lock is
@@ -47,6 +56,8 @@ _CHANNEL_OPS = {"runtime.chanrecv": "receive", "runtime.chansend": "send"}
 _MUTEX_TYPES = ("sync.Mutex", "sync.RWMutex")
 _STATE_WORD = re.compile(r"state: (-?\d+)")
 _REASON_NAME = re.compile(r"waitReason(\w+)")
+_CLOSURE = re.compile(r"\.func\d+(?:\.\d+)*$")  # main.main.func1, main.worker.func2.1: a function literal
+_STATUS_FORMS = ("runtime.curg.atomicstatus", "runtime.curg.atomicstatus.value")  # Go ≤ 1.19, ≥ 1.20
 
 
 @dataclass
@@ -82,7 +93,10 @@ class Waits:
         self._read: dict[int, Goroutine] = {}
         self._sources: dict[str, tuple[float, GoSource | None]] = {}
         self._all_read = False
-        self._reasons: dict[str, str] = {}  # a wait reason's constant → its words (the same all run long)
+        self._reasons: dict[int, str] = {}  # a wait reason → its words (the same all run long)
+        self._status_form: str | None = None  # how the status reads in this Go version (_STATUS_FORMS)
+        self._table: dict[int, tuple[int, int, int | None]] = {}  # goroutine → (index in runtime.allgs, status, reason)
+        self._scanned = False  # runtime.allgs was read at this stop
 
     async def locks(self, thread_ids: Sequence[int], all_ids: Callable[[], Awaitable[list[int]]]
                     ) -> dict[int, ThreadLocks]:
@@ -90,7 +104,8 @@ class Waits:
         those asked for waits for a mutex or holds one."""
         if self._generation != self._stop():
             self._read.clear()
-            self._all_read, self._generation = False, self._stop()
+            self._table.clear()
+            self._all_read, self._scanned, self._generation = False, False, self._stop()
         await self._read_each(thread_ids)
         if not self._all_read:
             everyone = await all_ids()
@@ -127,11 +142,31 @@ class Waits:
     async def _read_each(self, thread_ids: Sequence[int]) -> None:
         wanted = [tid for tid in thread_ids if tid not in self._read]
         gate = asyncio.Semaphore(IN_FLIGHT)
+        if len(wanted) >= SCAN_FROM and not self._scanned:
+            await self._scan(gate)
 
         async def read(tid: int) -> None:
             async with gate:
                 self._read[tid] = await self._goroutine(tid)
         await asyncio.gather(*(read(tid) for tid in wanted))
+
+    async def _scan(self, gate: asyncio.Semaphore) -> None:
+        """Every goroutine's status and wait reason from the runtime's list of them, ``runtime.allgs``, read whole
+        ``SCAN_PAGE`` at a time (≈13 ms for 64 with delve 1.20, where ``runtime.curg`` in each goroutine's own
+        frame costs ≈2.5 ms, and a conversion in an expression ≈0.5 ms)."""
+        self._scanned = True
+        count = await self._number("len(runtime.allgs)", None)
+
+        async def read(start: int) -> None:
+            end = min(start + SCAN_PAGE, count or 0)
+            async with gate:
+                page = await self._evaluate(f"runtime.allgs[{start}:{end}]", None, True)
+            found = list(_G_FIELDS.finditer(page.value)) if page is not None else []
+            for offset, g in enumerate(found):
+                index = start + offset if len(found) == end - start else -1  # each g matched, in order
+                status = int(g["status"] or g["inner"])
+                self._table[int(g["goid"])] = (index, status, int(g["code"]) if g["code"] else None)
+        await asyncio.gather(*(read(start) for start in range(0, count or 0, SCAN_PAGE)))
 
     # -- one goroutine --------------------------------------------------------------------------------
 
@@ -144,12 +179,12 @@ class Waits:
         user = next((i for i, f in enumerate(frames) if not in_runtime(f) and not in_library(f, goroot)), None)
         if user is not None:
             goroutine.place = f"{_where(frames[user])} ({frames[user].get('name')})"
-        goroutine.state = await self._state(int(frames[0]["id"]), frames[:user], user is not None)
+        goroutine.state = await self._state(tid, int(frames[0]["id"]), frames[:user], user is not None)
         if user is None:
             return goroutine
         locking = next((i for i in range(user - 1, -1, -1) if frames[i].get("name") in _LOCKING), None)
         if locking is not None:
-            goroutine.waits_for = await self._mutex(frames[locking], frames[user])
+            goroutine.waits_for = await self._mutex(frames[locking], frames[user], called_by_user=locking == user - 1)
         channel = next((i for i in range(user) if frames[i].get("name") in _CHANNEL_OPS), None)
         if channel is not None and goroutine.state is not None:
             goroutine.state += await self._channel(frames[channel], frames[user])
@@ -159,42 +194,63 @@ class Waits:
             goroutine.claims += await self._claims(frame)
         return goroutine
 
-    async def _state(self, frame_id: int, library: list[dict[str, Any]], in_user_code: bool) -> str | None:
+    async def _state(self, tid: int, frame_id: int, library: list[dict[str, Any]], in_user_code: bool
+                     ) -> str | None:
         """Go's traceback word for the goroutine ("semacquire", "chan receive", "runnable"), and the library
         call the user's code is blocked in ("in sync.(*WaitGroup).Wait"); None while it runs."""
-        status = await self._number("runtime.curg.atomicstatus", frame_id)
+        _, status, reason = self._table.get(tid) or (None, *await self._status(frame_id))
         if status is None:
             return None
         status &= ~SCAN
         if status != WAITING:
             return _STATUS.get(status)
-        words = await self._reason(frame_id)
+        words = await self._reason(reason, frame_id)
         called = next((f.get("name") for f in reversed(library) if not in_runtime(f)), None)
         return f"{words} in {called}" if called and in_user_code else words
 
-    async def _reason(self, frame_id: int) -> str:
-        table = await self._evaluate("runtime.waitReasonStrings[runtime.curg.waitreason]", frame_id)
-        if table is not None and table.value.startswith('"'):
-            return unquote(table.value) or "waiting"
-        constant = await self._evaluate("runtime.curg.waitreason", frame_id)
-        named = _REASON_NAME.search(constant.value) if constant is not None else None
-        if named is None:
-            return "waiting"
-        return self._reasons.setdefault(named[1], _words(named[1]))
+    async def _status(self, frame_id: int) -> tuple[int | None, int | None]:
+        """The goroutine's status and wait reason, in one request where the form of the status is known (a
+        uint32 up to Go 1.19, an atomic.Uint32 after): the expression that worked is kept for the run."""
+        forms = [self._status_form] if self._status_form else list(_STATUS_FORMS)
+        for form in forms:
+            both = await self._number(f"uint32(runtime.curg.waitreason)*65536 + {form}", frame_id)
+            if both is not None:
+                self._status_form = form
+                return both & 0xFFFF, both >> 16
+        return await self._number("runtime.curg.atomicstatus", frame_id), None
 
-    async def _number(self, expression: str, frame_id: int) -> int | None:
-        value = await self._evaluate(expression, frame_id)
+    async def _reason(self, reason: int | None, frame_id: int) -> str:
+        """A wait reason in words, as the runtime's table says it (read once per reason: it is constant)."""
+        known = self._reasons.get(reason) if reason is not None else None
+        if known is not None:
+            return known
+        table = await self._evaluate("runtime.waitReasonStrings[runtime.curg.waitreason]", frame_id, False)
+        if table is not None and table.value.startswith('"'):
+            words = unquote(table.value) or "waiting"
+        else:
+            constant = await self._evaluate("runtime.curg.waitreason", frame_id, False)
+            named = _REASON_NAME.search(constant.value) if constant is not None else None
+            words = _words(named[1]) if named is not None else "waiting"
+        if reason is not None:
+            self._reasons[reason] = words
+        return words
+
+    async def _number(self, expression: str, frame_id: int | None) -> int | None:
+        value = await self._evaluate(expression, frame_id, False)
         if value is None:
             return None
         inner = re.search(r"value: (-?\d+)", value.value)  # an atomic.Uint32 {…, value: 4}
         return int(inner[1]) if inner else native.number(value.value)
 
-    async def _mutex(self, locking: dict[str, Any], user: dict[str, Any]) -> Lock | None:
-        """The mutex a goroutine waits in Lock() for: the receiver of its Lock frame, named by the user's line."""
+    async def _mutex(self, locking: dict[str, Any], user: dict[str, Any], called_by_user: bool) -> Lock | None:
+        """The mutex a goroutine waits in Lock() for: the receiver of its Lock frame, named by the user's line
+        (the one Lock() there when the user's frame calls it itself, else the operand at that address)."""
         receiver, kind, method = _LOCKING[str(locking.get("name"))]
         address = await self._number(f"uintptr({receiver})", int(locking["id"]))
-        named: str | None = None
         operands = [operand for operand, called in self._source_of(user, "lock_operands") if called == method]
+        if address is not None and called_by_user and len(operands) == 1:
+            return Lock(id=hex(address), name=_lock_name(kind, operands[0], address), kind=kind)
+        named: str | None = None
         for operand in operands:
             at = await self._address(operand, int(user["id"]))
             if at is not None and ((address is None and len(operands) == 1) or at[0] == address):
@@ -205,16 +261,20 @@ class Waits:
         return Lock(id=hex(address), name=_lock_name(kind, named, address), kind=kind)
 
     async def _channel(self, op: dict[str, Any], user: dict[str, Any]) -> str:
-        """" on done (chan bool at 0x…)": the channel a goroutine blocks on, as its line names it."""
+        """" on done": the channel a goroutine blocks on, as its line names it: the one channel operation there
+        (its address is not read: ≈3 ms a goroutine with delve 1.20), or the operand holding the channel the
+        runtime's frame has (" on results (channel at 0x…)")."""
+        operands = self._source_of(user, "channel_operands")
+        if len(operands) == 1:
+            return f" on {operands[0]}"
         address = await self._number("uintptr(c)", int(op["id"]))
-        for operand in self._source_of(user, "channel_operands"):
-            value = await self._evaluate(operand, int(user["id"]))
-            if value is None or not (value.type or "").startswith(("chan ", "<-chan ", "chan<- ")):
-                continue
-            pointer = await self._number(f"*(*uintptr)(uintptr(&{operand}))", int(user["id"]))
+        if address is None:
+            return ""
+        for operand in operands:
+            pointer = await self._number(f"*(*uintptr)(uintptr(&({operand})))", int(user["id"]))
             if pointer is not None and pointer == address:
-                return f" on {operand} ({value.type} at {address:#x})"
-        return f" on a channel at {address:#x}" if address is not None else ""
+                return f" on {operand} (channel at {address:#x})"
+        return f" on a channel at {address:#x}"
 
     async def _claims(self, frame: dict[str, Any]) -> list[_Claim]:
         """The mutexes the frame's source holds at its line, as evaluated there (RLock's shared holds left out)."""
@@ -223,7 +283,7 @@ class Waits:
         if source is None or not isinstance(line, int):
             return []
         claims = []
-        for statement in source.held_at(line):
+        for statement in source.held_at(line, in_closure=_CLOSURE.search(str(frame.get("name", ""))) is not None):
             if statement.method != "Lock":
                 continue
             at = await self._address(statement.operand, int(frame["id"]))
@@ -238,7 +298,7 @@ class Waits:
     async def _address(self, operand: str, frame_id: int) -> tuple[int, str, bool] | None:
         """(address, kind, locked) of the mutex ``operand`` is in the frame: a sync.Mutex or RWMutex, a pointer
         to one, or a struct that embeds one."""
-        value = await self._evaluate(operand, frame_id)
+        value = await self._evaluate(operand, frame_id, False)
         if value is None:
             return None
         kind = (value.type or "").lstrip("*")

@@ -71,6 +71,7 @@ def test_the_operands_of_a_lines_lock_and_channel_operations() -> None:
     assert source.lock_operands(line("to.mu.Lock()", 2)) == [("to.mu", "Lock")]
     assert source.lock_operands(line("defer from.mu.Unlock()")) == []
     assert source.channel_operands(line("c <- <-results")) == ["c", "results"]
+    assert GoSource("package main\n\tresults <- i * i\n").channel_operands(2) == ["results"]
 
 
 def test_a_wait_reasons_constant_reads_as_gos_traceback_says_it() -> None:
@@ -93,3 +94,16 @@ def test_a_fatal_errors_summary_groups_goroutines_alike_and_says_the_inferred_ow
         "goroutine 6 at main.go:31 (main.transfer) [semacquire]: waits for sync.Mutex to.mu at 0x10 "
         "(held by goroutine 7)"]
     assert waits.summary(goroutines, found, 2)[-1] == "… 7 more goroutines: debug_stack(all_threads=true) lists them"
+
+
+def test_a_closure_on_one_line_holds_what_it_locked_itself_not_what_its_creator_holds() -> None:
+    source = GoSource("""package main
+
+func main() {
+	busy.Lock()
+	go func() { <-never }()
+	go func() { work() }()
+}
+""")
+    assert [held.operand for held in source.held_at(5)] == ["busy"]  # main's frame at the go statement
+    assert source.held_at(5, in_closure=True) == []  # the goroutine running the literal holds nothing
