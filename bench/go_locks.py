@@ -26,7 +26,7 @@ from typing import Any
 
 from mcp import Client
 
-from _util import BENCH, line_of, median, table
+from _util import BENCH, line_of, locks_table, with_and_without
 from polydbg.backends.base import Backend
 from polydbg.backends.delve.backend import DelveBackend
 from polydbg.dap.client import DapClient
@@ -81,13 +81,8 @@ async def measure(client: Client, goroutines: int, reps: int) -> list[list[objec
     lock_information(True)
     await client.call_tool("debug_terminate", {})
     assert deadlocks == {True: 1, False: 0}, deadlocks
-    rows: list[list[object]] = []
-    for what, times, requests in (("debug_stack(all_threads=true)", took, sent), ("debug_pause", paused, None)):
-        with_s, without_s = median(times[True]), median(times[False])
-        rows.append([f"{goroutines:,} goroutines, {what}", f"{with_s * 1000:.0f}", f"{without_s * 1000:.0f}",
-                     f"{with_s / without_s:.2f}×", f"{median(requests[True]):,.0f}" if requests else "",
-                     f"{median(requests[False]):,.0f}" if requests else ""])
-    return rows
+    return [with_and_without(f"{goroutines:,} goroutines, {what}", times, requests)
+            for what, times, requests in (("debug_stack(all_threads=true)", took, sent), ("debug_pause", paused, None))]
 
 
 async def main(counts: list[int], reps: int) -> None:
@@ -97,9 +92,7 @@ async def main(counts: list[int], reps: int) -> None:
     async with Client(build_server()) as client:
         for goroutines in counts:
             rows += await measure(client, goroutines, reps)
-    table(f"the first call at a stop, medians of {reps}, load average {load:.1f} → "
-          f"{os.getloadavg()[0]:.1f}", ["", "with locks (ms)", "without (ms)", "ratio", "requests with",
-                                        "requests without"], rows)
+    locks_table(reps, load, rows)
 
 
 if __name__ == "__main__":
