@@ -4,19 +4,20 @@ Go's race detector prints its report on the program's stderr and lets the progra
 end); delve 1.20 neither stops nor says anything, and its function breakpoints cannot name the detector's C
 symbols. What delve can stop at is the Go callback the detector calls to symbolize each pc of a report,
 ``runtime.raceSymbolizeCode`` (only in -race builds, only while a report is made), on the racing goroutine
-(but on its system stack: delve unwinds no user frame there). Measured with go 1.19 / delve 1.20, a
-report's pcs come stack by stack, each outermost first (goexit, …, the access): so the first pc that is
-the return address of a call to ``runtime.raceread``/``racewrite`` (``…range``) — the instruction before
-``pc + 1``, disassembled by delve with its line — is the racing access. An instruction breakpoint at that
-return address stops the racing goroutine as it comes back from the detector, after the report is printed,
-at the racy line, with its own stack live (a breakpoint anywhere else could land inside an instruction and
-corrupt it: none is set unless the instruction before it is such a call). Every other stop on the way
-(the other pcs, another goroutine passing the same address) is continued here, unseen by the session.
+(but on its system stack: delve unwinds no user frame there). Each pc that is the return address of a call
+to ``runtime.raceread``/``racewrite`` (``…range``) — the instruction before ``pc + 1``, disassembled by delve
+with its line — is an access of the report; an instruction breakpoint at each such return address stops the
+racing goroutine as it comes back from the detector, after the report is printed, at the racy line, with
+its own stack live. (A breakpoint anywhere else could land inside an instruction and corrupt it: none is
+set unless the instruction before it is such a call.) Where the racing access is inside the runtime
+(``append``'s growslice, a map), it comes back to no such place; it stops if it later passes the other
+access's. Every other stop on the way (the other pcs, another goroutine passing the same address) is
+continued here, unseen by the session; the places of the last ``KEPT_REPORTS`` reports are kept (another
+report can begin before the goroutine of the last one came back).
 
 The report's text is read from the program's stderr as it passes (``RaceText``) and parsed into one line
 per access and per goroutine's creation, each stack innermost first. Its goroutine numbers are the race
-detector's own, not delve's: the racing one is the stop's thread. A report whose access is not user code
-(a map inside the runtime) is not stopped at; its text is in the output as without a debugger.
+detector's own, not delve's: the racing one is the stop's thread. (go 1.19, delve 1.20.)
 """
 
 from __future__ import annotations
@@ -26,16 +27,17 @@ import logging
 import os
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from polydbg.backends.base import ExceptionDetail
 from polydbg.backends.delve.stops import RACE
-from polydbg.backends.kit import timeouts
 
 log = logging.getLogger(__name__)
 
 SYMBOLIZER = "runtime.raceSymbolizeCode"
+KEPT_REPORTS = 4  # reports whose goroutine may still come back (one inside the runtime may never)
+REPORT_WAIT_S = 3.0  # for the report's text to be read from stderr (printed before the goroutine came back)
 _ACCESS_CALL = re.compile(r"\bCALL\b.*\bruntime\.race(?:read|write)(?:range)?\(SB\)")
 _RULE = "=================="
 _HEADER = re.compile(r"(?P<what>.+?)(?: at (?P<address>0x[0-9a-f]+))? by "
@@ -52,7 +54,8 @@ class RaceText:
     def __init__(self) -> None:
         self._partial: list[str] | None = None  # lines of the report being printed
         self._buffer = ""
-        self.reports: list[list[str]] = []
+        self.reports: list[list[str]] = []  # complete, not taken yet
+        self.completed = 0  # reports complete so far
         self.arrived = asyncio.Event()
 
     def heard(self, text: str) -> None:
@@ -65,19 +68,21 @@ class RaceText:
             elif line == _RULE:
                 if any(piece.startswith("WARNING: DATA RACE") for piece in self._partial):
                     self.reports.append(self._partial)
+                    self.completed += 1
                     self.arrived.set()
                 self._partial = [] if not self._partial else None  # a rule also opens the next report
             else:
                 self._partial.append(line)
 
     async def about(self, path: str | None, line: int | None, within_s: float) -> list[str] | None:
-        """The report whose first access is at ``path:line`` (the oldest such one not taken yet, or the oldest
-        one when the place is unknown), waiting ``within_s`` for it to finish arriving."""
+        """The oldest report not taken yet with a frame at ``path:line`` (its access, or a caller of the runtime
+        function that made it: ``append`` in growslice), any when the place is unknown, waiting ``within_s``
+        for it to finish arriving."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + within_s
         while True:
             for index, report in enumerate(self.reports):
-                if path is None or _first_place(report) == (os.path.basename(path), line):
+                if path is None or (os.path.basename(path), line) in _places(report):
                     return self.reports.pop(index)
             self.arrived.clear()
             try:
@@ -86,12 +91,9 @@ class RaceText:
                 return None
 
 
-def _first_place(report: list[str]) -> tuple[str, int] | None:
-    for line in report:
-        found = _FRAME_FILE.match(line)
-        if found:
-            return os.path.basename(found["path"]), int(found["line"])
-    return None
+def _places(report: list[str]) -> set[tuple[str, int]]:
+    return {(os.path.basename(found["path"]), int(found["line"]))
+            for line in report if (found := _FRAME_FILE.match(line))}
 
 
 def detail(report: list[str] | None, thread_id: int) -> ExceptionDetail:
@@ -139,12 +141,11 @@ def detail(report: list[str] | None, thread_id: int) -> ExceptionDetail:
 
 @dataclass
 class _Pending:
-    """A report being made: on which goroutine, and where it will come back to (once found)."""
+    """A report being made: on which goroutine, and the places it may come back to from the detector."""
 
     thread: int
-    resume_at: int | None = None  # the return address of the racing access's call into the detector
-    place: tuple[str | None, int | None] = (None, None)  # the access's file and line, as delve disassembled it
-    native_id: int | None = None  # the instruction breakpoint there
+    reports_before: int  # the reports complete in the text when it began
+    places: dict[int, tuple[str | None, int | None]] = field(default_factory=dict)  # return address → file, line
 
 
 class RaceStops:
@@ -158,7 +159,8 @@ class RaceStops:
         self._moving = moving
         self.symbolizer_id: int | None = None  # delve's id of the internal function breakpoint, once bound
         self.text = RaceText()
-        self._pending: _Pending | None = None
+        self._pending: dict[int, _Pending] = {}  # goroutine → its report, until it comes back (the latest few)
+        self._natives: dict[int, tuple[int, int]] = {}  # delve's instruction breakpoint → (goroutine, address)
         self._details: dict[int, ExceptionDetail] = {}  # thread → the race it stopped on (this stop only)
 
     def forget(self) -> None:
@@ -175,9 +177,12 @@ class RaceStops:
         if self.symbolizer_id is not None and self.symbolizer_id in hit and isinstance(thread, int):
             self._refine(self._symbolizing(thread))
             return True
-        pending = self._pending
-        if pending is not None and pending.native_id is not None and pending.native_id in hit:
-            self._refine(self._came_back(body) if thread == pending.thread else self._resume(thread))
+        ours = [self._natives[native] for native in hit if native in self._natives]
+        if ours:
+            pending = self._pending.get(thread) if isinstance(thread, int) else None
+            back = next((address for goroutine, address in ours if goroutine == thread), None)
+            self._refine(self._resume(thread) if pending is None or back is None
+                         else self._came_back(body, pending, back))
             return True
         return False
 
@@ -186,22 +191,30 @@ class RaceStops:
         await self._request("continue", {"threadId": thread})
 
     async def _symbolizing(self, thread: int) -> None:
-        """One pc of a report being symbolized: the first call into the detector found is where to stop."""
+        """One pc of a report being symbolized: each access's call into the detector found is a place the racing
+        goroutine may come back to (its own, first; the other access's, where its own is in the runtime)."""
         try:
-            if self._pending is None:
-                self._pending = _Pending(thread)
-            if self._pending.resume_at is None and self._pending.thread == thread:
-                access = await self._access(thread)
-                if access is not None:
-                    return_address, self._pending.place = access
-                    body = await self._request("setInstructionBreakpoints", {"breakpoints": [
-                        {"instructionReference": hex(return_address)}]})
-                    answer = (body.get("breakpoints") or [{}])[0]
-                    if answer.get("verified") and isinstance(answer.get("id"), int):
-                        self._pending.resume_at, self._pending.native_id = return_address, answer["id"]
+            pending = self._pending.get(thread)
+            if pending is None or self.text.completed > pending.reports_before:  # a new report
+                pending = self._pending[thread] = _Pending(thread, self.text.completed)
+                for stale in list(self._pending)[:-KEPT_REPORTS]:
+                    del self._pending[stale]
+            access = await self._access(thread)
+            if access is not None and access[0] not in pending.places:
+                pending.places[access[0]] = access[1]
+                await self._place_breakpoints()
         except Exception:
             log.debug("delve: could not place a race report's stop", exc_info=True)
         await self._resume(thread)
+
+    async def _place_breakpoints(self) -> None:
+        """One instruction breakpoint at each place a racing goroutine may come back to (delve's set replaced)."""
+        wanted = [(pending.thread, address) for pending in self._pending.values() for address in pending.places]
+        body = await self._request("setInstructionBreakpoints", {"breakpoints": [
+            {"instructionReference": hex(address)} for _, address in wanted]})
+        self._natives = {answer["id"]: place for answer, place in zip(body.get("breakpoints") or [], wanted,
+                                                                      strict=False)
+                         if answer.get("verified") and isinstance(answer.get("id"), int)}
 
     async def _access(self, thread: int) -> tuple[int, tuple[str | None, int | None]] | None:
         """The address after the call this pc is the access of, and its file and line, if it is one."""
@@ -225,15 +238,15 @@ class RaceStops:
         line = before.get("line")
         return after, ((before.get("location") or {}).get("path"), line if isinstance(line, int) else None)
 
-    async def _came_back(self, body: dict[str, Any]) -> None:
+    async def _came_back(self, body: dict[str, Any], pending: _Pending, address: int) -> None:
         """The racing goroutine is back at its racy line, the report printed: stop there, the report read."""
-        thread = int(body["threadId"])
-        path, line = self._pending.place if self._pending is not None else (None, None)
-        self._pending = None
+        thread = pending.thread
+        path, line = pending.places[address]
+        del self._pending[thread]
         try:
-            await self._request("setInstructionBreakpoints", {"breakpoints": []})
+            await self._place_breakpoints()
         except Exception:
             log.debug("delve: could not clear the race stop's instruction breakpoint", exc_info=True)
-        found = detail(await self.text.about(path, line, timeouts.INSPECT_S), thread)
+        found = detail(await self.text.about(path, line, REPORT_WAIT_S), thread)
         self._details[thread] = found
         self._report({**body, "reason": "exception", "description": RACE, "text": found.message})

@@ -80,6 +80,21 @@ def _race_stops(requests: FakeRequests) -> tuple[races.RaceStops, RecordingListe
     return found, listener, delve_stops
 
 
+class _Resumes:
+    """delve's ``continue`` as the fake answers it, each one an event a test waits for."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+
+    def __call__(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        self.event.set()
+        return {}
+
+    async def next(self) -> None:
+        await asyncio.wait_for(self.event.wait(), 2.0)
+        self.event.clear()
+
+
 def _disassembled(arguments: dict[str, Any]) -> dict[str, Any]:
     """goexit's pc (0x100) follows a NOP; the access's (0x200) a call into the race detector."""
     after = int(arguments["memoryReference"], 16)
@@ -91,18 +106,19 @@ def _disassembled(arguments: dict[str, Any]) -> dict[str, Any]:
 
 async def test_the_stop_is_where_the_racing_goroutine_comes_back_from_the_detector() -> None:
     pcs = iter(["256 = 0x100", "512 = 0x200", "768 = 0x300"])
+    resumes = _Resumes()
     requests = FakeRequests(stackTrace={"stackFrames": [{"id": 1000, "name": "runtime.raceSymbolizeCode"}]},
                             evaluate=lambda arguments: {"result": next(pcs)}, disassemble=_disassembled,
                             setInstructionBreakpoints={"breakpoints": [{"id": 7, "verified": True}]},
-                            **{"continue": {}})
+                            **{"continue": resumes})
     found, listener, _ = _race_stops(requests)
     for _ in range(3):  # goexit, the access, a frame of another stack: each continued, unseen
         assert found.claims({"reason": "function breakpoint", "threadId": 20, "hitBreakpointIds": [1]})
-        await asyncio.sleep(0.01)
+        await resumes.next()
     placed = [arguments for command, arguments, _ in requests.sent if command == "setInstructionBreakpoints"]
     assert placed == [{"breakpoints": [{"instructionReference": "0x201"}]}]  # only after the call into the detector
     assert found.claims({"reason": "instruction breakpoint", "threadId": 21, "hitBreakpointIds": [7]})
-    await asyncio.sleep(0.01)  # another goroutine passing the same line: continued
+    await resumes.next()  # another goroutine passing the same line: continued
     assert listener.events == [] and requests.commands().count("continue") == 4
     found.text.heard(REPORT)
     assert found.claims({"reason": "instruction breakpoint", "threadId": 20, "hitBreakpointIds": [7]})
@@ -113,3 +129,22 @@ async def test_the_stop_is_where_the_racing_goroutine_comes_back_from_the_detect
     assert detail is not None and detail.details[0].startswith("write by goroutine 8 (thread 20): main.bump")
     assert requests.sent[-1][:2] == ("setInstructionBreakpoints", {"breakpoints": []})
     assert not found.claims({"reason": "breakpoint", "threadId": 20, "hitBreakpointIds": [3]})
+
+
+async def test_a_racing_goroutine_that_comes_back_after_the_next_report_began_still_stops() -> None:
+    pcs = iter(["512 = 0x200", "768 = 0x300"])
+    resumes = _Resumes()
+    requests = FakeRequests(stackTrace={"stackFrames": [{"id": 1000, "name": "runtime.raceSymbolizeCode"}]},
+                            evaluate=lambda arguments: {"result": next(pcs)}, disassemble=_disassembled,
+                            setInstructionBreakpoints=lambda arguments: {"breakpoints": [
+                                {"id": 7 + n, "verified": True} for n, _ in enumerate(arguments["breakpoints"])]},
+                            **{"continue": resumes})
+    found, listener, _ = _race_stops(requests)
+    found.claims({"reason": "function breakpoint", "threadId": 20, "hitBreakpointIds": [1]})
+    await resumes.next()
+    found.text.heard(REPORT)  # goroutine 20's report printed; another begins before it comes back
+    found.claims({"reason": "function breakpoint", "threadId": 21, "hitBreakpointIds": [1]})
+    await resumes.next()
+    assert found.claims({"reason": "instruction breakpoint", "threadId": 20, "hitBreakpointIds": [7]})
+    await asyncio.wait_for(listener.stopped.wait(), 2.0)
+    assert listener.events[0][1].thread_id == 20 and listener.events[0][1].description == "data race"
