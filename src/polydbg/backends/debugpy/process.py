@@ -36,7 +36,8 @@ from polydbg.transport.streams import FramedStream
 
 ADAPTER_SHIM = shims.source(__file__, "adapter.py")
 DEBUGGEE_SHIM = shims.source(__file__, "debuggee.py")
-VALUES = shims.path(__file__, "pydevd")  # pydevd's extensions: compact numpy, pandas and sqlite3 values
+VALUES = shims.path(__file__, "pydevd")
+CURRENT_FRAME = " (Current frame)"  # pydevd's extensions: compact numpy, pandas and sqlite3 values
 
 
 class DebugpyProcess(DapBackend):
@@ -227,6 +228,12 @@ class DebugpyProcess(DapBackend):
         if not result.ref:
             return None
         return python.renumbered(await self.variables(result.ref), parent.evaluate_name, kind, start)
+
+    def _frame(self, raw: dict[str, Any]) -> Frame | None:
+        """pydevd names the frame an exception is shown at "name (Current frame)" when it shows the exception's
+        traceback (a user-unhandled exception): the report says where it stopped already."""
+        frame = super()._frame(raw)
+        return frame._replace(name=frame.name.removesuffix(CURRENT_FRAME)) if frame is not None else None
 
     def length_of(self, parent: Variable, children: list[Variable]) -> int | None:
         return self._lengths.get(parent.ref)
