@@ -55,6 +55,21 @@ def table(title: str, headers: Sequence[str], rows: Sequence[Sequence[object]]) 
     sys.stdout.flush()
 
 
+def with_and_without(label: str, times: dict[bool, list[float]], requests: dict[bool, list[int]] | None
+                     ) -> list[object]:
+    """A row of a benchmark timed with a feature (True) and without it (False): the medians in ms, their
+    ratio, and the requests each made when counted (issue 20's lock information)."""
+    with_s, without_s = median(times[True]), median(times[False])
+    return [label, f"{with_s * 1000:.0f}", f"{without_s * 1000:.0f}", f"{with_s / without_s:.2f}×",
+            f"{median(requests[True]):,.0f}" if requests else "", f"{median(requests[False]):,.0f}" if requests else ""]
+
+
+def locks_table(reps: int, load_before: float, rows: Sequence[Sequence[object]]) -> None:
+    table(f"the first call at a stop, medians of {reps}, load average {load_before:.1f} → "
+          f"{os.getloadavg()[0]:.1f}", ["", "with locks (ms)", "without (ms)", "ratio", "requests with",
+                                        "requests without"], rows)
+
+
 def become_subreaper() -> None:
     """Orphaned descendants (debuggees whose launcher died) are re-parented to us, so we can see them."""
     if sys.platform.startswith("linux"):

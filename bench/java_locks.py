@@ -29,7 +29,7 @@ from typing import Any
 
 from mcp import Client
 
-from _util import BENCH, line_of, median, table
+from _util import BENCH, line_of, locks_table, with_and_without
 from polydbg.backends.base import Backend
 from polydbg.backends.java.backend import JavaBackend
 from polydbg.jdwp.client import JdwpClient
@@ -81,13 +81,8 @@ async def measure(client: Client, threads: int, reps: int) -> list[list[object]]
     JavaBackend.locks = _locks  # type: ignore[method-assign]
     await client.call_tool("debug_terminate", {})
     assert deadlocks == {True: 2, False: 0}, deadlocks
-    rows: list[list[object]] = []
-    for what, times, requests in (("debug_stack(all_threads=true)", took, sent), ("debug_pause", paused, None)):
-        with_s, without_s = median(times[True]), median(times[False])
-        rows.append([f"{threads:,} threads, {what}", f"{with_s * 1000:.0f}", f"{without_s * 1000:.0f}",
-                     f"{with_s / without_s:.2f}×", f"{median(requests[True]):,.0f}" if requests else "",
-                     f"{median(requests[False]):,.0f}" if requests else ""])
-    return rows
+    return [with_and_without(f"{threads:,} threads, {what}", times, requests)
+            for what, times, requests in (("debug_stack(all_threads=true)", took, sent), ("debug_pause", paused, None))]
 
 
 async def main(counts: list[int], reps: int) -> None:
@@ -97,9 +92,7 @@ async def main(counts: list[int], reps: int) -> None:
     async with Client(build_server()) as client:
         for threads in counts:
             rows += await measure(client, threads, reps)
-    table(f"the first call at a stop, medians of {reps}, load average {load:.1f} → "
-          f"{os.getloadavg()[0]:.1f}", ["", "with locks (ms)", "without (ms)", "ratio", "requests with",
-                                        "requests without"], rows)
+    locks_table(reps, load, rows)
 
 
 if __name__ == "__main__":
