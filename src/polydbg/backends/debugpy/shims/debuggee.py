@@ -35,30 +35,33 @@ def _v(h):
 _m.v = _v
 sys.modules['_polydbg'] = _m
 del _m, _v, types
-class _Lines:
+def _api(m):  # pydevd's breakpoint lines memoized; a stack request does not wait for a thread that is not stopped
+    f, memo = m._get_code_lines, {}
+    def lines(code):
+        if not isinstance(code, str): return f(code)
+        s = os.stat(code); k = (code, s.st_mtime_ns, s.st_size)
+        if k not in memo: memo[k] = tuple(f(code))
+        return iter(memo[k])
+    m._get_code_lines = lines
+    try:
+        r = m.PyDevdAPI.request_stack; c = r.__code__; d = list(r.__defaults__)
+        i = c.co_varnames.index('timeout') - c.co_argcount + len(d)
+        if 0 <= i < len(d): d[i] = 0; r.__defaults__ = tuple(d)
+    except Exception: pass
+_patches = {'_pydevd_bundle.pydevd_api': _api}
+class _Patch:
     def find_spec(self, name, path=None, target=None):
-        if name != '_pydevd_bundle.pydevd_api': return None
-        sys.meta_path.remove(self)
+        patch = _patches.pop(name, None)
+        if patch is None: return None
+        if not _patches: sys.meta_path.remove(self)
         import importlib.util
         spec = importlib.util.find_spec(name)
         run = spec and spec.loader and getattr(spec.loader, 'exec_module', None)
         if run:
-            def exec_module(m):
-                run(m); f, memo = m._get_code_lines, {}
-                def lines(code):
-                    if not isinstance(code, str): return f(code)
-                    s = os.stat(code); k = (code, s.st_mtime_ns, s.st_size)
-                    if k not in memo: memo[k] = tuple(f(code))
-                    return iter(memo[k])
-                m._get_code_lines = lines
-                try:  # a stack request does not wait for a thread that is not stopped
-                    r = m.PyDevdAPI.request_stack; c = r.__code__; d = list(r.__defaults__)
-                    i = c.co_varnames.index('timeout') - c.co_argcount + len(d)
-                    if 0 <= i < len(d): d[i] = 0; r.__defaults__ = tuple(d)
-                except Exception: pass
+            def exec_module(m): run(m); patch(m)
             spec.loader.exec_module = exec_module
         return spec
-sys.meta_path.insert(0, _Lines())
+sys.meta_path.insert(0, _Patch())
 a = sys.argv[1:]
 if a[:2] == ['-X', 'frozen_modules=off']: a = a[2:]
 if sys.path and sys.path[0] == '': del sys.path[0]
@@ -77,6 +80,26 @@ _i = os.environ.pop('POLYDBG_STDIN', None) if '--connect' in a else None
 if _i:
     _f = os.open(_i, os.O_RDONLY); os.dup2(_f, 0); os.close(_f)
 del _i
+_w = os.environ.pop('POLYDBG_PROBE', None) if '--connect' in a else None
+if _w:  # the probe starts with the program, once pydevd traces new threads
+    def _probing(m, left=[_w]):  # noqa: B006 (one probe, whichever runs first)
+        def started(run):
+            def first(*args, **kwargs):
+                if left:
+                    import threading
+                    w = left.pop()
+                    g = {'os': os}
+                    exec(compile('def wake(fd):\n    while os.read(fd, 1):\n        pass  # a pause stops here\n',
+                                 '<ipython-polydbg-probe>', 'exec'), g)
+                    threading.Thread(target=g['wake'], args=(os.open(w, os.O_RDWR),), name='polydbg-probe',
+                                     daemon=True).start()
+                return run(*args, **kwargs)
+            first.__code__ = first.__code__.replace(co_filename=m.__file__)  # pydevd's frame: hidden as its own
+            return first
+        for n in ('run_path', 'run_module', '_run_module_as_main'):
+            if hasattr(m, n): setattr(m, n, started(getattr(m, n)))
+    _patches['_pydevd_bundle.pydevd_runpy'] = _probing
+del _w
 _p = os.environ.pop('POLYDBG_VALUES', None) if '--connect' in a else None
 if _p:
     _d = os.path.abspath(os.path.join(a[0], '_vendored', 'pydevd'))  # as debugpy names its copy

@@ -1,0 +1,56 @@
+"""Calls into ``shims/threads.py`` inside the program, and its answers in the Backend's terms (pure, no adapter).
+
+The helper is sent with its first call (defined once per process as ``_polydbg_threads``, so an attached program
+needs nothing of the launch shim) and answers in JSON, read from an evaluation in the ``clipboard`` context (in
+``repl`` pydevd's safe repr cuts nested values).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import json
+from typing import Any
+
+from polydbg.backends.base import Frame, Lock, ThreadLocks
+from polydbg.backends.kit import shims
+
+MODULE = "_polydbg_threads"
+HELPER = shims.source(__file__, "threads.py")
+
+
+def call(function: str, *args: Any) -> str:
+    """The expression that runs the helper's ``function(*args)`` in the program (JSON-able arguments)."""
+    code, given = HELPER.encode().hex(), json.dumps(args).encode().hex()
+    module = (f"(s.modules.get({MODULE!r}) or s.modules.setdefault({MODULE!r}, (lambda m: (exec(bytes.fromhex("
+              f"'{code}').decode(), m.__dict__), m)[1])(__import__('types').ModuleType({MODULE!r}))))")
+    return (f"(lambda s: {module}.{function}(*__import__('json').loads(bytes.fromhex('{given}').decode())))"
+            "(__import__('sys'))")
+
+
+def answer(value: str) -> Any:
+    """The helper's JSON from an evaluation's value (a string's repr, or the string itself)."""
+    text = value
+    if value[:1] in ("'", '"'):
+        with contextlib.suppress(ValueError, SyntaxError):
+            text = ast.literal_eval(value)
+    return json.loads(text)
+
+
+def wanted(thread_ids: list[int], names: dict[int, str], tops: dict[int, Frame | None]) -> list[list[Any]]:
+    """The threads as the helper matches them to the program's: [id, name, top function, top line]."""
+    return [[tid, names[tid], (tops.get(tid) or Frame("", None, None)).name or None,
+             (tops.get(tid) or Frame("", None, None)).line] for tid in thread_ids if tid in names]
+
+
+def thread_locks(found: dict[str, Any]) -> dict[int, ThreadLocks]:
+    """The helper's ``locks`` answer as ThreadLocks, for the threads that hold, wait for or wait in something."""
+    locks = {key: Lock(id=key, name=str(name), kind=str(kind), owner=owner if isinstance(owner, int) else None)
+             for key, (name, kind, owner) in found.get("locks", {}).items()}
+    out: dict[int, ThreadLocks] = {}
+    for tid, state in found.get("threads", {}).items():
+        holds = tuple(locks[key] for key in state.get("holds") or () if key in locks)
+        waits = locks.get(state.get("waits") or "")
+        if holds or waits or state.get("state"):
+            out[int(tid)] = ThreadLocks(holds=holds, waits_for=waits, state=state.get("state"))
+    return out
