@@ -29,6 +29,7 @@ def right():
 
 
 def keeper():
+    held = 2
     with RECORDS:
         with RECORDS:
             kept.set()

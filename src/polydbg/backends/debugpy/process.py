@@ -10,6 +10,7 @@ package docstring for why).
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -27,6 +28,7 @@ from polydbg.backends.base import (
     LaunchSpec,
     Scope,
     SourceBreakpoint,
+    Task,
     Thread,
     ThreadLocks,
     Variable,
@@ -38,6 +40,7 @@ from polydbg.backends.kit import shims, timeouts
 from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError
 from polydbg.transport.streams import FramedStream
 
+log = logging.getLogger(__name__)
 ADAPTER_SHIM = shims.source(__file__, "adapter.py")
 DEBUGGEE_SHIM = shims.source(__file__, "debuggee.py")
 VALUES = shims.path(__file__, "pydevd")  # pydevd's extensions: compact numpy, pandas and sqlite3 values
@@ -245,10 +248,29 @@ class DebugpyProcess(DapBackend):
         found = await self._helper("locks", threads.wanted(list(thread_ids), self._names, self._tops))
         return threads.thread_locks(found) if found is not None else {}
 
+    async def tasks(self) -> list[Task]:
+        """asyncio's pending tasks, with what each awaits and its chain of coroutines (``shims/threads.py``)."""
+        found = await self._helper("tasks")
+        return threads.tasks(found) if found else []
+
+    async def async_callers(self, thread_id: int) -> list[tuple[str, list[Frame]]]:
+        """The tasks awaiting the one ``thread_id`` runs, outward (a coroutine's stack ends at its task's step)."""
+        if not self._names:
+            await self.threads()
+        if thread_id not in self._tops:
+            await self.stack_trace(thread_id, 0, 1)
+        listed = threads.wanted([thread_id], self._names, self._tops)
+        found = await self._helper("async_callers", listed[0]) if listed else None
+        return threads.callers(found) if found else []
+
     async def _helper(self, function: str, *args: Any) -> Any:
         """The answer of the helper's ``function`` evaluated in the stopped thread's frame (None: no such frame)."""
-        value = await self._in_stopped_frame(threads.call(function, *args), "clipboard")
-        return threads.answer(value.value) if value is not None else None
+        try:
+            value = await self._in_stopped_frame(threads.call(function, *args), "clipboard")
+            return threads.answer(value.value) if value is not None else None
+        except (AdapterRequestError, ValueError) as exc:  # a frame that cannot evaluate: nothing more is known
+            log.debug("debugpy: the threads helper's %s failed: %s", function, exc)
+            return None
 
     async def _in_stopped_frame(self, expression: str, context: EvaluateContext) -> Variable | None:
         """``expression`` evaluated in the frame debugpy stopped in (the probe's too): its value, with a ref whose

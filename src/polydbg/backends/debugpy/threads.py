@@ -12,7 +12,7 @@ import contextlib
 import json
 from typing import Any
 
-from polydbg.backends.base import Frame, Lock, ThreadLocks
+from polydbg.backends.base import Frame, Lock, Task, ThreadLocks
 from polydbg.backends.kit import shims
 
 MODULE = "_polydbg_threads"
@@ -54,3 +54,17 @@ def thread_locks(found: dict[str, Any]) -> dict[int, ThreadLocks]:
         if holds or waits or state.get("state"):
             out[int(tid)] = ThreadLocks(holds=holds, waits_for=waits, state=state.get("state"))
     return out
+
+
+def _frames(listed: list[list[Any]]) -> list[Frame]:
+    return [Frame(name=str(name), file=str(file), line=int(line)) for name, file, line in listed]
+
+
+def tasks(found: list[dict[str, Any]]) -> list[Task]:
+    """The helper's ``tasks`` answer as Tasks."""
+    return [Task(name=str(t["name"]), awaiting=str(t["awaiting"]), frames=tuple(_frames(t["frames"]))) for t in found]
+
+
+def callers(found: list[list[Any]]) -> list[tuple[str, list[Frame]]]:
+    """The helper's ``async_callers`` answer: (how each task awaits the one inside it, its frames)."""
+    return [(str(how), _frames(frames)) for how, frames in found]

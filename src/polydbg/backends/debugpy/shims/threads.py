@@ -255,3 +255,110 @@ def assign_at(thread, frames, name, expression):
     if to_fast is not None:
         to_fast(ctypes.py_object(frame), ctypes.c_int(0))
     return value
+
+
+def _loops(current):
+    """ident → the asyncio loop a thread runs (its ``run_forever`` frame's ``self``)."""
+    found = {}
+    for ident, top in current.items():
+        for frame in _frames(top):
+            loop = frame.f_locals.get("self") if frame.f_code.co_name == "run_forever" else None
+            if loop is not None and hasattr(loop, "_ready"):
+                found[ident] = loop
+                break
+    return found
+
+
+def _chain(coroutine):
+    """A coroutine's awaits, outermost first ([function, file, line] each), and the awaitable past the last one."""
+    frames, past = [], None
+    while coroutine is not None:
+        frame = getattr(coroutine, "cr_frame", None) or getattr(coroutine, "gi_frame", None)
+        if frame is None:
+            break
+        name = getattr(coroutine, "__qualname__", None) or frame.f_code.co_name
+        frames.append([name, frame.f_code.co_filename, frame.f_lineno])
+        inner = getattr(coroutine, "cr_await", None) or getattr(coroutine, "gi_yieldfrom", None)
+        if inner is None or not (hasattr(inner, "cr_frame") or hasattr(inner, "gi_frame")):
+            past = inner
+            break
+        coroutine = inner
+    return frames, past
+
+
+def _awaiting(task, frames, running):
+    """What a pending task waits for: another task, a gather of tasks, or the innermost coroutine of its chain."""
+    import asyncio
+    import os
+
+    if task in running:
+        return f"nothing: it is running on thread {running[task]!r}"
+    waiter = getattr(task, "_fut_waiter", None)
+    if isinstance(waiter, asyncio.Task):
+        return f"task {waiter.get_name()!r}"
+    children = getattr(waiter, "_children", None)
+    if children is not None:
+        return "gather of " + ", ".join(f"task {c.get_name()!r}" if isinstance(c, asyncio.Task) else repr(c)[:60]
+                                        for c in children)
+    if frames:
+        name, file, line = frames[-1]
+        return f"{name} at {os.path.basename(file)}:{line}"
+    return repr(waiter)[:120] if waiter is not None else "nothing: it is scheduled to run"
+
+
+def _tasks(current):
+    """Every pending task of every running loop, and the task each thread runs (task → its thread's name)."""
+    import asyncio
+
+    names = {i: t.name for i, t in _program_threads().items()}
+    pending, running = [], {}
+    for ident, loop in _loops(current).items():
+        now = asyncio.current_task(loop)
+        if now is not None:
+            running[now] = names.get(ident, str(ident))
+        pending += [task for task in asyncio.all_tasks(loop) if not task.done()]
+    return pending, running
+
+
+def tasks():
+    """JSON of the program's pending asyncio tasks: name, what each awaits, its chain of coroutines."""
+    if "asyncio" not in sys.modules:
+        return "[]"
+    pending, running = _tasks(sys._current_frames())
+    out = []
+    for task in pending:
+        frames, _ = _chain(task.get_coro())
+        out.append({"name": task.get_name(), "awaiting": _awaiting(task, frames, running), "frames": frames})
+    return json.dumps(out)
+
+
+def _awaited_by(task, pending):
+    """The task that awaits ``task`` (directly, or through a gather), or None."""
+    for other in pending:
+        waiter = getattr(other, "_fut_waiter", None)
+        if waiter is task or task in (getattr(waiter, "_children", None) or ()):
+            return other
+    return None
+
+
+def async_callers(thread):
+    """JSON of the tasks awaiting the one a listed thread runs, outward: [[how, [[function, file, line], …]], …],
+    each task's coroutines innermost first."""
+    if "asyncio" not in sys.modules:
+        return "[]"
+    import asyncio
+
+    current = sys._current_frames()
+    loop = _loops(current).get(_match([thread], current).get(thread[0]))
+    pending, _ = _tasks(current)
+    task = asyncio.current_task(loop) if loop is not None else None
+    out, seen = [], set()
+    while task is not None and id(task) not in seen:
+        seen.add(id(task))
+        caller = _awaited_by(task, pending)
+        if caller is None:
+            break
+        frames, _ = _chain(caller.get_coro())
+        out.append([f"awaited by task {caller.get_name()!r}", frames[::-1]])
+        task = caller
+    return json.dumps(out)
