@@ -5,6 +5,7 @@ and main joins them. With an argument, main stops at a marked line once all are 
 import sys
 import threading
 import time
+from pathlib import Path
 
 LEFT, RIGHT = threading.Lock(), threading.Lock()
 RECORDS = threading.RLock()
@@ -30,10 +31,9 @@ def right():
 
 def keeper():
     held = 2
-    with RECORDS:
-        with RECORDS:
-            kept.set()
-            time.sleep(3600)  # keeper sleeps holding RECORDS twice
+    with RECORDS, RECORDS:
+        kept.set()
+        time.sleep(1800 * held)  # keeper sleeps holding RECORDS twice
 
 
 def reentrant():
@@ -58,7 +58,7 @@ for worker in workers:
     worker.start()
 blocked_at = {"left": "# left blocks", "right": "# right blocks", "keeper": "# keeper sleeps",
               "reentrant": "# reentrant blocks", "sleeper": "# sleeper waits", "bare": "# bare blocks"}
-source = open(__file__).read().splitlines()
+source = Path(__file__).read_text().splitlines()
 lines = {name: next(i for i, text in enumerate(source, 1) if marker in text and "blocked_at" not in text)
          for name, marker in blocked_at.items()}
 

@@ -55,9 +55,9 @@ class DebugpyProcess(DapBackend):
     pause_limits: ClassVar[str] = (
         "debugpy stops a thread only when it runs Python code it traces (your code: library code is "
         "skipped), and no thread has: each is blocked (a lock, socket, sleep or C call) or running only "
-        "library code, like a server's accept loop. A thread stops as soon as it runs your code (a "
-        "request to the server, say). Set a breakpoint where you expect it and debug_continue, or "
-        "debug_terminate")
+        "library code, like a server's accept loop (a program debug_launch started is stopped anyway; an attached "
+        "one is not). A thread stops as soon as it runs your code (a request to the server, say). Set a breakpoint "
+        "where you expect it and debug_continue, or debug_terminate")
     busy_hint: ClassVar[str] = (
         "debugpy answers only between Python lines, and the program is running C code that holds the "
         "interpreter's lock (a long computation in a C extension, a blocking call that keeps the lock). To see "

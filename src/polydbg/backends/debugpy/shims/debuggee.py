@@ -88,9 +88,12 @@ if _w:  # the probe starts with the program, once pydevd traces new threads
                 if left:
                     import threading
                     w = left.pop()
+                    # it waits in library code (a step into "my code" never stops there); woken, it runs a line of
+                    # "user" code (named <ipython…), where a pause stops
                     g = {'os': os}
-                    exec(compile('def wake(fd):\n    while os.read(fd, 1):\n        pass  # a pause stops here\n',
-                                 '<ipython-polydbg-probe>', 'exec'), g)
+                    exec(compile('def ran():\n    pass  # a pause stops here\n\ndef wake(fd):\n'
+                                 '    while os.read(fd, 1):\n        ran()\n', '<polydbg-probe>', 'exec'), g)
+                    g['ran'].__code__ = g['ran'].__code__.replace(co_filename='<ipython-polydbg-probe>')
                     threading.Thread(target=g['wake'], args=(os.open(w, os.O_RDWR),), name='polydbg-probe',
                                      daemon=True).start()
                 return run(*args, **kwargs)

@@ -23,9 +23,20 @@ import sys
 import threading
 
 _OWNER = re.compile(r"owner=(\d+)")
-_RUNTIME = ("pydevd", "debugpy", "polydbg-probe")
 _CLASSES = ("Thread", "Event", "Condition", "Semaphore", "BoundedSemaphore", "Barrier")
 _trees = {}
+
+
+def _runtime():
+    """Where the debugger's own code is (its frames are not the program's), and the probe's name."""
+    import os
+
+    found = ["<ipython-polydbg-probe>", "<polydbg-probe>"]
+    for name in ("debugpy", "pydevd"):
+        module = sys.modules.get(name)
+        if getattr(module, "__file__", None):
+            found.append(os.path.dirname(module.__file__) + os.sep if name == "debugpy" else module.__file__)
+    return tuple(found)
 
 
 def _program_threads():
@@ -178,6 +189,7 @@ def locks(wanted):
     current = sys._current_frames()
     idents = _match(wanted, current)
     found = _Locks({ident: tid for tid, ident in idents.items()})
+    runtime = _runtime()
     threads = {}
     for tid, ident in idents.items():
         frames = _frames(current.get(ident))
@@ -185,7 +197,7 @@ def locks(wanted):
         holds, waits = [], None
         for depth, frame in enumerate(frames):
             code = frame.f_code
-            if code.co_filename == threading.__file__ or any(r in code.co_filename for r in _RUNTIME):
+            if code.co_filename == threading.__file__ or code.co_filename.startswith(runtime):
                 continue
             line = frame.f_lineno
             for kind, first, body, last, node in _statements(code.co_filename):
