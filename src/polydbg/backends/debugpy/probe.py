@@ -8,7 +8,8 @@ daemon thread with the program (once pydevd traces new threads) that blocks read
 has stopped nothing within ``WAKE_AFTER_S``, one byte written to the FIFO lets it run a line of "user" code (its
 code is named ``<ipython…``, which pydevd counts as the user's whatever the project roots), and debugpy stops the
 program there, every thread at once (2 ms after the byte, measured). The probe is left out of the thread list, and
-its stop is shown as the thread the pause named, else the main thread. Only a program launched under the shim has
+its stop is shown as the thread the pause named, else the main thread (the first that lists frames: under
+justMyCode a thread running only library code lists none). Only a program launched under the shim has
 one; an attached program keeps debugpy's limits (``pause_limits``).
 """
 
@@ -23,6 +24,7 @@ from polydbg.backends.base import Thread
 NAME = "polydbg-probe"  # the thread's name (the shim names it so)
 WAKE_AFTER_S = 0.2  # a pause stops a thread running Python within milliseconds; the probe only when none does
 ENV = "POLYDBG_PROBE"
+SHOWN_AMONG = 20  # threads whose frames are asked for, to show a probe's stop as one that lists some
 
 
 class Probe:

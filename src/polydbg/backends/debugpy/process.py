@@ -28,6 +28,7 @@ from polydbg.backends.base import (
     LaunchSpec,
     Scope,
     SourceBreakpoint,
+    StepKind,
     Task,
     Thread,
     ThreadLocks,
@@ -186,6 +187,7 @@ class DebugpyProcess(DapBackend):
         for key in ("description", "text"):
             if isinstance(body.get(key), str):
                 body[key] = python.without_note(body[key])
+        self._forget_stop()
         stopped = body.get("threadId")
         self._stop_thread = stopped if isinstance(stopped, int) else None
         body["threadId"] = self._probe.stopped_as(stopped)
@@ -199,8 +201,31 @@ class DebugpyProcess(DapBackend):
         self._stopped.clear()
         await super().pause(thread_id)
         if self._probe.path is not None:
-            self._probe.listed(await super().threads(), thread_id)
+            shown = self._probe.listed(await super().threads(), thread_id)
+            if thread_id is None:  # a thread running only library code lists no frames: the first that does
+                for thread in shown[:probe.SHOWN_AMONG]:
+                    if (await super().stack_trace(thread.id, 0, 1))[0]:
+                        self._probe.shown = thread.id
+                        break
             self._life.spawn(self._wake_unless_stopped(), "wake the probe")
+
+    async def step(self, thread_id: int, kind: StepKind) -> None:
+        """A step; refused for a thread debugpy has not stopped (blocked in C code: it would never step, and the
+        program would read as running while it stays stopped)."""
+        if thread_id != self._stop_thread:
+            if not self._names:
+                await self.threads()
+            if thread_id not in self._tops:
+                await self.stack_trace(thread_id, 0, 1)
+            listed = threads.wanted([thread_id], self._names, self._tops)
+            found = await self._helper("stopped", listed[0]) if listed else None
+            if found is not None and not found.get("stopped"):
+                waits = f" ({found['state']})" if found.get("state") else ""
+                raise AdapterRequestError("step", f"thread {thread_id} is blocked in C code{waits}, where debugpy "
+                                          "cannot stop it, so it cannot step: debug_continue runs the program on "
+                                          "(a breakpoint where it goes next stops it there); its frames, variables "
+                                          "and evaluations can be read here meanwhile")
+        await super().step(thread_id, kind)
 
     async def _wake_unless_stopped(self) -> None:
         try:
@@ -227,6 +252,9 @@ class DebugpyProcess(DapBackend):
 
     def _moving(self) -> None:
         super()._moving()
+        self._forget_stop()
+
+    def _forget_stop(self) -> None:
         self._names.clear()
         self._tops.clear()
         self._blocked.clear()

@@ -23,7 +23,6 @@ import sys
 import threading
 
 _OWNER = re.compile(r"owner=(\d+)")
-_CLASSES = ("Thread", "Event", "Condition", "Semaphore", "BoundedSemaphore", "Barrier")
 _trees = {}
 
 
@@ -34,8 +33,8 @@ def _runtime():
     found = ["<ipython-polydbg-probe>", "<polydbg-probe>"]
     for name in ("debugpy", "pydevd"):
         module = sys.modules.get(name)
-        if getattr(module, "__file__", None):
-            found.append(os.path.dirname(module.__file__) + os.sep if name == "debugpy" else module.__file__)
+        if getattr(module, "__file__", None):  # debugpy's own reads …/launcher/../../debugpy/__init__.py
+            found.append(os.path.dirname(os.path.normpath(module.__file__)) + os.sep)
     return tuple(found)
 
 
@@ -167,21 +166,39 @@ class _Locks:
             else lock._owner not in (None, ident)
 
 
-def _state(frames):
-    """What a thread waits for inside the threading module ("in Condition.wait()"): the call the program made into
-    it at the top of the thread's stack; and the Condition it waits on."""
-    called = None
-    for frame in frames:  # innermost first: the threading frames above the program's innermost one
-        if frame.f_code.co_filename != threading.__file__:
+def _library():
+    """Where the standard library and installed packages are."""
+    import os
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    return tuple({paths[k] + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)})
+
+
+def _state(thread, frames):
+    """What a thread debugpy has not stopped waits in: the library call the program's innermost frame made ("in
+    Future.result()", "in Thread.join() of 'left'", "in Condition.wait()"); and the Condition it waits on."""
+    info = getattr(thread, "additional_info", None)
+    if getattr(info, "is_in_wait_loop", False):  # stopped by pydevd: it is where its frames say
+        return None, None
+    library, runtime = _library(), _runtime()
+    called = condition = None
+    for frame in frames:  # innermost first
+        file = frame.f_code.co_filename
+        if file.startswith(runtime) and called is None:
+            continue
+        if not file.startswith(library) or file.startswith(runtime) or frame.f_code.co_name == "<module>":
             break
-        called = frame
-    owner = called.f_locals.get("self") if called is not None else None
-    if isinstance(owner, threading.Thread):
-        return f"in Thread.join() of {owner.name!r}", None
-    if type(owner).__name__ in _CLASSES:
-        kind = type(owner).__name__
-        return f"in {kind}.{called.f_code.co_name}()", owner if isinstance(owner, threading.Condition) else None
-    return None, None
+        called, owner = frame, frame.f_locals.get("self")
+        if isinstance(owner, threading.Condition) and frame.f_code.co_name == "wait":
+            condition = owner
+    if called is None:
+        return None, None
+    owner, name = called.f_locals.get("self"), called.f_code.co_name
+    if isinstance(owner, threading.Thread) and name == "join":
+        return f"in Thread.join() of {owner.name!r}", condition
+    where = type(owner).__name__ if owner is not None else called.f_globals.get("__name__", "?")
+    return f"in {where}.{name}()", condition
 
 
 def locks(wanted):
@@ -189,11 +206,11 @@ def locks(wanted):
     current = sys._current_frames()
     idents = _match(wanted, current)
     found = _Locks({ident: tid for tid, ident in idents.items()})
-    runtime = _runtime()
+    runtime, program = _runtime(), _program_threads()
     threads = {}
     for tid, ident in idents.items():
         frames = _frames(current.get(ident))
-        state, condition = _state(frames)
+        state, condition = _state(program.get(ident), frames)
         holds, waits = [], None
         for depth, frame in enumerate(frames):
             code = frame.f_code
@@ -374,3 +391,12 @@ def async_callers(thread):
         out.append([f"awaited by task {caller.get_name()!r}", frames[::-1]])
         task = caller
     return json.dumps(out)
+
+
+def stopped(thread):
+    """JSON: whether pydevd holds a listed thread stopped (it waits in pydevd's loop), and what else it waits in."""
+    current = sys._current_frames()
+    ident = _match([thread], current).get(thread[0])
+    info = getattr(_program_threads().get(ident), "additional_info", None)
+    return json.dumps({"stopped": bool(getattr(info, "is_in_wait_loop", False)),
+                       "state": _state(None, _frames(current.get(ident)))[0]})
