@@ -213,12 +213,7 @@ class DebugpyProcess(DapBackend):
         """A step; refused for a thread debugpy has not stopped (blocked in C code: it would never step, and the
         program would read as running while it stays stopped)."""
         if thread_id != self._stop_thread:
-            if not self._names:
-                await self.threads()
-            if thread_id not in self._tops:
-                await self.stack_trace(thread_id, 0, 1)
-            listed = threads.wanted([thread_id], self._names, self._tops)
-            found = await self._helper("stopped", listed[0]) if listed else None
+            found = await self._helper_on(thread_id, "stopped")
             if found is not None and not found.get("stopped"):
                 waits = f" ({found['state']})" if found.get("state") else ""
                 raise AdapterRequestError("step", f"thread {thread_id} is blocked in C code{waits}, where debugpy "
@@ -268,12 +263,7 @@ class DebugpyProcess(DapBackend):
 
     async def locks(self, thread_ids: Sequence[int]) -> dict[int, ThreadLocks]:
         """What the threads hold and wait for, in one evaluation of ``shims/threads.py`` in a stopped frame."""
-        if not self._names:
-            await self.threads()
-        for tid in thread_ids:
-            if tid not in self._tops and tid in self._names:
-                await self.stack_trace(tid, 0, 1)
-        found = await self._helper("locks", threads.wanted(list(thread_ids), self._names, self._tops))
+        found = await self._helper("locks", await self._wanted(thread_ids))
         return threads.thread_locks(found) if found is not None else {}
 
     async def tasks(self) -> list[Task]:
@@ -283,13 +273,22 @@ class DebugpyProcess(DapBackend):
 
     async def async_callers(self, thread_id: int) -> list[tuple[str, list[Frame]]]:
         """The tasks awaiting the one ``thread_id`` runs, outward (a coroutine's stack ends at its task's step)."""
+        found = await self._helper_on(thread_id, "async_callers")
+        return threads.callers(found) if found else []
+
+    async def _wanted(self, thread_ids: Sequence[int]) -> list[list[Any]]:
+        """The threads as the helper matches them: their names and innermost frames (asked where not known yet)."""
         if not self._names:
             await self.threads()
-        if thread_id not in self._tops:
-            await self.stack_trace(thread_id, 0, 1)
-        listed = threads.wanted([thread_id], self._names, self._tops)
-        found = await self._helper("async_callers", listed[0]) if listed else None
-        return threads.callers(found) if found else []
+        for tid in thread_ids:
+            if tid not in self._tops and tid in self._names:
+                await self.stack_trace(tid, 0, 1)
+        return threads.wanted(list(thread_ids), self._names, self._tops)
+
+    async def _helper_on(self, thread_id: int, function: str) -> Any:
+        """The helper's ``function`` of one thread (None: a thread not listed, or no stopped frame)."""
+        listed = await self._wanted([thread_id])
+        return await self._helper(function, listed[0]) if listed else None
 
     async def _helper(self, function: str, *args: Any) -> Any:
         """The answer of the helper's ``function`` evaluated in the stopped thread's frame (None: no such frame)."""
@@ -313,8 +312,7 @@ class DebugpyProcess(DapBackend):
     async def _at(self, frame: FrameRef, function: str, *args: Any) -> Variable:
         """The helper's ``function`` run on a frame of a thread debugpy has not stopped (blocked in C code)."""
         listed, _ = await self.stack_trace(frame.thread_id, 0, frame.index + 1)
-        thread = threads.wanted([frame.thread_id], self._names or {t.id: t.name for t in await self.threads()},
-                                self._tops)
+        thread = await self._wanted([frame.thread_id])
         value = await self._in_stopped_frame(
             threads.call(function, thread[0] if thread else [frame.thread_id, "", None, None],
                          [[f.name, f.line] for f in listed[:frame.index + 1]], *args), "repl")
