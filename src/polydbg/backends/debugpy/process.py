@@ -13,6 +13,7 @@ import asyncio
 import logging
 import os
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -277,11 +278,13 @@ class DebugpyProcess(DapBackend):
         return threads.callers(found) if found else []
 
     async def _wanted(self, thread_ids: Sequence[int]) -> list[list[Any]]:
-        """The threads as the helper matches them: their names and innermost frames (asked where not known yet)."""
+        """The threads as the helper matches them: by name, and by their innermost frames where names repeat (asked
+        where not known yet: a stack request a thread, 2 ms each)."""
         if not self._names:
             await self.threads()
+        named = Counter(self._names.values())
         for tid in thread_ids:
-            if tid not in self._tops and tid in self._names:
+            if tid not in self._tops and named[self._names.get(tid, '')] > 1:
                 await self.stack_trace(tid, 0, 1)
         return threads.wanted(list(thread_ids), self._names, self._tops)
 

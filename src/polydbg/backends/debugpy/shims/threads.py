@@ -26,8 +26,13 @@ _OWNER = re.compile(r"owner=(\d+)")
 _trees = {}
 
 
+_places = {}
+
+
 def _runtime():
     """Where the debugger's own code is (its frames are not the program's), and the probe's name."""
+    if "runtime" in _places:
+        return _places["runtime"]
     import os
 
     found = ["<ipython-polydbg-probe>", "<polydbg-probe>"]
@@ -35,7 +40,8 @@ def _runtime():
         module = sys.modules.get(name)
         if getattr(module, "__file__", None):  # debugpy's own reads …/launcher/../../debugpy/__init__.py
             found.append(os.path.dirname(os.path.normpath(module.__file__)) + os.sep)
-    return tuple(found)
+    _places["runtime"] = tuple(found)
+    return _places["runtime"]
 
 
 def _program_threads():
@@ -74,7 +80,8 @@ def _match(wanted, current):
 
 
 def _statements(filename):
-    """The ``with`` items and ``.acquire(`` calls of a file: (kind, first line, body's first line, last line, node)."""
+    """The ``with`` items and ``.acquire(`` calls of a file: (kind, first line, body's first line, last line, the
+    expression's text, its code when evaluating it calls nothing of the program's)."""
     if filename not in _trees:
         found = []
         try:
@@ -83,11 +90,13 @@ def _statements(filename):
             tree = None
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.With):
-                for item in node.items:
-                    found.append(("with", node.lineno, node.body[0].lineno, node.end_lineno, item.context_expr))
+                found += [("with", node.lineno, node.body[0].lineno, node.end_lineno, item.context_expr)
+                          for item in node.items]
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "acquire":
                 found.append(("acquire", node.lineno, node.end_lineno + 1, node.end_lineno, node.func.value))
-        _trees[filename] = found
+        _trees[filename] = [(kind, first, body, last, _text(expression),
+                             compile(ast.Expression(expression), "<lock>", "eval") if _plain(expression) else None)
+                            for kind, first, body, last, expression in found]
     return _trees[filename]
 
 
@@ -110,11 +119,11 @@ def _text(node):
         return type(node).__name__
 
 
-def _value(node, frame):
-    if not _plain(node):
+def _value(code, frame):
+    if code is None:
         return None
     try:
-        return eval(compile(ast.Expression(node), "<lock>", "eval"), frame.f_globals, frame.f_locals)
+        return eval(code, frame.f_globals, frame.f_locals)
     except Exception:
         return None
 
@@ -168,11 +177,14 @@ class _Locks:
 
 def _library():
     """Where the standard library and installed packages are."""
-    import os
-    import sysconfig
+    if "library" not in _places:
+        import os
+        import sysconfig
 
-    paths = sysconfig.get_paths()
-    return tuple({paths[k] + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)})
+        paths = sysconfig.get_paths()
+        _places["library"] = tuple({paths[k] + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib")
+                                    if paths.get(k)})
+    return _places["library"]
 
 
 def _state(thread, frames):
@@ -217,13 +229,13 @@ def locks(wanted):
             if code.co_filename == threading.__file__ or code.co_filename.startswith(runtime):
                 continue
             line = frame.f_lineno
-            for kind, first, body, last, node in _statements(code.co_filename):
+            for kind, first, body, last, text, value in _statements(code.co_filename):
                 if kind == "with" and body <= line <= last:
-                    key = found.key(_value(node, frame), _text(node))
+                    key = found.key(_value(value, frame), text)
                     if key and key not in holds and found.held_by(key, ident):
                         holds.append(key)
                 elif depth == 0 and first <= line < body:
-                    key = found.key(_value(node, frame), _text(node))
+                    key = found.key(_value(value, frame), text)
                     if key and found.blocks(key, ident):
                         waits = key
         if condition is not None:  # its lock is released while it waits

@@ -1,0 +1,93 @@
+"""Benchmark: ``debug_stack(all_threads=true)`` on a Python program whose threads are stuck on threading locks, with
+the lock information (what each thread holds and waits for, the owners, the deadlock: one evaluation of debugpy's
+threads helper in the stopped frame) and without it, in the same run.
+
+Program: bench/programs/python_locks.py with N threads (``--threads``, default 200): a Lock deadlock, a quarter of
+the rest blocked on an RLock one thread holds, a quarter on a Lock, a quarter in Condition.wait(), the rest in
+Event.wait(); main stops afresh at a breakpoint at each ``debug_continue``. Through an in-process MCP client,
+``--reps`` stops per mode, the modes taking turns: the first ``debug_stack(all_threads=true)`` of a stop, with the
+lock information and without it (``DebugpyProcess.locks`` as the Backend default: none); then, the breakpoint
+cleared, as many ``debug_pause`` of the running program (its report reads every thread's locks and the deadlock).
+Printed: the medians, their ratio, and the load average at the start and the end.
+
+Target (issue 20, for Java and C; measured here for Python too): with the lock information ≤ 2× the time without.
+
+Run: .venv/bin/python bench/python_locks.py [--threads 200 1000] [--reps 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import time
+
+from mcp import Client
+
+from _util import BENCH, line_of, median, table
+from polydbg.backends.base import Backend
+from polydbg.backends.debugpy.process import DebugpyProcess
+from polydbg.mcp.server import build_server
+
+SOURCE = str(BENCH / "programs" / "python_locks.py")
+_locks = DebugpyProcess.locks
+
+
+def lock_information(on: bool) -> None:
+    DebugpyProcess.locks = _locks if on else Backend.locks  # type: ignore[method-assign]
+
+
+async def measure(client: Client, threads: int, reps: int) -> list[list[object]]:
+    stop = await client.call_tool("debug_launch", {"program": SOURCE, "args": [str(threads)], "breakpoints": [
+        {"file": SOURCE, "line": line_of("# tick", SOURCE)}], "timeout_s": 120})
+    assert (stop.structured_content or {}).get("reason") == "breakpoint", stop
+    took: dict[bool, list[float]] = {True: [], False: []}
+    deadlocks: dict[bool, int] = {}
+    for _ in range(reps):
+        for with_locks in (True, False):
+            lock_information(with_locks)
+            began = time.perf_counter()
+            answer = await client.call_tool("debug_stack", {"all_threads": True})
+            took[with_locks].append(time.perf_counter() - began)
+            assert not answer.is_error, answer
+            deadlocks[with_locks] = len((answer.structured_content or {}).get("deadlocks") or [])
+            again = await client.call_tool("debug_continue", {"timeout_s": 30})
+            assert (again.structured_content or {}).get("reason") == "breakpoint", again
+    await client.call_tool("debug_clear", {"all": True})
+    paused: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(reps):
+        for with_locks in (True, False):
+            lock_information(with_locks)
+            running = await client.call_tool("debug_continue", {"timeout_s": 0.2})
+            assert (running.structured_content or {}).get("state") == "running", running
+            began = time.perf_counter()
+            report = await client.call_tool("debug_pause", {})
+            paused[with_locks].append(time.perf_counter() - began)
+            assert len((report.structured_content or {}).get("deadlocks") or []) == (1 if with_locks else 0), report
+    lock_information(True)
+    await client.call_tool("debug_terminate", {})
+    assert deadlocks == {True: 1, False: 0}, deadlocks
+    rows: list[list[object]] = []
+    for what, times in (("debug_stack(all_threads=true)", took), ("debug_pause", paused)):
+        with_s, without_s = median(times[True]), median(times[False])
+        rows.append([f"{threads:,} threads, {what}", f"{with_s * 1000:.0f}", f"{without_s * 1000:.0f}",
+                     f"{with_s / without_s:.2f}×"])
+    return rows
+
+
+async def main(counts: list[int], reps: int) -> None:
+    load = os.getloadavg()[0]
+    rows: list[list[object]] = []
+    async with Client(build_server()) as client:
+        for threads in counts:
+            rows += await measure(client, threads, reps)
+    table(f"the first call at a stop, medians of {reps}, load average {load:.1f} → {os.getloadavg()[0]:.1f}",
+          ["", "with locks (ms)", "without (ms)", "ratio"], rows)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--threads", type=int, nargs="+", default=[200])
+    parser.add_argument("--reps", type=int, default=5)
+    arguments = parser.parse_args()
+    asyncio.run(main(arguments.threads, arguments.reps))
