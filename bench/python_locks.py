@@ -20,11 +20,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import time
 
 from mcp import Client
 
-from _util import BENCH, line_of, median, table
+from _util import BENCH, line_of, median, table, with_and_without
 from polydbg.backends.base import Backend
 from polydbg.backends.debugpy.process import DebugpyProcess
 from polydbg.mcp.server import build_server
@@ -41,34 +40,9 @@ async def measure(client: Client, threads: int, reps: int) -> list[list[object]]
     stop = await client.call_tool("debug_launch", {"program": SOURCE, "args": [str(threads)], "breakpoints": [
         {"file": SOURCE, "line": line_of("# tick", SOURCE)}], "timeout_s": 120})
     assert (stop.structured_content or {}).get("reason") == "breakpoint", stop
-    took: dict[bool, list[float]] = {True: [], False: []}
-    deadlocks: dict[bool, int] = {}
-    for _ in range(reps):
-        for with_locks in (True, False):
-            lock_information(with_locks)
-            began = time.perf_counter()
-            answer = await client.call_tool("debug_stack", {"all_threads": True})
-            took[with_locks].append(time.perf_counter() - began)
-            assert not answer.is_error, answer
-            deadlocks[with_locks] = len((answer.structured_content or {}).get("deadlocks") or [])
-            again = await client.call_tool("debug_continue", {"timeout_s": 30})
-            assert (again.structured_content or {}).get("reason") == "breakpoint", again
-    await client.call_tool("debug_clear", {"all": True})
-    paused: dict[bool, list[float]] = {True: [], False: []}
-    for _ in range(reps):
-        for with_locks in (True, False):
-            lock_information(with_locks)
-            running = await client.call_tool("debug_continue", {"timeout_s": 0.2})
-            assert (running.structured_content or {}).get("state") == "running", running
-            began = time.perf_counter()
-            report = await client.call_tool("debug_pause", {})
-            paused[with_locks].append(time.perf_counter() - began)
-            assert len((report.structured_content or {}).get("deadlocks") or []) == (1 if with_locks else 0), report
-    lock_information(True)
-    await client.call_tool("debug_terminate", {})
-    assert deadlocks == {True: 1, False: 0}, deadlocks
+    measured = await with_and_without(client, reps, lock_information, 1)
     rows: list[list[object]] = []
-    for what, times in (("debug_stack(all_threads=true)", took), ("debug_pause", paused)):
+    for what, times, _requests in measured:
         with_s, without_s = median(times[True]), median(times[False])
         rows.append([f"{threads:,} threads, {what}", f"{with_s * 1000:.0f}", f"{without_s * 1000:.0f}",
                      f"{with_s / without_s:.2f}×"])

@@ -1,5 +1,6 @@
 """The threads helper (shims/threads.py) run for real in this process, as the program runs it, and the probe's FIFO:
-a Lock held by a ``with`` block, an RLock's owner, a waiter blocked acquiring, names of the threads matched."""
+a Lock and a Condition on a Lock held by a ``with`` block, an RLock's owner, a waiter blocked acquiring, names of the
+threads matched."""
 
 from __future__ import annotations
 
@@ -16,10 +17,11 @@ from polydbg.backends.debugpy import probe, threads
 
 GUARD = threading.Lock()
 RECORDS = threading.RLock()
+SIGNAL = threading.Condition(threading.Lock())
 
 
 def holder(release: threading.Event) -> None:
-    with GUARD, RECORDS:
+    with GUARD, RECORDS, SIGNAL:
         release.wait()  # holder waits here
 
 
@@ -60,7 +62,7 @@ def test_a_with_blocks_lock_and_an_rlocks_owner_and_its_waiter(stuck: object) ->
                                                             [8, "waiter-thread", "waiter", None]]))))
     held = threads.thread_locks(found)
     names = sorted(lock.name.split(" at ")[0] for lock in held[7].holds)
-    assert names == ["threading.Lock GUARD", "threading.RLock RECORDS"], held
+    assert names == ["threading.Condition SIGNAL", "threading.Lock GUARD", "threading.RLock RECORDS"], held
     waits = held[8].waits_for
     assert waits is not None and waits.name.startswith("threading.RLock RECORDS at 0x") and waits.owner == 7, held
     assert not held[8].holds

@@ -146,7 +146,8 @@ class _Locks:
             return None
         key = str(id(lock))
         if key not in self.seen:
-            self.seen[key] = [f"threading.{kind} {text} at {id(lock):#x}", kind, self.owner(lock), lock]
+            self.seen[key] = [f"threading.{kind} {text} at {id(lock):#x}", kind, self.owner(lock), lock,
+                              type(lock).__name__ == "lock"]  # a plain Lock (a Condition's too) records no owner
         return key
 
     def owner(self, lock):
@@ -161,15 +162,15 @@ class _Locks:
     def held_by(self, key, ident):
         """Whether the thread ``ident`` holds the lock, as far as it tells: a locked Lock is taken to be held by the
         thread whose ``with`` encloses its line; an RLock names its owner."""
-        lock = self.seen[key][3]
-        if self.seen[key][1] == "Lock":
+        lock, plain = self.seen[key][3:5]
+        if plain:
             return lock.locked()
         return self.owner(lock) == self.idents.get(ident)
 
     def blocks(self, key, ident):
         """Whether the thread ``ident`` would block taking the lock now."""
-        lock = self.seen[key][3]
-        if self.seen[key][1] == "Lock":
+        lock, plain = self.seen[key][3:5]
+        if plain:
             return lock.locked()
         return "unlocked" not in repr(lock) and not self.held_by(key, ident) if not hasattr(lock, "_owner") \
             else lock._owner not in (None, ident)
@@ -239,7 +240,7 @@ def locks(wanted):
                     if key and found.blocks(key, ident):
                         waits = key
         if condition is not None:  # its lock is released while it waits
-            holds = [k for k in holds if k != found.key(condition, "")]
+            holds = [k for k in holds if k != str(id(condition._lock))]
         threads[tid] = {"holds": holds, "waits": waits, "state": state}
     return json.dumps({"threads": threads, "locks": {k: v[:3] for k, v in found.seen.items()}})
 
