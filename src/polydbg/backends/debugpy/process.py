@@ -262,6 +262,11 @@ class DebugpyProcess(DapBackend):
         self._names = {t.id: t.name for t in found}
         return found
 
+    def _listed_thread(self) -> int | None:
+        """The thread a stop shows that lists frames (the probe is not listed; its stop is shown as one)."""
+        shown = self._probe.stopped_as(self._stop_thread)
+        return shown if isinstance(shown, int) and self._tops.get(shown) is not None else None
+
     async def locks(self, thread_ids: Sequence[int]) -> dict[int, ThreadLocks]:
         """What the threads hold and wait for, in one evaluation of ``shims/threads.py`` in a stopped frame."""
         found = await self._helper("locks", await self._wanted(thread_ids))
@@ -270,12 +275,12 @@ class DebugpyProcess(DapBackend):
     async def tasks(self) -> list[Task]:
         """asyncio's pending tasks, with what each awaits and its chain of coroutines (``shims/threads.py``)."""
         found = await self._helper("tasks")
-        return threads.tasks(found) if found else []
+        return threads.tasks(found, self._just_my_code) if found else []
 
     async def async_callers(self, thread_id: int) -> list[tuple[str, list[Frame]]]:
         """The tasks awaiting the one ``thread_id`` runs, outward (a coroutine's stack ends at its task's step)."""
         found = await self._helper_on(thread_id, "async_callers")
-        return threads.callers(found) if found else []
+        return threads.callers(found, self._just_my_code) if found else []
 
     async def _wanted(self, thread_ids: Sequence[int]) -> list[list[Any]]:
         """The threads as the helper matches them: by name, and by their innermost frames where names repeat (asked

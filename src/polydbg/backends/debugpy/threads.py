@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from polydbg.backends.base import Frame, Lock, Task, ThreadLocks
+from polydbg.backends.debugpy import python
 from polydbg.backends.kit import shims
 
 MODULE = "_polydbg_threads"
@@ -56,15 +57,21 @@ def thread_locks(found: dict[str, Any]) -> dict[int, ThreadLocks]:
     return out
 
 
-def _frames(listed: list[list[Any]]) -> list[Frame]:
-    return [Frame(name=str(name), file=str(file), line=int(line)) for name, file, line in listed]
+def _frames(listed: list[list[Any]], mine_only: bool) -> list[Frame]:
+    """A coroutine chain's frames; with ``mine_only`` (justMyCode) the library's are left out, as in stacks, but for
+    the ends (where the chain starts and what it awaits)."""
+    frames = [Frame(name=str(name), file=str(file), line=int(line)) for name, file, line in listed]
+    if not mine_only or len(frames) < 3:
+        return frames
+    return [f for i, f in enumerate(frames) if i in (0, len(frames) - 1) or not python.is_library(f.file or "")]
 
 
-def tasks(found: list[dict[str, Any]]) -> list[Task]:
+def tasks(found: list[dict[str, Any]], mine_only: bool) -> list[Task]:
     """The helper's ``tasks`` answer as Tasks."""
-    return [Task(name=str(t["name"]), awaiting=str(t["awaiting"]), frames=tuple(_frames(t["frames"]))) for t in found]
+    return [Task(name=str(t["name"]), awaiting=str(t["awaiting"]), frames=tuple(_frames(t["frames"], mine_only)))
+            for t in found]
 
 
-def callers(found: list[list[Any]]) -> list[tuple[str, list[Frame]]]:
+def callers(found: list[list[Any]], mine_only: bool) -> list[tuple[str, list[Frame]]]:
     """The helper's ``async_callers`` answer: (how each task awaits the one inside it, its frames)."""
-    return [(str(how), _frames(frames)) for how, frames in found]
+    return [(str(how), _frames(frames, mine_only)) for how, frames in found]

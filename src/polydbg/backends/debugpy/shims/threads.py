@@ -205,6 +205,9 @@ def _state(thread, frames):
         called, owner = frame, frame.f_locals.get("self")
         if isinstance(owner, threading.Condition) and frame.f_code.co_name == "wait":
             condition = owner
+        if frame.f_code.co_name == "_run_once" and hasattr(owner, "_ready"):  # an event loop: what it waits in
+            idle = frames[0].f_code.co_name == "select"
+            return f"in {type(owner).__name__}.run_forever()" + (": waiting for I/O or a timer" if idle else ""), None
     if called is None:
         return None, None
     owner, name = called.f_locals.get("self"), called.f_code.co_name
