@@ -56,7 +56,7 @@ async def test_a_pause_stops_threads_all_blocked_in_c_and_reports_their_deadlock
     await tools("debug_terminate")
 
 
-async def test_an_rlocks_owner_a_bare_acquire_and_a_condition_wait(tools: Tools) -> None:
+async def test_an_rlocks_owner_a_bare_acquire_a_condition_wait_and_a_pause_of_a_chosen_thread(tools: Tools) -> None:
     ids = await all_stuck(tools)
     threads = by_name(await tools("debug_stack", all_threads=True))
     keeper, reentrant = threads["keeper"]["locks"], threads["reentrant"]["locks"]
@@ -68,6 +68,10 @@ async def test_an_rlocks_owner_a_bare_acquire_and_a_condition_wait(tools: Tools)
     assert threads["MainThread"].get("locks") is None, threads["MainThread"]  # at a print: it waits for nothing
     text = await tools.text("debug_stack", thread_id=ids["bare"])
     assert re.search(r"waits for threading\.Lock GATE at 0x[0-9a-f]+ \(owner not recorded\)", text), text
+    assert (await tools("debug_continue", timeout_s=1))["state"] == "running"
+    paused = await tools("debug_pause", thread_id=ids["keeper"])  # the thread asked for, though blocked in a sleep
+    assert paused["thread_id"] == ids["keeper"] and paused["reason"] == "pause", paused
+    assert paused["location"]["line"] == line("locks.py", "# keeper sleeps"), paused
     await tools("debug_terminate")
 
 
@@ -104,8 +108,9 @@ async def test_asyncio_tasks_with_what_they_await_and_a_coroutines_awaiting_task
 
 
 async def test_a_pause_stops_an_idle_event_loop_and_lists_its_tasks(tools: Tools) -> None:
-    running = await tools("debug_launch", program=TASKS, timeout_s=1)  # every task waits: the loop is in epoll
+    running = await tools("debug_launch", program=TASKS, timeout_s=1)
     assert running["state"] == "running", running
+    await tools.printed("all waiting", 30)  # every task waits: the loop is in epoll
     paused = await tools("debug_pause")
     assert paused["state"] == "stopped" and paused["reason"] == "pause", paused
     tasks = {t["name"]: t["awaiting"] for t in (await tools("debug_stack", all_threads=True))["tasks"]}

@@ -305,6 +305,7 @@ async def test_a_pause_stops_python_whose_only_thread_is_blocked_in_c(tools: Too
     blocked = program("blocked.py")
     report = await tools("debug_launch", program=blocked, timeout_s=1)
     assert report["state"] == "running"
+    await tools.printed("up", 30)  # then it blocks
     with anyio.fail_after(10):
         paused = await tools("debug_pause", timeout_s=30)
     assert paused["state"] == "stopped" and paused["reason"] == "pause", paused

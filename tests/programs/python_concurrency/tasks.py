@@ -1,6 +1,7 @@
 """asyncio tasks awaiting each other: "fetcher" awaits an Event through two coroutines, "consumer" a Queue, "parent"
 awaits the task "child", which stops at a marked line after a step of its own; main awaits a gather of them all.
-Without an argument the child waits for good instead, so the loop sits idle in its selector (C code)."""
+Without an argument the child waits for good instead, so the loop sits idle in its selector (C code) once main has
+printed "all waiting"."""
 import asyncio
 import sys
 
@@ -37,6 +38,10 @@ async def main():
     tasks = [asyncio.create_task(fetch(event), name="fetcher"), asyncio.create_task(consume(queue), name="consumer"),
              asyncio.create_task(parent(event), name="parent")]
     await asyncio.sleep(0)
+    if not sys.argv[1:]:
+        for _ in range(4):  # each task runs to its first await, the child to its Event.wait()
+            await asyncio.sleep(0)
+        print("all waiting", flush=True)
     await asyncio.gather(*tasks[2:])
     event.set()
     await queue.put(1)
