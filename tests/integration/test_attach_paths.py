@@ -44,7 +44,8 @@ async def _program(*argv: str, ready: bytes) -> AsyncIterator[asyncio.subprocess
         yield process
     finally:
         if process.returncode is None:
-            os.killpg(process.pid, signal.SIGKILL)  # the program and any adapter it spawned
+            with contextlib.suppress(ProcessLookupError):  # ended by the session, and reaped meanwhile
+                os.killpg(process.pid, signal.SIGKILL)  # the program and any adapter it spawned
         await process.communicate()
 
 

@@ -165,6 +165,15 @@ async def test_es_modules_with_top_level_await_in_a_path_with_spaces(tools: Tool
     await tools("debug_terminate")
 
 
+async def test_a_breakpoint_in_a_scoped_package_s_directory_stops(tools: Tools) -> None:
+    """Node's URL of a file under ``@acme/`` keeps the '@' (a breakpoint sent with %40 bound nowhere)."""
+    report = await tools("debug_launch", program=str(NODE / "scoped" / "main.js"),
+                         breakpoints=[at("scoped/@acme/greet.js", "greet builds the words")])
+    assert (report["location"]["file"], values(report)["name"]) == (str(NODE / "scoped" / "@acme" / "greet.js"),
+                                                                   '"scoped"'), report
+    await tools("debug_terminate")
+
+
 async def test_values_of_every_kind_without_running_getters(tools: Tools) -> None:
     report = await tools("debug_launch", program=str(NODE / "values.js"),
                          breakpoints=[at("values.js", "inspect here")])

@@ -137,7 +137,7 @@ async def _shutting_down(tools: Tools, run: int, deadline_s: float = 30.0) -> No
     """Wait until the program's ``run``-th run has printed that its exit is under way (debugpy has let go of it by
     then): the output of every run of the session is kept."""
     for _ in range(int(deadline_s * 20)):
-        if (await tools("debug_output", cursor=0, max_bytes=60_000))["text"].count("shutting down") >= run:
+        if (await tools("debug_output", cursor=0, max_bytes=30_000))["text"].count("shutting down") >= run:
             return
         await asyncio.sleep(0.05)
     raise AssertionError("the program never began its exit")

@@ -346,6 +346,9 @@ class Backend(Protocol):
     evaluate_context: ClassVar[EvaluateContext] = "watch"
     # why a pause may stop no thread, for the answer when one did not
     pause_limits: ClassVar[str] = "the debugger has not stopped any thread yet"
+    # each thread stops and runs on its own (Node's workers and processes): debug_pause(thread_id) at a stop pauses
+    # that thread and shows its stop (the backend's gate keeps the one shown before), not only makes it current
+    threads_stop_apart: ClassVar[bool] = False
     # what to do when the debugger does not answer while the program runs ({pid}: the program's)
     busy_hint: ClassVar[str] = "it may be busy in code it cannot interrupt. Try again later, or debug_terminate"
 

@@ -25,6 +25,7 @@ from polydbg.session.model import (
     StackResult,
     State,
     StopReport,
+    TestResult,
     TraceHit,
     TraceResult,
     Var,
@@ -65,11 +66,13 @@ def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = N
     """The report as a model reads it, held under ``budget`` bytes: output is cut first (debug_output
     has all of it), then trailing locals (debug_variables lists them)."""
     fixed = [_report_head(r, base)]
+    if r.test:
+        fixed.append(test_line(r.test))
     fixed.extend(f"DEADLOCK: {cycle}" for cycle in r.deadlocks or [])
     if r.note:
         fixed.append(f"note: {r.note}")
     if r.exception:
-        fixed.append(f"exception: {r.exception.type}: {r.exception.message}")
+        fixed.append(f"exception: {r.exception.type}" + (f": {r.exception.message}" if r.exception.message else ""))
         fixed.extend(f"  {line}" for line in r.exception.details or [])
     if r.source:
         fixed.append(r.source)
@@ -153,6 +156,14 @@ def _report_head(r: StopReport, base: str | None) -> str:
     elif r.timed_out:
         head += " (still running at the deadline: debug_pause to interrupt, or debug_continue to wait more)"
     return head
+
+
+def test_line(t: TestResult) -> str:
+    took = f" in {t.seconds:.2f} s" if t.seconds is not None else ""
+    line = f"test {t.name} ({t.runner}): {t.outcome}{took}" + (f": {t.summary}" if t.summary else "")
+    if t.closest:
+        line += f"\nclosest: {', '.join(t.closest)}"
+    return line
 
 
 def _indent(text: str, prefix: str = "  ") -> str:

@@ -205,6 +205,7 @@ def register(server: MCPServer[Clients]) -> None:
     async def debug_launch(
         ctx: Context,
         program: Annotated[str | None, Field(description="script, executable, Go dir")] = None,
+        test: Annotated[str | None, Field(description="t.py::test_x, a.B.test_x, test_x")] = None,
         module: Annotated[str | None, Field(description="python -m")] = None,
         args: list[str] | None = None,
         cwd: str | None = None,
@@ -228,7 +229,7 @@ def register(server: MCPServer[Clients]) -> None:
             adapter=adapter, runtimes={k: v for k, v in (("python", python), ("node", node)) if v is not None},
             breakpoints=[b.request() for b in breakpoints or ()], stop_on_entry=stop_on_entry,
             break_on_exception=break_on_exception, core=core, build=build, stdin=stdin,
-            runtime_args=tuple(runtime_args or ()))
+            runtime_args=tuple(runtime_args or ()), test=test)
         return await on_manager(ctx, "debug_launch",
                                 lambda m: launching.launch(m, request, timeout_s, progress_of(ctx)))
 

@@ -25,6 +25,7 @@ from polydbg.session.model import State
 from polydbg.session.output import OutputBuffer, TraceLines
 from polydbg.session.scope import StopScope
 from polydbg.session.state import Lifecycle
+from polydbg.session.testrun import TestRun
 
 T = TypeVar("T")
 
@@ -59,6 +60,7 @@ class SessionCore:
         self.backend_ended = asyncio.Event()  # the current backend reported the program's end (after its output)
         self.last_used = time.monotonic()
         self.program: procs.ProgramWatch | None = None  # the program's process, to tell how it ended
+        self.test: TestRun | None = None  # the test this session runs by name (debug_launch(test=…))
 
     def watch_program(self) -> None:
         """Hold the program's pidfd once its debugger has named its pid (a new one after a restart): how it ends

@@ -365,6 +365,8 @@ class Execution:
             if old is not None:
                 await old.terminate()
             self.bpsync.reset_for_restart()
+            if self.core.test is not None:
+                self.core.test.restarted()
             self.core.output.append("console", "--- restarted ---\n")
             self.core.report_cursor = self.core.output.total
             since, slow = await self._starting(spec, timeout_s, progress)
@@ -487,17 +489,21 @@ class Execution:
     async def pause(self, thread_id: int | None, timeout_s: float) -> StopReport:
         life = self.core.life
         async with self.lock:
+            backend = self.core.backend
+            threads: list[Thread] = []
             if life.state == State.stopped:
                 scope = life.stopped_scope()
                 if thread_id is None or thread_id == scope.thread:
                     return await self.reporter.report(note="already stopped" if not life.unconfirmed else
                                                       f"stopped when last known ({life.unconfirmed})")
-                await self.inspector.choose(scope, thread_id)
-                return await self.reporter.report(note=f"already stopped; thread {thread_id} is now the current thread "
-                                                       "(inspections default to it until the program moves)")
-            backend = self.core.backend
+                await self.inspector.thread_of(scope, thread_id)  # refused naming the threads there are
+                if not backend.threads_stop_apart or thread_id == scope.stop.thread_id:
+                    await self.inspector.choose(scope, thread_id)
+                    return await self.reporter.report(note=f"already stopped; thread {thread_id} is now the current "
+                                                           "thread (inspections default to it until the program moves)")
+            else:
+                threads = await self._threads_within(backend, timeout_s) if thread_id is None else []
             since = life.stops
-            threads = await self._threads_within(backend, timeout_s) if thread_id is None else []
             target = thread_id if thread_id is not None else (threads[0].id if threads else 0)
             try:
                 await self.core.call(backend.pause(target))

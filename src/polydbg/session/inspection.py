@@ -35,6 +35,9 @@ DEFAULT_COUNT = 50  # variables listed without a count (as many as fit VARIABLES
 VARIABLES_BYTES = 1800  # text of the variables in a debug_variables answer without a count
 EVALUATE_CHARS = 1800  # an evaluation's value, cut: with its line and hints the answer stays under 2 KB
 FRAME_BATCH = 20  # frames listed per stack request when the session needs one
+# where the system keeps headers and libraries a stack passes through (a runtime's inline lock functions): a
+# deadlock's thread is placed at its own code below them
+_SYSTEM_SOURCES = ("/usr/include/", "/usr/lib/", "/usr/share/", "/usr/local/include/")
 # a state a debugger puts after a thread's name ("left (blocked on a monitor)"), left out where locks say it
 _STATE_SUFFIX = re.compile(r" \((?:system, )?[^()]*\b(?:blocked|waiting|running|sleeping|stopped|parked)\b[^()]*\)$")
 
@@ -160,10 +163,11 @@ class Inspector:
                                tasks=[TaskInfo(name=t.name, awaiting=t.awaiting, frames=[
                                    FrameInfo(index=i, function=f.name, file=f.file, line=f.line)
                                    for i, f in enumerate(t.frames)]) for t in tasks] or None)
-        if thread_id is not None:
-            scope.current_thread = thread_id
-        tid = scope.thread or (threads[0].id if threads else 0)
+        tid = thread_id if thread_id is not None else (scope.thread or (threads[0].id if threads else 0))
         frames, total = await self.core.read(scope, backend.stack_trace(tid, start, levels))
+        if thread_id is not None and (frames or start > 0):  # a thread with none to inspect (running on its own,
+            # or in library code only) is not made current
+            scope.current_thread = thread_id
         thread = Thread(tid, names.get(tid, ""))
         fits = stacks.fitting(thread, frames, self.core.cwd)
         entry = stacks.Entry(thread, frames, total)
@@ -171,7 +175,7 @@ class Inspector:
         held = await self.locks(scope, [tid])
         if tid in held:
             shown.locks = locks.state_of(held[tid], locks.owners(held))
-        if start == 0 and fits == len(frames) and (total is None or fits >= total):
+        if fits == len(frames) and (total is None or start + fits >= total):  # the page that ends the stack
             shown.async_frames = [AsyncFrame(function=f.name, file=f.file, line=f.line, via=via if i == 0 else None)
                                   for via, segment in await self.core.read(scope, backend.async_callers(tid))
                                   for i, f in enumerate(segment)] or None
@@ -207,7 +211,9 @@ class Inspector:
             bare = _STATE_SUFFIX.sub("", names.get(tid, ""))  # the sentence says what the thread waits for
             name = f" ({bare})" if bare else ""
             placed = [f for f in frames_of.get(tid, []) if f.file and f.line]
-            frame = next((f for f in placed if f.file and os.path.isfile(f.file)), placed[0] if placed else None)
+            here = [f for f in placed if f.file and os.path.isfile(f.file)]
+            frame = next((f for f in here if not (f.file or "").startswith(_SYSTEM_SOURCES)),
+                         here[0] if here else placed[0] if placed else None)
             place = f" at {stacks.shown_path(frame.file, self.core.cwd)}:{frame.line}" if frame else ""
             return f"thread {tid}{name}{place}"
         return [locks.describe(cycle, held, {tid: label(tid) for tid in cycle}) for cycle in cycles]

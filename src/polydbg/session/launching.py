@@ -10,13 +10,14 @@ is read, a build runs or a process is looked at.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import re
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from polydbg import procs
+from polydbg import procs, testing
 from polydbg.backends import registry
 from polydbg.backends.base import AttachSpec, LaunchSpec
 from polydbg.errors import PolydbgError, UsageError, echo
@@ -28,6 +29,7 @@ from polydbg.session.core import Progress
 from polydbg.session.manager import SessionManager
 from polydbg.session.model import StopReport
 from polydbg.session.session import Session
+from polydbg.session.testrun import TestRun
 
 BUILD_OUTPUT_CHARS = 2000
 _HOST = re.compile(r"[A-Za-z0-9._:%\[\]-]{1,255}")  # a host name or an IPv4/IPv6 address, nothing a debugger parses
@@ -50,6 +52,7 @@ class LaunchRequest:
     build: str | None = None
     stdin: str | None = None
     runtime_args: Sequence[str] = ()
+    test: str | None = None  # a test's name, run alone with the project's runner (polydbg.testing)
 
 
 @dataclass(frozen=True)
@@ -198,10 +201,28 @@ async def _find_program(policy: Policy, request: LaunchRequest, work_dir: str | 
     return _Program(found, on_path=True)
 
 
+async def _test_plan(manager: SessionManager, request: LaunchRequest) -> tuple[LaunchRequest, testing.TestPlan]:
+    """The launch that runs ``request.test`` alone (the runner's program or module and arguments first, the
+    agent's ``args`` after them), checked by the policy as any launch is, and its plan."""
+    assert request.test is not None
+    if request.program or request.module or request.core:
+        raise UsageError("pass test alone, without program, module or core: the project's runner is found for it "
+                         "(or pass program/module and args to run a runner yourself)")
+    check_launch(manager.policy, request)
+    cwd = existing_dir(request.cwd, "cwd") or os.getcwd()
+    plan = await testing.plan(request.test, cwd, request.language, request.runtimes)
+    return dataclasses.replace(request, program=plan.program, module=plan.module, args=(*plan.args, *request.args),
+                               cwd=cwd, language=plan.language), plan
+
+
 async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: float,
                  progress: Progress | None) -> StopReport:
+    plan = None
+    if request.test is not None:
+        request, plan = await _test_plan(manager, request)
     if bool(request.program) == bool(request.module):
-        raise UsageError(f"pass exactly one of program (a path) or module (for {registry.module_runner()})")
+        raise UsageError(f"pass exactly one of program (a path) or module (for {registry.module_runner()}), "
+                         "or test (a test's name)")
     check_launch(manager.policy, request)
     work_dir = existing_dir(request.cwd, "cwd")
     program = await _find_program(manager.policy, request, work_dir, timeout_s) if request.program else None
@@ -218,7 +239,9 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
         registry.check_launchable(path)
     home = program.home if program else None
     target = os.path.basename(path) if path else f"-m {request.module}"
-    session = manager.create(language, request.adapter, target, work_dir or home or os.getcwd())
+    session = manager.create(language, request.adapter, target if plan is None else plan.name,
+                             work_dir or home or os.getcwd())
+    session.core.test = TestRun(plan) if plan is not None else None
     try:
         await apply_breakpoints(session, [*manager.take_pending(), *request.breakpoints])
         session.exception_filters = registry.break_filters(session.adapter, request.break_on_exception)

@@ -56,6 +56,19 @@ class Output(_Model):
     logpoints_cursor: int | None = None  # reads every logpoint line since the previous report
 
 
+class TestResult(_Model):
+    """How a test run by name ended (``debug_launch(test=…)``)."""
+
+    __test__ = False  # not a test class, whatever pytest reads in its name
+
+    name: str
+    runner: str
+    outcome: str  # passed, failed, not found, error
+    seconds: float | None = None
+    summary: str | None = None  # the runner's own line
+    closest: list[str] | None = None  # for a name that matched no test
+
+
 class StopReport(_Model):
     session_id: str
     state: State
@@ -73,6 +86,7 @@ class StopReport(_Model):
     timed_out: bool = False
     note: str | None = None
     deadlocks: list[str] | None = None  # at a pause: threads waiting for each other's locks (session/locks.py)
+    test: TestResult | None = None  # at the end of a test run by name
 
 
 class BreakpointInfo(_Model):

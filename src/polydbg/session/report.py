@@ -55,6 +55,8 @@ class Reporter:
         if report.state == State.exited:
             report.exit_code = life.exit_code
             report.description = life.cause  # what ended it when no exit code did (a signal)
+            if self.core.test is not None:
+                report.test = await self.core.test.result(life.exit_code, self.core.output)
         elif report.state == State.terminated:
             report.note = _joined(report.note, life.cause)
         report.output = self._output_since_report()

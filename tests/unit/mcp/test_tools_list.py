@@ -18,9 +18,9 @@ from mcp_types import INVALID_PARAMS
 from polydbg.mcp.server import build_server
 
 SNAPSHOT = Path(__file__).with_name("tools_list.snapshot.json")
-# The whole list (every language's tools) must stay within 9 KB (8 KB before every tool stated its hints,
+# The whole list (every language's tools) must stay within 10 KB (8 KB before every tool stated its hints,
 # 0.65 KB); new languages add arguments, not tools.
-SIZE_TARGET = 9216
+SIZE_TARGET = 10240
 # The order tools/list gives: start, breakpoints, run, inspect, change, then the low-level tools.
 ORDER = ("debug_launch", "debug_attach", "debug_sessions", "debug_terminate", "debug_break", "debug_clear",
          "debug_breakpoints", "debug_continue", "debug_step", "debug_pause", "debug_restart", "debug_stack",

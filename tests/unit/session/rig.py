@@ -26,15 +26,17 @@ class Rig:
     """A session whose backends are fakes; ``prepare`` sets up each new one before it launches."""
 
     def __init__(self, program: str, language: str = "python", policy: Policy | None = None,
-                 prepare: Callable[[FakeBackend], None] | None = None) -> None:
+                 prepare: Callable[[FakeBackend], None] | None = None,
+                 backend: type[FakeBackend] = FakeBackend) -> None:
         self.program = program
         self.prepare = prepare
+        self.backend_class = backend
         self.backends: list[FakeBackend] = []
         self.session = Session("s1", language, "fake", self._make, os.path.basename(program),
                                os.path.dirname(program), policy)
 
     def _make(self, listener: BackendListener) -> Backend:
-        backend = FakeBackend(listener, self.program)
+        backend = self.backend_class(listener, self.program)
         if self.prepare is not None:
             self.prepare(backend)
         self.backends.append(backend)

@@ -111,6 +111,9 @@ class DapBackend(Backend):
     def _shown_total(self, total: object, hidden: int, start: int, count: int) -> int | None:
         return max(0, total - hidden) if isinstance(total, int) else None
 
+    async def _configured(self) -> None:
+        """Just after ``configurationDone`` is answered, before the launch or attach answer is awaited (override)."""
+
     def _data_name(self, expression: str) -> str:
         """The name ``dataBreakpointInfo`` resolves for a watched expression (lldb-dap wants an address)."""
         return expression
@@ -154,6 +157,7 @@ class DapBackend(Backend):
             await configure()
             if body.get("supportsConfigurationDoneRequest", True):
                 await client.request("configurationDone", {}, timeout=timeout_s)
+                await self._configured()
             await client.wait(started, command, timeout_s)
         except AdapterGoneError as exc:
             raise AdapterGoneError(f"{exc}{self._proc.stderr_hint()}") from exc

@@ -6,7 +6,8 @@ from polydbg.backends.base import BackendInfo, InjectingEnv, no_data_breakpoints
 INFO = BackendInfo(
     name="debugpy", target="polydbg.backends.debugpy.backend:DebugpyBackend", languages=("python",),
     find=locate.python_itself, install="pip install debugpy (a dependency of polydbg)", version_args=(),
-    break_on_exception={"uncaught": ("uncaught",), "raised": ("raised", "uncaught")},
+    # uncaught: by the program, or by the user's code (an exception leaving it into a library: a test runner's)
+    break_on_exception={"uncaught": ("uncaught", "userUnhandled"), "raised": ("raised", "uncaught")},
     expression_check="polydbg.backends.debugpy.expressions:check",
     runtime_argument="python",
     command_dirs="polydbg.backends.debugpy.python:command_dirs",

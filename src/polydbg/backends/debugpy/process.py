@@ -46,6 +46,8 @@ log = logging.getLogger(__name__)
 ADAPTER_SHIM = shims.source(__file__, "adapter.py")
 DEBUGGEE_SHIM = shims.source(__file__, "debuggee.py")
 VALUES = shims.path(__file__, "pydevd")  # pydevd's extensions: compact numpy, pandas and sqlite3 values
+CURRENT_FRAME = " (Current frame)"  # pydevd's mark on the frame a user-unhandled exception is shown at
+NO_DESCRIPTION = "exception: no description"  # pydevd's message for an exception without one
 
 
 class DebugpyProcess(DapBackend):
@@ -402,6 +404,12 @@ class DebugpyProcess(DapBackend):
             return None
         return python.renumbered(await self.variables(result.ref), parent.evaluate_name, kind, start)
 
+    def _frame(self, raw: dict[str, Any]) -> Frame | None:
+        """pydevd names the frame an exception is shown at "name (Current frame)" when it shows the exception's
+        traceback (a user-unhandled exception): the report says where it stopped already."""
+        frame = super()._frame(raw)
+        return frame._replace(name=frame.name.removesuffix(CURRENT_FRAME)) if frame is not None else None
+
     def length_of(self, parent: Variable, children: list[Variable]) -> int | None:
         return self._lengths.get(parent.ref)
 
@@ -434,7 +442,8 @@ class DebugpyProcess(DapBackend):
         detail = await super().exception_info(thread_id)
         if detail is None:
             return None
-        return ExceptionDetail(type=python.without_note(detail.type), message=detail.message)
+        message = "" if detail.message == NO_DESCRIPTION else detail.message  # a bare `assert x == y`: the line says it
+        return ExceptionDetail(type=python.without_note(detail.type), message=message)
 
 
 def cannot_inject(pid: int, why: str) -> str:

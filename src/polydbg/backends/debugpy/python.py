@@ -108,8 +108,11 @@ def without_note(text: str) -> str:
 
 
 def is_noise(variable: Variable) -> bool:
-    """Modules, functions and classes in a scope listing (they flood module-level stops)."""
-    return (variable.type or "") in NOISE_TYPES or (variable.name.startswith("__") and variable.name.endswith("__"))
+    """Modules, functions and classes in a scope listing (they flood module-level stops), and the temporaries
+    pytest's assertion rewriting puts in a test's frame (``@py_assert1``, ``@py_format5``: the failing
+    assertion's message says what they hold)."""
+    return ((variable.type or "") in NOISE_TYPES or (variable.name.startswith("__") and variable.name.endswith("__"))
+            or variable.name.startswith("@py_"))
 
 
 def slice_expression(expression: str, kind: str, start: int, end: int) -> str:

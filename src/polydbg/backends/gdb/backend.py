@@ -18,6 +18,7 @@ import logging
 import os
 import shutil
 import signal
+from collections.abc import Sequence
 from typing import Any
 
 from polydbg import procs, tracee
@@ -42,6 +43,7 @@ from polydbg.backends.base import (
     SourceBreakpoint,
     StepKind,
     Thread,
+    ThreadLocks,
     Variable,
 )
 from polydbg.backends.gdb import stops
@@ -59,10 +61,12 @@ from polydbg.backends.gdb.commands import (
 )
 from polydbg.backends.gdb.frames import Frames
 from polydbg.backends.gdb.inspection import NOISE, Inspection
+from polydbg.backends.gdb.locks import Mutexes
 from polydbg.backends.gdb.native import Native
 from polydbg.backends.gdb.state import Execution, GdbState
 from polydbg.backends.gdb.terminal import InferiorTerminal
 from polydbg.backends.gdb.values import to_int
+from polydbg.backends.kit import sanitizers
 from polydbg.backends.kit.lifecycle import Lifecycle, Phase
 from polydbg.errors import (
     AdapterError,
@@ -77,7 +81,7 @@ from polydbg.transport.streams import LineStream
 log = logging.getLogger(__name__)
 
 
-OUTPUT_TAIL_CHARS = 4096  # the program output kept for a panic's message (GdbState.output_tail)
+OUTPUT_TAIL_CHARS = 16384  # the program output kept for a panic's message, a sanitizer's report (GdbState.output_tail)
 END_STEP_S = 2.0  # each step of leaving the target at the end (interrupt, kill or detach)
 GDB_EXIT_S = 1.0
 _STEP_COMMANDS: dict[StepKind, str] = {"over": "-exec-next", "into": "-exec-step", "out": "-exec-finish"}
@@ -116,6 +120,7 @@ class GdbMiBackend(Backend):
         self._calls = Calls(self._gdb)
         self._native = Native(self._gdb, self._frames, self._calls)
         self._inspection = Inspection(self._gdb, self._frames, self._native, self._calls)
+        self._mutexes = Mutexes(self._gdb, self._frames)
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -130,7 +135,8 @@ class GdbMiBackend(Backend):
         commands += self._language_commands()
         if not spec.core:
             stdin_file = self._proc.input_file(spec.stdin) if spec.stdin is not None else None
-            commands += program_commands(spec, self._terminal.open(), stdin_file)
+            sanitized = spec._replace(env=sanitizers.environment(spec.program, spec.env))  # reports stop it
+            commands += program_commands(sanitized, self._terminal.open(), stdin_file)
         await client.commands(commands, timeout_s)
         await configure()
         self._life.started()
@@ -304,6 +310,7 @@ class GdbMiBackend(Backend):
         """The program moved: every ref, varobj and hidden-frame count of the last stop is stale."""
         self._inspection.forget()
         self._frames.forget()
+        self._mutexes.forget()
 
     # -- breakpoints ----------------------------------------------------------------------------------
 
@@ -349,6 +356,10 @@ class GdbMiBackend(Backend):
 
     async def frames_above(self, thread_id: int) -> list[Frame]:
         return await self._frames.above(thread_id)
+
+    async def locks(self, thread_ids: Sequence[int]) -> dict[int, ThreadLocks]:
+        """The pthread mutexes (std::mutex) threads wait for and their owners, Rust Mutexes without (locks.py)."""
+        return await self._mutexes.locks(thread_ids)
 
     async def scopes(self, frame: FrameRef) -> list[Scope]:
         return await self._inspection.scopes(frame)

@@ -19,8 +19,9 @@ from polydbg.backends.base import Frame, FrameRef, Thread
 from polydbg.backends.gdb.state import GdbState
 from polydbg.backends.gdb.stops import machinery
 from polydbg.backends.gdb.values import to_int
+from polydbg.backends.kit import mutexes, timeouts
 from polydbg.backends.kit.frames import FrameHandles, leading
-from polydbg.errors import AdapterRequestError
+from polydbg.errors import AdapterError, AdapterRequestError
 
 MACHINERY_DEPTH = 15  # frames read to find the first of the user's at a throw, panic or abort
 
@@ -30,15 +31,35 @@ class Frames:
         self._gdb = gdb
         self._handles: FrameHandles[None] = FrameHandles()  # machinery frames hidden at this stop
         self._above: list[Frame] = []  # the hidden frames, where the stop lists them (a watchpoint in memcpy)
+        self._tops: dict[int, list[Frame]] = {}  # the innermost frames listed at this stop, nothing hidden
 
     def forget(self) -> None:
         """The program moved: the hidden frames are counted again at the next stop."""
         self._handles.clear()
         self._above = []
+        self._tops.clear()
 
     async def threads(self) -> list[Thread]:
         result = await self._gdb.cmd("-thread-info")
         return threads_of(result.payload)
+
+    async def kernel_ids(self) -> dict[int, int]:
+        """The kernel's thread id (LWP) → gdb's thread id, of every thread."""
+        threads = (await self._gdb.cmd("-thread-info")).payload.get("threads") or []
+        return {lwp: to_int(t["id"]) for t in threads if isinstance(t, dict) and t.get("id")
+                and (lwp := mutexes.lwp_of(str(t.get("target-id") or ""))) is not None}
+
+    async def tops(self, thread_ids: list[int], depth: int) -> dict[int, list[Frame]]:
+        """The innermost ``depth`` frames of each thread, nothing hidden: as a listing at this stop read them, the
+        rest asked in one round trip."""
+        asked = [t for t in thread_ids if t not in self._tops]
+        sent = [(t, self._gdb.client.send(f"-stack-list-frames --thread {t} 0 {depth - 1}")) for t in asked]
+        for thread, future in sent:
+            with contextlib.suppress(AdapterError):
+                [result] = await self._gdb.client.gather([("-stack-list-frames", future)], timeouts.INSPECT_S)
+                stack = result.payload.get("stack") or []
+                self._tops[thread] = [frame_of(f) for f in stack if isinstance(f, dict)]
+        return {t: self._tops.get(t, []) for t in thread_ids}
 
     async def where(self, frame: FrameRef | None) -> str:
         """The ``--thread T --frame L`` options selecting a frame (L counts the hidden frames too)."""
@@ -73,6 +94,8 @@ class Frames:
         thread = f"--thread {thread_id} " if thread_id else ""
         skip = await self.hidden(thread_id)
         frames, total = await self._frames(thread, start + skip, levels)
+        if start + skip == 0 and (len(frames) >= mutexes.TOP_FRAMES or total == len(frames)):
+            self._tops[thread_id] = frames
         return frames, (total - skip if total is not None else None)
 
     async def _frames(self, thread: str, start: int, levels: int) -> tuple[list[Frame], int | None]:

@@ -52,7 +52,7 @@ from polydbg.backends.gdb.values import (
     summary_of,
     to_int,
 )
-from polydbg.backends.kit import cxx, timeouts
+from polydbg.backends.kit import cxx, sanitizers, timeouts
 from polydbg.backends.kit.handles import HandleTable
 from polydbg.backends.kit.panics import panic_message
 from polydbg.backends.kit.typenames import short_type
@@ -291,7 +291,8 @@ class Inspection:
         facts = self._gdb.stop
         if facts.signal is not None:
             name, meaning = facts.signal
-            return ExceptionDetail(type=name, message=meaning or name)
+            reported = sanitizers.report(self._gdb.output_tail) if name == "SIGABRT" else None
+            return reported or ExceptionDetail(type=name, message=meaning or name)
         if facts.catch == "panic":
             message = panic_message(self._gdb.output_tail)
             return ExceptionDetail(type="panic", message=(message or "Rust panic").removeprefix("panicked at "))

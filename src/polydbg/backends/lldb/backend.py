@@ -16,6 +16,7 @@ import os
 import re
 import signal
 import time
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from polydbg import procs, tracee
@@ -33,15 +34,18 @@ from polydbg.backends.base import (
     Scope,
     SourceBreakpoint,
     StepKind,
+    Thread,
+    ThreadLocks,
     Variable,
 )
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.kit import timeouts
+from polydbg.backends.kit import mutexes, timeouts
 from polydbg.backends.kit.lifecycle import Phase
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.lldb import expressions, hits, launch, lines, stops, values
 from polydbg.backends.lldb.launch import COMMAND_PREFIX
+from polydbg.backends.lldb.locks import LldbMutexes
 from polydbg.backends.locate import find_lldb_dap
 from polydbg.dap.client import DapClient
 from polydbg.errors import AdapterError, AdapterRequestError, EnvironmentProblem, UsageError
@@ -79,6 +83,9 @@ class LldbDapBackend(DapBackend):
         self._helpers: list[procs.ProcStat] = []  # lldb-server and the debuggee, found before the end
         self._stops = stops.LldbStops(language, ordered, self._frames, self._request, self._stop_event,
                                       self._breakpoints.ids, self._breakpoints.watch_label)
+        self._listed: list[Thread] = []  # the threads of the last listing (lldb-dap lists none while it runs)
+        self._tops: dict[int, list[Frame]] = {}  # each thread's innermost frames listed at this stop, none hidden
+        self._mutexes = LldbMutexes(self._request, self._top_frames)
 
     # -- adapter and launch -------------------------------------------------------------------------
 
@@ -160,7 +167,29 @@ class LldbDapBackend(DapBackend):
         super()._on_output({**body, "output": text})
 
     def _on_stopped(self, body: dict[str, Any]) -> None:
+        self._forget_threads()
         self._ordered.deliver(lambda: self._stops.take(body))
+
+    async def threads(self) -> list[Thread]:
+        """The threads; while the program runs lldb-dap lists none ("notStopped"), so the last listing stands (what
+        a pause needs: a thread to name)."""
+        try:
+            self._listed = await super().threads()
+        except AdapterRequestError as exc:
+            if "notStopped" not in exc.message:
+                raise
+        return self._listed
+
+    async def _configured(self) -> None:
+        """lldb-dap answers the first ``threads`` after configurationDone with the threads there were then (its
+        "baseline", kept for a client that asks while the program runs), at whatever stop it is asked: a program
+        that started its threads since listed only its main thread. Asked now, the later ones are the stop's."""
+        with contextlib.suppress(AdapterError):
+            self._listed = await super().threads()
+
+    def _forget_threads(self) -> None:
+        self._tops.clear()
+        self._mutexes.forget()
 
     # -- execution ----------------------------------------------------------------------------------
 
@@ -168,6 +197,7 @@ class LldbDapBackend(DapBackend):
         super()._moving()
         self._scope_refs.clear()
         self._stops.moving()
+        self._forget_threads()
 
     async def pause(self, thread_id: int | None) -> None:
         self._stops.pausing()
@@ -217,6 +247,27 @@ class LldbDapBackend(DapBackend):
 
     async def _hidden_frames(self, thread_id: int) -> int:
         return self._frames.hidden(thread_id) or 0
+
+    async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
+        frames, total = await super().stack_trace(thread_id, start, levels)
+        if start == 0 and not self._frames.hidden(thread_id) and (
+                len(frames) >= mutexes.TOP_FRAMES or total == len(frames)):
+            self._tops[thread_id] = frames
+        return frames, total
+
+    async def _top_frames(self, thread_ids: Sequence[int]) -> dict[int, tuple[list[Frame], int | None]]:
+        """Each thread's innermost frames, as a listing read them or asked now (all at once), and lldb-dap's id of
+        its frame 0 (None where frames are hidden: that thread stopped in an abort, a panic or a throw)."""
+        async def read(thread: int) -> None:
+            with contextlib.suppress(AdapterError):
+                await self.stack_trace(thread, 0, mutexes.TOP_FRAMES)
+        await asyncio.gather(*(read(t) for t in thread_ids if t not in self._tops))
+        return {t: (self._tops.get(t, []), None if self._frames.hidden(t) else self._frames.get(FrameRef(t, 0)))
+                for t in thread_ids}
+
+    async def locks(self, thread_ids: Sequence[int]) -> dict[int, ThreadLocks]:
+        """The pthread mutexes (std::mutex) threads wait for and their owners, Rust Mutexes without (locks.py)."""
+        return await self._mutexes.locks(thread_ids)
 
     async def frames_above(self, thread_id: int) -> list[Frame]:
         return self._stops.above(thread_id)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from polydbg.backends.base import AttachSpec, LaunchSpec
-from polydbg.backends.kit import shims
+from polydbg.backends.kit import sanitizers, shims
 from polydbg.errors import UsageError
 
 COMMAND_PREFIX = "`"  # lldb-dap's commandEscapePrefix: a repl line starting with it is an lldb command
@@ -95,8 +95,9 @@ def launch_arguments(spec: LaunchSpec, common: dict[str, Any]) -> dict[str, Any]
                             "stopOnEntry": spec.stop_on_entry, **common}
     if spec.cwd:
         args["cwd"] = spec.cwd
-    if spec.env:
-        args["env"] = dict(spec.env)
+    env = sanitizers.environment(spec.program, spec.env)  # a sanitizer's report stops the program
+    if env:
+        args["env"] = dict(env)
     return args
 
 

@@ -34,11 +34,11 @@ import contextlib
 import os
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from polydbg.backends.base import ExceptionDetail, Frame, StopEvent
 from polydbg.backends.dap import wire
-from polydbg.backends.kit import cxx
+from polydbg.backends.kit import cxx, sanitizers
 from polydbg.backends.kit.frames import FrameHandles, is_runtime_source, leading, library_call
 from polydbg.backends.kit.handles import IdMap
 from polydbg.backends.kit.ordering import OrderedEvents
@@ -48,6 +48,7 @@ from polydbg.backends.lldb.hits import LldbHits
 from polydbg.backends.lldb.launch import COMMAND_PREFIX
 from polydbg.errors import AdapterError
 
+T = TypeVar("T")
 PANIC_MESSAGE_WAIT_S = 0.3
 STACK_PEEK = 64  # frames read to find the user frame under a panic / abort
 CONDITION_ERROR_WAIT_S = 0.1  # lldb prints a failed condition's error just after the stop
@@ -63,6 +64,8 @@ _WATCH_REPORT = re.compile(r"^(?:Watchpoint \d+ hit:|(old |new )?value: (.*))\n?
 _MAIN = "--fullname main"  # C and C++: main itself, not a method named main
 # Rust: the crate's main (``app::main``, with its hash under the legacy mangling), not the C main rustc writes
 _ENTRY_FUNCTION = {"rust": '--func-regex "^[A-Za-z_][A-Za-z0-9_]*::main(::h[0-9a-f]+)?$"'}
+_SANITIZER_NAMES = ("__asan", "__sanitizer", "__ubsan", "__tsan", "__lsan", "__interceptor_", "___interceptor_")
+_SANITIZER_SOURCES = ("/libsanitizer/", "/compiler-rt/lib/")
 _PLACED = re.compile(r"^Breakpoint (\d+): where = ", re.MULTILINE)
 _SIGNAL_TEXT = {
     "SIGABRT": "aborted (abort() was called, e.g. by a failed assert)",
@@ -87,7 +90,13 @@ def library_frame(frame: Frame) -> bool:
     """A frame of libc, the C++ runtime or Rust's std, not of the program: no source, a source path
     relative to some build directory (Debian's libc), or Rust's ``/rustc/<commit>/library``."""
     file = frame.file
-    return frame.name in _ABORT_FRAMES or not file or not os.path.isabs(file) or is_runtime_source(file)
+    return frame.name in _ABORT_FRAMES or not file or not os.path.isabs(file) or is_runtime_source(file) \
+        or sanitizer_frame(frame)
+
+
+def sanitizer_frame(frame: Frame) -> bool:
+    """A frame of a sanitizer's runtime (gcc's libsanitizer, LLVM's compiler-rt)."""
+    return frame.name.startswith(_SANITIZER_NAMES) or any(part in (frame.file or "") for part in _SANITIZER_SOURCES)
 
 
 def signal_detail(detail: ExceptionDetail) -> ExceptionDetail:
@@ -101,8 +110,11 @@ def signal_detail(detail: ExceptionDetail) -> ExceptionDetail:
 
 
 def abort_detail(output: str) -> ExceptionDetail | None:
-    """Why the program aborted, from what it printed: the uncaught C++ exception std::terminate names, or
-    the failed assertion."""
+    """Why the program aborted, from what it printed: a sanitizer's report, the uncaught C++ exception
+    std::terminate names, or the failed assertion."""
+    reported = sanitizers.report(output)
+    if reported is not None:
+        return reported
     terminate = list(_CXX_TERMINATE.finditer(output))
     failed = list(_ASSERT_FAILED.finditer(output))
     if terminate:  # std::terminate printed the uncaught exception
@@ -328,9 +340,9 @@ class LldbStops:
             return True
         if reason == "data breakpoint":  # a watched write inside memcpy & co. is reported at the user's call
             return True
-        if reason == "breakpoint" and self._language == "rust" and self.core is None:
+        if reason == "breakpoint" and self.core is None:  # not ours: the rust_panic one, a sanitizer's report
             hits = [i for i in body.get("hitBreakpointIds") or () if isinstance(i, int)]
-            return all(self._breakpoint_ids.id_of(i) is None for i in hits)  # not ours: maybe the rust_panic one
+            return all(self._breakpoint_ids.id_of(i) is None for i in hits)
         return False
 
     def _rewrite(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -359,16 +371,22 @@ class LldbStops:
     async def _classify(self, body: dict[str, Any]) -> None:
         """Look at the stack of a stop that may be a panic or an abort, and report it."""
         try:
-            body = await self._classified(body)
+            classified = await self._classified(body)
         except (AdapterError, LookupError, ValueError, TypeError):
-            body = self._rewrite(body)
-        self._report(body)
+            classified = self._rewrite(body)
+        if classified is None:
+            await self._resume_quietly(body)
+            return
+        self._report(classified)
 
-    async def _classified(self, body: dict[str, Any]) -> dict[str, Any]:
+    async def _classified(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The stop as reported; None for a stop to resume unseen (a sanitizer about to print its report)."""
         thread = body.get("threadId")
         if not isinstance(thread, int):
             return self._rewrite(body)
         frames = await self._raw_frames(thread, 0, STACK_PEEK)
+        if body.get("reason") == "breakpoint" and frames and sanitizer_frame(frames[0]):
+            return await self._sanitizer_stop(thread, frames, body)
         if "SIGABRT" in str(body.get("description") or ""):  # hide abort()/assert()/std::terminate machinery
             hidden = leading(frames, library_frame)
             body = self._rewrite(body)
@@ -399,6 +417,21 @@ class LldbStops:
         self._panics[thread] = message
         self._pause_requested = False
         return {**body, "reason": "exception", "description": message, "text": None, "hitBreakpointIds": []}
+
+    async def _sanitizer_stop(self, thread: int, frames: list[Frame], body: dict[str, Any]) -> dict[str, Any] | None:
+        """lldb's sanitizer plugins stop by themselves: ASan's and TSan's once the report is printed, reported at the
+        faulting frame with the report (``kit.sanitizers``); UBSan's before it prints, resumed unseen: the report
+        then aborts the program (polydbg's options), and that SIGABRT is the stop."""
+        reported = await self._printed(sanitizers.report)
+        if reported is None:
+            return None
+        hidden = leading(frames, library_frame)
+        if hidden:
+            self._frames.hide(thread, hidden)
+        self._aborts[thread] = reported
+        self._output_tail = ""
+        self._pause_requested = False
+        return {**body, "reason": "exception", "description": reported.type, "text": None, "hitBreakpointIds": []}
 
     def _watch_hit(self, thread: int, frames: list[Frame], body: dict[str, Any]) -> dict[str, Any]:
         """A watchpoint stop, with the values lldb printed just before it; when it fired inside library code
@@ -475,16 +508,24 @@ class LldbStops:
 
     async def _panic_message(self) -> str:
         """The message the panic hook printed just before ``rust_panic`` (it is already in the output)."""
+        message = await self._printed(panic_message)
+        if message is None:
+            return "Rust panic"
+        self._output_tail = ""
+        return message
+
+    async def _printed(self, parse: Callable[[str], T | None]) -> T | None:
+        """What ``parse`` finds in the program's recent output, waited for ``PANIC_MESSAGE_WAIT_S`` at most (the
+        runtime printed it before the stop; lldb-dap may relay it just after)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + PANIC_MESSAGE_WAIT_S
         while True:
-            message = panic_message(self._output_tail)
-            if message is not None:
-                self._output_tail = ""
-                return message
+            found = parse(self._output_tail)
+            if found is not None:
+                return found
             remaining = deadline - loop.time()
             if remaining <= 0:
-                return "Rust panic"
+                return None
             self._output_seen.clear()
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._output_seen.wait(), remaining)

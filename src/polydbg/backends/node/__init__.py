@@ -51,8 +51,9 @@ A worker that runs to its end while a message to it is  nothing is sent to a tar
 in flight aborts Node (v20).                            (``Target.run`` releases the stop's objects only
                                                         while paused).
 An ES module's top-level throw counts as caught         ``Runtime.exceptionThrown`` is kept: at the exit the
-(nodejs/node#50430): it never pauses on an uncaught     agent is told where it was thrown and to set a
-exception.                                              breakpoint on that line and restart.
+(nodejs/node#50430), and so does a throw in an async    agent is told where it was thrown and to set a
+function awaited through ``Promise.all``: neither       breakpoint on that line and restart.
+pauses as an uncaught exception.
 V8 treats a breakpoint condition that does not parse    every condition and logpoint ``{expression}`` is
 as never true.                                          compiled first (``Runtime.compileScript``); one that
                                                         does not parse refuses the breakpoint.

@@ -56,6 +56,8 @@ from polydbg.backends.node.targets import Targets, prepare
 from polydbg.cdp.client import CdpChannel
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
 
+ASYNC_FRAMES = 20  # the callers past awaits listed at most (V8 keeps up to targets.ASYNC_DEPTH segments)
+
 
 class NodeBackend(Backend):
     """The Backend protocol over Node's inspector."""
@@ -63,6 +65,7 @@ class NodeBackend(Backend):
     name = "node"
     evaluate_context: ClassVar[EvaluateContext] = "repl"
     pause_limits: ClassVar[str] = PAUSE_LIMITS
+    threads_stop_apart: ClassVar[bool] = True
 
     def __init__(self, listener: BackendListener, language: str = "javascript") -> None:
         self.language = language
@@ -200,8 +203,9 @@ class NodeBackend(Backend):
 
     def _on_exception_thrown(self, params: dict[str, Any]) -> None:
         """Node reports an exception that is ending the program: a TypeScript loader's refusal of a file is
-        the program's end (``compile_errors``); one that never paused (an ES module's top-level throw counts
-        as caught, nodejs/node#50430) is explained at the exit, with where it came from."""
+        the program's end (``compile_errors``); one that never paused (V8 counted it as caught: a rejection
+        awaited through Promise.all, an ES module's top-level throw, nodejs/node#50430) is explained at the exit,
+        with where it came from."""
         main = self._targets.find_main()
         details = params.get("exceptionDetails") or {}
         if main is not None and self._build_error is None and _maybe_compile_error(details.get("exception") or {}):
@@ -243,9 +247,10 @@ class NodeBackend(Backend):
             return
         if self._unstopped_throw is not None and code:
             self._events.on_output("console", (
-                f"polydbg: the program ended on an {self._unstopped_throw}; Node reported it as caught (an ES "
-                "module's top-level throw, nodejs/node#50430), so it could not stop there: set a breakpoint on "
-                "that line and debug_restart\n"))
+                f"polydbg: the program ended on an {self._unstopped_throw}; Node reported it as caught, so it could "
+                "not stop there (V8 counts a throw as caught when a promise handler was to receive it: a rejection "
+                "awaited through Promise.all or given to a .then, an ES module's top-level throw, nodejs/node#50430): "
+                "set a breakpoint on that line and debug_restart\n"))
         if cause is not None:
             self._life.report_terminated(f"{cause}{self._proc.stderr_hint()}")
             return
@@ -341,7 +346,26 @@ class NodeBackend(Backend):
         return " (running)"
 
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
-        return self._targets.get(thread_id).stack_trace(start, levels)
+        """A stopped thread's frames; a running one has none to read (Node stops each thread on its own)."""
+        target = self._targets.get(thread_id)
+        if not target.paused:
+            raise AdapterRequestError("stackTrace", self._running(target))
+        return target.stack_trace(start, levels)
+
+    def frameless(self, thread: Thread) -> str | None:
+        target = self._targets.find(thread.id)
+        return self._running(target) if target is not None and not target.paused else None
+
+    def _running(self, target: Target) -> str:
+        """Why a thread that runs while another is stopped lists no frames, and how to see them."""
+        stopped = [f"thread {t.thread_id} ({t.name})" for t in self._targets.live() if t.paused]
+        return (f"thread {target.thread_id} ({target.name}) is running, not stopped: Node stops each thread on its "
+                f"own, and {' and '.join(stopped) or 'no thread'} {'is' if len(stopped) < 2 else 'are'} stopped. "
+                f"debug_pause(thread_id={target.thread_id}) pauses it to inspect it (the stop shown now waits, and "
+                "is shown again once it resumes)")
+
+    async def async_callers(self, thread_id: int) -> list[tuple[str, list[Frame]]]:
+        return self._targets.get(thread_id).async_callers(ASYNC_FRAMES)
 
     async def scopes(self, frame: FrameRef) -> list[Scope]:
         return inspection.scopes(self._targets.get(frame.thread_id), frame.index)

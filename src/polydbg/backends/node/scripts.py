@@ -49,8 +49,14 @@ def path_of(url: str) -> str | None:
     return os.path.normpath(urllib.parse.unquote(urllib.parse.urlparse(url).path))
 
 
+# What Node's pathToFileURL leaves as it is in a script's URL (v20): ``@`` of a scoped package among them, which
+# Python's as_uri writes %40 (a breakpoint's URL would name no script Node loads).
+_URL_PLAIN = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/-._@+,;=!$&'()*:")
+
+
 def url_of(path: str) -> str:
-    return Path(path).as_uri()
+    """The ``file://`` URL Node gives the script at ``path``."""
+    return "file://" + "".join(chr(b) if b in _URL_PLAIN else f"%{b:02X}" for b in os.fsencode(str(Path(path))))
 
 
 class PathMap:
@@ -76,7 +82,8 @@ class PathMap:
 
 
 def position(location: dict[str, Any]) -> tuple[str, int, int]:
-    """A CDP ``Location`` as (script id, 0-based line, 0-based column)."""
+    """A CDP ``Location`` (or a ``Runtime.CallFrame``, which has its fields) as (script id, 0-based line, 0-based
+    column)."""
     return str(location.get("scriptId")), int(location.get("lineNumber", 0)), int(location.get("columnNumber", 0))
 
 

@@ -141,7 +141,11 @@ class Stops:
         target.stops += 1
         if target.kind != "main":
             event = event._replace(thread_name=target.name)
-        target.events.target.on_stopped(event)
+        if target.pausing_over:  # the agent paused it while another thread's stop was shown: shown instead
+            target.pausing_over = False
+            self._gate.switch(event)
+        else:
+            target.events.target.on_stopped(event)
         if self._breakpoints.has_functions:
             self._life.spawn(self._breakpoints.retry_functions(target))
 
@@ -154,6 +158,7 @@ class Stops:
         if step.steps_on > STEP_ON_LIMIT:
             target.step = None
             await self._resume_quietly(target)
+            self._gate.resumed(target.thread_id)  # it runs on: the next waiting stop is the answer
             return
         script = target.scripts.get(script_id)
         if method is None:
@@ -180,10 +185,13 @@ class Stops:
             if shown is None or shown.stops == before:
                 self._gate.resumed(None)
             return
-        await self._run(self._targets.get(thread_id), "Debugger.resume")
+        target = self._targets.get(thread_id)
+        self._take(target, "continue")
+        await self._run(target, "Debugger.resume")
 
     async def step(self, thread_id: int, kind: StepKind) -> None:
         target = self._targets.get(thread_id)
+        self._take(target, "step")
         origin = position((target.frames[0].get("location") or {}) if target.frames else {})
         target.step = Step(kind, len(target.frames), origin[:2])
         try:
@@ -193,13 +201,31 @@ class Stops:
             raise
 
     async def _run(self, target: Target, method: str) -> None:
-        """Resume or step the shown target, and let the gate show the next waiting stop — unless the
-        target's own next stop came first: a short step stops before its request returns, and that stop,
-        shown already, must stay the shown one (the gate would forget it, and the stack call it waiting)."""
+        """Resume or step the shown target. A resume lets the gate show the next waiting stop — unless the
+        target's own next stop came first (a breakpoint it reached at once), which, shown already, must stay the
+        shown one. A step's landing is its answer: the target stays the shown one while it steps."""
         stops = target.stops
         await target.run(method)
-        if target.stops == stops:
+        if method == "Debugger.resume" and target.stops == stops:
             self._gate.resumed(target.thread_id)
+
+    def _shown_stop(self) -> Target | None:
+        """The target whose stop is shown, while it is stopped there."""
+        shown = self._gate.shown
+        target = self._targets.find(shown) if shown is not None else None
+        return target if target is not None and target.paused else None
+
+    def _take(self, target: Target, what: str) -> None:
+        """The agent resumes or steps a thread that is not the one whose stop is shown (it chose it with
+        debug_stack(thread_id)): it must be stopped, and its stop is the shown one from now on (the one shown
+        before waits, first in line: a resume shows it again)."""
+        shown = self._shown_stop()
+        if shown is None or shown is target:
+            return
+        if not target.paused:
+            raise AdapterRequestError(what, f"{_thread(target)} is running, not stopped: debug_pause(thread_id="
+                                            f"{target.thread_id}) stops it")
+        self._gate.take(target.thread_id)
 
     async def pause(self, thread_id: int | None) -> None:
         """Pause at the next statement; when the thread is idle, pause the busy ones among the others;
@@ -207,6 +233,10 @@ class Stops:
 
         Children and workers being attached are waited for first: each is about to run, and one still
         held at its start (``waitForDebugger``) evaluates the probe there, which would read as idle."""
+        shown = self._shown_stop()
+        if thread_id is not None and shown is not None and shown.thread_id != thread_id:
+            await self._pause_over(self._targets.get(thread_id))
+            return
         arrivals = self._targets.arrivals
         await arrivals.settled(timeouts.INSPECT_S)
         first = self._targets.get(thread_id)
@@ -222,6 +252,23 @@ class Stops:
                                                f"{len(arrivals)} child process(es) or worker(s) are still "
                                                "being attached (they have not run yet); pause again")
         raise AdapterRequestError("pause", f"nothing to pause: {PAUSE_LIMITS}")
+
+    async def _pause_over(self, target: Target) -> None:
+        """debug_pause(thread_id) of a thread while another's stop is shown: that thread's stop is shown instead
+        (the one shown before waits, first in line): the stop it has waiting, else a pause of it. An idle thread
+        (its event loop waits) runs no JavaScript to pause in: refused, saying so."""
+        if target.paused:
+            waiting = self._gate.waiting(target.thread_id)
+            if waiting is not None:
+                self._gate.switch(waiting)
+            return
+        target.pausing_over = True
+        if await self._pause_one(target):
+            target.pausing_over = False
+            raise AdapterRequestError("pause", (
+                f"{_thread(target)} is idle: its event loop waits for a message, a timer or I/O and runs no "
+                "JavaScript, so there is nothing to pause and no stack to show until it runs. The stop shown stays; "
+                f"a breakpoint where its next callback runs stops it there"))
 
     @staticmethod
     async def _pause_one(target: Target) -> bool:
@@ -253,6 +300,10 @@ def _step_goes_on(step: Step, depth: int, here: tuple[str, int, int], hit: bool)
     if step.passing and step.kind == "over" and depth == step.depth and here[:2] == step.origin:
         return "Debugger.stepOver"
     return None
+
+
+def _thread(target: Target) -> str:
+    return f"thread {target.thread_id} ({target.name})"
 
 
 def _internal_frame(target: Target, frame: dict[str, Any]) -> bool:

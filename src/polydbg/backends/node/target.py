@@ -77,6 +77,7 @@ class Target:
     held: bool = False  # a new child or worker waiting at its start until its breakpoints are set
     # the current pause
     frames: list[dict[str, Any]] = field(default_factory=list)
+    async_trace: dict[str, Any] | None = None  # where the stack goes on past an await (CDP StackTrace)
     hidden: int = 0
     pause_data: dict[str, Any] | None = None
     pause_reason: str = ""
@@ -85,6 +86,7 @@ class Target:
     stops: int = 0  # stops reported so far: a run request that returns after the next one is told by it
     step: Step | None = None
     pausing: bool = False
+    pausing_over: bool = False  # paused by the agent while another thread's stop is shown: its stop is shown instead
     idle: asyncio.Future[bool] | None = None
     refs: HandleTable[Ref] = field(init=False)
 
@@ -132,12 +134,15 @@ class Target:
 
     def on_paused(self, params: dict[str, Any]) -> None:
         self.frames = list(params.get("callFrames") or [])
+        trace = params.get("asyncStackTrace")
+        self.async_trace = trace if isinstance(trace, dict) else None
         self.pause_data = params.get("data") if isinstance(params.get("data"), dict) else None
         self.pause_reason = str(params.get("reason") or "")
         self.paused = True
 
     def on_resumed(self) -> None:
         self.frames = []
+        self.async_trace = None
         self.pause_data = None
         self.paused = False
         self.refs.clear()
@@ -182,6 +187,32 @@ class Target:
             place = self.scripts.place(*position(cdp.get("location") or {}))
             frames.append(Frame(cdp.get("functionName") or "(anonymous)", place.file, place.line, place.column))
         return frames, len(shown)
+
+    def async_callers(self, most: int) -> list[tuple[str, list[Frame]]]:
+        """Where the stack goes on past an await, a ``.then`` or a timer, outward: each segment's description
+        (``await``, ``Promise.then``, ``Timeout``) and its frames in files (Node's own left out, a loader's code
+        no source map covers, and the dependencies' frames below the program's own: what ran its code, a
+        loader, a test runner), ``most`` frames in all."""
+        segments: list[tuple[str, list[Frame]]] = []
+        trace = self.async_trace if self.paused else None
+        while trace is not None and most > 0:
+            frames: list[Frame] = []
+            users = 0
+            for cdp in trace.get("callFrames") or []:
+                script = self.scripts.get(str(cdp.get("scriptId")))
+                place = self.scripts.place(*position(cdp))
+                if script is None or script.path is None or place.line is None:
+                    continue
+                frames.append(Frame(cdp.get("functionName") or "(anonymous)", place.file, place.line, place.column))
+                if not script.internal:
+                    users = len(frames)
+            frames = frames[:users or len(frames)]
+            if frames:
+                segments.append((str(trace.get("description") or "async"), frames[:most]))
+                most -= len(segments[-1][1])
+            parent = trace.get("parent")
+            trace = parent if isinstance(parent, dict) else None
+        return segments
 
     def exception_detail(self) -> ExceptionDetail | None:
         data = self.pause_data

@@ -40,6 +40,15 @@ from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeout
 log = logging.getLogger(__name__)
 
 BLACKBOX = ["^node:", "/node_modules/"]
+# How many segments past an await, a .then or a timer V8 keeps of a stack (``Debugger.setAsyncCallStackDepth``),
+# and how many frames it records of each (``Runtime.setMaxCallStackSizeToCapture``, 200 by default). Recording
+# them costs V8 a hook on every promise, whatever the depth, and a stack walk of that many frames at each
+# (bench/node_async_stacks.py, against the debugger without them): code that does nothing but await 4-7×
+# slower (~5 µs an await), fs.promises reading a tree of files ~3×; the walk is what 16 frames saves (awaits
+# 30 calls deep: 30× with 200, 14× with 16). A segment's innermost 16 frames hold the program's callers (a
+# timer's creation stack has ~7 of Node's above them); an exception's stack trace is cut to as many.
+ASYNC_DEPTH = 32
+ASYNC_FRAMES_RECORDED = 16
 # Workers that are the runtime's or the TypeScript loader's, never the program's: Node's module-hooks worker
 # (node:internal/modules/esm/worker, what tsx under --import runs in) and esbuild's (tsx compiles with it).
 TOOLING_WORKER = re.compile(r"^node:|/node_modules/(?:tsx|esbuild|@esbuild/[^/]+)/")
@@ -51,6 +60,8 @@ async def prepare(target: Target, timeout_s: float) -> None:
     requests: list[tuple[str, dict[str, Any]]] = [
         ("Runtime.enable", {}), ("Debugger.enable", {"maxScriptsCacheSize": 10_000_000}),
         ("Debugger.setBlackboxPatterns", {"patterns": BLACKBOX}),
+        ("Runtime.setMaxCallStackSizeToCapture", {"size": ASYNC_FRAMES_RECORDED}),
+        ("Debugger.setAsyncCallStackDepth", {"maxDepth": ASYNC_DEPTH}),
         ("NodeWorker.enable", {"waitForDebuggerOnStart": True})]
     if target.kind != "worker":
         requests.append(("NodeRuntime.notifyWhenWaitingForDisconnect", {"enabled": True}))
@@ -113,6 +124,9 @@ class Targets:
 
     def find_main(self) -> Target | None:
         return self._by_thread.get(MAIN_THREAD)
+
+    def find(self, thread_id: int) -> Target | None:
+        return self._by_thread.get(thread_id)
 
     def get(self, thread_id: int | None) -> Target:
         """The target of ``thread_id``; with None, the one whose stop is shown (else the main one)."""

@@ -108,3 +108,44 @@ def test_everything_but_stops_and_continues_passes_straight_through() -> None:
     assert session.events[1:] == [("output", ("stdout", "child says hi\n")),
                                   ("breakpoint", (4, BreakpointResult(True, 12))),
                                   ("exited", 0), ("terminated", "the child ended")]
+
+
+def test_a_stop_switched_to_is_shown_and_the_one_shown_waits_first_in_line() -> None:
+    """The agent paused process 2 while process 1's stop was shown: 2's stop is shown at once; 1's waits ahead of
+    the others and is shown again when 2 resumes."""
+    session, gate, first, _second = gated()
+    first.on_stopped(StopEvent("breakpoint", 101))
+    GatedListener(gate).on_stopped(StopEvent("breakpoint", 301))
+    gate.switch(StopEvent("pause", 201))
+    assert stops(session) == [101, 201] and gate.shown == 2
+    gate.resumed(2)
+    assert stops(session) == [101, 201, 101] and gate.shown == 1
+    assert [event.held for kind, event in session.events if kind == "stopped"] == [False, False, True]
+    gate.resumed(1)
+    assert stops(session) == [101, 201, 101, 301]
+
+
+def test_switching_to_a_waiting_stop_shows_it_once() -> None:
+    session, gate, first, second = gated()
+    first.on_stopped(StopEvent("breakpoint", 101))
+    second.on_stopped(StopEvent("breakpoint", 201))
+    waiting = gate.waiting(2)
+    assert waiting is not None and waiting.thread_id == 201
+    gate.switch(waiting)
+    gate.resumed(2)
+    assert stops(session) == [101, 201, 101] and gate.waiting(2) is None
+
+
+def test_a_process_taken_runs_and_the_stop_shown_before_is_shown_at_its_resume() -> None:
+    """The agent resumes (or steps) process 2, whose stop waits, from process 1's stop: 2 is the shown one, its
+    waiting stop dropped (it runs), no news for the session; 2's next stop passes straight through, and its
+    resume shows 1's stop again."""
+    session, gate, first, second = gated()
+    first.on_stopped(StopEvent("breakpoint", 101))
+    second.on_stopped(StopEvent("breakpoint", 201))
+    gate.take(2)
+    assert stops(session) == [101] and gate.shown == 2 and gate.waiting(2) is None
+    second.on_stopped(StopEvent("step", 201))
+    assert stops(session) == [101, 201]
+    gate.resumed(2)
+    assert stops(session) == [101, 201, 101] and gate.shown == 1

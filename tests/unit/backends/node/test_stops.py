@@ -105,3 +105,29 @@ async def test_a_breakpoint_in_a_dependency_stops_where_it_is(session: Session) 
         await session.v8.event("Debugger.paused", {"callFrames": frames, "reason": "other", "hitBreakpoints": ["bp1"]})
         await session.listener.stopped.wait()
     assert [frame[1:3] for frame in session.main.stack_trace(0, 10)[0]] == [(dependency, 5), ("/tmp/app/main.js", 3)]
+
+
+async def test_the_callers_past_awaits_are_listed_without_node_s_frames_or_what_ran_the_program(
+        session: Session) -> None:
+    """A stop's ``asyncStackTrace`` (its segments past an await, a .then, a timer) as async callers: Node's own
+    frames are left out, and a dependency's below the program's last frame in a segment (a loader that ran it),
+    not one between the program's frames; at most as many frames as asked."""
+    await session.v8.event("Debugger.scriptParsed", {"scriptId": "8", "url": "file:///tmp/app/node_modules/lib/x.js"})
+    await session.v8.event("Debugger.scriptParsed", {"scriptId": "9", "url": "node:internal/timers"})
+
+    def frame(name: str, script: str, line: int) -> dict[str, Any]:
+        return {"functionName": name, "scriptId": script, "lineNumber": line, "columnNumber": 0}
+
+    trace = {"description": "await", "callFrames": [frame("middle", "7", 5), frame("", "8", 1), frame("top", "7", 9),
+                                                   frame("listOnTimeout", "9", 580)],
+             "parent": {"description": "Timeout", "callFrames": [frame("setTimeout", "9", 160), frame("", "7", 20),
+                                                                 frame("load", "8", 40)]}}
+    with anyio.fail_after(5):
+        await session.v8.event("Debugger.paused", {**_paused("7", 1, []), "asyncStackTrace": trace})
+        await session.listener.stopped.wait()
+    main = "/tmp/app/main.js"
+    dependency = "/tmp/app/node_modules/lib/x.js"
+    assert [(via, [(f.name, f.file, f.line) for f in frames]) for via, frames in session.main.async_callers(20)] == [
+        ("await", [("middle", main, 6), ("(anonymous)", dependency, 2), ("top", main, 10)]),
+        ("Timeout", [("(anonymous)", main, 21)])]
+    assert [len(frames) for _via, frames in session.main.async_callers(2)] == [2]

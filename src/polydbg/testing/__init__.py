@@ -1,0 +1,57 @@
+"""Tests by name: ``debug_launch(test=…)`` takes the name an ecosystem gives a test and runs that test alone
+under the debugger, with the project's own runner, stopping where it fails.
+
+Which ecosystem is the ``language`` given, else the test's file (``tests/test_x.py``), else the project's
+markers in cwd (``pyproject.toml``, ``pytest.ini``, …). Each ecosystem's runner is a module here that makes a
+``TestPlan`` (``testing.plan``); the session keeps the plan to judge the run's end.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from polydbg.errors import UsageError, echo
+from polydbg.testing import python
+from polydbg.testing.plan import TestPlan, Verdict, closest
+
+__all__ = ["TestPlan", "Verdict", "closest", "plan"]
+
+_PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", "conftest.py")
+_OTHER_MARKERS = {"go.mod": "go", "Cargo.toml": "rust", "package.json": "javascript", "pom.xml": "java",
+                  "build.gradle": "java", "build.gradle.kts": "kotlin"}
+
+
+def language_of(test: str, cwd: str, language: str | None) -> str:
+    if language:
+        return language
+    if python.is_python_test(test, cwd):
+        return "python"
+    for marker, named in _OTHER_MARKERS.items():
+        if os.path.exists(os.path.join(cwd, marker)):
+            return named
+    if any(os.path.exists(os.path.join(cwd, marker)) for marker in _PYTHON_MARKERS) or \
+            any(name.endswith(".py") for name in _listing(cwd)):
+        return "python"
+    raise UsageError(f"cannot tell which language's tests {echo(test)} names in {cwd}; pass language, or cwd=the "
+                     "project's directory")
+
+
+async def plan(test: str, cwd: str, language: str | None, runtimes: Mapping[str, str]) -> TestPlan:
+    """How to run ``test`` alone in the project at ``cwd`` (``runtimes``: debug_launch's runtime arguments, an
+    interpreter the agent named)."""
+    if not test.strip() or "\0" in test or "\n" in test:
+        raise UsageError("test is empty or holds a NUL byte or a line break; pass a test's name, e.g. "
+                         "tests/test_x.py::test_name")
+    lang = language_of(test, cwd, language)
+    if lang == "python":
+        return await python.plan(test, cwd, runtimes.get("python"))
+    raise UsageError(f"debug_launch(test=…) runs Python tests (pytest, unittest) so far, not {lang}'s; run the "
+                     f"{lang} test runner as the program (program=, args=) with a breakpoint in the test")
+
+
+def _listing(directory: str) -> list[str]:
+    try:
+        return os.listdir(directory)
+    except OSError:
+        return []
