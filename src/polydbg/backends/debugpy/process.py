@@ -251,6 +251,13 @@ class DebugpyProcess(DapBackend):
     def _moving(self) -> None:
         super()._moving()
         self._forget_stop()
+        self._stop_thread = None  # nothing can evaluate until the next stop
+
+    def _on_continued(self, body: dict[str, Any]) -> None:
+        if body.get("allThreadsContinued", True):
+            self._forget_stop()
+            self._stop_thread = None
+        super()._on_continued(body)
 
     def _forget_stop(self) -> None:
         self._names.clear()
