@@ -137,3 +137,16 @@ async def test_a_parents_fail_is_resumed_unseen() -> None:
     found.take(FAILED_AT_FAIL)
     await asyncio.wait_for(resumed.wait(), 2.0)
     assert listener.events == [] and requests.commands() == ["stackTrace", "continue"] and not found.stopped
+
+
+async def test_a_panic_in_a_test_run_hides_an_assertion_librarys_frames_and_the_standard_librarys() -> None:
+    """In a test run the machinery hidden above a panic is testify's too, beside the runtime's and the standard
+    library's (what every goroutine's hidden frames are made of)."""
+    gopanic = frame("runtime.gopanic", f"{GOROOT}/runtime/panic.go", 884)
+    index = frame("runtime.goPanicIndex", f"{GOROOT}/runtime/panic.go", 89)
+    sort = frame("sort.Slice", f"{GOROOT}/sort/slice.go", 23)
+    requests = FakeRequests(stackTrace=_framed(gopanic, index, REQUIRE, sort, TEST, RUNNER))
+    found, _, listener = _stops(requests)
+    found.take({"reason": "exception", "threadId": 1, "description": "panic", "text": '"index out of range"'})
+    assert listener.events == [("stopped", StopEvent("exception", 1, "panic", "index out of range"))]
+    assert await found.hidden_frames(1) == 4  # frame 0: the test's own
