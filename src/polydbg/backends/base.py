@@ -47,6 +47,7 @@ class LaunchSpec(NamedTuple):
     stdin: str | None = None  # what the program reads on its standard input (then end of input)
     runtime: str | None = None  # the interpreter or runtime executable (python, node), when not the one found
     runtime_args: tuple[str, ...] = ()  # flags for the runtime itself (node --max-old-space-size=…)
+    test: bool = False  # runs one test (debug_launch(test=…)): built as a test, stopped where the runner fails it
 
 
 class AttachSpec(NamedTuple):

@@ -360,13 +360,13 @@ class Execution:
             raise UsageError("debug_restart restarts launched programs; for an attached one, "
                              "debug_terminate(detach=true) and debug_attach again")
         async with self.lock:
+            if self.core.test is not None:  # first: a failed rebuild leaves the program as it was
+                await self.core.test.restarted()
             old = self.core.backend_slot
             self.core.generation += 1  # silence the old backend's events
             if old is not None:
                 await old.terminate()
             self.bpsync.reset_for_restart()
-            if self.core.test is not None:
-                self.core.test.restarted()
             self.core.output.append("console", "--- restarted ---\n")
             self.core.report_cursor = self.core.output.total
             since, slow = await self._starting(spec, timeout_s, progress)

@@ -210,9 +210,10 @@ async def _test_plan(manager: SessionManager, request: LaunchRequest) -> tuple[L
                          "(or pass program/module and args to run a runner yourself)")
     check_launch(manager.policy, request)
     cwd = existing_dir(request.cwd, "cwd") or os.getcwd()
-    plan = await testing.plan(request.test, cwd, request.language, request.runtimes)
+    plan = await testing.plan(request.test, cwd, request.language, request.runtimes, request.env)
+    env = {**dict(plan.env), **(request.env or {})} if plan.env else request.env
     return dataclasses.replace(request, program=plan.program, module=plan.module, args=(*plan.args, *request.args),
-                               cwd=cwd, language=plan.language), plan
+                               cwd=plan.cwd, language=plan.language, env=env), plan
 
 
 async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: float,
@@ -253,7 +254,7 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
                       env=tuple(sorted((request.env or {}).items())), stop_on_entry=request.stop_on_entry,
                       core=core_path, stdin=request.stdin,
                       runtime=request.runtimes.get(runtime_argument) if runtime_argument else None,
-                      runtime_args=tuple(request.runtime_args))
+                      runtime_args=tuple(request.runtime_args), test=plan is not None)
     return await manager.start(session, spec, timeout_s, progress)
 
 

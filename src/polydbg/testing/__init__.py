@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 
 from polydbg.errors import UsageError, echo
-from polydbg.testing import python
+from polydbg.testing import go, python, rust
 from polydbg.testing.plan import TestPlan, Verdict, closest
 
 __all__ = ["TestPlan", "Verdict", "closest", "plan"]
@@ -27,27 +27,37 @@ def language_of(test: str, cwd: str, language: str | None) -> str:
         return language
     if python.is_python_test(test, cwd):
         return "python"
+    if go.is_go_test(test, cwd):
+        return "go"
     for marker, named in _OTHER_MARKERS.items():
         if os.path.exists(os.path.join(cwd, marker)):
             return named
     if any(os.path.exists(os.path.join(cwd, marker)) for marker in _PYTHON_MARKERS) or \
             any(name.endswith(".py") for name in _listing(cwd)):
         return "python"
+    if rust.is_rust_test(test, cwd):
+        return "rust"
     raise UsageError(f"cannot tell which language's tests {echo(test)} names in {cwd}; pass language, or cwd=the "
                      "project's directory")
 
 
-async def plan(test: str, cwd: str, language: str | None, runtimes: Mapping[str, str]) -> TestPlan:
+async def plan(test: str, cwd: str, language: str | None, runtimes: Mapping[str, str],
+               env: Mapping[str, str] | None = None) -> TestPlan:
     """How to run ``test`` alone in the project at ``cwd`` (``runtimes``: debug_launch's runtime arguments, an
-    interpreter the agent named)."""
+    interpreter the agent named; ``env``: the launch's, which a build step gets too)."""
     if not test.strip() or "\0" in test or "\n" in test:
         raise UsageError("test is empty or holds a NUL byte or a line break; pass a test's name, e.g. "
                          "tests/test_x.py::test_name")
     lang = language_of(test, cwd, language)
     if lang == "python":
         return await python.plan(test, cwd, runtimes.get("python"))
-    raise UsageError(f"debug_launch(test=…) runs Python tests (pytest, unittest) so far, not {lang}'s; run the "
-                     f"{lang} test runner as the program (program=, args=) with a breakpoint in the test")
+    if lang == "go":
+        return go.plan(test, cwd)
+    if lang == "rust":
+        return await rust.plan(test, cwd, env)
+    raise UsageError(f"debug_launch(test=…) runs Python tests (pytest, unittest), Go's and Rust's so far, not "
+                     f"{lang}'s; run the {lang} test runner as the program (program=, args=) with a breakpoint in the "
+                     "test")
 
 
 def _listing(directory: str) -> list[str]:

@@ -16,7 +16,9 @@ pipes and output events → the program's output vs delve's own lines), ``stops`
 pause or fatal error is shown on, hidden runtime frames), ``native`` (memory and raw commands),
 ``goroutines`` (how many there are when delve lists only some), ``waits`` and ``held`` (each goroutine's
 wait, the mutex it waits for and the one its source says it holds), ``races`` (a -race report as a stop),
-``assign`` (a variable set in any goroutine's frame).
+``assign`` (a variable set in any goroutine's frame), ``testfail`` (a Go test's failure, placed at the test's
+line with its message). ``races`` and ``testfail`` each stop through an internal function breakpoint sent
+with the session's (``DelveBackend._send_functions``).
 
 Quirks (checked against delve 1.20 with Go 1.19):
 
@@ -100,5 +102,12 @@ a multi-client server keeps a detached client's          detaching from a remote
 breakpoints and leaves the program halted                client's breakpoints and resumes the program
 delve kills a program that a single-client headless      (nothing to do: whatever the client asks)
 server launched, on detach
+a failing Go test (t.Errorf, t.Fatalf, testify) does     in a test run (mode "test"), a function breakpoint
+not panic: delve stops on nothing                        on testing.(*common).Fail, the stop placed at the
+                                                         frame Go's message names with that message, testing's
+                                                         frames above it hidden and listed (testfail.py)
+Fail calls its parent's Fail; tRunner calls Fail for a   those hits are resumed unseen; a step from a failure
+panic before re-panicking; a step from Fail stays in     steps out of the hidden frames first
+package testing
 =======================================================  ====================================================
 """

@@ -31,13 +31,14 @@ from polydbg.backends.base import (
     MemoryBlock,
     Scope,
     SourceBreakpoint,
+    StepKind,
     Thread,
     ThreadLocks,
     Variable,
 )
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.delve import assign, build, goroutines, native, output, races, waits
+from polydbg.backends.delve import assign, build, goroutines, native, output, races, testfail, waits
 from polydbg.backends.delve.stops import PROGRAM_VANISHED, DelveStops, unquote
 from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.ordering import OrderedEvents
@@ -50,7 +51,9 @@ START_TIMEOUT_S = 10.0  # dlv dap printing the line that says it listens
 KILLED_WHILE_STOPPED_POLL_S = 0.25  # how often a stopped program's threads are looked at (see _notice_killed)
 FATAL_ERROR = "fatal error"  # delve's exception type for the runtime's fatal errors (a deadlock)
 DETAIL_LINES = 12  # goroutines listed with a fatal error (a report shows 12 lines of an exception's details)
-RACE_BREAKPOINT = -20  # polydbg's id of races.py's function breakpoint (the session's ids are positive)
+# polydbg's ids of the internal function breakpoints (the session's ids are positive)
+RACE_BREAKPOINT = -20  # races.py's, on the race detector's symbolizer
+FAILURE_BREAKPOINT = -21  # testfail.py's, on testing's Fail
 _METADATA = frozenset({"len()", "string()"})  # delve's synthetic children of maps and byte slices
 _INSTALL = ("install delve: `go install github.com/go-delve/delve/cmd/dlv@latest` (then put $(go env GOPATH)/bin "
             "on PATH) or your package manager's delve package")
@@ -82,13 +85,16 @@ class DelveBackend(DapBackend):
         self._listed: tuple[int, list[int]] | None = None  # (stop, goroutine ids) of the last threads answer
         self._refs: tuple[int, dict[int, FrameRef]] = (-1, {})  # (stop, value ref → the frame it was read in)
         self._races = races.RaceStops(self._request, ordered.refine, self._stops.take, self._moving)
-        self._functions: list[FunctionBreakpoint] = []  # the session's function breakpoints (races.py adds one)
+        self._functions: list[FunctionBreakpoint] = []  # the session's (races.py and testfail.py add their own)
+        self._failures: testfail.TestFailures | None = None  # a test run's failures, placed
 
     # -- starting ---------------------------------------------------------------------------------
 
     def _launch_arguments(self, spec: LaunchSpec) -> dict[str, Any]:
         planned = build.launch(spec)
         self._workdir, self._build_dir, self._env = planned.workdir, planned.build_dir, planned.env
+        if spec.test:  # stopped where testing fails the test, not in package testing (testfail.py)
+            self._failures = testfail.TestFailures(self._stops)
         return planned.arguments
 
     def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:
@@ -211,6 +217,8 @@ class DelveBackend(DapBackend):
     def _program_output(self, category: str, text: str) -> None:
         if category == "stderr":
             self._races.text.heard(text)  # a race report's text, for its stop
+        elif self._failures is not None and category == "stdout":
+            self._failures.output(text)  # a test failure's message, for its stop
         self._ordered.on_output(category, text)
 
     def _on_continued(self, body: dict[str, Any]) -> None:
@@ -256,21 +264,39 @@ class DelveBackend(DapBackend):
         self._breakpoint_files.add(file)
         return await super().set_breakpoints(file, breakpoints)
 
+    async def step(self, thread_id: int, kind: StepKind) -> None:
+        """A step from a test failure's stop goes on from the test's line, not inside package testing."""
+        if self._stops.above(thread_id) and not await self._stops.leave_hidden(thread_id, kind):
+            return
+        await super().step(thread_id, kind)
+
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
         self._functions = list(breakpoints)
         return await self._send_functions(race_stops=self._races.symbolizer_id is not None)
 
     async def _send_functions(self, race_stops: bool) -> list[BreakpointResult]:
-        """The session's function breakpoints, and with ``race_stops`` the one a race report stops at (races.py:
-        bound only in a -race build; kept out of the answer)."""
+        """The session's function breakpoints, with the internal ones that apply, kept out of the answer: with
+        ``race_stops`` the one a race report stops at (races.py: bound only in a -race build), and in a test
+        run the one on testing's Fail (testfail.py)."""
         internal = [FunctionBreakpoint(RACE_BREAKPOINT, races.SYMBOLIZER)] if race_stops else []
+        if self._failures is not None:
+            internal.append(FunctionBreakpoint(FAILURE_BREAKPOINT, testfail.FAIL_FUNCTION))
         if not self._functions and not internal:
             return []
         results = await super().set_function_breakpoints(self._functions + internal)
-        if internal:
-            bound = results[-1].verified if len(results) > len(self._functions) else False
-            self._races.symbolizer_id = self._breakpoints.ids.native_of(RACE_BREAKPOINT) if bound else None
+        bound = {breakpoint.id for breakpoint, result in zip(internal, results[len(self._functions):], strict=False)
+                 if result.verified}
+        if race_stops:
+            self._races.symbolizer_id = self._bound(RACE_BREAKPOINT, bound)
+        if self._failures is not None:
+            self._failures.native_id = self._bound(FAILURE_BREAKPOINT, bound)
+            if self._failures.native_id is None:
+                log.warning("delve: no breakpoint on %s: a test's failures stop nowhere", testfail.FAIL_FUNCTION)
         return results[:len(self._functions)]
+
+    def _bound(self, internal_id: int, bound: set[int]) -> int | None:
+        """delve's id of an internal function breakpoint, when it bound."""
+        return self._breakpoints.ids.native_of(internal_id) if internal_id in bound else None
 
     # -- threads and frames -----------------------------------------------------------------------
 
@@ -312,8 +338,12 @@ class DelveBackend(DapBackend):
         return super()._frame(raw)
 
     async def frames_above(self, thread_id: int) -> list[Frame]:
-        """What a goroutine parked in the runtime is blocked in (sync.(*Mutex).Lock, time.Sleep): the
+        """At a test failure, the frames hidden above the test's (Fail, Errorf, testify's: testfail.py); on a
+        goroutine parked in the runtime, what it is blocked in (sync.(*Mutex).Lock, time.Sleep): the
         standard library's frames hidden above its own code."""
+        failed = self._stops.above(thread_id)
+        if failed:
+            return failed
         frames = [DapBackend._frame(self, raw) for raw in await self._stops.library_above(thread_id)]
         return [frame for frame in frames if frame is not None]
 
