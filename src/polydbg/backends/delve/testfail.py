@@ -5,7 +5,9 @@ of them panics, so delve's panic stop never sees them. A function breakpoint on 
 agent's own function breakpoints) stops at every failure, and the stop is then placed:
 
 - Fail calls its parent's Fail (a failing subtest fails its parents), and tRunner calls Fail for a panic on its
-  way to panicking again: those hits are resumed unseen (the panic's own stop follows, with delve's message).
+  way to panicking again: those hits are resumed unseen (the panic's own stop follows, with delve's message);
+  so is a Fail package testing makes with no frame of the test's on the stack (a race detected during the test,
+  whose own stop came first).
 - The message is what the test logged last: with ``-test.v`` Go prints it (``    prices_test.go:16: got 10,
   want 9``) before Fail is called, on the pipe delve's child writes to, so it is at most a read away; it is
   waited for briefly (``MESSAGE_WAIT_S``) when it has not arrived yet.
@@ -121,6 +123,8 @@ class TestFailures:
         names = [str(frame.get("name", "")) for frame in frames]
         if FAIL_FUNCTION in names[1:] or "runtime.gopanic" in names:
             return None
+        if not any(not in_test_machinery(frame) for frame in frames):  # testing's own ("race detected during
+            return None  # execution of test", after the race's stop): no line of the test's to show
         if len(names) > 2 and names[1] == FAIL_NOW and not names[2].startswith("testing.") and \
                 in_test_machinery(frames[2]) and await evaluate(ALREADY_FAILED, int(frames[0].get("id", 0))) == "true":
             return None

@@ -59,12 +59,14 @@ async def test_a_message_is_one_failures_only_and_waited_for_when_late() -> None
     assert placed is not None and placed.detail.message == "second" and placed.hidden == 2
 
 
-async def test_a_parents_fail_and_a_panics_fail_are_no_failures_of_their_own() -> None:
+async def test_a_parents_a_panics_and_testings_own_fail_are_no_failures_of_their_own() -> None:
     failures = testfail.TestFailures()
     assert await failures.placed([FAIL, FAIL, ERRORF, TEST, RUNNER], failed_before) is None
     panicking = [FAIL, frame("testing.tRunner.func1.2", f"{GOROOT}/testing/testing.go", 1380),
                  frame("runtime.gopanic", f"{GOROOT}/runtime/panic.go", 884), TEST, RUNNER]
     assert await failures.placed(panicking, failed_before) is None
+    race = [FAIL, frame("testing.tRunner.func1", f"{GOROOT}/testing/testing.go", 1436), RUNNER]
+    assert await failures.placed(race, failed_before) is None  # testing's "race detected during execution"
 
 
 async def test_without_a_message_the_first_frame_outside_testing_and_the_module_cache(
