@@ -454,6 +454,11 @@ class Backend(Protocol):
         """A variable a locals listing should leave out (synthetic, compiler-made, module clutter)."""
         return False
 
+    def returned_by(self, variable: Variable) -> str | None:
+        """The function whose return value ``variable`` is, where a debugger lists the value a step out of (or
+        over) a call returned among the caller's locals (debugpy's ``(return) add``); None for a variable."""
+        return None
+
     def trace_interpolation(self, expression: str) -> str:
         """How a logpoint message interpolates ``expression`` (``{expr}`` in DAP)."""
         return "{" + expression + "}"

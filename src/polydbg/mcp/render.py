@@ -74,6 +74,7 @@ def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = N
     if r.exception:
         fixed.append(f"exception: {r.exception.type}" + (f": {r.exception.message}" if r.exception.message else ""))
         fixed.extend(f"  {line}" for line in r.exception.details or [])
+    fixed.extend(f"returned: {line}" for line in r.returned or [])
     if r.source:
         fixed.append(r.source)
     shown = [var_line(v) for v in r.locals or []]

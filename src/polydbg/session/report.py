@@ -82,7 +82,9 @@ class Reporter:
                 near = src.names_near(top.file, top.line)
             self._count_hit_by_location(scope, top.file, top.line)
             report.note = _joined(report.note, self._removed_since(stop, top.file, top.line))
-            report.locals, report.locals_more = await self.inspector.report_locals(scope, frame, near)
+            report.locals, report.locals_more, returned = await self.inspector.report_locals(scope, frame, near)
+            if stop.reason == "step":
+                report.returned = returned or None
             if stop.reason == "exception" and stop.thread_id is not None:
                 detail = await self.core.read(scope, self.core.backend.exception_info(stop.thread_id))
                 if detail is not None:

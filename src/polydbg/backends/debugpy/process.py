@@ -47,6 +47,7 @@ ADAPTER_SHIM = shims.source(__file__, "adapter.py")
 DEBUGGEE_SHIM = shims.source(__file__, "debuggee.py")
 VALUES = shims.path(__file__, "pydevd")  # pydevd's extensions: compact numpy, pandas and sqlite3 values
 CURRENT_FRAME = " (Current frame)"  # pydevd's mark on the frame a user-unhandled exception is shown at
+RETURNED = "(return) "  # pydevd's name for what a call returned (showReturnValue), among its caller's locals
 NO_DESCRIPTION = "exception: no description"  # pydevd's message for an exception without one
 
 
@@ -419,6 +420,9 @@ class DebugpyProcess(DapBackend):
 
     def length_of(self, parent: Variable, children: list[Variable]) -> int | None:
         return self._lengths.get(parent.ref)
+
+    def returned_by(self, variable: Variable) -> str | None:
+        return variable.name.removeprefix(RETURNED) if variable.name.startswith(RETURNED) else None
 
     def is_noise(self, variable: Variable) -> bool:
         """Modules, functions and classes in a scope listing (they flood module-level stops)."""
