@@ -210,9 +210,11 @@ async def _test_plan(manager: SessionManager, request: LaunchRequest) -> tuple[L
                          "(or pass program/module and args to run a runner yourself)")
     check_launch(manager.policy, request)
     cwd = existing_dir(request.cwd, "cwd") or os.getcwd()
-    plan = await testing.plan(request.test, cwd, request.language, request.runtimes)
+    plan = await testing.plan(request.test, cwd, request.language, request.runtimes,
+                               tuple(request.runtime_args))
+    runtime_args = request.runtime_args if plan.runtime_args is None else plan.runtime_args
     return dataclasses.replace(request, program=plan.program, module=plan.module, args=(*plan.args, *request.args),
-                               cwd=cwd, language=plan.language), plan
+                               cwd=cwd, language=plan.language, runtime_args=runtime_args), plan
 
 
 async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: float,
@@ -244,7 +246,9 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
     session.core.test = TestRun(plan) if plan is not None else None
     try:
         await apply_breakpoints(session, [*manager.take_pending(), *request.breakpoints])
-        session.exception_filters = registry.break_filters(session.adapter, request.break_on_exception)
+        filters = registry.break_filters(session.adapter, request.break_on_exception)
+        added = plan.exception_filters if plan is not None and filters else ()
+        session.exception_filters = list(dict.fromkeys([*filters, *added]))
     except PolydbgError:
         await manager.remove(session, detach=False)
         raise

@@ -12,14 +12,15 @@ import os
 from collections.abc import Mapping
 
 from polydbg.errors import UsageError, echo
-from polydbg.testing import python
+from polydbg.testing import junit, python
 from polydbg.testing.plan import TestPlan, Verdict, closest
 
 __all__ = ["TestPlan", "Verdict", "closest", "plan"]
 
 _PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", "conftest.py")
 _OTHER_MARKERS = {"go.mod": "go", "Cargo.toml": "rust", "package.json": "javascript", "pom.xml": "java",
-                  "build.gradle": "java", "build.gradle.kts": "kotlin"}
+                  "build.gradle": "java", "build.gradle.kts": "kotlin",
+                  os.path.join("src", "test", "java"): "java", os.path.join("src", "test", "kotlin"): "kotlin"}
 
 
 def language_of(test: str, cwd: str, language: str | None) -> str:
@@ -37,17 +38,21 @@ def language_of(test: str, cwd: str, language: str | None) -> str:
                      "project's directory")
 
 
-async def plan(test: str, cwd: str, language: str | None, runtimes: Mapping[str, str]) -> TestPlan:
+async def plan(test: str, cwd: str, language: str | None, runtimes: Mapping[str, str],
+               runtime_args: tuple[str, ...] = ()) -> TestPlan:
     """How to run ``test`` alone in the project at ``cwd`` (``runtimes``: debug_launch's runtime arguments, an
-    interpreter the agent named)."""
+    interpreter the agent named; ``runtime_args``: its runtime flags, a JVM's classpath)."""
     if not test.strip() or "\0" in test or "\n" in test:
         raise UsageError("test is empty or holds a NUL byte or a line break; pass a test's name, e.g. "
                          "tests/test_x.py::test_name")
     lang = language_of(test, cwd, language)
     if lang == "python":
         return await python.plan(test, cwd, runtimes.get("python"))
-    raise UsageError(f"debug_launch(test=…) runs Python tests (pytest, unittest) so far, not {lang}'s; run the "
-                     f"{lang} test runner as the program (program=, args=) with a breakpoint in the test")
+    if lang in ("java", "kotlin"):
+        return await junit.plan(test, cwd, runtime_args)
+    raise UsageError(f"debug_launch(test=…) runs Python (pytest, unittest) and Java/Kotlin (JUnit) tests so far, not "
+                     f"{lang}'s; run the {lang} test runner as the program (program=, args=) with a breakpoint in the "
+                     "test")
 
 
 def _listing(directory: str) -> list[str]:

@@ -43,6 +43,8 @@ class TestPlan:
     args: tuple[str, ...] = ()
     judge: Callable[[int | None, str], Verdict] = field(default=lambda code, text: Verdict(ERROR))
     names: Callable[[], Awaitable[list[str]]] | None = None  # every test name in the plan's scope
+    runtime_args: tuple[str, ...] | None = None  # the runtime's flags (a JVM's classpath): the launch's, replaced
+    exception_filters: tuple[str, ...] = ()  # the backend's filters the run adds (JUnit catches every failure)
 
 
 def closest(name: str, names: Sequence[str]) -> list[str]:
@@ -67,13 +69,18 @@ def last_lines(text: str, count: int) -> list[str]:
 async def output_of(argv: Sequence[str], cwd: str, timeout_s: float = LISTING_S) -> str:
     """What a listing command (a runner's collection of test names) prints, stdout and stderr together; the
     command is ended at ``timeout_s`` (a project whose collection hangs answers with what it printed)."""
+    return (await run(argv, cwd, timeout_s))[1]
+
+
+async def run(argv: Sequence[str], cwd: str | None, timeout_s: float) -> tuple[int | None, str]:
+    """A command's exit status (None: ended at ``timeout_s``) and what it printed, stdout and stderr together."""
     process = await procs.spawn(argv, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.STDOUT)
     try:
         out, _ = await asyncio.wait_for(process.communicate(), timeout_s)
     except asyncio.TimeoutError:
         await procs.kill_group(process.pid)
         await procs.reap(process)
-        return ""
+        return None, ""
     finally:
         procs.forget_group(process.pid)
-    return out.decode("utf-8", "replace")
+    return process.returncode, out.decode("utf-8", "replace")
