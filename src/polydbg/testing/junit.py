@@ -20,6 +20,7 @@ tests, or a bare method name, run alone with JUnit 4 or JUnit 5 under the JVM's 
 from __future__ import annotations
 
 import asyncio
+import glob
 import hashlib
 import os
 import re
@@ -55,6 +56,8 @@ _JAR_DIRS = ("lib", "libs", os.path.join("target", "dependency"))
 _SOURCE_DIRS = (("src", "main", "java"), ("src", "test", "java"))
 _SKIPPED_DIRS = frozenset({"target", "build", "out", "node_modules", ".git", ".gradle", ".idea"})
 MAX_SOURCES = 5000
+_KOTLIN_STDLIB_CACHES = ("~/.m2/repository/org/jetbrains/kotlin/kotlin-stdlib/*/kotlin-stdlib-*.jar",
+                         "~/.gradle/caches/modules-2/files-2.1/org.jetbrains.kotlin/kotlin-stdlib/*/*/kotlin-stdlib-*.jar")
 USER_UNHANDLED = "userUnhandled"  # the java backend's exception filter: thrown through the test's code, caught by JUnit
 _SUMMARY_5 = re.compile(r"^\[\s*(\d+) tests (successful|failed|aborted|skipped)\s*\]$")
 _FINISHED_5 = re.compile(r"^Test run finished after (\d+ ms)$")
@@ -197,13 +200,19 @@ def _debian_optional(jars: Iterable[str]) -> list[str]:
 
 
 def _kotlin_stdlib() -> str:
+    """kotlin-stdlib.jar: beside kotlinc (PATH, KOTLIN_HOME), else the newest in Maven's or Gradle's cache."""
     kotlinc = kotlin.find_kotlinc()
-    stdlib = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(kotlinc))), "lib",
-                          "kotlin-stdlib.jar") if kotlinc else ""
-    if not os.path.isfile(stdlib):
-        raise EnvironmentProblem("the tests are Kotlin's and kotlin-stdlib.jar is neither on the classpath nor beside "
-                                 "a kotlinc on PATH: pass runtime_args=['-cp', '<classes>:<kotlin-stdlib.jar>']")
-    return stdlib
+    if kotlinc:
+        stdlib = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(kotlinc))), "lib", "kotlin-stdlib.jar")
+        if os.path.isfile(stdlib):
+            return stdlib
+    cached = [jar for pattern in _KOTLIN_STDLIB_CACHES for jar in glob.glob(os.path.expanduser(pattern))
+              if not jar.endswith(("-sources.jar", "-javadoc.jar"))]
+    if cached:
+        return max(cached, key=lambda jar: [int(n) for n in re.findall(r"\d+", os.path.basename(jar))])
+    raise EnvironmentProblem("the tests are Kotlin's and kotlin-stdlib.jar is neither on the classpath, beside a "
+                             "kotlinc on PATH (or KOTLIN_HOME) nor in ~/.m2 or ~/.gradle: pass runtime_args=['-cp', "
+                             "'<classes>:<kotlin-stdlib.jar>']")
 
 
 # -- the tests there are --------------------------------------------------------------------------------------
@@ -253,13 +262,12 @@ def _resolve(test: str, tests: _Tests) -> tuple[str, str | None]:
     cls = _class_named(part, tests) if part else None
     if cls is not None:
         return cls, method
-    if re.fullmatch(r"[\w$]+", test):
-        owners = [c for c, methods in tests.methods.items() if any(m.name == test for m in methods)]
-        if len(owners) == 1:
-            return owners[0], test
-        if owners:
-            raise UsageError(f"{len(owners)} test classes have a test {echo(test)}: "
-                             f"{', '.join(f'{c}#{test}' for c in owners[:10])}; pass the one you mean")
+    owners = [c for c, methods in tests.methods.items() if any(m.name == test for m in methods)]
+    if len(owners) == 1:  # a bare method name (Kotlin's may hold spaces: `one line is its price`)
+        return owners[0], test
+    if owners:
+        raise UsageError(f"{len(owners)} test classes have a test {echo(test)}: "
+                         f"{', '.join(f'{c}#{test}' for c in owners[:10])}; pass the one you mean")
     return test, None  # as given: the runner says it found nothing
 
 
