@@ -7,6 +7,7 @@ junit4 and junit5 (.ci/run installs them)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,22 @@ async def test_junit4_parameterized_runs_the_methods_every_run(tools: Tools) -> 
     await tools("debug_terminate")
     unknown = await tools("debug_launch", test="CartTest#labels", cwd=str(JUNIT4))
     assert unknown["test"]["outcome"] == "not found" and unknown["test"]["closest"][0] == "shop.CartTest#label", unknown
+    await tools("debug_terminate")
+
+
+async def test_a_restart_after_an_edit_runs_the_edited_test(tools: Tools, tmp_path: Path) -> None:
+    """Sources polydbg compiled are compiled anew at debug_restart: the fixed test passes."""
+    project = tmp_path / "junit4"
+    shutil.copytree(JUNIT4, project)
+    report = await tools("debug_launch", test="CartTest#label", cwd=str(project))
+    assert report["reason"] == "exception", report
+    test_file = project / "src" / "test" / "java" / "shop" / "CartTest.java"
+    test_file.write_text(test_file.read_text().replace('"3 item", shown', '"3 items", shown'))
+    again = await tools("debug_restart")
+    assert again["state"] == "exited" and again["test"]["outcome"] == "passed", again
+    test_file.write_text(test_file.read_text().replace('assertEquals("3 items", shown)', 'assertEquals(3 items)'))
+    broken = await tools.error("debug_restart")
+    assert "javac could not compile" in broken and "CartTest.java" in broken, broken
     await tools("debug_terminate")
 
 

@@ -360,6 +360,8 @@ class Execution:
             raise UsageError("debug_restart restarts launched programs; for an attached one, "
                              "debug_terminate(detach=true) and debug_attach again")
         async with self.lock:
+            if self.core.test is not None:
+                await self.core.test.rebuild()  # (a build that fails leaves the program as it was)
             old = self.core.backend_slot
             self.core.generation += 1  # silence the old backend's events
             if old is not None:

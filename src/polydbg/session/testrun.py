@@ -23,6 +23,11 @@ class TestRun:
         self.started = time.monotonic()
         self._result: TestResult | None = None
 
+    async def rebuild(self) -> None:
+        """Before the same test runs again: what the plan built from sources is built anew (an edit shows)."""
+        if self.plan.rebuild is not None:
+            await self.plan.rebuild()
+
     def restarted(self) -> None:
         self.started = time.monotonic()
         self._result = None

@@ -3,8 +3,9 @@ tests, or a bare method name, run alone with JUnit 4 or JUnit 5 under the JVM's 
 
 - The project's classes: the classpath given in ``runtime_args`` (``-cp …``), else its build's output (Maven's
   ``target/test-classes`` and ``target/classes``, Gradle's ``build/classes/{java,kotlin}/{test,main}``, jars in
-  ``lib/``, ``libs/`` and ``target/dependency/``); a project with sources only (``src/test/java``, or ``.java``
-  files in cwd) is compiled by ``javac -g`` into a cache directory of its own, again whenever a source changed.
+  ``lib/``, ``libs/`` and ``target/dependency/``); a project with sources only (``src/{main,test}/java``, or
+  ``.java`` files in cwd; jars given or found are their libraries) is compiled by ``javac -g`` into a cache
+  directory of its own, again whenever a source changed — at a restart too (``TestPlan.rebuild``).
 - The tests there are: the class files' methods annotated ``@Test`` (JUnit 4's, Jupiter's ``@Test``,
   ``@ParameterizedTest``, ``@RepeatedTest``, ``@TestFactory``, ``@TestTemplate``), inherited ones included, read
   from the class files themselves (``classfiles``): a name is resolved to its class's binary name and, for
@@ -24,6 +25,7 @@ import glob
 import hashlib
 import os
 import re
+import shutil
 import tempfile
 import zipfile
 from collections.abc import Iterable
@@ -80,8 +82,14 @@ async def plan(test: str, cwd: str, runtime_args: tuple[str, ...]) -> TestPlan:
     flags, given = launcher.split_classpath(runtime_args)
     classpath = [os.path.join(cwd, entry) for entry in given] if given else _build_outputs(cwd)
     directories = [entry for entry in classpath if os.path.isdir(entry)]
-    if not given and not _any_class_file(directories):
-        compiled = await _compiled_sources(cwd)
+    rebuild = None
+    if not _any_class_file(directories):  # sources only (and jars): compiled here, and again at a restart
+        libraries = list(classpath)
+
+        async def rebuild() -> None:
+            await _compiled_sources(cwd, libraries)
+
+        compiled = await _compiled_sources(cwd, libraries)
         if compiled is None:
             raise UsageError(f"no compiled classes (target/test-classes, build/classes/…) nor Java sources in {cwd}; "
                              "build the project's tests first (mvn test-compile, gradle testClasses), pass "
@@ -103,14 +111,14 @@ async def plan(test: str, cwd: str, runtime_args: tuple[str, ...]) -> TestPlan:
         return TestPlan(name=test, runner="junit5", language=language, cwd=cwd, program=CONSOLE,
                         args=_console_args(cls, method, tests),
                         runtime_args=(*flags, "-cp", os.pathsep.join(classpath)), judge=junit5_verdict,
-                        names=names, exception_filters=(USER_UNHANDLED,))
+                        names=names, exception_filters=(USER_UNHANDLED,), rebuild=rebuild)
     if not _holds(classpath, _JUNIT4_CLASS):
         classpath += [_debian(JUNIT4_JARS[0], "junit4"), *_debian_optional(JUNIT4_JARS[1:])]
     junit_jar = next(entry for entry in classpath if _holds([entry], _JUNIT4_CLASS))
     runner = await junit4.runner_classes(launcher.find_javac(launcher.find_java(None)), junit_jar)
     return TestPlan(name=test, runner="junit4", language=language, cwd=cwd, program=junit4.CLASS, args=(name,),
                     runtime_args=(*flags, "-cp", os.pathsep.join([*classpath, runner])), judge=junit4_verdict,
-                    names=names, exception_filters=(USER_UNHANDLED,))
+                    names=names, exception_filters=(USER_UNHANDLED,), rebuild=rebuild)
 
 
 # -- the project's classes ------------------------------------------------------------------------------------
@@ -142,13 +150,15 @@ def _sources(cwd: str) -> list[str]:
     return found
 
 
-async def _compiled_sources(cwd: str) -> str | None:
-    """The project's .java files compiled with ``javac -g`` (against JUnit's jars and its own) into a cache
-    directory of its own, reused while no source changed; None when it has none."""
+async def _compiled_sources(cwd: str, libraries: list[str]) -> str | None:
+    """The project's .java files compiled with ``javac -g`` (against its ``libraries`` and JUnit's jars) into a
+    cache directory of its own, reused while no source changed; None when it has none."""
     sources = await asyncio.to_thread(_sources, cwd)
     if not sources:
         return None
-    stamp = "\n".join(f"{path}\0{os.stat(path).st_mtime_ns}\0{os.stat(path).st_size}" for path in sources)
+    jars = [*libraries, *_debian_optional((*JUNIT4_JARS, JUNIT5_JAR))]
+    stamp = "\n".join([os.pathsep.join(jars), *(f"{path}\0{os.stat(path).st_mtime_ns}\0{os.stat(path).st_size}"
+                                                for path in sources)])
     key = hashlib.sha256(os.path.realpath(cwd).encode()).hexdigest()[:16]
     out = os.path.join(tempfile.gettempdir(), f"polydbg-classes-{os.getuid()}-{key}")
     stamp_file = os.path.join(out, ".polydbg-sources")
@@ -159,7 +169,7 @@ async def _compiled_sources(cwd: str) -> str | None:
     except OSError:
         pass
     java = launcher.find_java(None)
-    jars = [*_build_outputs(cwd), *_debian_optional((*JUNIT4_JARS, JUNIT5_JAR))]
+    shutil.rmtree(out, ignore_errors=True)  # (the classes of sources removed since)
     os.makedirs(out, exist_ok=True)
     argfile = os.path.join(out, ".polydbg-javac-files")
     with open(argfile, "w", encoding="utf-8") as handle:

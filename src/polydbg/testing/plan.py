@@ -45,6 +45,7 @@ class TestPlan:
     names: Callable[[], Awaitable[list[str]]] | None = None  # every test name in the plan's scope
     runtime_args: tuple[str, ...] | None = None  # the runtime's flags (a JVM's classpath): the launch's, replaced
     exception_filters: tuple[str, ...] = ()  # the backend's filters the run adds (JUnit catches every failure)
+    rebuild: Callable[[], Awaitable[None]] | None = None  # before a restart: what the runner compiled, anew
 
 
 def closest(name: str, names: Sequence[str]) -> list[str]:
