@@ -3,9 +3,10 @@ tests, or a bare method name, run alone with JUnit 4 or JUnit 5 under the JVM's 
 
 - The project's classes: the classpath given in ``runtime_args`` (``-cp …``), else its build's output (Maven's
   ``target/test-classes`` and ``target/classes``, Gradle's ``build/classes/{java,kotlin}/{test,main}``, jars in
-  ``lib/``, ``libs/`` and ``target/dependency/``); a project with sources only (``src/{main,test}/java``, or
-  ``.java`` files in cwd; jars given or found are their libraries) is compiled by ``javac -g`` into a cache
-  directory of its own, again whenever a source changed — at a restart too (``TestPlan.rebuild``).
+  ``lib/``, ``libs/`` and ``target/dependency/``) with a Maven project's dependencies in ~/.m2 (``maven``); a
+  project with sources only (``src/{main,test}/java``, or ``.java`` files in cwd; jars given or found are their
+  libraries) is compiled by ``javac -g`` into a cache directory of its own, again whenever a source changed — at
+  a restart too (``TestPlan.rebuild``).
 - The tests there are: the class files' methods annotated ``@Test`` (JUnit 4's, Jupiter's ``@Test``,
   ``@ParameterizedTest``, ``@RepeatedTest``, ``@TestFactory``, ``@TestTemplate``), inherited ones included, read
   from the class files themselves (``classfiles``): a name is resolved to its class's binary name and, for
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 
 import polydbg.testing.classfiles as classfiles
 import polydbg.testing.junit4 as junit4
+import polydbg.testing.maven as maven
 from polydbg.backends.java import kotlin, launcher
 from polydbg.errors import EnvironmentProblem, UsageError, echo
 from polydbg.testing.plan import ERROR, FAILED, NOT_FOUND, PASSED, TestPlan, Verdict, last_lines
@@ -64,6 +66,7 @@ USER_UNHANDLED = "userUnhandled"  # the java backend's exception filter: thrown 
 _SUMMARY_5 = re.compile(r"^\[\s*(\d+) tests (successful|failed|aborted|skipped)\s*\]$")
 _FINISHED_5 = re.compile(r"^Test run finished after (\d+ ms)$")
 _FAILURE_5 = re.compile(r"^\s*=> (\S+?)(?::\s*(.*))?$")
+_MISSING_CLASS = re.compile(r"\b(?:NoClassDefFoundError|ClassNotFoundException)\b")
 _NOT_RESOLVED_5 = re.compile(r"(\w+Selector \[.*\] resolution failed)")
 
 
@@ -80,7 +83,10 @@ class _Tests:
 
 async def plan(test: str, cwd: str, runtime_args: tuple[str, ...]) -> TestPlan:
     flags, given = launcher.split_classpath(runtime_args)
-    classpath = [os.path.join(cwd, entry) for entry in given] if given else _build_outputs(cwd)
+    if given:
+        classpath = [os.path.join(cwd, entry) for entry in given]
+    else:
+        classpath = [*_build_outputs(cwd), *await maven.dependencies(cwd)]
     directories = [entry for entry in classpath if os.path.isdir(entry)]
     rebuild = None
     if not _any_class_file(directories):  # sources only (and jars): compiled here, and again at a restart
@@ -323,7 +329,23 @@ def _console_args(cls: str, method: str | None, tests: _Tests) -> tuple[str, ...
 # -- verdicts -------------------------------------------------------------------------------------------------
 
 
+def _missing_classes(verdict: Verdict, text: str) -> Verdict:
+    """A failure or error of a class missing from the classpath says how to give it."""
+    if verdict.outcome in (FAILED, ERROR) and _MISSING_CLASS.search(text):
+        return Verdict(verdict.outcome, f"{verdict.summary or ''} (a class is missing from the classpath: pass "
+                                        "runtime_args=['-cp', '<the project's classes and dependencies>'])".lstrip())
+    return verdict
+
+
 def junit5_verdict(code: int | None, text: str) -> Verdict:
+    return _missing_classes(_junit5_verdict(code, text), text)
+
+
+def junit4_verdict(code: int | None, text: str) -> Verdict:
+    return _missing_classes(_junit4_verdict(code, text), text)
+
+
+def _junit5_verdict(code: int | None, text: str) -> Verdict:
     lines = last_lines(text, 400)
     counts = {m.group(2): int(m.group(1)) for line in lines if (m := _SUMMARY_5.match(line.strip()))}
     took = next((m.group(1) for line in lines if (m := _FINISHED_5.match(line.strip()))), None)
@@ -341,7 +363,7 @@ def junit5_verdict(code: int | None, text: str) -> Verdict:
     return Verdict(ERROR, " / ".join(line.strip() for line in lines[-3:]) or None)
 
 
-def junit4_verdict(code: int | None, text: str) -> Verdict:
+def _junit4_verdict(code: int | None, text: str) -> Verdict:
     lines = last_lines(text, 400)
     if code == junit4.NOT_FOUND_EXIT:
         return Verdict(NOT_FOUND, next((line for line in lines if line.startswith("polydbg: no test")), None))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from polydbg.errors import UsageError
-from polydbg.testing import classfiles, junit
+from polydbg.testing import classfiles, junit, maven
 from polydbg.testing.plan import Verdict
 
 pytestmark = pytest.mark.anyio
@@ -155,3 +155,22 @@ def test_junit4_runs_read_as_verdicts() -> None:
     assert junit.junit4_verdict(3, "polydbg: no test x in shop.CartTest\n") == Verdict(
         "not found", "polydbg: no test x in shop.CartTest")
     assert junit.junit4_verdict(1, "Error: Could not find or load main class polydbg.junit.OneTest").outcome == "error"
+    missing = junit.junit4_verdict(1, "1) x(A)\njava.lang.NoClassDefFoundError: org/x/Y\nTests run: 1,  Failures: 1")
+    assert missing.summary is not None and "(a class is missing from the classpath: pass runtime_args=['-cp'" \
+        in missing.summary
+
+
+async def test_a_maven_projects_dependencies_come_from_surefires_report(tmp_path: Path) -> None:
+    assert await maven.dependencies(str(tmp_path)) == []  # no pom.xml: no Maven
+    (tmp_path / "pom.xml").write_text("<project/>")
+    jars = [tmp_path / "m2" / "a.jar", tmp_path / "m2" / "b&c.jar"]
+    for jar in jars:
+        jar.parent.mkdir(exist_ok=True)
+        jar.write_bytes(b"")
+    classpath = ":".join([str(tmp_path / "target" / "classes"), *map(str, jars), str(tmp_path / "gone.jar")])
+    reports = tmp_path / "target" / "surefire-reports"
+    reports.mkdir(parents=True)
+    (reports / "TEST-calc.CalcTest.xml").write_text(
+        '<testsuite><properties><property name="java.version" value="17"/><property name="surefire.test.class.path" '
+        f'value="{classpath.replace("&", "&amp;")}"/></properties></testsuite>')
+    assert await maven.dependencies(str(tmp_path)) == [str(jar) for jar in jars]  # the jars that are there
