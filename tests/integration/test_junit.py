@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -166,32 +165,22 @@ async def test_a_restart_after_an_edit_runs_the_edited_test(tools: Tools, tmp_pa
     await tools("debug_terminate")
 
 
-@pytest.fixture(scope="module")
-def kotlin_classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The Kotlin project's classes, main and test together, by one kotlinc run (~15 s)."""
-    require("java")
+def kotlin_compiler(monkeypatch: pytest.MonkeyPatch) -> None:
+    """kotlinc of tests/programs/kotlin's node_modules (``npm ci`` there; .ci/run does it), as KOTLIN_HOME."""
     if not (COMPILER / "bin" / "kotlinc").is_file():
         unavailable("tests/programs/kotlin has no node_modules/kotlin-compiler: run npm ci there (.ci/run does)")
-    out = tmp_path_factory.mktemp("kotlin-junit")
-    console = "/usr/share/java/junit-platform-console-standalone.jar"
-    subprocess.run(["bash", str(COMPILER / "bin" / "kotlinc"), "-cp", console,
-                    "-d", str(out), str(KOTLIN / "src" / "main" / "kotlin"), str(KOTLIN / "src" / "test" / "kotlin")],
-                   check=True, timeout=300, stdin=subprocess.DEVNULL, capture_output=True)
-    return out
-
-
-async def test_a_kotlin_test_by_name_with_its_classpath(tools: Tools, kotlin_classes: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KOTLIN_HOME", str(COMPILER))  # kotlin-stdlib.jar beside its kotlinc
-    report = await tools("debug_launch", test="TotalsTest#bulkIsDiscounted", cwd=str(KOTLIN),
-                         runtime_args=["-cp", str(kotlin_classes)])
+
+
+async def test_a_kotlin_projects_sources_are_compiled_and_its_test_run_by_name(tools: Tools,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """kotlinc compiles main and test sources together (~15 s, once: kept while they do not change)."""
+    kotlin_compiler(monkeypatch)
+    project = KOTLIN
+    report = await tools("debug_launch", test="TotalsTest#bulkIsDiscounted", cwd=str(project))
     test_file = "kotlin/junit/src/test/kotlin/shop/TotalsTest.kt"
     assert report["location"] == {"file": str(PROGRAMS / test_file), "line": line_of(test_file, "// kotlin check"),
                                   "function": "TotalsTest.bulkIsDiscounted"}, report
     assert report["exception"]["message"] == "ten items are discounted ==> expected: <900> but was: <1000>", report
     assert values(report)["got"] == "1000", report
-    await tools("debug_terminate")
-    passed = await tools("debug_launch", test="one line is its price", cwd=str(KOTLIN),
-                         runtime_args=["-cp", str(kotlin_classes)])
-    assert passed["test"]["outcome"] == "passed", passed
     await tools("debug_terminate")

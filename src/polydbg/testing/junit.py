@@ -4,9 +4,9 @@ tests, or a bare method name, run alone with JUnit 4 or JUnit 5 under the JVM's 
 - The project's classes: the classpath given in ``runtime_args`` (``-cp …``), else its build's output (Maven's
   ``target/test-classes`` and ``target/classes``, Gradle's ``build/classes/{java,kotlin}/{test,main}``, jars in
   ``lib/``, ``libs/`` and ``target/dependency/``) with a Maven project's dependencies in ~/.m2 (``maven``); a
-  project with sources only (``src/{main,test}/java``, or ``.java`` files in cwd; jars given or found are their
-  libraries) is compiled by ``javac -g`` into a cache directory of its own, again whenever a source changed — at
-  a restart too (``TestPlan.rebuild``).
+  project with sources only (``src/{main,test}/{java,kotlin}``, or sources in cwd; jars given or found are their
+  libraries) is compiled by ``javac -g`` (and ``kotlinc``) into a cache directory of its own, again whenever a
+  source changed — at a restart too (``TestPlan.rebuild``).
 - The tests there are: the class files' methods annotated ``@Test`` (JUnit 4's, Jupiter's ``@Test``,
   ``@ParameterizedTest``, ``@RepeatedTest``, ``@TestFactory``, ``@TestTemplate``), inherited ones included, read
   from the class files themselves (``classfiles``): a name is resolved to its class's binary name and, for
@@ -57,7 +57,7 @@ _BUILD_OUTPUTS = (("target", "test-classes"), ("target", "classes"),
                   ("build", "classes", "kotlin", "test"), ("build", "classes", "kotlin", "main"),
                   ("build", "resources", "test"), ("build", "resources", "main"))
 _JAR_DIRS = ("lib", "libs", os.path.join("target", "dependency"))
-_SOURCE_DIRS = (("src", "main", "java"), ("src", "test", "java"))
+_SOURCE_DIRS = (("src", "main", "java"), ("src", "test", "java"), ("src", "main", "kotlin"), ("src", "test", "kotlin"))
 _SKIPPED_DIRS = frozenset({"target", "build", "out", "node_modules", ".git", ".gradle", ".idea"})
 MAX_SOURCES = 5000
 _KOTLIN_STDLIB_CACHES = ("~/.m2/repository/org/jetbrains/kotlin/kotlin-stdlib/*/kotlin-stdlib-*.jar",
@@ -97,7 +97,7 @@ async def plan(test: str, cwd: str, runtime_args: tuple[str, ...]) -> TestPlan:
 
         compiled = await _compiled_sources(cwd, libraries)
         if compiled is None:
-            raise UsageError(f"no compiled classes (target/test-classes, build/classes/…) nor Java sources in {cwd}; "
+            raise UsageError(f"no compiled classes (target/test-classes, build/classes/…) nor sources in {cwd}; "
                              "build the project's tests first (mvn test-compile, gradle testClasses), pass "
                              "runtime_args=['-cp', '<its classes and jars>'], or cwd=the project's directory")
         classpath, directories = [compiled, *classpath], [compiled, *directories]
@@ -149,16 +149,17 @@ def _sources(cwd: str) -> list[str]:
     for root in roots or [cwd]:
         for directory, dirs, files in os.walk(root):
             dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS and not d.startswith("."))
-            found += [os.path.join(directory, f) for f in sorted(files) if f.endswith(".java")]
+            found += [os.path.join(directory, f) for f in sorted(files) if f.endswith((".java", ".kt"))]
             if len(found) > MAX_SOURCES:
-                raise UsageError(f"more than {MAX_SOURCES} .java files under {root} and no compiled classes: build the "
-                                 "project's tests first (mvn test-compile, gradle testClasses)")
+                raise UsageError(f"more than {MAX_SOURCES} source files under {root} and no compiled classes: build "
+                                 "the project's tests first (mvn test-compile, gradle testClasses)")
     return found
 
 
 async def _compiled_sources(cwd: str, libraries: list[str]) -> str | None:
-    """The project's .java files compiled with ``javac -g`` (against its ``libraries`` and JUnit's jars) into a
-    cache directory of its own, reused while no source changed; None when it has none."""
+    """The project's .java (and .kt) files compiled with ``javac -g`` (``kotlinc`` first, which reads the Java
+    sources too) against its ``libraries`` and JUnit's jars into a cache directory of its own, reused while no
+    source changed; None when it has none."""
     sources = await asyncio.to_thread(_sources, cwd)
     if not sources:
         return None
@@ -177,14 +178,30 @@ async def _compiled_sources(cwd: str, libraries: list[str]) -> str | None:
     java = launcher.find_java(None)
     shutil.rmtree(out, ignore_errors=True)  # (the classes of sources removed since)
     os.makedirs(out, exist_ok=True)
-    argfile = os.path.join(out, ".polydbg-javac-files")
-    with open(argfile, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(f'"{path}"' for path in sources))
-    await junit4.run_javac([launcher.find_javac(java), "-g", "-nowarn", "-encoding", "UTF-8", "-d", out,
-                            "-cp", os.pathsep.join(jars), f"@{argfile}"], f"the tests of {cwd}", cwd)
+    java_sources = [path for path in sources if path.endswith(".java")]
+    if len(java_sources) < len(sources):
+        kotlinc = kotlin.find_kotlinc()
+        if kotlinc is None:
+            raise UsageError(f"the tests of {cwd} are Kotlin sources and kotlinc is not on PATH (nor KOTLIN_HOME set): "
+                             "build them first (gradle testClasses) and pass runtime_args=['-cp', '<classes>'], or "
+                             "install kotlinc (npm install kotlin-compiler ships it)")
+        await junit4.run_compiler([kotlinc, "-nowarn", "-cp", os.pathsep.join(jars), "-d", out,
+                                   f"@{_argfile(out, 'kotlinc', sources)}"], f"the tests of {cwd}", cwd, "kotlinc")
+    if java_sources:
+        await junit4.run_compiler([launcher.find_javac(java), "-g", "-nowarn", "-encoding", "UTF-8", "-d", out, "-cp",
+                                   os.pathsep.join([out, *jars]), f"@{_argfile(out, 'javac', java_sources)}"],
+                                  f"the tests of {cwd}", cwd)
     with open(stamp_file, "w", encoding="utf-8") as handle:
         handle.write(stamp)
     return out
+
+
+def _argfile(out: str, tool: str, sources: list[str]) -> str:
+    """A compiler's argument file naming ``sources`` (a command line of thousands would be too long)."""
+    path = os.path.join(out, f".polydbg-{tool}-files")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(f'"{source}"' for source in sources))
+    return path
 
 
 def _holds(classpath: Iterable[str], entry: str) -> bool:

@@ -97,8 +97,8 @@ async def runner_classes(javac: str, junit_jar: str) -> str:
         with open(source, "w", encoding="utf-8") as handle:
             handle.write(_SOURCE)
         out = os.path.join(work, "classes")
-        await run_javac([javac, "-nowarn", "-cp", junit_jar, "-d", out, source],
-                        f"polydbg's JUnit 4 runner (against {junit_jar}: is it JUnit 4.12 or later?)")
+        await run_compiler([javac, "-nowarn", "-cp", junit_jar, "-d", out, source],
+                           f"polydbg's JUnit 4 runner (against {junit_jar}: is it JUnit 4.12 or later?)")
         with contextlib.suppress(OSError):  # another polydbg compiled it meanwhile
             os.rename(out, home)
         return home
@@ -106,10 +106,10 @@ async def runner_classes(javac: str, junit_jar: str) -> str:
         shutil.rmtree(work, ignore_errors=True)
 
 
-async def run_javac(argv: list[str], what: str, cwd: str | None = None) -> None:
-    """Run ``javac`` (``argv``); its errors, or a compile past ``timeouts.COMPILE_S``, are the answer."""
+async def run_compiler(argv: list[str], what: str, cwd: str | None = None, tool: str = "javac") -> None:
+    """Run a compiler (``argv``); its errors, or a compile past ``timeouts.COMPILE_S``, are the answer."""
     code, output = await run(argv, cwd, timeouts.COMPILE_S)
     if code is None:
-        raise UsageError(f"javac did not finish compiling {what} within {timeouts.COMPILE_S:g} s")
+        raise UsageError(f"{tool} did not finish compiling {what} within {timeouts.COMPILE_S:g} s")
     if code != 0:
-        raise UsageError(f"javac could not compile {what}:\n{output[-2000:]}")
+        raise UsageError(f"{tool} could not compile {what}:\n{output[-2000:]}")

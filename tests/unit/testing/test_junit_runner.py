@@ -86,6 +86,7 @@ def _project(tmp_path: Path) -> junit._Tests:
                                           {"mean": ["org.junit.jupiter.params.ParameterizedTest"]}, "(I)V"),
         "calc/Base": class_file("calc.Base", "java.lang.Object", {"inherited": [junit.JUNIT4_TEST]}, flags=0x421),
         "calc/Child": class_file("calc.Child", "calc.Base", {}),
+        "calc/KtTest": class_file("calc.KtTest", "java.lang.Object", {"one line is its price": [junit.JUNIT4_TEST]}),
         "old/OldTest": class_file("old.OldTest", "junit.framework.TestCase", {"testOld": [], "helper": []}),
         "other/Adds": class_file("other.Adds", "java.lang.Object", {"adds": [junit.JUNIT4_TEST]}),
     }
@@ -98,7 +99,8 @@ def _project(tmp_path: Path) -> junit._Tests:
 def test_the_tests_there_are_come_from_annotations_inheritance_and_junit3(tmp_path: Path) -> None:
     tests = _project(tmp_path)
     assert tests.names() == ["calc.CalcTest#adds", "calc.CalcTest$Empty#mean", "calc.Child#inherited",
-                             "old.OldTest#testOld", "other.Adds#adds"]  # not the abstract Base
+                             "calc.KtTest#one line is its price", "old.OldTest#testOld",
+                             "other.Adds#adds"]  # not the abstract Base
 
 
 def test_a_name_resolves_to_the_class_and_method_it_means(tmp_path: Path) -> None:
@@ -108,6 +110,7 @@ def test_a_name_resolves_to_the_class_and_method_it_means(tmp_path: Path) -> Non
     assert junit._resolve("CalcTest.Empty#mean", tests) == ("calc.CalcTest$Empty", "mean")
     assert junit._resolve("CalcTest.adds", tests) == ("calc.CalcTest", "adds")
     assert junit._resolve("testOld", tests) == ("old.OldTest", "testOld")
+    assert junit._resolve("one line is its price", tests) == ("calc.KtTest", "one line is its price")  # Kotlin's
     assert junit._resolve("Nope#adds", tests) == ("Nope", "adds")  # as given: the runner says it is not found
     with pytest.raises(UsageError, match=r"2 test classes have a test 'adds': calc.CalcTest#adds, other.Adds#adds"):
         junit._resolve("adds", tests)
