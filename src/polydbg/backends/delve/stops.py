@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from polydbg.backends.base import ExceptionDetail, StopEvent
+from polydbg.backends.base import ExceptionDetail, FrameRef, StopEvent
 from polydbg.backends.dap import wire
 from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.frames import FrameHandles, leading
@@ -39,8 +39,10 @@ from polydbg.backends.kit.ordering import OrderedEvents
 
 log = logging.getLogger(__name__)
 
+RACE = "data race"  # a race report's stop (races.py), reported where it is, as a panic is
 PROGRAM_VANISHED = "the program ended without delve reporting it: it was probably killed from outside"
 PAUSE_ATTEMPTS = 4
+TOP_LEVELS = 24  # frames read per goroutine to find the user's code under the runtime's and library's
 # a goroutine as delve names it: selected?, its topmost user function, and its OS thread when running
 _GOROUTINE = re.compile(r"(\* )?\[Go \d+\] (\S+)( \(Thread \d+\))?$")
 
@@ -62,6 +64,22 @@ def in_runtime(frame: dict[str, Any]) -> bool:
     path = str((frame.get("source") or {}).get("path") or "").replace(os.sep, "/")
     return frame.get("presentationHint") == "subtle" or name.startswith("runtime.") \
         or ("." not in name and "/src/runtime/" in path)
+
+
+def goroot_of(frames: list[dict[str, Any]]) -> str | None:
+    """The Go installation a stack's runtime frames come from (``/usr/lib/go-1.19`` for
+    ``/usr/lib/go-1.19/src/runtime/proc.go``), or None."""
+    for frame in frames:
+        path = str((frame.get("source") or {}).get("path") or "").replace(os.sep, "/")
+        if str(frame.get("name", "")).startswith("runtime.") and "/src/runtime/" in path:
+            return path[:path.index("/src/runtime/")]
+    return None
+
+
+def in_library(frame: dict[str, Any], goroot: str | None) -> bool:
+    """A frame of Go's standard library (its source under the installation's src/: sync, time, fmt …)."""
+    path = str((frame.get("source") or {}).get("path") or "").replace(os.sep, "/")
+    return goroot is not None and path.startswith(goroot + "/src/")
 
 
 def pause_target(threads: list[dict[str, Any]], current: int | None) -> tuple[int | None, bool]:
@@ -99,11 +117,17 @@ class DelveStops:
         self.stopped = False  # the program is stopped (a detach must resume it)
         self.at_entry = False  # stopped before the runtime made any goroutine
         self._trim_thread: int | None = None  # the goroutine that panicked or was paused
+        self._stop_thread: int | None = None  # the goroutine the stop is reported on
+        self.delve_thread: int | None = None  # the one delve stopped on (its current goroutine), before any move
+        self._raw: dict[int, list[dict[str, Any]]] = {}  # top_frames at this stop
+        self.generation = 0  # counts the stops and moves: what was read at one stop is not the next one's
+        self.goroot: str | None = None  # where the program's Go installation is (its sources under src/)
         self._pause_waiter: asyncio.Future[dict[str, Any]] | None = None
         self._exception_detail: ExceptionDetail | None = None  # a fatal error moved to a user goroutine
 
     def moving(self) -> None:
         self.stopped = False
+        self._forget_frames()
         self._exception_detail = None
         self.at_entry = False
         self._trim_thread = None
@@ -112,23 +136,50 @@ class DelveStops:
         """The fatal error a stop was moved to ``thread`` for (delve knows it only on the runtime's thread)."""
         return self._exception_detail if thread == self._trim_thread else None
 
+    async def top_frames(self, thread_id: int) -> list[dict[str, Any]]:
+        """The innermost ``TOP_LEVELS`` frames of a goroutine as delve lists them (nothing hidden), read once
+        per stop; the first ones read tell where the Go installation is (``goroot``)."""
+        frames = self._raw.get(thread_id)
+        if frames is None:
+            body = await self._request("stackTrace", {"threadId": thread_id, "startFrame": 0, "levels": TOP_LEVELS})
+            frames = self._raw[thread_id] = list(body.get("stackFrames", []))
+            self.goroot = self.goroot or goroot_of(frames)
+        return frames
+
     async def hidden_frames(self, thread_id: int) -> int:
-        """How many runtime frames top the stack of the goroutine that panicked or was paused (0 elsewhere)."""
-        if thread_id != self._trim_thread:
-            return 0
+        """How many frames top a goroutine's stack above the user's code: the runtime's, and the standard
+        library's under them, on the goroutine that panicked, was paused or hit a fatal error, and on every
+        other goroutine parked in the runtime (on a lock, a channel, a sleep); none on the goroutine of a
+        breakpoint or step, whatever code it stopped in."""
         hidden = self._frames.hidden(thread_id)
         if hidden is None:
-            body = await self._request("stackTrace", {"threadId": thread_id, "startFrame": 0, "levels": 20})
-            hidden = leading(body.get("stackFrames", []), in_runtime)
+            hidden = 0
+            if not self.at_entry and (thread_id == self._trim_thread or thread_id != self._stop_thread):
+                frames = await self.top_frames(thread_id)
+                if thread_id == self._trim_thread or (frames and in_runtime(frames[0])):
+                    hidden = leading(frames, lambda frame: in_runtime(frame) or in_library(frame, self.goroot))
             self._frames.hide(thread_id, hidden)
         return hidden
+
+    async def is_delves_own(self, frame: FrameRef) -> bool:
+        """Whether ``frame`` is the topmost of delve's current goroutine: the one frame delve sets variables in."""
+        return frame.thread_id == self.delve_thread and frame.index + await self.hidden_frames(frame.thread_id) == 0
+
+    async def library_above(self, thread_id: int) -> list[dict[str, Any]]:
+        """The standard library's frames among those hidden on ``thread_id``, innermost first: what it is
+        blocked in, as Go's own traceback shows it (sync.(*Mutex).Lock, time.Sleep; not the runtime's)."""
+        hidden = await self.hidden_frames(thread_id)
+        if not hidden:
+            return []
+        return [frame for frame in (await self.top_frames(thread_id))[:hidden] if not in_runtime(frame)]
 
     # -- a stop ---------------------------------------------------------------------------------------
 
     def take(self, body: dict[str, Any]) -> None:
         """A ``stopped`` event: reported, moved to a user goroutine first, or the answer a re-pause waits for."""
         self.stopped = True
-        self._frames.clear()
+        self._forget_frames()
+        self.delve_thread = body.get("threadId")
         self._exception_detail = None
         self._trim_thread = body.get("threadId") if body.get("reason") == "exception" else None
         self.at_entry = body.get("reason") == "entry"
@@ -140,16 +191,23 @@ class DelveStops:
         if body.get("reason") == "exception" and "no such process" in (body.get("text"), body.get("description")):
             self._vanished(PROGRAM_VANISHED)  # delve tried to resume a program killed from outside
             return
-        if body.get("reason") == "exception" and body.get("description") != "panic":
+        if body.get("reason") == "exception" and body.get("description") not in ("panic", RACE):
             self._ordered.refine(self._report_fatal(body))
         elif body.get("reason") == "pause":
             self._ordered.refine(self._report_pause(body))
         else:
+            self._stop_thread = body.get("threadId")
             self._ordered.on_stopped(self._stop_event(body))
+
+    def _forget_frames(self) -> None:
+        self._frames.clear()
+        self._raw.clear()
+        self.generation += 1
 
     def _report_refined(self, body: dict[str, Any]) -> None:
         """A refined stop goes straight to the session (events behind it wait in ``_ordered``)."""
-        self._frames.clear()
+        self._forget_frames()
+        self._stop_thread = body.get("threadId")
         self._ordered.target.on_stopped(self._stop_event(body))
 
     async def _report_pause(self, body: dict[str, Any]) -> None:
