@@ -126,11 +126,19 @@ async def test_junit4_stops_with_comparison_failures_message_from_get_message(to
 
 
 async def test_junit4_expected_exceptions_pass_and_the_code_under_tests_throw_stops(tools: Tools) -> None:
+    """A failure inside a finally stops at its re-throw, saying where it was first thrown."""
     for name in ("CartTest#negativeQuantityIsRefused", "CartTest#refusalIsAsserted"):  # @Test(expected), assertThrows
         report = await tools("debug_launch", test=name, cwd=str(JUNIT4))
         assert report["state"] == "exited" and report["test"]["outcome"] == "passed", report
         assert report["test"]["summary"] == "OK (1 test)", report
         await tools("debug_terminate")
+    cleanup = await tools("debug_launch", test="CartTest#totalAfterCleanup", cwd=str(JUNIT4))
+    first = line_of(CART_TEST, "// cleanup check")
+    assert cleanup["location"]["line"] == first + 3, cleanup  # the finally's re-throw
+    assert cleanup["exception"]["details"] == [
+        f"first thrown at CartTest.java:{first} in CartTest.totalAfterCleanup, caught by the program's code there (a "
+        "finally, try-with-resources, a catch) and thrown on"], cleanup
+    await tools("debug_terminate")
     thrown = await tools("debug_launch", test="CartTest#zeroQuantity", cwd=str(JUNIT4))
     assert thrown["location"]["line"] == line_of("java/junit4/src/main/java/shop/Cart.java", "// the throw"), thrown
     assert thrown["exception"]["message"] == "quantity must be positive, was 0", thrown

@@ -10,7 +10,9 @@ exception stop says about its exception.
   the catch, the catch in the JDK's or a test framework's code (``vm.is_library``): a failing assertion
   caught by JUnit, an exception of the code under test. Not a catch that expects it (``assertThrows``,
   ``@Test(expected=…)``, AssertJ's ``catchThrowable``), an assumption that aborts a test, nor the same
-  exception again on its way out (a re-throw).
+  exception again on its way out (a re-throw). One the program's own code caught first and threw again (a
+  ``finally``, try-with-resources, ``catch … throw e``) stops where it left that code, the re-throw: where
+  it was first thrown is kept and said in the stop's details.
 - Detail: the exception's class and message: ``getMessage()`` where its class overrides it (JUnit 4's
   ``ComparisonFailure`` builds "expected:<…> but was:<…>" there; jopt-simple's exceptions build theirs
   from fields), called on the thread stopped at the exception event — not after debug_pause, when JDWP
@@ -20,6 +22,7 @@ exception stop says about its exception.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 
 from polydbg.backends.base import ExceptionDetail
@@ -52,6 +55,7 @@ class Exceptions:
         self._raised = False  # "raised": every caught throw of the program's stops
         self._user_unhandled = False
         self._stopped_at: list[int] = []  # exception object ids, newest last
+        self._caught_by_program: dict[int, Location] = {}  # exception object id → where it was first thrown
         self._computed_messages: dict[int, str | None] = {}  # exception object id → its getMessage()
 
     async def set_filters(self, filters: list[str]) -> None:
@@ -99,14 +103,29 @@ class Exceptions:
             return False  # re-thrown on its way out: it stopped where it first left the program's code
         try:
             catcher, method = await self._vm.classes.method(catch.class_id, catch.method_id)
-            if not is_library(catcher.name) or _EXPECTING_CLASS.search(catcher.name) or (
-                    method is not None and _EXPECTING_METHOD.match(method.name)):
+            if not is_library(catcher.name):
+                await self._remember_first_throw(event)
+                return False
+            if _EXPECTING_CLASS.search(catcher.name) or (method is not None and _EXPECTING_METHOD.match(method.name)):
                 return False
             if not await self._through_program_code(event.thread, catch):
                 return False
             return (await self._vm.values.class_of(int(event.exception.value))).name not in _ABORTING
         except (JdwpRequestError, AdapterTimeoutError):
             return False
+
+    async def _remember_first_throw(self, event: Event) -> None:
+        """Where an exception the program's code catches was thrown (its first frame of the program's), in case
+        that code throws it on (a ``finally``): the stop at the re-throw says it."""
+        assert event.exception is not None
+        key = int(event.exception.value)
+        if key in self._caught_by_program:
+            return
+        for _, where in await self._threads.frames(event.thread):
+            if not is_library((await self._vm.classes.get(where.class_id)).name):
+                self._caught_by_program = {**dict(list(self._caught_by_program.items())[-_STOPPED_AT + 1:]),
+                                           key: where}
+                return
 
     async def _through_program_code(self, thread: int, catch: Location) -> bool:
         """Whether a frame of the program's lies between the throw (frame 0) and the catching frame."""
@@ -131,7 +150,22 @@ class Exceptions:
         if text is None:
             message = await self._field(exception, "detailMessage")
             text = await values.string(int(message.value)) if message is not None and message.value else None
-        return ExceptionDetail(cls.name, "null" if text is None else text)
+        return ExceptionDetail(cls.name, "null" if text is None else text, await self._first_throw(key))
+
+    async def _first_throw(self, key: int) -> tuple[str, ...]:
+        """Where the exception stopped at was first thrown, when the program's code caught and re-threw it."""
+        first = self._caught_by_program.get(key)
+        thread = self._threads.stop.thread
+        if first is None or thread is None:
+            return ()
+        shown = await self._threads.shown(thread)
+        if shown and (shown[0][1].class_id, shown[0][1].method_id, shown[0][1].code_index) == (
+                first.class_id, first.method_id, first.code_index):
+            return ()
+        frame = await self._threads.describe(first)
+        where = f"{os.path.basename(frame.file)}:{frame.line}" if frame.file else "?"
+        return (f"first thrown at {where} in {frame.name}, caught by the program's code there (a finally, "
+                "try-with-resources, a catch) and thrown on",)
 
     async def _field(self, value: Value, name: str) -> Value | None:
         if not value.is_object or not value.value:

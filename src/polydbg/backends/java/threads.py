@@ -399,15 +399,16 @@ class Threads:
 
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
         shown = await self.shown(self.jdwp(thread_id))
-        return [await self._frame(where) for _, where in shown[start:start + levels]], len(shown)
+        return [await self.describe(where) for _, where in shown[start:start + levels]], len(shown)
 
     async def above(self, thread_id: int) -> list[Frame]:
         """The leading frames hidden above the first shown one, innermost first."""
         thread = self.jdwp(thread_id)
         hidden = self._hidden.get(thread, 0)
-        return [await self._frame(where) for _, where in (await self.frames(thread))[:hidden]] if hidden else []
+        return [await self.describe(where) for _, where in (await self.frames(thread))[:hidden]] if hidden else []
 
-    async def _frame(self, where: Location) -> Frame:
+    async def describe(self, where: Location) -> Frame:
+        """A location as a stack listing shows it: Class.method, its source file and line."""
         classes = self._vm.classes
         cls, method = await classes.method(where.class_id, where.method_id)
         line = None

@@ -36,6 +36,16 @@ public class CartTest {
     }
 
     @Test
+    public void totalAfterCleanup() {
+        cart.add(100, 10);
+        try {
+            assertEquals(900, cart.total());  // cleanup check
+        } finally {
+            cart.add(1, 1);
+        }
+    }
+
+    @Test
     public void zeroQuantity() {
         cart.add(100, 0);  // refused by the cart
     }
