@@ -101,7 +101,7 @@ async def plan(test: str, cwd: str, runtime_args: tuple[str, ...]) -> TestPlan:
                              "build the project's tests first (mvn test-compile, gradle testClasses), pass "
                              "runtime_args=['-cp', '<its classes and jars>'], or cwd=the project's directory")
         classpath, directories = [compiled, *classpath], [compiled, *directories]
-    tests = await asyncio.to_thread(_scan, directories)
+    tests = await asyncio.to_thread(_scan, _test_directories(directories))
     cls, method = _resolve(test.strip(), tests)
     jupiter = _is_jupiter(cls, tests, classpath)
     if any((c.source or "").endswith(".kt") for c in tests.classes.values()) and not _holds(classpath, _KOTLIN_CLASS):
@@ -261,6 +261,13 @@ def _scan(directories: list[str]) -> _Tests:
         if found:
             methods[cls.name] = found
     return _Tests(methods, classes)
+
+
+def _test_directories(directories: list[str]) -> list[str]:
+    """The directories the tests are in: the build's test output (``target/test-classes``, ``…/test``) where
+    there is one, else every directory (a project's main classes hold no tests: not read, for time)."""
+    tests = [d for d in directories if os.path.basename(os.path.normpath(d)) in ("test-classes", "test")]
+    return tests or directories
 
 
 def _lineage(cls: classfiles.ClassFile, classes: dict[str, classfiles.ClassFile]) -> list[classfiles.ClassFile]:

@@ -177,3 +177,11 @@ async def test_a_maven_projects_dependencies_come_from_surefires_report(tmp_path
         '<testsuite><properties><property name="java.version" value="17"/><property name="surefire.test.class.path" '
         f'value="{classpath.replace("&", "&amp;")}"/></properties></testsuite>')
     assert await maven.dependencies(str(tmp_path)) == [str(jar) for jar in jars]  # the jars that are there
+
+
+def test_only_the_builds_test_output_is_read_for_tests_where_there_is_one() -> None:
+    maven_layout = ["/p/target/test-classes", "/p/target/classes"]
+    gradle = ["/p/build/classes/java/test/", "/p/build/classes/java/main"]
+    assert junit._test_directories(maven_layout) == ["/p/target/test-classes"]
+    assert junit._test_directories(gradle) == ["/p/build/classes/java/test/"]
+    assert junit._test_directories(["/p/classes", "/p/lib"]) == ["/p/classes", "/p/lib"]
