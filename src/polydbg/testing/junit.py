@@ -5,8 +5,8 @@ tests, or a bare method name, run alone with JUnit 4 or JUnit 5 under the JVM's 
   ``target/test-classes`` and ``target/classes``, Gradle's ``build/classes/{java,kotlin}/{test,main}``, jars in
   ``lib/``, ``libs/`` and ``target/dependency/``) with a Maven project's dependencies in ~/.m2 (``maven``); a
   project with sources only (``src/{main,test}/{java,kotlin}``, or sources in cwd; jars given or found are their
-  libraries) is compiled by ``javac -g`` (and ``kotlinc``) into a cache directory of its own, again whenever a
-  source changed — at a restart too (``TestPlan.rebuild``).
+  libraries; ``src/{test,main}/resources`` join the classpath) is compiled by ``javac -g`` (and ``kotlinc``) into
+  a cache directory of its own, again whenever a source changed — at a restart too (``TestPlan.rebuild``).
 - The tests there are: the class files' methods annotated ``@Test`` (JUnit 4's, Jupiter's ``@Test``,
   ``@ParameterizedTest``, ``@RepeatedTest``, ``@TestFactory``, ``@TestTemplate``), inherited ones included, read
   from the class files themselves (``classfiles``): a name is resolved to its class's binary name and, for
@@ -78,7 +78,10 @@ class _Tests:
     classes: dict[str, classfiles.ClassFile]
 
     def names(self) -> list[str]:
-        return sorted(dict.fromkeys(f"{cls}#{m.name}" for cls, methods in self.methods.items() for m in methods))
+        """Each test as ``pkg.Class#method``, and each test class by its simple name (a class that matched none)."""
+        simple = [cls.rpartition(".")[2].replace("$", ".") for cls in self.methods]
+        return sorted(dict.fromkeys([*(f"{cls}#{m.name}" for cls, methods in self.methods.items() for m in methods),
+                                     *(name for name in simple if simple.count(name) == 1)]))
 
 
 async def plan(test: str, cwd: str, runtime_args: tuple[str, ...]) -> TestPlan:
@@ -100,7 +103,9 @@ async def plan(test: str, cwd: str, runtime_args: tuple[str, ...]) -> TestPlan:
             raise UsageError(f"no compiled classes (target/test-classes, build/classes/…) nor sources in {cwd}; "
                              "build the project's tests first (mvn test-compile, gradle testClasses), pass "
                              "runtime_args=['-cp', '<its classes and jars>'], or cwd=the project's directory")
-        classpath, directories = [compiled, *classpath], [compiled, *directories]
+        resources = [os.path.join(cwd, "src", part, "resources") for part in ("test", "main")]
+        classpath = [compiled, *(r for r in resources if os.path.isdir(r)), *classpath]
+        directories = [compiled, *directories]
     tests = await asyncio.to_thread(_scan, _test_directories(directories))
     cls, method = _resolve(test.strip(), tests)
     jupiter = _is_jupiter(cls, tests, classpath)

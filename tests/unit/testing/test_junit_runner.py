@@ -98,9 +98,9 @@ def _project(tmp_path: Path) -> junit._Tests:
 
 def test_the_tests_there_are_come_from_annotations_inheritance_and_junit3(tmp_path: Path) -> None:
     tests = _project(tmp_path)
-    assert tests.names() == ["calc.CalcTest#adds", "calc.CalcTest$Empty#mean", "calc.Child#inherited",
-                             "calc.KtTest#one line is its price", "old.OldTest#testOld",
-                             "other.Adds#adds"]  # not the abstract Base
+    assert tests.names() == ["Adds", "CalcTest", "CalcTest.Empty", "Child", "KtTest", "OldTest", "calc.CalcTest#adds",
+                             "calc.CalcTest$Empty#mean", "calc.Child#inherited", "calc.KtTest#one line is its price",
+                             "old.OldTest#testOld", "other.Adds#adds"]  # not the abstract Base
 
 
 def test_a_name_resolves_to_the_class_and_method_it_means(tmp_path: Path) -> None:
