@@ -22,6 +22,7 @@ tests, or a bare method name, run alone with JUnit 4 or JUnit 5 under the JVM's 
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import glob
 import hashlib
 import os
@@ -174,15 +175,27 @@ async def _compiled_sources(cwd: str, libraries: list[str]) -> str | None:
     key = hashlib.sha256(os.path.realpath(cwd).encode()).hexdigest()[:16]
     out = os.path.join(tempfile.gettempdir(), f"polydbg-classes-{os.getuid()}-{key}")
     stamp_file = os.path.join(out, ".polydbg-sources")
+    lock = os.open(f"{out}.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        with open(stamp_file, encoding="utf-8") as handle:
-            if handle.read() == stamp:
-                return out
-    except OSError:
-        pass
+        await asyncio.to_thread(fcntl.flock, lock, fcntl.LOCK_EX)  # another polydbg compiling them: after it
+        try:
+            with open(stamp_file, encoding="utf-8") as handle:
+                if handle.read() == stamp:
+                    return out
+        except OSError:
+            pass
+        shutil.rmtree(out, ignore_errors=True)  # (the classes of sources removed since)
+        os.makedirs(out, exist_ok=True)
+        await _compile(cwd, sources, jars, out)
+        with open(stamp_file, "w", encoding="utf-8") as handle:
+            handle.write(stamp)
+        return out
+    finally:
+        os.close(lock)
+
+
+async def _compile(cwd: str, sources: list[str], jars: list[str], out: str) -> None:
     java = launcher.find_java(None)
-    shutil.rmtree(out, ignore_errors=True)  # (the classes of sources removed since)
-    os.makedirs(out, exist_ok=True)
     java_sources = [path for path in sources if path.endswith(".java")]
     if len(java_sources) < len(sources):
         kotlinc = kotlin.find_kotlinc()
@@ -196,9 +209,6 @@ async def _compiled_sources(cwd: str, libraries: list[str]) -> str | None:
         await junit4.run_compiler([launcher.find_javac(java), "-g", "-nowarn", "-encoding", "UTF-8", "-d", out, "-cp",
                                    os.pathsep.join([out, *jars]), f"@{_argfile(out, 'javac', java_sources)}"],
                                   f"the tests of {cwd}", cwd)
-    with open(stamp_file, "w", encoding="utf-8") as handle:
-        handle.write(stamp)
-    return out
 
 
 def _argfile(out: str, tool: str, sources: list[str]) -> str:
