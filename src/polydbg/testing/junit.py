@@ -195,6 +195,8 @@ async def _compiled_sources(cwd: str, libraries: list[str]) -> str | None:
 
 
 async def _compile(cwd: str, sources: list[str], jars: list[str], out: str) -> None:
+    """kotlinc, then javac: no annotation processor runs (``-proc:none``: compiling runs none of the project's
+    code; a project that needs one is built by its build first)."""
     java = launcher.find_java(None)
     java_sources = [path for path in sources if path.endswith(".java")]
     if len(java_sources) < len(sources):
@@ -206,9 +208,9 @@ async def _compile(cwd: str, sources: list[str], jars: list[str], out: str) -> N
         await junit4.run_compiler([kotlinc, "-nowarn", "-cp", os.pathsep.join(jars), "-d", out,
                                    f"@{_argfile(out, 'kotlinc', sources)}"], f"the tests of {cwd}", cwd, "kotlinc")
     if java_sources:
-        await junit4.run_compiler([launcher.find_javac(java), "-g", "-nowarn", "-encoding", "UTF-8", "-d", out, "-cp",
-                                   os.pathsep.join([out, *jars]), f"@{_argfile(out, 'javac', java_sources)}"],
-                                  f"the tests of {cwd}", cwd)
+        await junit4.run_compiler([launcher.find_javac(java), "-g", "-nowarn", "-proc:none", "-encoding", "UTF-8",
+                                   "-d", out, "-cp", os.pathsep.join([out, *jars]),
+                                   f"@{_argfile(out, 'javac', java_sources)}"], f"the tests of {cwd}", cwd)
 
 
 def _argfile(out: str, tool: str, sources: list[str]) -> str:
