@@ -12,14 +12,15 @@ import os
 from collections.abc import Mapping
 
 from polydbg.errors import UsageError, echo
-from polydbg.testing import go, python, rust
+from polydbg.testing import go, junit, python, rust
 from polydbg.testing.plan import TestPlan, Verdict, closest
 
 __all__ = ["TestPlan", "Verdict", "closest", "plan"]
 
 _PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", "conftest.py")
 _OTHER_MARKERS = {"go.mod": "go", "Cargo.toml": "rust", "package.json": "javascript", "pom.xml": "java",
-                  "build.gradle": "java", "build.gradle.kts": "kotlin"}
+                  "build.gradle": "java", "build.gradle.kts": "kotlin",
+                  os.path.join("src", "test", "java"): "java", os.path.join("src", "test", "kotlin"): "kotlin"}
 
 
 def language_of(test: str, cwd: str, language: str | None) -> str:
@@ -42,9 +43,10 @@ def language_of(test: str, cwd: str, language: str | None) -> str:
 
 
 async def plan(test: str, cwd: str, language: str | None, runtimes: Mapping[str, str],
-               env: Mapping[str, str] | None = None) -> TestPlan:
+               env: Mapping[str, str] | None = None, runtime_args: tuple[str, ...] = ()) -> TestPlan:
     """How to run ``test`` alone in the project at ``cwd`` (``runtimes``: debug_launch's runtime arguments, an
-    interpreter the agent named; ``env``: the launch's, which a build step gets too)."""
+    interpreter the agent named; ``env``: the launch's, which a build step gets too; ``runtime_args``: the
+    runtime's flags, a JVM's classpath)."""
     if not test.strip() or "\0" in test or "\n" in test:
         raise UsageError("test is empty or holds a NUL byte or a line break; pass a test's name, e.g. "
                          "tests/test_x.py::test_name")
@@ -55,9 +57,11 @@ async def plan(test: str, cwd: str, language: str | None, runtimes: Mapping[str,
         return go.plan(test, cwd)
     if lang == "rust":
         return await rust.plan(test, cwd, env)
-    raise UsageError(f"debug_launch(test=…) runs Python tests (pytest, unittest), Go's and Rust's so far, not "
-                     f"{lang}'s; run the {lang} test runner as the program (program=, args=) with a breakpoint in the "
-                     "test")
+    if lang in ("java", "kotlin"):
+        return await junit.plan(test, cwd, runtime_args)
+    raise UsageError(f"debug_launch(test=…) runs Python (pytest, unittest), Go, Rust and Java/Kotlin (JUnit) tests so "
+                     f"far, not {lang}'s; run the {lang} test runner as the program (program=, args=) with a "
+                     "breakpoint in the test")
 
 
 def _listing(directory: str) -> list[str]:

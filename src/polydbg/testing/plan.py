@@ -44,7 +44,9 @@ class TestPlan:
     env: tuple[tuple[str, str], ...] = ()  # what the runner sets for a test (cargo: CARGO_MANIFEST_DIR, …)
     judge: Callable[[int | None, str], Verdict] = field(default=lambda code, text: Verdict(ERROR))
     names: Callable[[], Awaitable[list[str]]] | None = None  # every test name in the plan's scope
-    rebuild: Callable[[], Awaitable[None]] | None = None  # what debug_restart runs first: the plan's own build
+    runtime_args: tuple[str, ...] | None = None  # the runtime's flags (a JVM's classpath): the launch's, replaced
+    exception_filters: tuple[str, ...] = ()  # the backend's filters the run adds (JUnit catches every failure)
+    rebuild: Callable[[], Awaitable[None]] | None = None  # before a restart: what the runner compiled, anew
 
 
 def closest(name: str, names: Sequence[str]) -> list[str]:
@@ -73,7 +75,7 @@ async def output_of(argv: Sequence[str], cwd: str, timeout_s: float = LISTING_S,
     return (await run(argv, cwd, timeout_s, env))[1]
 
 
-async def run(argv: Sequence[str], cwd: str, timeout_s: float,
+async def run(argv: Sequence[str], cwd: str | None, timeout_s: float,
               env: Mapping[str, str] | None = None) -> tuple[int | None, str]:
     """A command's exit code (None: ended at ``timeout_s``) and what it printed, stdout and stderr together."""
     process = await procs.spawn(argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
