@@ -12,7 +12,7 @@ import signal
 import statistics
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,21 @@ def table(title: str, headers: Sequence[str], rows: Sequence[Sequence[object]]) 
     for row in cells[1:]:
         print(fmt(row))
     sys.stdout.flush()
+
+
+def with_and_without(label: str, times: dict[bool, list[float]], requests: dict[bool, list[int]] | None
+                     ) -> list[object]:
+    """A row of a benchmark timed with a feature (True) and without it (False): the medians in ms, their
+    ratio, and the requests each made when counted (issue 20's lock information)."""
+    with_s, without_s = median(times[True]), median(times[False])
+    return [label, f"{with_s * 1000:.0f}", f"{without_s * 1000:.0f}", f"{with_s / without_s:.2f}×",
+            f"{median(requests[True]):,.0f}" if requests else "", f"{median(requests[False]):,.0f}" if requests else ""]
+
+
+def locks_table(reps: int, load_before: float, rows: Sequence[Sequence[object]]) -> None:
+    table(f"the first call at a stop, medians of {reps}, load average {load_before:.1f} → "
+          f"{os.getloadavg()[0]:.1f}", ["", "with locks (ms)", "without (ms)", "ratio", "requests with",
+                                        "requests without"], rows)
 
 
 def become_subreaper() -> None:
@@ -227,3 +242,45 @@ class RawDap:
         self.task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self.task
+
+
+Measured = list[tuple[str, dict[bool, list[float]], dict[bool, list[int]] | None]]
+
+
+async def measure_locks(client: Any, reps: int, switch: Callable[[bool], None], deadlocks: int,
+                           requests: Callable[[], int] | None = None) -> Measured:
+    """The lock benchmarks' two measures, the modes taking turns (``switch(True)``: the lock information on): the
+    first ``debug_stack(all_threads=true)`` of a stop, the program stopping afresh at a breakpoint at each
+    ``debug_continue``; then, the breakpoints cleared, a ``debug_pause`` of the running program. ``requests()`` counts
+    the debugger requests a stack call made (reset before it); ``deadlocks``: how many the program has."""
+    took: dict[bool, list[float]] = {True: [], False: []}
+    sent: dict[bool, list[int]] = {True: [], False: []}
+    found: dict[bool, int] = {}
+    for _ in range(reps):
+        for with_locks in (True, False):
+            switch(with_locks)
+            before = requests() if requests else 0
+            began = time.perf_counter()
+            answer = await client.call_tool("debug_stack", {"all_threads": True})
+            took[with_locks].append(time.perf_counter() - began)
+            sent[with_locks].append((requests() if requests else 0) - before)
+            assert not answer.is_error, answer
+            found[with_locks] = len((answer.structured_content or {}).get("deadlocks") or [])
+            again = await client.call_tool("debug_continue", {"timeout_s": 30})
+            assert (again.structured_content or {}).get("reason") == "breakpoint", again
+    await client.call_tool("debug_clear", {"all": True})
+    paused: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(reps):  # a pause's report: the threads ranked, the stop's locals, every thread's locks
+        for with_locks in (True, False):
+            switch(with_locks)
+            running = await client.call_tool("debug_continue", {"timeout_s": 0.2})
+            assert (running.structured_content or {}).get("state") == "running", running
+            began = time.perf_counter()
+            report = await client.call_tool("debug_pause", {})
+            paused[with_locks].append(time.perf_counter() - began)
+            said = len((report.structured_content or {}).get("deadlocks") or [])
+            assert said == (deadlocks if with_locks else 0), report
+    switch(True)
+    await client.call_tool("debug_terminate", {})
+    assert found == {True: deadlocks, False: 0}, found
+    return [("debug_stack(all_threads=true)", took, sent if requests else None), ("debug_pause", paused, None)]

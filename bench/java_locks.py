@@ -23,13 +23,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import time
 from collections import Counter
 from typing import Any
 
 from mcp import Client
 
-from _util import BENCH, line_of, median, table
+from _util import BENCH, line_of, locks_table, measure_locks, with_and_without
 from polydbg.backends.base import Backend
 from polydbg.backends.java.backend import JavaBackend
 from polydbg.jdwp.client import JdwpClient
@@ -39,6 +38,10 @@ SOURCE = str(BENCH / "programs" / "java" / "Locks.java")
 SENT: Counter[str] = Counter()
 _send = JdwpClient.send
 _locks = JavaBackend.locks
+
+
+def switch(with_locks: bool) -> None:
+    JavaBackend.locks = _locks if with_locks else Backend.locks  # type: ignore[method-assign]
 
 
 def counted(self: JdwpClient, command_set: int, command: int, data: bytes = b"", label: str | None = None) -> Any:
@@ -52,42 +55,8 @@ async def measure(client: Client, threads: int, reps: int) -> list[list[object]]
     assert (stop.structured_content or {}).get("reason") == "breakpoint", stop
     await client.call_tool("debug_stack", {"all_threads": True})  # classes, methods, sources: read once for both
     await client.call_tool("debug_continue", {"timeout_s": 30})
-    took: dict[bool, list[float]] = {True: [], False: []}
-    sent: dict[bool, list[int]] = {True: [], False: []}
-    deadlocks: dict[bool, int] = {}
-    for _ in range(reps):
-        for with_locks in (True, False):
-            JavaBackend.locks = _locks if with_locks else Backend.locks  # type: ignore[method-assign]
-            SENT.clear()
-            began = time.perf_counter()
-            answer = await client.call_tool("debug_stack", {"all_threads": True})
-            took[with_locks].append(time.perf_counter() - began)
-            sent[with_locks].append(sum(SENT.values()))
-            assert not answer.is_error, answer
-            deadlocks[with_locks] = len((answer.structured_content or {}).get("deadlocks") or [])
-            again = await client.call_tool("debug_continue", {"timeout_s": 30})
-            assert (again.structured_content or {}).get("reason") == "breakpoint", again
-    await client.call_tool("debug_clear", {"all": True})
-    paused: dict[bool, list[float]] = {True: [], False: []}
-    for _ in range(reps):  # a pause's report: the threads ranked, the stop's locals, every thread's locks
-        for with_locks in (True, False):
-            JavaBackend.locks = _locks if with_locks else Backend.locks  # type: ignore[method-assign]
-            running = await client.call_tool("debug_continue", {"timeout_s": 0.2})
-            assert (running.structured_content or {}).get("state") == "running", running
-            began = time.perf_counter()
-            report = await client.call_tool("debug_pause", {})
-            paused[with_locks].append(time.perf_counter() - began)
-            assert len((report.structured_content or {}).get("deadlocks") or []) == (2 if with_locks else 0), report
-    JavaBackend.locks = _locks  # type: ignore[method-assign]
-    await client.call_tool("debug_terminate", {})
-    assert deadlocks == {True: 2, False: 0}, deadlocks
-    rows: list[list[object]] = []
-    for what, times, requests in (("debug_stack(all_threads=true)", took, sent), ("debug_pause", paused, None)):
-        with_s, without_s = median(times[True]), median(times[False])
-        rows.append([f"{threads:,} threads, {what}", f"{with_s * 1000:.0f}", f"{without_s * 1000:.0f}",
-                     f"{with_s / without_s:.2f}×", f"{median(requests[True]):,.0f}" if requests else "",
-                     f"{median(requests[False]):,.0f}" if requests else ""])
-    return rows
+    return [with_and_without(f"{threads:,} threads, {what}", times, requests)
+            for what, times, requests in await measure_locks(client, reps, switch, 2, lambda: sum(SENT.values()))]
 
 
 async def main(counts: list[int], reps: int) -> None:
@@ -97,9 +66,7 @@ async def main(counts: list[int], reps: int) -> None:
     async with Client(build_server()) as client:
         for threads in counts:
             rows += await measure(client, threads, reps)
-    table(f"the first call at a stop, medians of {reps}, load average {load:.1f} → "
-          f"{os.getloadavg()[0]:.1f}", ["", "with locks (ms)", "without (ms)", "ratio", "requests with",
-                                        "requests without"], rows)
+    locks_table(reps, load, rows)
 
 
 if __name__ == "__main__":

@@ -101,6 +101,14 @@ class Tools:
                     return session
                 await anyio.sleep(0.05)
 
+    async def printed(self, text: str, within_s: float) -> None:
+        """Wait until the program's output holds ``text`` (no event tells a client of output), within a deadline."""
+        with anyio.fail_after(within_s):
+            while True:
+                if text in (await self("debug_output", max_bytes=30_000))["text"]:
+                    return
+                await anyio.sleep(0.05)
+
     async def error(self, name: str, /, **arguments: Any) -> str:
         """Call a tool that must fail; returns the error text the agent sees."""
         result = await self.client.call_tool(name, arguments)

@@ -188,7 +188,8 @@ async def test_panic_stops_in_user_code_with_its_message(tools: Tools) -> None:
 async def test_deadlock_stops_at_the_blocked_line(tools: Tools) -> None:
     report = await tools("debug_launch", program=MAIN, args=["deadlock"])
     assert report["state"] == "stopped" and report["reason"] == "exception"
-    assert report["exception"] == {"type": "fatal error", "message": "all goroutines are asleep - deadlock!"}
+    assert (report["exception"]["type"], report["exception"]["message"]) == (
+        "fatal error", "all goroutines are asleep - deadlock!")
     assert report["location"] == {"file": MAIN, "line": line_of("go/main.go", "// deadlocks here"),
                                   "function": "main.main"}
     await tools("debug_terminate")

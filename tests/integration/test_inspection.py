@@ -339,9 +339,9 @@ async def test_a_thread_in_library_code_only_says_why_it_lists_no_frames_and_how
         in listing["more"], listing
     alone = await tools("debug_stack", thread_id=serving["thread_id"])
     assert alone["more"].startswith(f"thread {serving['thread_id']} lists no frames: it runs only library code"), alone
-    expression = re.search(r'debug_evaluate\(expression="(.*)"\)$', alone["more"])
-    assert expression is not None, alone
-    frames = await tools("debug_evaluate", expression=expression.group(1))
+    expression = re.search(r'debug_evaluate\(expression="(.*)", thread_id=(\d+)\)$', alone["more"])
+    assert expression is not None, alone  # in a thread that lists frames: thread_id made the frameless one current
+    frames = await tools("debug_evaluate", expression=expression.group(1), thread_id=int(expression.group(2)))
     innermost = r"socketserver\.py:\d+ serve_forever', '[^']*selectors\.py:\d+ select'\]$"
     assert re.search(innermost, frames["value"]), frames
     await tools("debug_terminate")
@@ -430,4 +430,20 @@ async def test_default_answers_fit_2_kb_and_say_how_to_get_the_rest(tools: Tools
     assert len(asked["variables"]) == 50
     evaluated = await tools.client.call_tool("debug_evaluate", {"expression": "text"})
     assert len(text_of(evaluated).encode()) <= 2048 and "truncated" in text_of(evaluated)
+    await tools("debug_terminate")
+
+
+async def test_a_step_out_of_or_over_a_call_reports_what_it_returned(tools: Tools) -> None:
+    """debugpy lists a returned value among the caller's locals as "(return) add": the report says it apart."""
+    returns = program("returns.py")
+    await tools("debug_launch", program=returns, breakpoints=[{"file": returns, "line": line_of("returns.py",
+                                                                                                  "# add returns")}])
+    out = await tools("debug_step", kind="out")
+    assert out["location"]["line"] == line_of("returns.py", "# first call") and out["returned"] == ["add() returned 6"]
+    assert not [v for v in out["locals"] or [] if v["name"].startswith("(return)")], out
+    await tools("debug_clear", all=True)
+    over = await tools("debug_step", kind="over")
+    assert over["returned"] == ["add() returned 6"], over  # the line's call, stepped over
+    again = await tools("debug_step", kind="over")
+    assert again["returned"] == ["add() returned 18"], again
     await tools("debug_terminate")

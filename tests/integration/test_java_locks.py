@@ -82,7 +82,7 @@ async def test_a_pause_reports_the_monitor_and_the_reentrant_lock_deadlocks(tool
     assert len(paused["deadlocks"]) == 2, paused
     assert matching(paused["deadlocks"], monitor_cycle(ids)), paused["deadlocks"]
     assert matching(paused["deadlocks"], lock_cycle(ids)), paused["deadlocks"]
-    assert "DEADLOCK: deadlock: thread" in await tools.text("debug_stack", all_threads=True)
+    assert "DEADLOCK: thread" in await tools.text("debug_stack", all_threads=True)
     await tools("debug_terminate")
 
 

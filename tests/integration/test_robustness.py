@@ -299,15 +299,20 @@ async def test_an_endless_evaluate_says_it_is_still_running_and_costs_one_deadli
     await tools("debug_terminate")
 
 
-async def test_a_pause_that_cannot_stop_python_says_why_and_returns(tools: Tools) -> None:
-    report = await tools("debug_launch", program=program("blocked.py"), timeout_s=1)
+async def test_a_pause_stops_python_whose_only_thread_is_blocked_in_c(tools: Tools) -> None:
+    """debugpy stops a thread only when it runs a Python line: a program blocked in a lock wait did not stop at all
+    (the pause said so after 5 s); polydbg's probe thread in the program makes it stop at once."""
+    blocked = program("blocked.py")
+    report = await tools("debug_launch", program=blocked, timeout_s=1)
     assert report["state"] == "running"
-    with anyio.fail_after(10):  # the pause's grace, not its whole timeout
+    await tools.printed("up", 30)  # then it blocks
+    with anyio.fail_after(10):
         paused = await tools("debug_pause", timeout_s=30)
-    assert paused["state"] == "running"
-    assert "no thread stopped" in paused["note"] and "blocked" in paused["note"] and "MainThread" in paused["note"]
+    assert paused["state"] == "stopped" and paused["reason"] == "pause", paused
+    assert paused["location"]["line"] == line_of("blocked.py", "threading.Event().wait()"), paused
+    [main] = (await tools("debug_stack", all_threads=True))["threads"]  # the probe is not listed
+    assert main["locks"]["state"] == "in Event.wait()", main
     assert (await tools("debug_terminate"))
-
 
 
 async def test_a_pause_honours_its_timeout_when_the_debugger_cannot_answer(tools: Tools) -> None:

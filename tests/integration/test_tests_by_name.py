@@ -99,3 +99,15 @@ async def test_breakpoints_set_with_a_test_are_honoured(tools: Tools) -> None:
     stopped = await tools("debug_continue")
     assert stopped["reason"] == "exception", stopped
     await tools("debug_terminate")
+
+
+async def test_a_bare_assert_in_a_helper_stops_there_without_a_made_up_message(tools: Tools) -> None:
+    """pytest rewrites asserts in test modules only: one in a helper raises an AssertionError with no message,
+    which pydevd called "exception: no description"."""
+    text = await tools.text("debug_launch", test="tests/test_prices.py::test_total_through_a_helper",
+                            cwd=str(PROJECT))
+    assert f"at tests/helpers.py:{line_of('pytests/tests/helpers.py', '# helper check')} in same" in text, text
+    assert "\nexception: AssertionError\n" in text and "no description" not in text, text
+    stack = await tools("debug_stack")
+    assert [f["function"] for f in stack["threads"][0]["frames"][:2]] == ["same", "test_total_through_a_helper"]
+    await tools("debug_terminate")

@@ -47,6 +47,7 @@ class LaunchSpec(NamedTuple):
     stdin: str | None = None  # what the program reads on its standard input (then end of input)
     runtime: str | None = None  # the interpreter or runtime executable (python, node), when not the one found
     runtime_args: tuple[str, ...] = ()  # flags for the runtime itself (node --max-old-space-size=…)
+    test: bool = False  # runs one test (debug_launch(test=…)): built as a test, stopped where the runner fails it
 
 
 class AttachSpec(NamedTuple):
@@ -452,6 +453,11 @@ class Backend(Protocol):
     def is_noise(self, variable: Variable) -> bool:
         """A variable a locals listing should leave out (synthetic, compiler-made, module clutter)."""
         return False
+
+    def returned_by(self, variable: Variable) -> str | None:
+        """The function whose return value ``variable`` is, where a debugger lists the value a step out of (or
+        over) a call returned among the caller's locals (debugpy's ``(return) add``); None for a variable."""
+        return None
 
     def trace_interpolation(self, expression: str) -> str:
         """How a logpoint message interpolates ``expression`` (``{expr}`` in DAP)."""

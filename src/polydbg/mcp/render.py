@@ -68,12 +68,13 @@ def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = N
     fixed = [_report_head(r, base)]
     if r.test:
         fixed.append(test_line(r.test))
-    fixed.extend(f"DEADLOCK: {cycle}" for cycle in r.deadlocks or [])
+    fixed.extend(deadlock_line(cycle) for cycle in r.deadlocks or [])
     if r.note:
         fixed.append(f"note: {r.note}")
     if r.exception:
-        fixed.append(f"exception: {r.exception.type}: {r.exception.message}")
+        fixed.append(f"exception: {r.exception.type}" + (f": {r.exception.message}" if r.exception.message else ""))
         fixed.extend(f"  {line}" for line in r.exception.details or [])
+    fixed.extend(f"returned: {line}" for line in r.returned or [])
     if r.source:
         fixed.append(r.source)
     shown = [var_line(v) for v in r.locals or []]
@@ -158,6 +159,11 @@ def _report_head(r: StopReport, base: str | None) -> str:
     return head
 
 
+def deadlock_line(cycle: str) -> str:
+    """A deadlock's sentence ("deadlock: thread 2 … holds …"), its first word in capitals to stand out."""
+    return "DEADLOCK" + cycle.removeprefix("deadlock") if cycle.startswith("deadlock") else f"DEADLOCK: {cycle}"
+
+
 def test_line(t: TestResult) -> str:
     took = f" in {t.seconds:.2f} s" if t.seconds is not None else ""
     line = f"test {t.name} ({t.runner}): {t.outcome}{took}" + (f": {t.summary}" if t.summary else "")
@@ -206,7 +212,7 @@ def breakpoint_list(r: BreakpointList, base: str | None = None) -> str:
 
 
 def stack(r: StackResult, base: str | None = None) -> str:
-    lines = [f"DEADLOCK: {cycle}" for cycle in r.deadlocks or []]
+    lines = [deadlock_line(cycle) for cycle in r.deadlocks or []]
     for t in r.threads:
         same = ""
         if t.same:

@@ -361,13 +361,13 @@ class Execution:
             raise UsageError("debug_restart restarts launched programs; for an attached one, "
                              "debug_terminate(detach=true) and debug_attach again")
         async with self.lock:
+            if self.core.test is not None:  # first: a failed rebuild leaves the program as it was
+                await self.core.test.restarted()
             old = self.core.backend_slot
             self.core.generation += 1  # silence the old backend's events
             if old is not None:
                 await old.terminate()
             self.bpsync.reset_for_restart()
-            if self.core.test is not None:
-                self.core.test.restarted()
             self.core.output.append("console", "--- restarted ---\n")
             self.core.report_cursor = self.core.output.total
             since, slow = await self._starting(spec, timeout_s, progress)
@@ -512,12 +512,23 @@ class Execution:
                 raise AdapterTimeoutError(f"{exc}. {unanswered('stops')}") from exc
         grace = min(timeout_s, PAUSE_GRACE_S)
         if not await self._timed_out(since, grace, None):
+            await self._chosen(thread_id)
             return await self.reporter.report()
         self._pause_pending = life.state == State.running and life.stops == since  # it may stop it later still
         names = ", ".join(t.name for t in threads[:6]) + (f" (+{len(threads) - 6})" if len(threads) > 6 else "")
         return await self.reporter.report(
             note=f"no thread stopped within {grace:g} s of the pause: {backend.pause_limits}"
                  + (f". Threads: {names}" if names else ""))
+
+
+    async def _chosen(self, thread_id: int | None) -> None:
+        """A pause asked for one thread: where the whole program stops with it (a debugger that names another
+        thread, or the first, as the stopped one), the report and later calls are about that thread."""
+        scope = self.core.life.scope
+        if thread_id is None or scope is None or self.core.life.state != State.stopped or scope.thread == thread_id:
+            return
+        with contextlib.suppress(UsageError, AdapterError):  # it ended meanwhile: the stop is shown as it is
+            await self.inspector.choose(scope, thread_id)
 
 
 def _joined(first: str | None, second: str | None) -> str | None:

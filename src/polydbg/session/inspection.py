@@ -239,19 +239,23 @@ class Inspector:
         return cached
 
     async def report_locals(self, scope: StopScope, frame: FrameRef,
-                            near: Collection[str] = ()) -> tuple[list[Var], int]:
-        """The first locals of a frame, short, for the stop report, and how many more there are. The
-        ones named in ``near`` (the code around the stop) come first, so the cut never hides them."""
+                            near: Collection[str] = ()) -> tuple[list[Var], int, list[str]]:
+        """The first locals of a frame, short, for the stop report, how many more there are, and what the calls
+        just stepped out of or over returned (listed apart: ``add() returned 6``). The locals named in ``near``
+        (the code around the stop) come first, so the cut never hides them."""
         scopes = await self.core.read(scope, self.core.backend.scopes(frame))
         first = next((s for s in scopes if not s.expensive), None)
         if first is None:
-            return [], 0
+            return [], 0, []
         backend = self.core.backend
         variables = [v for v in await self.children(scope, first.ref) if not backend.is_noise(v)]
+        returned = [f"{name}() returned {clip(v.value, REPORT_VALUE_CHARS)[0]}" for v in variables
+                    if (name := backend.returned_by(v)) is not None]
+        variables = [v for v in variables if backend.returned_by(v) is None]
         if near and len(variables) > REPORT_LOCALS:
             variables.sort(key=lambda v: v.name not in near)  # stable: the debugger's order otherwise
         shown = [self.var(scope, v, frame, REPORT_VALUE_CHARS) for v in variables[:REPORT_LOCALS]]
-        return shown, max(0, len(variables) - REPORT_LOCALS)
+        return shown, max(0, len(variables) - REPORT_LOCALS), returned
 
     def _target(self, scope: StopScope, ref: int) -> tuple[Variable, FrameRef | None, bool]:
         target = scope.refs.get(ref)

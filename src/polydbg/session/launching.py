@@ -210,10 +210,12 @@ async def _test_plan(manager: SessionManager, request: LaunchRequest) -> tuple[L
                          "(or pass program/module and args to run a runner yourself)")
     check_launch(manager.policy, request)
     cwd = existing_dir(request.cwd, "cwd") or os.getcwd()
-    plan = await testing.plan(request.test, cwd, request.language, request.runtimes)
+    plan = await testing.plan(request.test, cwd, request.language, request.runtimes, request.env,
+                              tuple(request.runtime_args))
+    env = {**dict(plan.env), **(request.env or {})} if plan.env else request.env
+    runtime_args = request.runtime_args if plan.runtime_args is None else plan.runtime_args
     return dataclasses.replace(request, program=plan.program, module=plan.module, args=(*plan.args, *request.args),
-                               runtime_args=(*plan.runtime_args, *request.runtime_args), cwd=cwd,
-                               language=plan.language), plan
+                               cwd=plan.cwd, language=plan.language, env=env, runtime_args=runtime_args), plan
 
 
 async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: float,
@@ -245,9 +247,9 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
     session.core.test = TestRun(plan) if plan is not None else None
     try:
         await apply_breakpoints(session, [*manager.take_pending(), *request.breakpoints])
-        session.exception_filters = registry.break_filters(session.adapter, request.break_on_exception)
-        if plan is not None and request.break_on_exception != "none":
-            session.exception_filters = list(dict.fromkeys([*session.exception_filters, *plan.exception_filters]))
+        filters = registry.break_filters(session.adapter, request.break_on_exception)
+        added = plan.exception_filters if plan is not None and filters else ()
+        session.exception_filters = list(dict.fromkeys([*filters, *added]))
     except PolydbgError:
         await manager.remove(session, detach=False)
         raise
@@ -256,7 +258,7 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
                       env=tuple(sorted((request.env or {}).items())), stop_on_entry=request.stop_on_entry,
                       core=core_path, stdin=request.stdin,
                       runtime=request.runtimes.get(runtime_argument) if runtime_argument else None,
-                      runtime_args=tuple(request.runtime_args))
+                      runtime_args=tuple(request.runtime_args), test=plan is not None)
     return await manager.start(session, spec, timeout_s, progress)
 
 

@@ -87,6 +87,7 @@ class StopReport(_Model):
     note: str | None = None
     deadlocks: list[str] | None = None  # at a pause: threads waiting for each other's locks (session/locks.py)
     test: TestResult | None = None  # at the end of a test run by name
+    returned: list[str] | None = None  # after a step: what the calls stepped out of or over returned
 
 
 class BreakpointInfo(_Model):

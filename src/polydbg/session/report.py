@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from polydbg.backends.base import StopEvent
+from polydbg.backends.base import Frame, FrameRef, StopEvent
 from polydbg.errors import AdapterError, ProgramMovedError, SessionEndedError, UsageError
 from polydbg.session import source as src
 from polydbg.session.core import SessionCore
@@ -22,6 +22,7 @@ from polydbg.session.scope import StopScope
 REPORT_OUTPUT_BYTES = 480
 REPORT_SOURCE_CONTEXT = 3
 REPORT_LINE_CHARS = 100
+PAUSE_LOOK = 12  # frames looked through for one with source, below a pause in library code
 REBUILDS = 3  # a program that keeps stopping and resuming gets a report without stop details after this
 # stops whose report says which threads wait for each other's locks: a pause (a program that hangs), and an
 # exception (a runtime that found its threads deadlocked: Go's "all goroutines are asleep")
@@ -70,6 +71,8 @@ class Reporter:
         report.thread_name = stop.thread_name if scope.thread == stop.thread_id else None
         try:
             frame, top = await self.inspector.frame(scope, 0)
+            if stop.reason == "pause" and not (top.file and os.path.isfile(top.file)):
+                frame, top = await self._own_frame(scope, frame, top, report)
             report.location = Location(file=top.file, line=top.line, function=top.name)
             near: set[str] = set()
             if top.file and top.line and os.path.isfile(top.file):
@@ -79,7 +82,9 @@ class Reporter:
                 near = src.names_near(top.file, top.line)
             self._count_hit_by_location(scope, top.file, top.line)
             report.note = _joined(report.note, self._removed_since(stop, top.file, top.line))
-            report.locals, report.locals_more = await self.inspector.report_locals(scope, frame, near)
+            report.locals, report.locals_more, returned = await self.inspector.report_locals(scope, frame, near)
+            if stop.reason == "step":
+                report.returned = returned or None
             if stop.reason == "exception" and stop.thread_id is not None:
                 detail = await self.core.read(scope, self.core.backend.exception_info(stop.thread_id))
                 if detail is not None:
@@ -91,6 +96,22 @@ class Reporter:
         except (AdapterError, UsageError) as exc:
             self.core.life.check(scope)
             report.note = _joined(report.note, f"could not read the stop details: {exc}")
+
+    async def _own_frame(self, scope: StopScope, frame: FrameRef, top: Frame,
+                         report: StopReport) -> tuple[FrameRef, Frame]:
+        """A pause lands wherever the threads are, mostly in the runtime's or the C library's code (a futex wait,
+        ``Object.wait``): the report shows the first frame whose source is here, and says which it is, so its
+        locals are the program's, not the library's."""
+        for index in range(1, PAUSE_LOOK):
+            try:
+                ref, candidate = await self.inspector.frame(scope, index)
+            except UsageError:  # the stack ends before a frame with source
+                break
+            if candidate.file and os.path.isfile(candidate.file):
+                report.note = _joined(report.note, f"paused in {top.name} (no source here); shown: frame {index}, "
+                                                   f"{candidate.name}: debug_variables(frame_id={index}) reads it")
+                return ref, candidate
+        return frame, top
 
     def _count_hit_by_location(self, scope: StopScope, file: str | None, line: int | None) -> None:
         """Hit counts for debuggers that do not name the breakpoint in the stop event."""

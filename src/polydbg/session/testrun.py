@@ -23,7 +23,10 @@ class TestRun:
         self.started = time.monotonic()
         self._result: TestResult | None = None
 
-    def restarted(self) -> None:
+    async def restarted(self) -> None:
+        """The test runs again: rebuilt first where the plan built it (the test runs as its code is now)."""
+        if self.plan.rebuild is not None:
+            await self.plan.rebuild()
         self.started = time.monotonic()
         self._result = None
 

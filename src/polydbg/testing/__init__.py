@@ -12,14 +12,15 @@ import os
 from collections.abc import Mapping
 
 from polydbg.errors import UsageError, echo
-from polydbg.testing import javascript, python
+from polydbg.testing import go, javascript, junit, python, rust
 from polydbg.testing.plan import TestPlan, Verdict, closest
 
 __all__ = ["TestPlan", "Verdict", "closest", "plan"]
 
 _PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", "conftest.py")
 _OTHER_MARKERS = {"go.mod": "go", "Cargo.toml": "rust", "package.json": "javascript", "pom.xml": "java",
-                  "build.gradle": "java", "build.gradle.kts": "kotlin"}
+                  "build.gradle": "java", "build.gradle.kts": "kotlin",
+                  os.path.join("src", "test", "java"): "java", os.path.join("src", "test", "kotlin"): "kotlin"}
 
 
 def language_of(test: str, cwd: str, language: str | None) -> str:
@@ -27,6 +28,8 @@ def language_of(test: str, cwd: str, language: str | None) -> str:
         return language
     if python.is_python_test(test, cwd):
         return "python"
+    if go.is_go_test(test, cwd):
+        return "go"
     if javascript.is_javascript_test(test, cwd):
         return "javascript"
     for marker, named in _OTHER_MARKERS.items():
@@ -35,23 +38,33 @@ def language_of(test: str, cwd: str, language: str | None) -> str:
     if any(os.path.exists(os.path.join(cwd, marker)) for marker in _PYTHON_MARKERS) or \
             any(name.endswith(".py") for name in _listing(cwd)):
         return "python"
+    if rust.is_rust_test(test, cwd):
+        return "rust"
     raise UsageError(f"cannot tell which language's tests {echo(test)} names in {cwd}; pass language, or cwd=the "
                      "project's directory")
 
 
-async def plan(test: str, cwd: str, language: str | None, runtimes: Mapping[str, str]) -> TestPlan:
+async def plan(test: str, cwd: str, language: str | None, runtimes: Mapping[str, str],
+               env: Mapping[str, str] | None = None, runtime_args: tuple[str, ...] = ()) -> TestPlan:
     """How to run ``test`` alone in the project at ``cwd`` (``runtimes``: debug_launch's runtime arguments, an
-    interpreter the agent named)."""
+    interpreter the agent named; ``env``: the launch's, which a build step gets too; ``runtime_args``: the
+    runtime's flags, a JVM's classpath)."""
     if not test.strip() or "\0" in test or "\n" in test:
         raise UsageError("test is empty or holds a NUL byte or a line break; pass a test's name, e.g. "
                          "tests/test_x.py::test_name")
     lang = language_of(test, cwd, language)
     if lang == "python":
         return await python.plan(test, cwd, runtimes.get("python"))
+    if lang == "go":
+        return go.plan(test, cwd)
+    if lang == "rust":
+        return await rust.plan(test, cwd, env)
+    if lang in ("java", "kotlin"):
+        return await junit.plan(test, cwd, runtime_args)
     if lang in ("javascript", "typescript"):
-        return await javascript.plan(test, cwd, runtimes.get("node"))
-    raise UsageError(f"debug_launch(test=…) runs Python tests (pytest, unittest) and JavaScript/TypeScript tests "
-                     f"(node:test, jest, vitest, mocha) so far, not {lang}'s; run the "
+        return await javascript.plan(test, cwd, runtimes.get("node"), runtime_args)
+    raise UsageError(f"debug_launch(test=…) runs Python (pytest, unittest), Go, Rust, Java/Kotlin (JUnit) and "
+                     f"JavaScript/TypeScript (node:test, jest, vitest, mocha) tests so far, not {lang}'s; run the "
                      f"{lang} test runner as the program (program=, args=) with a breakpoint in the test")
 
 

@@ -140,7 +140,8 @@ def _pattern(parts: list[str]) -> str:
     return "(?:^| )" + re.escape(" ".join(parts)) + "$"
 
 
-async def plan(test: str, cwd: str, node: str | None) -> TestPlan:
+async def plan(test: str, cwd: str, node: str | None, runtime_args: tuple[str, ...] = ()) -> TestPlan:
+    """``runtime_args``: the launch's Node flags, kept after the name filter a node:test run adds to them."""
     where, parts = split(test)
     node = find_node(node)
     if where is not None and not os.path.isfile(os.path.join(cwd, where)):
@@ -154,7 +155,7 @@ async def plan(test: str, cwd: str, node: str | None) -> TestPlan:
     if runner == "node:test":
         if where is None:
             where = await _file_holding(test, parts, node, cwd)
-        return _node_test(test, cwd, where, parts, node)
+        return _node_test(test, cwd, where, parts, node, runtime_args)
     package = find_package(runner, cwd)
     if package is None:
         raise UsageError(f"the project in {cwd} runs its tests with {runner}, which is not installed in its "
@@ -179,7 +180,8 @@ async def plan(test: str, cwd: str, node: str | None) -> TestPlan:
                     exception_filters=(FAILURES_FILTER,))
 
 
-def _node_test(test: str, cwd: str, where: str, parts: list[str], node: str) -> TestPlan:
+def _node_test(test: str, cwd: str, where: str, parts: list[str], node: str,
+               runtime_args: tuple[str, ...]) -> TestPlan:
     # Node 20 matches a pattern against each test's own name, Node 22 against the full name (describe blocks'
     # and the test's joined by spaces): every ending of the full name matches the test in either.
     words = " ".join(parts).split(" ")
@@ -187,7 +189,7 @@ def _node_test(test: str, cwd: str, where: str, parts: list[str], node: str) -> 
     flags = (f"--test-name-pattern=^(?:{'|'.join(re.escape(e) for e in endings)})$",) if parts else ()
     language = "typescript" if re.search(r"\.[cm]?tsx?$", where) else "javascript"
     return TestPlan(name=test, runner="node:test", language=language, cwd=cwd, program=where,
-                    runtime_args=(*flags, "--test-reporter=spec"), judge=node_test_verdict,
+                    runtime_args=(*flags, "--test-reporter=spec", *runtime_args), judge=node_test_verdict,
                     names=lambda: _node_test_names(node, cwd, where), exception_filters=(FAILURES_FILTER,))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from polydbg import procs
@@ -41,10 +41,12 @@ class TestPlan:
     program: str | None = None
     module: str | None = None
     args: tuple[str, ...] = ()
-    runtime_args: tuple[str, ...] = ()  # the runtime's own flags (node --test-name-pattern=…)
-    exception_filters: tuple[str, ...] = ()  # the backend's filters that stop where a test fails, added to the launch's
+    env: tuple[tuple[str, str], ...] = ()  # what the runner sets for a test (cargo: CARGO_MANIFEST_DIR, …)
     judge: Callable[[int | None, str], Verdict] = field(default=lambda code, text: Verdict(ERROR))
     names: Callable[[], Awaitable[list[str]]] | None = None  # every test name in the plan's scope
+    runtime_args: tuple[str, ...] | None = None  # the runtime's flags (a JVM's classpath): the launch's, replaced
+    exception_filters: tuple[str, ...] = ()  # the backend's filters the run adds (JUnit catches every failure)
+    rebuild: Callable[[], Awaitable[None]] | None = None  # before a restart: what the runner compiled, anew
 
 
 def closest(name: str, names: Sequence[str]) -> list[str]:
@@ -66,16 +68,24 @@ def last_lines(text: str, count: int) -> list[str]:
     return [line for line in text.rstrip().splitlines() if line.strip()][-count:]
 
 
-async def output_of(argv: Sequence[str], cwd: str, timeout_s: float = LISTING_S) -> str:
+async def output_of(argv: Sequence[str], cwd: str, timeout_s: float = LISTING_S,
+                    env: Mapping[str, str] | None = None) -> str:
     """What a listing command (a runner's collection of test names) prints, stdout and stderr together; the
     command is ended at ``timeout_s`` (a project whose collection hangs answers with what it printed)."""
-    process = await procs.spawn(argv, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.STDOUT)
+    return (await run(argv, cwd, timeout_s, env))[1]
+
+
+async def run(argv: Sequence[str], cwd: str | None, timeout_s: float,
+              env: Mapping[str, str] | None = None) -> tuple[int | None, str]:
+    """A command's exit code (None: ended at ``timeout_s``) and what it printed, stdout and stderr together."""
+    process = await procs.spawn(argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+                                stderr=asyncio.subprocess.STDOUT)
     try:
         out, _ = await asyncio.wait_for(process.communicate(), timeout_s)
     except asyncio.TimeoutError:
         await procs.kill_group(process.pid)
         await procs.reap(process)
-        return ""
+        return None, ""
     finally:
         procs.forget_group(process.pid)
-    return out.decode("utf-8", "replace")
+    return process.returncode, out.decode("utf-8", "replace")

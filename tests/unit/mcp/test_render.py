@@ -130,7 +130,7 @@ def test_a_stack_reads_deadlocks_first_then_each_thread_s_locks_and_its_async_ca
                          tasks=[TaskInfo(name="waiter", awaiting="Event.wait",
                                          frames=[FrameInfo(index=0, function="middle", file="/p/aio.py", line=5)])])
     text = stack(result, "/p")
-    assert text.splitlines()[:3] == ["DEADLOCK: deadlock: thread 2 … held by thread 2", "thread 2 t1 (current):",
+    assert text.splitlines()[:3] == ["DEADLOCK: thread 2 … held by thread 2", "thread 2 t1 (current):",
                                      "  blocked; holds mutex A; waits for mutex B (held by thread 3)"], text
     assert "— await — (async callers: listed, not selectable)\n     outer at a.js:9" in text, text
     assert "pending tasks (1):\n  waiter: awaits Event.wait; middle at aio.py:5" in text, text

@@ -75,3 +75,13 @@ async def test_a_pause_report_names_the_deadlock(rig: Rig) -> None:
     await rig.session.resume(None, None, 0.05, None)
     report = await rig.session.pause(None, 5.0)
     assert report.deadlocks and "holds mutex A and waits for mutex B" in report.deadlocks[0], report
+
+
+async def test_a_pause_of_one_running_thread_reports_that_thread(rig: Rig) -> None:
+    """The JVM (and most debuggers) stop every thread at a pause and name one of them, or none: the thread the
+    agent asked for is the one reported, and later calls default to it."""
+    await rig.session.resume(None, None, 0.05, None)
+    report = await rig.session.pause(3, 5.0)
+    assert report.thread_id == 3 and report.location is not None and report.location.function == "t2", report
+    await rig.session.evaluate("x", 1)
+    assert rig.backend.frames_asked[-1] == FrameRef(3, 1)

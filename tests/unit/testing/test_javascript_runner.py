@@ -56,10 +56,12 @@ async def test_names_refused_before_anything_runs(tmp_path: Path) -> None:
 async def test_a_node_test_plan_runs_the_file_with_a_pattern_for_every_ending_of_the_name(tmp_path: Path) -> None:
     cwd = _project(tmp_path, {"scripts": {"test": "node --test"}})
     (tmp_path / "cart.test.ts").write_text("")
-    plan = await testing.plan("cart.test.ts::cart > adds (1)", cwd, None, {})
+    plan = await testing.plan("cart.test.ts::cart > adds (1)", cwd, None, {}, runtime_args=("--no-warnings",))
     assert plan.program == "cart.test.ts" and plan.language == "typescript" and plan.runner == "node:test"
-    # Node 20 matches a test's own name, Node 22 its full name: either matches one of the endings
-    assert plan.runtime_args[0] == r"--test-name-pattern=^(?:cart\ adds\ \(1\)|adds\ \(1\)|\(1\))$", plan
+    # Node 20 matches a test's own name, Node 22 its full name: either matches one of the endings; the launch's own
+    # Node flags follow
+    assert plan.runtime_args == (r"--test-name-pattern=^(?:cart\ adds\ \(1\)|adds\ \(1\)|\(1\))$",
+                                 "--test-reporter=spec", "--no-warnings"), plan
     assert plan.exception_filters == ("failures",)
 
 

@@ -14,7 +14,9 @@ as one backend), ``process`` (``DebugpyProcess``: one Python process), ``childre
 connection and its ids folded into the parent's), ``python`` (interpreters, library paths,
 tracebacks, pydevd's synthetic children: pure), ``lines`` (the line a breakpoint on a line without code is
 sent as), ``pydevd_log`` (pydevd's messages, out of the
-program's stderr), ``inject`` (whether gdb can inject debugpy into a running Python here); ``shims/``: the
+program's stderr), ``probe`` (the thread that lets a pause stop a program blocked in C), ``threads`` (calls into
+``shims/threads.py``: locks, asyncio tasks, the frames of threads debugpy has not stopped), ``inject`` (whether gdb
+can inject debugpy into a running Python here); ``shims/``: the
 adapter's and the debuggee's start-up code, and ``pydevd/``, polydbg's value formatters loaded by pydevd.
 
 Quirks (checked against debugpy 1.8.22):
@@ -88,5 +90,13 @@ DataFrame's repr over many lines in a dict's value          shows every value on
 pydevd writes its warnings ("thread._ident is None in       ``PYDEVD_DEBUG_FILE`` sends them to a private
 _get_related_thread!", every child's "frozen modules are    directory, logged when the session ends
 being used") to the program's stderr                        (``pydevd_log``)
+a pause stops nothing while every thread is blocked in C    a probe thread started by the shim with the program is
+(a lock, a sleep, an idle asyncio loop): no Python line     woken through a FIFO when a pause stopped nothing within
+runs, so pydevd's trace function never sees the request    0.2 s; it runs one line and the program stops (2 ms);
+                                                            it is left out of the threads, its stop shown as main's
+a thread blocked in C is not stopped at a stop: pydevd      its frames are read by a helper evaluated in the stopped
+lists its stack but "Unable to find thread" for its         thread's frame (``shims/threads.py``), matched by name
+variables and evaluations                                   and line
+Task.get_stack() gives one frame of a suspended task (3.11) the coroutine chain is walked through ``cr_await``
 ==========================================================  ===================================================
 """

@@ -182,7 +182,8 @@ class DebugpyBackend(DebugpyProcess):
         index, _ = children.split_thread(thread.id)
         child = self._children.get(index) if index else None
         name = thread.name.removesuffix(f" (pid {child.pid})") if child is not None else thread.name
-        return python.frameless(thread.id, name, child.pid if child is not None else None)
+        return python.frameless(thread.id, name, child.pid if child is not None else None,
+                                None if child is not None else self._listed_thread())
 
     def length_of(self, parent: Variable, children_: list[Variable]) -> int | None:
         index, native = children.split_ref(parent.ref)

@@ -10,8 +10,11 @@ package docstring for why).
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sys
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from polydbg.backends.base import (
@@ -24,20 +27,28 @@ from polydbg.backends.base import (
     Frame,
     FrameRef,
     LaunchSpec,
+    Scope,
     SourceBreakpoint,
+    StepKind,
+    Task,
+    Thread,
+    ThreadLocks,
     Variable,
 )
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.debugpy import inject, lines, python
+from polydbg.backends.debugpy import inject, lines, probe, python, threads
 from polydbg.backends.debugpy.pydevd_log import PydevdLog
 from polydbg.backends.kit import shims, timeouts
 from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError
 from polydbg.transport.streams import FramedStream
 
+log = logging.getLogger(__name__)
 ADAPTER_SHIM = shims.source(__file__, "adapter.py")
 DEBUGGEE_SHIM = shims.source(__file__, "debuggee.py")
-VALUES = shims.path(__file__, "pydevd")
-CURRENT_FRAME = " (Current frame)"  # pydevd's extensions: compact numpy, pandas and sqlite3 values
+VALUES = shims.path(__file__, "pydevd")  # pydevd's extensions: compact numpy, pandas and sqlite3 values
+CURRENT_FRAME = " (Current frame)"  # pydevd's mark on the frame a user-unhandled exception is shown at
+RETURNED = "(return) "  # pydevd's name for what a call returned (showReturnValue), among its caller's locals
+NO_DESCRIPTION = "exception: no description"  # pydevd's message for an exception without one
 
 
 class DebugpyProcess(DapBackend):
@@ -49,9 +60,9 @@ class DebugpyProcess(DapBackend):
     pause_limits: ClassVar[str] = (
         "debugpy stops a thread only when it runs Python code it traces (your code: library code is "
         "skipped), and no thread has: each is blocked (a lock, socket, sleep or C call) or running only "
-        "library code, like a server's accept loop. A thread stops as soon as it runs your code (a "
-        "request to the server, say). Set a breakpoint where you expect it and debug_continue, or "
-        "debug_terminate")
+        "library code, like a server's accept loop (a program debug_launch started is stopped anyway; an attached "
+        "one is not). A thread stops as soon as it runs your code (a request to the server, say). Set a breakpoint "
+        "where you expect it and debug_continue, or debug_terminate")
     busy_hint: ClassVar[str] = (
         "debugpy answers only between Python lines, and the program is running C code that holds the "
         "interpreter's lock (a long computation in a C extension, a blocking call that keeps the lock). To see "
@@ -67,6 +78,14 @@ class DebugpyProcess(DapBackend):
         self._injecting: asyncio.Future[str] | None = None  # while attaching by pid: debugpy's injector failed
         self._injector_failed = False  # debugpy said so; its next output is what the injector printed
         self._just_my_code = True  # library code is left out (steps, stacks); children inherit it
+        self._probe = probe.Probe()  # wakes a thread of the program's when a pause stops nothing
+        self._stopped = asyncio.Event()  # set by a stop: a pause that has stopped the program needs no probe
+        self._stop_thread: int | None = None  # the thread debugpy stopped (the probe's too): it can evaluate
+        self._names: dict[int, str] = {}  # the threads' names at this stop
+        self._tops: dict[int, Frame | None] = {}  # their innermost frames at this stop
+        # threads debugpy has not stopped (blocked in C): their frames are read through the helper (``threads``)
+        self._blocked: set[int] = set()
+        self._scope_frames: dict[int, tuple[FrameRef, str]] = {}  # a scope's ref → its frame and name
 
     # -- starting ---------------------------------------------------------------------------------
 
@@ -99,7 +118,8 @@ class DebugpyProcess(DapBackend):
             args["program"] = spec.program
         if spec.cwd:
             args["cwd"] = spec.cwd
-        args["env"] = {**dict(spec.env), **self._pydevd_log.env(), "POLYDBG_VALUES": str(VALUES)}
+        args["env"] = {**dict(spec.env), **self._pydevd_log.env(), "POLYDBG_VALUES": str(VALUES),
+                       probe.ENV: self._probe.create()}
         if spec.stdin is not None:  # the shim puts it on fd 0 before the program runs
             args["env"] = {**args.get("env", {}), "POLYDBG_STDIN": self._proc.input_file(spec.stdin)}
         return args
@@ -151,6 +171,7 @@ class DebugpyProcess(DapBackend):
 
     async def _after_end(self, terminate_debuggee: bool) -> None:
         self._pydevd_log.close()
+        self._probe.close()
 
     # -- events -----------------------------------------------------------------------------------
 
@@ -170,7 +191,46 @@ class DebugpyProcess(DapBackend):
         for key in ("description", "text"):
             if isinstance(body.get(key), str):
                 body[key] = python.without_note(body[key])
+        self._forget_stop()
+        stopped = body.get("threadId")
+        self._stop_thread = stopped if isinstance(stopped, int) else None
+        body["threadId"] = self._probe.stopped_as(stopped)
+        self._stopped.set()
         super()._on_stopped(body)
+
+    # -- execution ----------------------------------------------------------------------------------
+
+    async def pause(self, thread_id: int | None) -> None:
+        """debugpy's pause, and the probe woken when it has stopped nothing a moment later (``probe``)."""
+        self._stopped.clear()
+        await super().pause(thread_id)
+        if self._probe.path is not None:
+            shown = self._probe.listed(await super().threads(), thread_id)
+            if thread_id is None:  # a thread running only library code lists no frames: the first that does
+                for thread in shown[:probe.SHOWN_AMONG]:
+                    if (await super().stack_trace(thread.id, 0, 1))[0]:
+                        self._probe.shown = thread.id
+                        break
+            self._life.spawn(self._wake_unless_stopped(), "wake the probe")
+
+    async def step(self, thread_id: int, kind: StepKind) -> None:
+        """A step; refused for a thread debugpy has not stopped (blocked in C code: it would never step, and the
+        program would read as running while it stays stopped)."""
+        if thread_id != self._stop_thread:
+            found = await self._helper_on(thread_id, "stopped")
+            if found is not None and not found.get("stopped"):
+                waits = f" ({found['state']})" if found.get("state") else ""
+                raise AdapterRequestError("step", f"thread {thread_id} is blocked in C code{waits}, where debugpy "
+                                          "cannot stop it, so it cannot step: debug_continue runs the program on "
+                                          "(a breakpoint where it goes next stops it there); its frames, variables "
+                                          "and evaluations can be read here meanwhile")
+        await super().step(thread_id, kind)
+
+    async def _wake_unless_stopped(self) -> None:
+        try:
+            await asyncio.wait_for(self._stopped.wait(), probe.WAKE_AFTER_S)
+        except asyncio.TimeoutError:
+            self._probe.wake()
 
     # -- breakpoints and logpoints ------------------------------------------------------------------
 
@@ -189,9 +249,128 @@ class DebugpyProcess(DapBackend):
 
     # -- inspection -------------------------------------------------------------------------------
 
+    def _moving(self) -> None:
+        super()._moving()
+        self._forget_stop()
+        self._stop_thread = None  # nothing can evaluate until the next stop
+
+    def _on_continued(self, body: dict[str, Any]) -> None:
+        if body.get("allThreadsContinued", True):
+            self._forget_stop()
+            self._stop_thread = None
+        super()._on_continued(body)
+
+    def _forget_stop(self) -> None:
+        self._names.clear()
+        self._tops.clear()
+        self._blocked.clear()
+        self._scope_frames.clear()
+
+    async def threads(self) -> list[Thread]:
+        """The program's threads, without the probe."""
+        found = self._probe.listed(await super().threads(), None) if self._probe.path else await super().threads()
+        self._names = {t.id: t.name for t in found}
+        return found
+
+    def _listed_thread(self) -> int | None:
+        """The thread a stop shows that lists frames (the probe is not listed; its stop is shown as one)."""
+        shown = self._probe.stopped_as(self._stop_thread)
+        return shown if isinstance(shown, int) and self._tops.get(shown) is not None else None
+
+    async def locks(self, thread_ids: Sequence[int]) -> dict[int, ThreadLocks]:
+        """What the threads hold and wait for, in one evaluation of ``shims/threads.py`` in a stopped frame."""
+        found = await self._helper("locks", await self._wanted(thread_ids))
+        return threads.thread_locks(found) if found is not None else {}
+
+    async def tasks(self) -> list[Task]:
+        """asyncio's pending tasks, with what each awaits and its chain of coroutines (``shims/threads.py``)."""
+        found = await self._helper("tasks")
+        return threads.tasks(found, self._just_my_code) if found else []
+
+    async def async_callers(self, thread_id: int) -> list[tuple[str, list[Frame]]]:
+        """The tasks awaiting the one ``thread_id`` runs, outward (a coroutine's stack ends at its task's step)."""
+        found = await self._helper_on(thread_id, "async_callers")
+        return threads.callers(found, self._just_my_code) if found else []
+
+    async def _wanted(self, thread_ids: Sequence[int]) -> list[list[Any]]:
+        """The threads as the helper matches them: by name, and by their innermost frames where names repeat (asked
+        where not known yet: a stack request a thread, 2 ms each)."""
+        if not self._names:
+            await self.threads()
+        named = Counter(self._names.values())
+        for tid in thread_ids:
+            if tid not in self._tops and named[self._names.get(tid, '')] > 1:
+                await self.stack_trace(tid, 0, 1)
+        return threads.wanted(list(thread_ids), self._names, self._tops)
+
+    async def _helper_on(self, thread_id: int, function: str) -> Any:
+        """The helper's ``function`` of one thread (None: a thread not listed, or no stopped frame)."""
+        listed = await self._wanted([thread_id])
+        return await self._helper(function, listed[0]) if listed else None
+
+    async def _helper(self, function: str, *args: Any) -> Any:
+        """The answer of the helper's ``function`` evaluated in the stopped thread's frame (None: no such frame)."""
+        try:
+            value = await self._in_stopped_frame(threads.call(function, *args), "clipboard")
+            return threads.answer(value.value) if value is not None else None
+        except (AdapterRequestError, ValueError) as exc:  # a frame that cannot evaluate: nothing more is known
+            log.debug("debugpy: the threads helper's %s failed: %s", function, exc)
+            return None
+
+    async def _in_stopped_frame(self, expression: str, context: EvaluateContext) -> Variable | None:
+        """``expression`` evaluated in the frame debugpy stopped in (the probe's too): its value, with a ref whose
+        children debugpy lists (None: no such frame)."""
+        if self._stop_thread is None:
+            return None
+        frames, _ = await self.stack_trace(self._stop_thread, 0, 1)
+        if not frames:
+            return None
+        return await super().evaluate(expression, FrameRef(self._stop_thread, 0), context)
+
+    async def _at(self, frame: FrameRef, function: str, *args: Any) -> Variable:
+        """The helper's ``function`` run on a frame of a thread debugpy has not stopped (blocked in C code)."""
+        listed, _ = await self.stack_trace(frame.thread_id, 0, frame.index + 1)
+        thread = await self._wanted([frame.thread_id])
+        value = await self._in_stopped_frame(
+            threads.call(function, thread[0] if thread else [frame.thread_id, "", None, None],
+                         [[f.name, f.line] for f in listed[:frame.index + 1]], *args), "repl")
+        if value is None:
+            raise AdapterRequestError("evaluate", f"thread {frame.thread_id} is not stopped (it is blocked in C code) "
+                                                  "and no stopped thread can read it")
+        return value
+
+    def _not_stopped(self, exc: AdapterRequestError, thread_id: int) -> bool:
+        """Whether pydevd refused because the thread is not stopped (blocked in C code): then it is remembered."""
+        if "Unable to find thread" in exc.message and self._stop_thread is not None:
+            self._blocked.add(thread_id)
+            return True
+        return False
+
+    async def scopes(self, frame: FrameRef) -> list[Scope]:
+        """A frame's scopes; a blocked thread's read by the helper (pydevd lists them, but not their variables)."""
+        if frame.thread_id in self._blocked:
+            found = []
+            for name in ("Locals", "Globals"):
+                value = await self._at(frame, "scope_at", name)
+                self._scope_frames[value.ref] = (frame, name)
+                found.append(Scope(name, value.ref, expensive=name == "Globals"))
+            return found
+        found = await super().scopes(frame)
+        self._scope_frames.update({s.ref: (frame, s.name) for s in found})
+        return found
+
+    async def _blocked_scope(self, ref: int, exc: AdapterRequestError) -> int:
+        """The helper's ref for a scope pydevd cannot list (its thread is blocked in C code), or ``exc`` raised."""
+        frame, name = self._scope_frames.get(ref, (None, ""))
+        if frame is None or not self._not_stopped(exc, frame.thread_id):
+            raise exc
+        return next((s.ref for s in await self.scopes(frame) if s.name == name), 0)
+
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
         """Frames without the launch shim's own ``<module>`` frame at the bottom of every stack."""
         frames, total = await super().stack_trace(thread_id, start, levels)
+        if start == 0:
+            self._tops[thread_id] = frames[0] if frames else None
         if frames and frames[-1].file == "<string>" and frames[-1].name == "<module>" and \
                 (total is None or start + len(frames) >= total):
             frames = frames[:-1]
@@ -203,7 +382,11 @@ class DebugpyProcess(DapBackend):
     async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:
         """Children without pydevd's synthetic entries; ``len()`` is kept aside for ``length_of``."""
         out = []
-        for child in await super().variables(ref, start, count):
+        try:
+            listed = await super().variables(ref, start, count)
+        except AdapterRequestError as exc:
+            listed = await super().variables(await self._blocked_scope(ref, exc), start, count)
+        for child in listed:
             if child.name in python.GROUPS:
                 continue
             if child.name == "len()":
@@ -238,21 +421,40 @@ class DebugpyProcess(DapBackend):
     def length_of(self, parent: Variable, children: list[Variable]) -> int | None:
         return self._lengths.get(parent.ref)
 
+    def returned_by(self, variable: Variable) -> str | None:
+        return variable.name.removeprefix(RETURNED) if variable.name.startswith(RETURNED) else None
+
     def is_noise(self, variable: Variable) -> bool:
         """Modules, functions and classes in a scope listing (they flood module-level stops)."""
         return python.is_noise(variable)
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
+        """An evaluation; in a frame of a thread blocked in C code, by the helper from a stopped thread's frame."""
         try:
-            return await super().evaluate(expression, frame, context)
+            if frame is None or frame.thread_id not in self._blocked:
+                try:
+                    return await super().evaluate(expression, frame, context)
+                except AdapterRequestError as exc:
+                    if frame is None or not self._not_stopped(exc, frame.thread_id):
+                        raise
+            value = await self._at(frame, "value_at", expression)
+            return value._replace(name=expression, evaluate_name=expression)
         except AdapterRequestError as exc:
             raise AdapterRequestError(exc.command, python.python_error(exc.message)) from exc
+
+    async def set_variable(self, ref: int, name: str, value: str) -> Variable:
+        """An assignment; to a local of a thread blocked in C code, by the helper."""
+        frame, _scope = self._scope_frames.get(ref, (None, ""))
+        if frame is None or frame.thread_id not in self._blocked:
+            return await super().set_variable(ref, name, value)
+        return (await self._at(frame, "assign_at", name, value))._replace(name=name)
 
     async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
         detail = await super().exception_info(thread_id)
         if detail is None:
             return None
-        return ExceptionDetail(type=python.without_note(detail.type), message=detail.message)
+        message = "" if detail.message == NO_DESCRIPTION else detail.message  # a bare `assert x == y`: the line says it
+        return ExceptionDetail(type=python.without_note(detail.type), message=message)
 
 
 def cannot_inject(pid: int, why: str) -> str:

@@ -144,11 +144,14 @@ def renumbered(children: list[Variable], expression: str, kind: str, start: int)
     return out
 
 
-def frameless(thread_id: int, name: str, pid: int | None) -> str:
+def frameless(thread_id: int, name: str, pid: int | None, evaluate_in: int | None = None) -> str:
     """Why a thread lists no frames under justMyCode, and the expression that lists them (pydevd leaves library
-    frames out of stacks, so a thread running only library code, a server's ``serve_forever``, lists none)."""
+    frames out of stacks, so a thread running only library code, a server's ``serve_forever``, lists none), evaluated
+    in the frames of ``evaluate_in`` (a thread that lists some) where one is known."""
     frames = (f"[f'{{s.filename}}:{{s.lineno}} {{s.name}}' for t in __import__('threading').enumerate() if t.name == "
               f"{name!r} for s in __import__('traceback').extract_stack(__import__('sys')._current_frames()[t.ident])]")
     where = f" while a thread of its process (pid {pid}) is stopped" if pid else ""
+    thread = f", thread_id={evaluate_in}" if evaluate_in is not None else ""
     return (f"thread {thread_id} lists no frames: it runs only library code, which this session leaves out of stacks "
-            f"(it debugs your code only); its frames, outermost first: debug_evaluate(expression=\"{frames}\"){where}")
+            f"(it debugs your code only); its frames, outermost first: debug_evaluate(expression=\"{frames}\"{thread})"
+            f"{where}")

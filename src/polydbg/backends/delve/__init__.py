@@ -14,7 +14,11 @@ Modules: ``backend`` (``DelveBackend``, the registry's entry point: lifecycle, e
 ``build`` (where and how delve builds, launch/attach arguments, build failures), ``output`` (dlv's
 pipes and output events → the program's output vs delve's own lines), ``stops`` (the goroutine a
 pause or fatal error is shown on, hidden runtime frames), ``native`` (memory and raw commands),
-``goroutines`` (how many there are when delve lists only some).
+``goroutines`` (how many there are when delve lists only some), ``waits`` and ``held`` (each goroutine's
+wait, the mutex it waits for and the one its source says it holds), ``races`` (a -race report as a stop),
+``assign`` (a variable set in any goroutine's frame), ``testfail`` (a Go test's failure, placed at the test's
+line with its message). ``races`` and ``testfail`` each stop through an internal function breakpoint sent
+with the session's (``DelveBackend._send_functions``).
 
 Quirks (checked against delve 1.20 with Go 1.19):
 
@@ -53,8 +57,15 @@ an unrecovered panic or fatal error always stops         its message (a Go-quote
                                                          runtime.gopanic, …) are hidden, so frame 0 (the
                                                          report's location and locals) is the user function
                                                          that panicked
-setVariable always works in the real topmost frame       (left as is: setting a local at a panic stop may not
-                                                         work)
+setVariable looks the variable up (and evaluates the     the variable is set through its address, evaluated in
+value) in the current goroutine's topmost frame,         its own frame, the value evaluated there first
+whatever the reference's frame                           (``assign``)
+no wait reason, no ``goroutines`` command over DAP       each goroutine's status and wait reason read from
+                                                         ``runtime.allgs`` (``waits``); a mutex's holder
+                                                         inferred from the source (Go records none)
+a ``-race`` report goes to stderr and the program runs   a breakpoint on ``runtime.raceSymbolizeCode`` finds
+on: no stop; function breakpoints cannot name the race   the racing access, an instruction breakpoint after
+detector's C symbols                                     its call stops it at the racy line (``races``)
 a fatal error ("all goroutines are asleep") stops on     the stop is moved to a user goroutine (frame 0: the
 the runtime thread that detected it, no user frame       deadlocked line); the error kept for exception_info
 a pause names whichever thread delve halted first,       the stop is moved to a user goroutine, preferably one
@@ -91,5 +102,12 @@ a multi-client server keeps a detached client's          detaching from a remote
 breakpoints and leaves the program halted                client's breakpoints and resumes the program
 delve kills a program that a single-client headless      (nothing to do: whatever the client asks)
 server launched, on detach
+a failing Go test (t.Errorf, t.Fatalf, testify) does     in a test run (mode "test"), a function breakpoint
+not panic: delve stops on nothing                        on testing.(*common).Fail, the stop placed at the
+                                                         frame Go's message names with that message, testing's
+                                                         frames above it hidden and listed (testfail.py)
+Fail calls its parent's Fail; tRunner calls Fail for a   those hits are resumed unseen; a step from a failure
+panic before re-panicking; a step from Fail stays in     steps out of the hidden frames first
+package testing
 =======================================================  ====================================================
 """

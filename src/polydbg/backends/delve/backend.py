@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import shutil
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from polydbg import procs
@@ -25,14 +26,19 @@ from polydbg.backends.base import (
     ExceptionDetail,
     Frame,
     FrameRef,
+    FunctionBreakpoint,
     LaunchSpec,
     MemoryBlock,
+    Scope,
     SourceBreakpoint,
+    StepKind,
     Thread,
+    ThreadLocks,
     Variable,
 )
+from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.delve import build, goroutines, native, output
+from polydbg.backends.delve import assign, build, goroutines, native, output, races, testfail, waits
 from polydbg.backends.delve.stops import PROGRAM_VANISHED, DelveStops, unquote
 from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.ordering import OrderedEvents
@@ -43,6 +49,11 @@ log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 10.0  # dlv dap printing the line that says it listens
 KILLED_WHILE_STOPPED_POLL_S = 0.25  # how often a stopped program's threads are looked at (see _notice_killed)
+FATAL_ERROR = "fatal error"  # delve's exception type for the runtime's fatal errors (a deadlock)
+DETAIL_LINES = 12  # goroutines listed with a fatal error (a report shows 12 lines of an exception's details)
+# polydbg's ids of the internal function breakpoints (the session's ids are positive)
+RACE_BREAKPOINT = -20  # races.py's, on the race detector's symbolizer
+FAILURE_BREAKPOINT = -21  # testfail.py's, on testing's Fail
 _METADATA = frozenset({"len()", "string()"})  # delve's synthetic children of maps and byte slices
 _INSTALL = ("install delve: `go install github.com/go-delve/delve/cmd/dlv@latest` (then put $(go env GOPATH)/bin "
             "on PATH) or your package manager's delve package")
@@ -62,19 +73,28 @@ class DelveBackend(DapBackend):
         self._build_dir: str | None = None  # our temporary directory for delve's output binary
         self._connect_to: tuple[str, int] | None = None  # a user's dlv --headless server
         self._build_error: str | None = None
-        self._pipes = output.DlvPipes(self.name, self._proc, ordered.on_output)
+        self._pipes = output.DlvPipes(self.name, self._proc, self._program_output)
         self._pumps: list[asyncio.Task[Any]] = []
         self._breakpoint_files: set[str] = set()  # cleared on detaching from a multi-client server
         self._capped: int | None = None  # goroutines delve listed, when it said it left some out
         self._left_out: str | None = None  # what the last listing left out
         self._stops = DelveStops(ordered, self._frames, self._request, self._stop_event, self._connected,
                                  self._program_gone)
+        self._waits = waits.Waits(self._evaluate_in, self._stops.top_frames, lambda: self._stops.goroot,
+                                  lambda: self._stops.generation)
+        self._listed: tuple[int, list[int]] | None = None  # (stop, goroutine ids) of the last threads answer
+        self._refs: tuple[int, dict[int, FrameRef]] = (-1, {})  # (stop, value ref → the frame it was read in)
+        self._races = races.RaceStops(self._request, ordered.refine, self._stops.take, self._moving)
+        self._functions: list[FunctionBreakpoint] = []  # the session's (races.py and testfail.py add their own)
+        self._failures: testfail.TestFailures | None = None  # a test run's failures, placed
 
     # -- starting ---------------------------------------------------------------------------------
 
     def _launch_arguments(self, spec: LaunchSpec) -> dict[str, Any]:
         planned = build.launch(spec)
         self._workdir, self._build_dir, self._env = planned.workdir, planned.build_dir, planned.env
+        if spec.test:  # stopped where testing fails the test, not in package testing (testfail.py)
+            self._failures = testfail.TestFailures(self._stops)
         return planned.arguments
 
     def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:
@@ -124,6 +144,7 @@ class DelveBackend(DapBackend):
         async def configure_started() -> None:
             self._track_debuggee()
             await configure()
+            await self._send_functions(race_stops=True)
 
         try:
             await super().launch(spec, configure_started, timeout_s)
@@ -133,8 +154,12 @@ class DelveBackend(DapBackend):
 
     async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None:
         # An attached program's output never passes through dlv: all dlv prints is its own.
+        async def configure_with_races() -> None:
+            await configure()
+            await self._send_functions(race_stops=True)
+
         try:
-            await super().attach(spec, configure, timeout_s)
+            await super().attach(spec, configure_with_races, timeout_s)
             if spec.pid is not None:
                 self._program_pid = spec.pid
                 self._life.spawn(self._notice_killed(spec.pid), f"program {spec.pid} killed while stopped")
@@ -186,7 +211,15 @@ class DelveBackend(DapBackend):
     # -- events -----------------------------------------------------------------------------------
 
     def _on_stopped(self, body: dict[str, Any]) -> None:
-        self._stops.take(body)
+        if not self._races.claims(body):
+            self._stops.take(body)
+
+    def _program_output(self, category: str, text: str) -> None:
+        if category == "stderr":
+            self._races.text.heard(text)  # a race report's text, for its stop
+        elif self._failures is not None and category == "stdout":
+            self._failures.output(text)  # a test failure's message, for its stop
+        self._ordered.on_output(category, text)
 
     def _on_continued(self, body: dict[str, Any]) -> None:
         if self._ordered.refining:
@@ -225,10 +258,45 @@ class DelveBackend(DapBackend):
     def _moving(self) -> None:
         super()._moving()
         self._stops.moving()
+        self._races.forget()
 
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
         self._breakpoint_files.add(file)
         return await super().set_breakpoints(file, breakpoints)
+
+    async def step(self, thread_id: int, kind: StepKind) -> None:
+        """A step from a test failure's stop goes on from the test's line, not inside package testing."""
+        if self._stops.above(thread_id) and not await self._stops.leave_hidden(thread_id, kind):
+            return
+        await super().step(thread_id, kind)
+
+    async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
+        self._functions = list(breakpoints)
+        return await self._send_functions(race_stops=self._races.symbolizer_id is not None)
+
+    async def _send_functions(self, race_stops: bool) -> list[BreakpointResult]:
+        """The session's function breakpoints, with the internal ones that apply, kept out of the answer: with
+        ``race_stops`` the one a race report stops at (races.py: bound only in a -race build), and in a test
+        run the one on testing's Fail (testfail.py)."""
+        internal = [FunctionBreakpoint(RACE_BREAKPOINT, races.SYMBOLIZER)] if race_stops else []
+        if self._failures is not None:
+            internal.append(FunctionBreakpoint(FAILURE_BREAKPOINT, testfail.FAIL_FUNCTION))
+        if not self._functions and not internal:
+            return []
+        results = await super().set_function_breakpoints(self._functions + internal)
+        bound = {breakpoint.id for breakpoint, result in zip(internal, results[len(self._functions):], strict=False)
+                 if result.verified}
+        if race_stops:
+            self._races.symbolizer_id = self._bound(RACE_BREAKPOINT, bound)
+        if self._failures is not None:
+            self._failures.native_id = self._bound(FAILURE_BREAKPOINT, bound)
+            if self._failures.native_id is None:
+                log.warning("delve: no breakpoint on %s: a test's failures stop nowhere", testfail.FAIL_FUNCTION)
+        return results[:len(self._functions)]
+
+    def _bound(self, internal_id: int, bound: set[int]) -> int | None:
+        """delve's id of an internal function breakpoint, when it bound."""
+        return self._breakpoints.ids.native_of(internal_id) if internal_id in bound else None
 
     # -- threads and frames -----------------------------------------------------------------------
 
@@ -236,6 +304,7 @@ class DelveBackend(DapBackend):
         """delve's goroutines; when it lists only some (at most 1,024), how many there are (goroutines.py)."""
         self._capped = None
         found = await super().threads()
+        self._listed = (self._stops.generation, [thread.id for thread in found])
         self._left_out = None
         if self._capped is not None:
             self._left_out = goroutines.left_out(len(found), await goroutines.counted(self._evaluate_unshaped))
@@ -243,6 +312,17 @@ class DelveBackend(DapBackend):
 
     def threads_left_out(self) -> str | None:
         return self._left_out
+
+    async def _goroutine_ids(self) -> list[int]:
+        """The goroutines at this stop (the last listing's, when it was this stop's)."""
+        if self._listed is None or self._listed[0] != self._stops.generation:
+            await self.threads()
+        assert self._listed is not None
+        return self._listed[1]
+
+    async def locks(self, thread_ids: Sequence[int]) -> dict[int, ThreadLocks]:
+        """Each goroutine's state (Go's wait reason), the mutex it waits for and the ones it holds (waits.py)."""
+        return await self._waits.locks(thread_ids, self._goroutine_ids)
 
     async def _hidden_frames(self, thread_id: int) -> int:
         return await self._stops.hidden_frames(thread_id)
@@ -257,6 +337,16 @@ class DelveBackend(DapBackend):
             return None
         return super()._frame(raw)
 
+    async def frames_above(self, thread_id: int) -> list[Frame]:
+        """At a test failure, the frames hidden above the test's (Fail, Errorf, testify's: testfail.py); on a
+        goroutine parked in the runtime, what it is blocked in (sync.(*Mutex).Lock, time.Sleep): the
+        standard library's frames hidden above its own code."""
+        failed = self._stops.above(thread_id)
+        if failed:
+            return failed
+        frames = [DapBackend._frame(self, raw) for raw in await self._stops.library_above(thread_id)]
+        return [frame for frame in frames if frame is not None]
+
     def _shown_total(self, total: object, hidden: int, start: int, count: int) -> int | None:
         return start + count if self._stops.at_entry else super()._shown_total(total, hidden, start, count)
 
@@ -266,8 +356,15 @@ class DelveBackend(DapBackend):
         """Unnamed results (~r0, ~r1): garbage until the function returns."""
         return variable.name.startswith("~r")
 
+    async def scopes(self, frame: FrameRef) -> list[Scope]:
+        found = await super().scopes(frame)
+        self._remember_frame(frame, [scope.ref for scope in found])
+        return found
+
     async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:
-        return [_tidy(v) for v in await super().variables(ref, start, count) if v.name not in _METADATA]
+        found = [_tidy(v) for v in await super().variables(ref, start, count) if v.name not in _METADATA]
+        self._remember_frame(self._frame_of(ref), [v.ref for v in found])
+        return found
 
     async def child_slice(self, parent: Variable, start: int, count: int,
                           frame: FrameRef | None = None) -> list[Variable] | None:
@@ -276,7 +373,9 @@ class DelveBackend(DapBackend):
             return None
         body = await self._request("variables", {"variablesReference": parent.ref, "filter": "indexed",
                                                  "start": start, "count": count})
-        return [_tidy(_plain(v)) for v in body.get("variables", [])]
+        found = [_tidy(_plain(v)) for v in body.get("variables", [])]
+        self._remember_frame(self._frame_of(parent.ref) or frame, [v.ref for v in found])
+        return found
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
         value = _tidy(await super().evaluate(expression, frame, context))
@@ -286,18 +385,69 @@ class DelveBackend(DapBackend):
                 address = native.number((await super().evaluate(f"uintptr({expression})", frame, "watch")).value)
                 if address is not None:
                     value = value._replace(memory_reference=hex(address))
+        self._remember_frame(frame, [value.ref])
         return value
 
+    def _remember_frame(self, frame: FrameRef | None, refs: list[int]) -> None:
+        """Which frame the values behind ``refs`` were read in (set_variable needs it; delve ignores it)."""
+        if self._refs[0] != self._stops.generation:
+            self._refs = (self._stops.generation, {})
+        if frame is not None:
+            self._refs[1].update((ref, frame) for ref in refs if ref)
+
+    def _frame_of(self, ref: int) -> FrameRef | None:
+        return self._refs[1].get(ref) if self._refs[0] == self._stops.generation else None
+
+    async def set_variable(self, ref: int, name: str, value: str) -> Variable:
+        """Set ``name`` in the frame it was read in, through its address (assign.py: delve's setVariable
+        works in its current goroutine's topmost frame only)."""
+        frame = self._frame_of(ref)
+        target = next((v for v in await DapBackend.variables(self, ref) if v.name == name), None)
+        if frame is None or target is None or not target.evaluate_name or not target.type:
+            return await super().set_variable(ref, name, value)
+
+        async def evaluate(expression: str) -> Variable:
+            return await DapBackend.evaluate(self, expression, frame, "watch")
+        address = await assign.address_of(evaluate, target.evaluate_name)
+        if address is None:
+            if await self._stops.is_delves_own(frame):
+                return await super().set_variable(ref, name, value)
+            raise UsageError(f"delve cannot set {name} in frame {frame.index} of thread {frame.thread_id}: it has no "
+                             "address there (kept in a register by an optimised build), and delve sets such a "
+                             "variable only in the topmost frame of the goroutine it stopped")
+        new = await assign.value_for(evaluate, value, target.type)
+        holder = await DapBackend.evaluate(self, assign.slot(target.type, address), None, "watch")
+        if not holder.ref:
+            return await super().set_variable(ref, name, value)
+        body = await self._request("setVariable", {"variablesReference": holder.ref, "name": "[0]", "value": new})
+        return wire.assigned(name, body)
+
     async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
-        moved = self._stops.moved_exception(thread_id)
-        if moved is not None:
-            return moved
-        detail = await super().exception_info(thread_id)
+        detail = self._races.detail_of(thread_id) or self._stops.moved_exception(thread_id)
         if detail is None:
-            return None
-        return ExceptionDetail(type=detail.type, message=unquote(detail.message))
+            delve_s = await super().exception_info(thread_id)
+            if delve_s is None:
+                return None
+            detail = ExceptionDetail(type=delve_s.type, message=unquote(delve_s.message))
+        if detail.type == FATAL_ERROR and not detail.details:
+            # what Go prints after "fatal error: all goroutines are asleep" (each goroutine's wait), read live
+            ids = await self._goroutine_ids()
+            found = await self.locks(ids)
+            detail = detail._replace(details=tuple(waits.summary(self._waits.goroutines(), found, DETAIL_LINES)))
+        return detail
 
     # -- native operations ------------------------------------------------------------------------
+
+    async def _evaluate_in(self, expression: str, frame_id: int | None, whole: bool = False) -> Variable | None:
+        """An expression in one of delve's frames (any goroutine's; None: its current goroutine's topmost), its
+        value ``whole`` or as delve cuts it; None when delve cannot evaluate it."""
+        where = {} if frame_id is None else {"frameId": frame_id}
+        try:
+            body = await self._request("evaluate", {"expression": expression, **where,
+                                                    "context": "clipboard" if whole else "watch"})
+        except AdapterRequestError:
+            return None
+        return wire.evaluated(expression, body)
 
     async def _evaluate_unshaped(self, expression: str) -> Variable:
         return await super().evaluate(expression, None, "watch")

@@ -7,8 +7,8 @@ program's directory). delve already adds ``-gcflags='all=-N -l'`` in debug mode 
 ``buildFlags`` on spaces, so passing that flag again breaks the build). The binary goes to
 ``output`` in a private temporary directory, never ``__debug_bin`` in the user's tree (the backend
 removes that directory at the end). A ``.go`` file is built alone, like ``go run file.go``; a
-directory is built as a package; anything else is a built executable (mode "exec"), or a core
-file's program (mode "core").
+directory is built as a package (for a test, as its test binary, like ``go test -c``: mode "test");
+anything else is a built executable (mode "exec"), or a core file's program (mode "core").
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from polydbg.backends.base import AttachSpec, LaunchSpec
+from polydbg.backends.kit.projects import nearest_with
 from polydbg.errors import EnvironmentProblem, UsageError
 
 
@@ -37,14 +38,7 @@ class Launch:
 def module_dir(program: str) -> str:
     """Where ``go build`` must run for ``program`` (a package dir or .go file): its module root, else its dir."""
     start = program if os.path.isdir(program) else os.path.dirname(program)
-    directory = os.path.abspath(start)
-    while True:
-        if os.path.isfile(os.path.join(directory, "go.mod")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return os.path.abspath(start)
-        directory = parent
+    return nearest_with(start, "go.mod") or os.path.abspath(start)
 
 
 def is_source(program: str) -> bool:
@@ -80,7 +74,9 @@ def launch(spec: LaunchSpec) -> Launch:
                                      "go build -gcflags='all=-N -l'")
         workdir = module_dir(program)
         build_dir = tempfile.mkdtemp(prefix="polydbg-go-")
-        args.update(mode="debug", output=os.path.join(build_dir, "__debug_bin"))
+        args.update(mode="test" if spec.test else "debug", output=os.path.join(build_dir, "__debug_bin"))
+    elif spec.test:
+        raise UsageError(f"{program} is not a Go package directory; a test runs from its package's sources")
     else:
         args["mode"] = "exec"
         workdir = os.path.dirname(program)

@@ -28,10 +28,10 @@ import json
 import logging
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
-from polydbg.backends.base import ExceptionDetail, StopEvent
+from polydbg.backends.base import ExceptionDetail, Frame, FrameRef, StopEvent
 from polydbg.backends.dap import wire
 from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.frames import FrameHandles, leading
@@ -39,8 +39,11 @@ from polydbg.backends.kit.ordering import OrderedEvents
 
 log = logging.getLogger(__name__)
 
+RACE = "data race"  # a race report's stop (races.py), reported where it is, as a panic is
 PROGRAM_VANISHED = "the program ended without delve reporting it: it was probably killed from outside"
 PAUSE_ATTEMPTS = 4
+LEAVE_EXTRA_STEPS = 4  # step-outs past the hidden frames' count, for the parents' Fail calls on the way
+TOP_LEVELS = 24  # frames read per goroutine to find the user's code under the runtime's and library's
 # a goroutine as delve names it: selected?, its topmost user function, and its OS thread when running
 _GOROUTINE = re.compile(r"(\* )?\[Go \d+\] (\S+)( \(Thread \d+\))?$")
 
@@ -62,6 +65,22 @@ def in_runtime(frame: dict[str, Any]) -> bool:
     path = str((frame.get("source") or {}).get("path") or "").replace(os.sep, "/")
     return frame.get("presentationHint") == "subtle" or name.startswith("runtime.") \
         or ("." not in name and "/src/runtime/" in path)
+
+
+def goroot_of(frames: list[dict[str, Any]]) -> str | None:
+    """The Go installation a stack's runtime frames come from (``/usr/lib/go-1.19`` for
+    ``/usr/lib/go-1.19/src/runtime/proc.go``), or None."""
+    for frame in frames:
+        path = str((frame.get("source") or {}).get("path") or "").replace(os.sep, "/")
+        if str(frame.get("name", "")).startswith("runtime.") and "/src/runtime/" in path:
+            return path[:path.index("/src/runtime/")]
+    return None
+
+
+def in_library(frame: dict[str, Any], goroot: str | None) -> bool:
+    """A frame of Go's standard library (its source under the installation's src/: sync, time, fmt …)."""
+    path = str((frame.get("source") or {}).get("path") or "").replace(os.sep, "/")
+    return goroot is not None and path.startswith(goroot + "/src/")
 
 
 def pause_target(threads: list[dict[str, Any]], current: int | None) -> tuple[int | None, bool]:
@@ -99,37 +118,81 @@ class DelveStops:
         self.stopped = False  # the program is stopped (a detach must resume it)
         self.at_entry = False  # stopped before the runtime made any goroutine
         self._trim_thread: int | None = None  # the goroutine that panicked or was paused
+        self._stop_thread: int | None = None  # the goroutine the stop is reported on
+        self.delve_thread: int | None = None  # the one delve stopped on (its current goroutine), before any move
+        self._raw: dict[int, list[dict[str, Any]]] = {}  # top_frames at this stop
+        self.generation = 0  # counts the stops and moves: what was read at one stop is not the next one's
+        self.goroot: str | None = None  # where the program's Go installation is (its sources under src/)
         self._pause_waiter: asyncio.Future[dict[str, Any]] | None = None
         self._exception_detail: ExceptionDetail | None = None  # a fatal error moved to a user goroutine
+        # a stop another module places (a test's failure, testfail.py): the refinement to run, or None
+        self.claim: Callable[[dict[str, Any]], Coroutine[Any, Any, None] | None] | None = None
+        self.hidden: Callable[[dict[str, Any]], bool] = in_runtime  # frames hidden above a panic's
+        self._above: dict[int, list[Frame]] = {}  # goroutine → the frames hidden above a test failure's frame 0
+        self._failure_line: dict[int, int | None] = {}  # goroutine → the line of a test failure's frame 0
 
     def moving(self) -> None:
         self.stopped = False
+        self._forget_frames()
         self._exception_detail = None
         self.at_entry = False
         self._trim_thread = None
+        self._above.clear()
 
     def moved_exception(self, thread: int) -> ExceptionDetail | None:
         """The fatal error a stop was moved to ``thread`` for (delve knows it only on the runtime's thread)."""
         return self._exception_detail if thread == self._trim_thread else None
 
+    async def top_frames(self, thread_id: int) -> list[dict[str, Any]]:
+        """The innermost ``TOP_LEVELS`` frames of a goroutine as delve lists them (nothing hidden), read once
+        per stop; the first ones read tell where the Go installation is (``goroot``)."""
+        frames = self._raw.get(thread_id)
+        if frames is None:
+            body = await self._request("stackTrace", {"threadId": thread_id, "startFrame": 0, "levels": TOP_LEVELS})
+            frames = self._raw[thread_id] = list(body.get("stackFrames", []))
+            self.goroot = self.goroot or goroot_of(frames)
+        return frames
+
     async def hidden_frames(self, thread_id: int) -> int:
-        """How many runtime frames top the stack of the goroutine that panicked or was paused (0 elsewhere)."""
-        if thread_id != self._trim_thread:
-            return 0
+        """How many frames top a goroutine's stack above the user's code: the runtime's, and the standard
+        library's under them, on the goroutine that panicked, was paused or hit a fatal error, and on every
+        other goroutine parked in the runtime (on a lock, a channel, a sleep); none on the goroutine of a
+        breakpoint or step, whatever code it stopped in."""
         hidden = self._frames.hidden(thread_id)
         if hidden is None:
-            body = await self._request("stackTrace", {"threadId": thread_id, "startFrame": 0, "levels": 20})
-            hidden = leading(body.get("stackFrames", []), in_runtime)
+            hidden = 0
+            if not self.at_entry and (thread_id == self._trim_thread or thread_id != self._stop_thread):
+                frames = await self.top_frames(thread_id)
+                if thread_id == self._trim_thread or (frames and in_runtime(frames[0])):
+                    hidden = leading(frames, lambda frame: self.hidden(frame) or in_library(frame, self.goroot))
             self._frames.hide(thread_id, hidden)
         return hidden
+
+    def above(self, thread_id: int) -> list[Frame]:
+        """The frames hidden above a test failure's frame 0 (package testing's, an assertion library's)."""
+        return self._above.get(thread_id, [])
+
+    async def is_delves_own(self, frame: FrameRef) -> bool:
+        """Whether ``frame`` is the topmost of delve's current goroutine: the one frame delve sets variables in."""
+        return frame.thread_id == self.delve_thread and frame.index + await self.hidden_frames(frame.thread_id) == 0
+
+    async def library_above(self, thread_id: int) -> list[dict[str, Any]]:
+        """The standard library's frames among those hidden on ``thread_id``, innermost first: what it is
+        blocked in, as Go's own traceback shows it (sync.(*Mutex).Lock, time.Sleep; not the runtime's)."""
+        hidden = await self.hidden_frames(thread_id)
+        if not hidden:
+            return []
+        return [frame for frame in (await self.top_frames(thread_id))[:hidden] if not in_runtime(frame)]
 
     # -- a stop ---------------------------------------------------------------------------------------
 
     def take(self, body: dict[str, Any]) -> None:
         """A ``stopped`` event: reported, moved to a user goroutine first, or the answer a re-pause waits for."""
         self.stopped = True
-        self._frames.clear()
+        self._forget_frames()
+        self.delve_thread = body.get("threadId")
         self._exception_detail = None
+        self._above.clear()
         self._trim_thread = body.get("threadId") if body.get("reason") == "exception" else None
         self.at_entry = body.get("reason") == "entry"
         if isinstance(body.get("text"), str):
@@ -137,20 +200,97 @@ class DelveStops:
         if self._pause_waiter is not None and not self._pause_waiter.done():
             self._pause_waiter.set_result(body)  # a pause being refined by _report_pause
             return
+        refinement = self.claim(body) if self.claim is not None else None
+        if refinement is not None:
+            self._ordered.refine(refinement)
+            return
         if body.get("reason") == "exception" and "no such process" in (body.get("text"), body.get("description")):
             self._vanished(PROGRAM_VANISHED)  # delve tried to resume a program killed from outside
             return
-        if body.get("reason") == "exception" and body.get("description") != "panic":
+        if body.get("reason") == "exception" and body.get("description") not in ("panic", RACE):
             self._ordered.refine(self._report_fatal(body))
         elif body.get("reason") == "pause":
             self._ordered.refine(self._report_pause(body))
         else:
+            self._stop_thread = body.get("threadId")
             self._ordered.on_stopped(self._stop_event(body))
 
-    def _report_refined(self, body: dict[str, Any]) -> None:
-        """A refined stop goes straight to the session (events behind it wait in ``_ordered``)."""
+    def _forget_frames(self) -> None:
         self._frames.clear()
+        self._raw.clear()
+        self.generation += 1
+
+    @property
+    def request(self) -> wire.Request:
+        return self._request
+
+    @property
+    def connected(self) -> bool:
+        return self._connected()
+
+    def report_refined(self, body: dict[str, Any]) -> None:
+        """A refined stop goes straight to the session (events behind it wait in ``_ordered``)."""
+        self._forget_frames()
+        self._stop_thread = body.get("threadId")
         self._ordered.target.on_stopped(self._stop_event(body))
+
+    async def leave_hidden(self, thread: int, kind: str) -> bool:
+        """Step out of the frames hidden above a test failure's frame 0 (Fail, Errorf, testify's), their stops
+        unseen, so a step goes on from the test's own line; False when it cannot (a stop of another kind came
+        meanwhile and is reported, the steps outlived their deadline, or the test ends: t.FailNow never
+        returns, so the program is resumed instead). Fail calls its parent's Fail on the way: those hits are
+        stepped out of too."""
+        above = list(self._above.get(thread, []))
+        line = self._failure_line.get(thread)
+        if any(frame.name.endswith(".FailNow") for frame in above):
+            self.moving()
+            await self._request("continue", {"threadId": thread})
+            return False
+        hidden = {frame.name for frame in above}
+        try:
+            for _ in range(len(above) + LEAVE_EXTRA_STEPS):
+                waiter = self._pause_waiter = asyncio.get_running_loop().create_future()
+                self.moving()
+                await self._request("stepOut", {"threadId": thread})
+                body = await asyncio.wait_for(waiter, timeouts.INSPECT_S)
+                top = (await self._request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": 1})
+                       ).get("stackFrames", [])
+                name = str(top[0].get("name", "")) if top else ""
+                if body.get("reason") not in ("step", "function breakpoint") or \
+                        (body.get("reason") != "step" and name not in hidden):
+                    self._pause_waiter = None
+                    self.take(body)
+                    return False
+                if name not in hidden:
+                    if top[0].get("line") == line or kind == "out":
+                        return True
+                    self._pause_waiter = None
+                    self.take(body)  # the step out of the test's call already reached the next line
+                    return False
+        except asyncio.TimeoutError:
+            return False
+        finally:
+            self._pause_waiter = None
+        return True
+
+    async def resume_unseen(self, thread: int) -> None:
+        """Resume a stop no one is told of (a refinement found it no stop of the user's)."""
+        self.moving()
+        await self._request("continue", {"threadId": thread})
+
+    def report_at(self, body: dict[str, Any], hidden: int, detail: ExceptionDetail, above: list[Frame],
+                  line: int | None) -> None:
+        """Report a refined stop as an exception with ``detail``, its ``hidden`` top frames listed ``above``, at
+        ``line`` of the frame under them."""
+        thread = int(body.get("threadId") or 0)
+        self._failure_line[thread] = line
+        self._forget_frames()
+        self._stop_thread = self._trim_thread = thread
+        self._exception_detail = detail
+        self._above[thread] = above
+        self._frames.hide(thread, hidden)
+        self._ordered.target.on_stopped(self._stop_event({**body, "reason": "exception", "description": detail.type,
+                                                          "text": detail.message, "hitBreakpointIds": []}))
 
     async def _report_pause(self, body: dict[str, Any]) -> None:
         """Report a pause on a user goroutine, preferably one that was running, not on whichever
@@ -186,7 +326,7 @@ class DelveStops:
             self._pause_waiter = None
         if body.get("reason") == "pause":
             self._trim_thread = body.get("threadId")  # it may be inside asyncPreempt or a signal handler
-        self._report_refined(body)
+        self.report_refined(body)
 
     async def _report_fatal(self, body: dict[str, Any]) -> None:
         """A fatal error (a deadlock, a concurrent map write) stops on the runtime's own thread, with
@@ -203,7 +343,7 @@ class DelveStops:
                     body["threadId"] = self._trim_thread = goroutine
         except Exception:
             log.debug("delve: could not place a fatal error on a goroutine", exc_info=True)
-        self._report_refined(body)
+        self.report_refined(body)
 
     async def _pause_target(self, current: int | None) -> tuple[int | None, bool]:
         """The goroutine to report a pause on, and whether it was running (on an OS thread)."""

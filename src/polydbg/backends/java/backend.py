@@ -60,7 +60,7 @@ from polydbg.backends.java import kotlin, launcher, mainclass
 from polydbg.backends.java import vm as jvm
 from polydbg.backends.java.breakpoints import EntryBreakpoint, LineBreakpoints
 from polydbg.backends.java.conditions import Conditions
-from polydbg.backends.java.exceptions import Exceptions
+from polydbg.backends.java.exceptions import USER_UNHANDLED, Exceptions
 from polydbg.backends.java.inspection import Inspection
 from polydbg.backends.java.methods import MethodBreakpoints
 from polydbg.backends.java.monitors import Monitors
@@ -91,7 +91,7 @@ class JavaBackend(Backend):
         self.language = language
         self.capabilities = Capabilities(
             conditional_breakpoints=True, hit_conditional_breakpoints=True, log_points=True, set_variable=True,
-            exception_info=True, exception_filters=("raised", "uncaught"), function_breakpoints=True,
+            exception_info=True, exception_filters=("raised", "uncaught", USER_UNHANDLED), function_breakpoints=True,
             data_breakpoints=True, raw_command=True)
         self._events = OrderedEvents(listener)
         self._life = Lifecycle("java", self._events)
@@ -371,6 +371,11 @@ class JavaBackend(Backend):
 
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
         return await self._threads.stack_trace(thread_id, start, levels)
+
+    async def frames_above(self, thread_id: int) -> list[Frame]:
+        """The JDK's and test frameworks' frames hidden above the program's (a failed assertEquals: JUnit's
+        Assert frames above the test's line)."""
+        return await self._threads.above(thread_id)
 
     async def locks(self, thread_ids: Sequence[int]) -> dict[int, ThreadLocks]:
         """Monitors held (and the frame that took each), the monitor or java.util.concurrent lock each thread

@@ -1,26 +1,49 @@
-"""Exceptions: which throws stop (the ``raised`` and ``uncaught`` filters), and what an exception stop
-says about its exception.
+"""Exceptions: which throws stop (the ``raised``, ``uncaught`` and ``userUnhandled`` filters), and what an
+exception stop says about its exception.
 
 - Filters: ``uncaught`` is an ``Exception`` request for uncaught throws; ``raised`` adds one for caught
   throws, of which those the JDK (or Kotlin's runtime) throws and catches itself — a class loader's
   ``ClassNotFoundException`` at every class it looks for — are resumed without a stop: a caught throw
   is the program's when its code throws or catches it.
-- Detail: the exception's class and message. The message is its ``detailMessage`` field; when that is
-  null, ``getMessage()`` is called (an override computes it) on the thread stopped at the exception
-  event — not after debug_pause, when JDWP allows no calls — and remembered for that exception.
+- ``userUnhandled`` (debugpy's word; a test run's, which JUnit would otherwise swallow): a caught throw stops
+  when it leaves the program's code into a library's catch — a frame of the program's between the throw and
+  the catch, the catch in the JDK's or a test framework's code (``vm.is_library``): a failing assertion
+  caught by JUnit, an exception of the code under test. Not a catch that expects it (``assertThrows``,
+  ``@Test(expected=…)``, AssertJ's ``catchThrowable``), an assumption that aborts a test, nor the same
+  exception again on its way out (a re-throw). One the program's own code caught first and threw again (a
+  ``finally``, try-with-resources, ``catch … throw e``) stops where it left that code, the re-throw: where
+  it was first thrown is kept and said in the stop's details.
+- Detail: the exception's class and message: ``getMessage()`` where its class overrides it (JUnit 4's
+  ``ComparisonFailure`` builds "expected:<…> but was:<…>" there; jopt-simple's exceptions build theirs
+  from fields), called on the thread stopped at the exception event — not after debug_pause, when JDWP
+  allows no calls — and remembered for that exception; else its ``detailMessage`` field.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import re
 
 from polydbg.backends.base import ExceptionDetail
 from polydbg.backends.java.classes import JavaClass
 from polydbg.backends.java.threads import Threads
-from polydbg.backends.java.vm import LIBRARY_PACKAGES, Vm
+from polydbg.backends.java.vm import LIBRARY_PACKAGES, Vm, is_library
 from polydbg.errors import AdapterRequestError, AdapterTimeoutError
 from polydbg.jdwp.client import JdwpRequestError
-from polydbg.jdwp.codec import Event, EventKind, Modifier, Suspend, Value
+from polydbg.jdwp.codec import Event, EventKind, Location, Modifier, Suspend, Value
+
+USER_UNHANDLED = "userUnhandled"
+# a library's catch that expects the exception (the test passes when it comes): assertThrows (JUnit 4.13, 5),
+# assertThrowsExactly, kotlin.test's assertFails…, AssertJ's catchThrowable…, Truth's/TestNG's expectThrows
+_EXPECTING_METHOD = re.compile(r"^(?:assert(?:Throws\w*|Fails\w*|ThatThrownBy|ThatCode)|expectThrows|catchThrowable\w*"
+                               r"|shouldThrow\w*)$")
+# JUnit 4's @Test(expected=…) and its ExpectedException rule
+_EXPECTING_CLASS = re.compile(r"(?:^|[.$])(?:ExpectException|ExpectedException(?:\$\w+)?)$")
+# a test that aborts (an assumption that does not hold) is skipped, not failed
+_ABORTING = frozenset({"org.opentest4j.TestAbortedException", "org.junit.AssumptionViolatedException",
+                       "org.junit.internal.AssumptionViolatedException"})
+_STOPPED_AT = 64  # exceptions remembered as stopped at, so that their re-throws do not stop again
 
 
 class Exceptions:
@@ -29,25 +52,37 @@ class Exceptions:
         self._threads = threads
         self._requests: list[int] = []
         self._caught_request: int | None = None
+        self._raised = False  # "raised": every caught throw of the program's stops
+        self._user_unhandled = False
+        self._stopped_at: list[int] = []  # exception object ids, newest last
+        self._caught_by_program: dict[int, Location] = {}  # exception object id → where it was first thrown
         self._computed_messages: dict[int, str | None] = {}  # exception object id → its getMessage()
 
     async def set_filters(self, filters: list[str]) -> None:
         for request in self._requests:
             await self._vm.clear_request(EventKind.EXCEPTION, request)
         self._requests = []
-        if "raised" in filters:  # caught throws: those the JDK throws and catches itself are resumed (stops_at)
+        self._caught_request = None
+        self._raised = "raised" in filters
+        self._user_unhandled = USER_UNHANDLED in filters
+        if self._raised or self._user_unhandled:  # caught throws: which stop is decided at each (stops_at)
             writer = self._vm.client.writer().u1(Modifier.EXCEPTION_ONLY).reference_type(0).boolean(True).boolean(
                 False)
             self._caught_request = await self._vm.event_request(EventKind.EXCEPTION, Suspend.ALL, writer.bytes(), 1)
             self._requests.append(self._caught_request)
-        if "uncaught" in filters or "raised" in filters:
+        if "uncaught" in filters or self._raised or self._user_unhandled:
             writer = self._vm.client.writer().u1(Modifier.EXCEPTION_ONLY).reference_type(0).boolean(False).boolean(
                 True)
             self._requests.append(await self._vm.event_request(EventKind.EXCEPTION, Suspend.ALL, writer.bytes(), 1))
 
     async def stops_at(self, event: Event) -> bool:
         """Whether an exception event is a stop (a caught throw only when it concerns the program)."""
-        return event.request_id != self._caught_request or await self._ours(event)
+        if event.request_id != self._caught_request:
+            return True
+        stops = (self._raised and await self._ours(event)) or (self._user_unhandled and await self._unhandled(event))
+        if stops and event.exception is not None:
+            self._stopped_at = [*self._stopped_at[-_STOPPED_AT + 1:], int(event.exception.value)]
+        return stops
 
     async def _ours(self, event: Event) -> bool:
         """A caught exception concerns the program when its code throws or catches it (a JDK class
@@ -59,6 +94,48 @@ class Exceptions:
                         return True
         return False
 
+    async def _unhandled(self, event: Event) -> bool:
+        """A caught exception leaves the program's code into a library's catch that does not expect it."""
+        catch = event.catch_location
+        if catch is None or not catch.class_id or event.exception is None:
+            return False
+        if int(event.exception.value) in self._stopped_at:
+            return False  # re-thrown on its way out: it stopped where it first left the program's code
+        try:
+            catcher, method = await self._vm.classes.method(catch.class_id, catch.method_id)
+            if not is_library(catcher.name):
+                await self._remember_first_throw(event)
+                return False
+            if _EXPECTING_CLASS.search(catcher.name) or (method is not None and _EXPECTING_METHOD.match(method.name)):
+                return False
+            if not await self._through_program_code(event.thread, catch):
+                return False
+            return (await self._vm.values.class_of(int(event.exception.value))).name not in _ABORTING
+        except (JdwpRequestError, AdapterTimeoutError):
+            return False
+
+    async def _remember_first_throw(self, event: Event) -> None:
+        """Where an exception the program's code catches was thrown (its first frame of the program's), in case
+        that code throws it on (a ``finally``): the stop at the re-throw says it."""
+        assert event.exception is not None
+        key = int(event.exception.value)
+        if key in self._caught_by_program:
+            return
+        for _, where in await self._threads.frames(event.thread):
+            if not is_library((await self._vm.classes.get(where.class_id)).name):
+                self._caught_by_program = {**dict(list(self._caught_by_program.items())[-_STOPPED_AT + 1:]),
+                                           key: where}
+                return
+
+    async def _through_program_code(self, thread: int, catch: Location) -> bool:
+        """Whether a frame of the program's lies between the throw (frame 0) and the catching frame."""
+        for _, where in await self._threads.frames(thread):
+            if where.class_id == catch.class_id and where.method_id == catch.method_id:
+                return False
+            if not is_library((await self._vm.classes.get(where.class_id)).name):
+                return True
+        return False
+
     async def detail(self) -> ExceptionDetail | None:
         """The class and message of the exception the program is stopped at (None: not at one)."""
         exception = self._threads.stop.exception
@@ -66,14 +143,29 @@ class Exceptions:
             return None
         values = self._vm.values
         cls = await values.class_of(int(exception.value))
-        message = await self._field(exception, "detailMessage")
-        text = await values.string(int(message.value)) if message is not None and message.value else None
+        key = int(exception.value)
+        if key not in self._computed_messages:
+            self._computed_messages = {key: await self._computed_message(exception, cls)}
+        text = self._computed_messages[key]
         if text is None:
-            key = int(exception.value)
-            if key not in self._computed_messages:
-                self._computed_messages = {key: await self._computed_message(exception, cls)}
-            text = self._computed_messages[key]
-        return ExceptionDetail(cls.name, "null" if text is None else text)
+            message = await self._field(exception, "detailMessage")
+            text = await values.string(int(message.value)) if message is not None and message.value else None
+        return ExceptionDetail(cls.name, "null" if text is None else text, await self._first_throw(key))
+
+    async def _first_throw(self, key: int) -> tuple[str, ...]:
+        """Where the exception stopped at was first thrown, when the program's code caught and re-threw it."""
+        first = self._caught_by_program.get(key)
+        thread = self._threads.stop.thread
+        if first is None or thread is None:
+            return ()
+        shown = await self._threads.shown(thread)
+        if shown and (shown[0][1].class_id, shown[0][1].method_id, shown[0][1].code_index) == (
+                first.class_id, first.method_id, first.code_index):
+            return ()
+        frame = await self._threads.describe(first)
+        where = f"{os.path.basename(frame.file)}:{frame.line}" if frame.file else "?"
+        return (f"first thrown at {where} in {frame.name}, caught by the program's code there (a finally, "
+                "try-with-resources, a catch) and thrown on",)
 
     async def _field(self, value: Value, name: str) -> Value | None:
         if not value.is_object or not value.value:
@@ -87,8 +179,8 @@ class Exceptions:
         return None
 
     async def _computed_message(self, exception: Value, cls: JavaClass) -> str | None:
-        """``getMessage()`` of an exception whose ``detailMessage`` is null, called on the thread stopped
-        at the exception event (not after debug_pause: no calls then)."""
+        """``getMessage()`` of an exception whose class overrides it, called on the thread stopped at the
+        exception event (not after debug_pause: no calls then); None otherwise."""
         stop = self._threads.stop
         if stop.thread is None or stop.paused:
             return None

@@ -3,7 +3,7 @@
 The JVM knows a class's ``SourceFile`` attribute (``Foo.java``, no directory) and its package. A class
 is looked for among the files with breakpoints first (same name, same ``package`` declaration), then
 under each source root as ``root/<package path>/<SourceFile>`` and ``root/<SourceFile>``. The roots
-are the program's directory, the working directory (and its ``src/main/java``, ``src/main/kotlin``),
+are the program's directory, the working directory (and its ``src/{main,test}/{java,kotlin}``),
 the class-path directories of ``runtime_args`` and the source trees beside them (``sources_near``), and
 the root each breakpoint's file lies in (its directory less its package's), so a library's other files
 are found too. A class found nowhere reads as ``<package path>/<SourceFile>``; a root added later makes
@@ -89,12 +89,13 @@ def find_under(roots: Iterable[str], package_path: str, source: str) -> str | No
 
 
 def launch_roots(spec: LaunchSpec) -> list[str]:
-    """A launched program's source roots: its directory, the working directory with ``src/main/java``
-    and ``src/main/kotlin``, and the class-path directories of ``runtime_args`` with the sources beside them."""
+    """A launched program's source roots: its directory, the working directory with ``src/main/java``,
+    ``src/test/java`` and their Kotlin twins, and the class-path directories of ``runtime_args`` with the
+    sources beside them."""
     roots = [os.path.dirname(os.path.abspath(spec.program or "."))]
     if spec.cwd:
-        roots += [spec.cwd, os.path.join(spec.cwd, "src", "main", "java"),
-                  os.path.join(spec.cwd, "src", "main", "kotlin")]
+        roots += [spec.cwd, *(os.path.join(spec.cwd, "src", part, lang) for part in ("main", "test")
+                              for lang in ("java", "kotlin"))]
     for flag, value in itertools.pairwise(spec.runtime_args):
         if flag in launcher.CLASSPATH_FLAGS:
             for entry in value.split(os.pathsep):

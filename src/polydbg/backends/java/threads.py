@@ -10,10 +10,11 @@
   (``ThreadReference.Status``), then the JVM's own marked ``system``.
 - Frames: ``ThreadReference.Frames`` is read once per thread per stop (error 13, not suspended, is a
   thread started after the stop: no frames); the threads asked for at one moment are read together,
-  under one wait. Leading frames in the JDK (an exception thrown inside it)
-  are hidden when the program's code is below, and the lambdas' generated classes between a caller and
-  the lambda's body (``Foo$$Lambda$14.run``, no source) are left out. An invoke runs the thread, which
-  invalidates its frame ids: they are forgotten and found again by (thread, shown index) (scope.py).
+  under one wait. Leading frames in the JDK or a test framework (an exception thrown inside it, a
+  failed assertion) are hidden when the program's code is below (listed above it by ``above``), and
+  the lambdas' generated classes between a caller and the lambda's body (``Foo$$Lambda$14.run``, no
+  source) are left out. An invoke runs the thread, which invalidates its frame ids: they are forgotten
+  and found again by (thread, shown index) (scope.py).
 - The current stop (``CurrentStop``): the thread, whether debug_pause made it (no method calls then:
   JDWP invokes only on a thread suspended by an event), the exception of an exception stop.
 """
@@ -30,7 +31,7 @@ from polydbg.backends.java.calls import Calls
 from polydbg.backends.java.classes import short_name
 from polydbg.backends.java.scope import StoppedFrame
 from polydbg.backends.java.sources import Sources
-from polydbg.backends.java.vm import LIBRARY_PACKAGES, Vm
+from polydbg.backends.java.vm import LIBRARY_PACKAGES, Vm, is_library
 from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.frames import leading
 from polydbg.errors import AdapterRequestError
@@ -275,7 +276,7 @@ class Threads:
         self.stop.name = None if name == "main" else name
         frames = await self.frames(thread)
         names = [(await self._vm.classes.get(where.class_id)).name for _, where in frames]
-        self._hidden[thread] = leading(names, lambda name: name.startswith(LIBRARY_PACKAGES))
+        self._hidden[thread] = leading(names, is_library)
 
     def read_frames(self, thread: int) -> list[tuple[int, Location]] | None:
         """The thread's frames when they were read at this stop already (None: not yet)."""
@@ -398,14 +399,21 @@ class Threads:
 
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
         shown = await self.shown(self.jdwp(thread_id))
+        return [await self.describe(where) for _, where in shown[start:start + levels]], len(shown)
+
+    async def above(self, thread_id: int) -> list[Frame]:
+        """The leading frames hidden above the first shown one, innermost first."""
+        thread = self.jdwp(thread_id)
+        hidden = self._hidden.get(thread, 0)
+        return [await self.describe(where) for _, where in (await self.frames(thread))[:hidden]] if hidden else []
+
+    async def describe(self, where: Location) -> Frame:
+        """A location as a stack listing shows it: Class.method, its source file and line."""
         classes = self._vm.classes
-        out = []
-        for _, where in shown[start:start + levels]:
-            cls, method = await classes.method(where.class_id, where.method_id)
-            line = None
-            if method is not None:
-                await classes.lines(cls, method)
-                line = await classes.shown_line(cls, method.line_at(where.code_index))
-            name = f"{short_name(cls.signature)}.{method.name if method else '?'}"
-            out.append(Frame(name, await self._sources.path(cls), line))
-        return out, len(shown)
+        cls, method = await classes.method(where.class_id, where.method_id)
+        line = None
+        if method is not None:
+            await classes.lines(cls, method)
+            line = await classes.shown_line(cls, method.line_at(where.code_index))
+        name = f"{short_name(cls.signature)}.{method.name if method else '?'}"
+        return Frame(name, await self._sources.path(cls), line)

@@ -33,6 +33,17 @@ RUNTIME_PACKAGES = ("java.", "javax.", "jdk.", "sun.", "com.sun.")
 # the exceptions it throws and catches itself are not the program's
 LIBRARY_PATTERNS = (*RUNTIME_PATTERNS, "kotlin.*")
 LIBRARY_PACKAGES = (*RUNTIME_PACKAGES, "kotlin.")
+# test runners and assertion libraries: their frames above a test's are hidden at a stop, and an exception they
+# catch from a test's code is a failing test (the ``userUnhandled`` filter, exceptions.py)
+TEST_FRAMEWORK_PACKAGES = ("org.junit.", "junit.", "org.opentest4j.", "org.hamcrest.", "org.assertj.", "org.testng.",
+                           "com.google.common.truth.", "io.kotest.", "polydbg.junit.")
+
+
+def is_library(class_name: str) -> bool:
+    """A class of the JDK, Kotlin's runtime or a test framework: not the program's own code."""
+    return class_name.startswith(LIBRARY_PACKAGES) or class_name.startswith(TEST_FRAMEWORK_PACKAGES)
+
+
 IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
 _GONE = "the JVM is not connected"
 

@@ -103,6 +103,7 @@ class LldbDapBackend(DapBackend):
 
     async def launch(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
         self._locate()
+        self._stops.testing = spec.test
         if self.language == "rust":
             self._rust_etc = await launch.rust_lldb_dir(
                 spec.cwd or (os.path.dirname(spec.program) if spec.program else None))

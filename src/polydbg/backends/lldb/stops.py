@@ -42,7 +42,7 @@ from polydbg.backends.kit import cxx, sanitizers
 from polydbg.backends.kit.frames import FrameHandles, is_runtime_source, leading, library_call
 from polydbg.backends.kit.handles import IdMap
 from polydbg.backends.kit.ordering import OrderedEvents
-from polydbg.backends.kit.panics import panic_message
+from polydbg.backends.kit.panics import expected_by_test, panic_message
 from polydbg.backends.lldb import values
 from polydbg.backends.lldb.hits import LldbHits
 from polydbg.backends.lldb.launch import COMMAND_PREFIX
@@ -158,6 +158,7 @@ class LldbStops:
         self._watch_label = watch_label  # lldb's watchpoint id → "#3 counter", as the agent knows it
         self.core: str | None = None  # the core file opened post-mortem
         self.remote = False  # attached to a gdbserver: its initial SIGTRAP stop is not the user's
+        self.testing = False  # runs one test (LaunchSpec.test): a panic the test expects is no stop
         self._remote_resumed = False
         self._pause_requested = False
         self._stop_reported = False  # a focus stop was reported since the last resume
@@ -380,7 +381,8 @@ class LldbStops:
         self._report(classified)
 
     async def _classified(self, body: dict[str, Any]) -> dict[str, Any] | None:
-        """The stop as reported; None for a stop to resume unseen (a sanitizer about to print its report)."""
+        """The stop as reported; None for a stop to resume unseen (a sanitizer about to print its report, a panic
+        a test expects)."""
         thread = body.get("threadId")
         if not isinstance(thread, int):
             return self._rewrite(body)
@@ -412,6 +414,8 @@ class LldbStops:
             return {**self._rewrite(body), "description": "C++ exception thrown", "text": None}
         if not frames or "rust_panic" not in frames[0].name:
             return self._rewrite(body)
+        if self.testing and expected_by_test(frames):
+            return None  # a #[should_panic] test passing
         self._frames.hide(thread, leading(frames, library_frame))  # std/core frames above the panicking code
         message = await self._panic_message()
         self._panics[thread] = message

@@ -28,3 +28,9 @@ class PricesCase(unittest.TestCase):
     def test_bulk_again(self):
         cart = [1.0, 1.0]
         self.assertEqual(total(cart, 10), 18.0)  # unittest check
+
+
+def test_total_through_a_helper():
+    from tests.helpers import same
+
+    same(4.5, total([1.5], 2))

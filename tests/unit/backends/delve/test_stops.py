@@ -46,16 +46,35 @@ def _stops(requests: FakeRequests) -> tuple[stops.DelveStops, RecordingListener,
 
 _RUNTIME = {"id": 1, "name": "runtime.gopanic", "source": {"path": "/go/src/runtime/panic.go"}}
 _USER = {"id": 2, "name": "main.main", "source": {"path": "/app/main.go"}}
+_PARK = {"id": 3, "name": "runtime.gopark", "source": {"path": "/go/src/runtime/proc.go"}}
+_LOCK = {"id": 4, "name": "sync.(*Mutex).Lock", "source": {"path": "/go/src/sync/mutex.go"}}
+_MAIN = {"id": 5, "name": "main.transfer", "source": {"path": "/app/main.go"}}
+
+
+def _by_thread(stacks: dict[int, list[dict[str, Any]]]) -> Any:
+    return lambda arguments: {"stackFrames": stacks[arguments["threadId"]]}
 
 
 async def test_a_panic_is_reported_at_once_and_its_runtime_frames_hidden() -> None:
-    found, listener, _ = _stops(FakeRequests(stackTrace={"stackFrames": [_RUNTIME, _USER]}))
+    found, listener, _ = _stops(FakeRequests(stackTrace=_by_thread({1: [_RUNTIME, _USER], 2: [_USER]})))
     found.take({"reason": "exception", "threadId": 1, "description": "panic", "text": '"boom"'})
     assert listener.events == [("stopped", StopEvent("exception", 1, "panic", "boom"))]
     assert await found.hidden_frames(1) == 1
     assert await found.hidden_frames(2) == 0
     found.moving()
     assert await found.hidden_frames(1) == 0
+
+
+async def test_other_goroutines_parked_in_the_runtime_start_at_the_users_code() -> None:
+    """Their runtime and library frames are hidden (listed above frame 0: the library's, as Go's traceback
+    shows them); the goroutine of a breakpoint keeps every frame, whatever code it stopped in."""
+    stacks = {1: [_PARK, _LOCK, _MAIN], 2: [_PARK, _LOCK, _MAIN], 3: [_LOCK, _MAIN]}
+    found, _, _ = _stops(FakeRequests(stackTrace=_by_thread(stacks)))
+    found.take({"reason": "breakpoint", "threadId": 1})
+    assert [await found.hidden_frames(thread) for thread in (1, 2, 3)] == [0, 2, 0]
+    assert found.goroot == "/go"  # where the runtime's sources are: the library is beside them
+    assert await found.library_above(2) == [_LOCK]
+    assert await found.library_above(1) == []
 
 
 async def test_a_fatal_error_on_the_runtimes_thread_moves_to_a_user_goroutine() -> None:

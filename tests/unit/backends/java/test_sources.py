@@ -37,7 +37,8 @@ def test_launch_roots_take_the_program_cwd_and_class_path(tmp_path: Path) -> Non
     spec = LaunchSpec(program=str(tmp_path / "app" / "Main.java"), cwd=str(tmp_path),
                       runtime_args=("-cp", os.pathsep.join([str(classes), str(tmp_path / "missing")])))
     assert launch_roots(spec) == [str(tmp_path / "app"), str(tmp_path), str(tmp_path / "src" / "main" / "java"),
-                                  str(tmp_path / "src" / "main" / "kotlin"), str(classes), str(sources)]
+                                  str(tmp_path / "src" / "main" / "kotlin"), str(tmp_path / "src" / "test" / "java"),
+                                  str(tmp_path / "src" / "test" / "kotlin"), str(classes), str(sources)]
 
 
 def test_sources_near_a_maven_target() -> None:

@@ -24,7 +24,8 @@ exception a ``with`` block suppressed (``pytest.raises``, ``contextlib.suppress`
 A frame that returns sits on a return instruction; one an exception leaves, on the instruction that raised. The
 veto is made where pydevd tells the client about the stop (``PyDB.send_caught_exception_stack``, whose caller's
 frame is the one stopping), and skips that stop's suspension and its messages; 3.12's ``sys.monitoring`` tells
-an unwinding apart by itself.
+an unwinding apart by itself. A ``SystemExit`` leaving the user's code (``sys.exit("message")``, whose code pydevd
+does not ignore) is vetoed the same way: an exit is an exit.
 When the program's main code is done, it waits for pydevd's writer thread to send what it still holds (as long
 as it keeps sending): pydevd gives the writer 0.5 s once no thread of the program is alive, then drops the rest
 (a trace of 20,000 hits lost 12,000 of them). This runs while the main thread is alive still: in an exit hook
@@ -51,7 +52,8 @@ def _returned(P):  # a user-unhandled exception whose frame returned normally is
     def send(self, thread, arg, fid):
         f, n = sys._getframe(1), 0
         while f is not None and id(f) != fid and n < 8: f, n = f.f_back, n + 1
-        t.v = f is not None and id(f) == fid and f.f_lasti >= 0 and f.f_code.co_code[f.f_lasti] in R
+        t.v = (isinstance(arg[0], type) and issubclass(arg[0], SystemExit)) or (  # an exit is an exit
+            f is not None and id(f) == fid and f.f_lasti >= 0 and f.f_code.co_code[f.f_lasti] in R)
         if not t.v: return s0(self, thread, arg, fid)
     def suspend(self, *a, **k):
         if not getattr(t, 'v', False): return s1(self, *a, **k)
@@ -62,38 +64,36 @@ def _returned(P):  # a user-unhandled exception whose frame returned normally is
         else: return s3(self, thread)
     P.send_caught_exception_stack, P.set_suspend, P.do_wait_suspend = send, suspend, wait
     P.send_caught_exception_stack_proceeded = proceeded
-class _Lines:
-    def __init__(self): self.left = {'_pydevd_bundle.pydevd_api', 'pydevd'}
+def _api(m):  # pydevd's breakpoint lines memoized; a stack request does not wait for a thread that is not stopped
+    f, memo = m._get_code_lines, {}
+    def lines(code):
+        if not isinstance(code, str): return f(code)
+        s = os.stat(code); k = (code, s.st_mtime_ns, s.st_size)
+        if k not in memo: memo[k] = tuple(f(code))
+        return iter(memo[k])
+    m._get_code_lines = lines
+    try:
+        r = m.PyDevdAPI.request_stack; c = r.__code__; d = list(r.__defaults__)
+        i = c.co_varnames.index('timeout') - c.co_argcount + len(d)
+        if 0 <= i < len(d): d[i] = 0; r.__defaults__ = tuple(d)
+    except Exception: pass
+def _pydevd(m):
+    try: _returned(m.PyDB)
+    except Exception: pass
+_patches = {'_pydevd_bundle.pydevd_api': _api, 'pydevd': _pydevd}
+class _Patch:
     def find_spec(self, name, path=None, target=None):
-        if name not in self.left: return None
-        self.left.discard(name)
-        if not self.left: sys.meta_path.remove(self)
+        patch = _patches.pop(name, None)
+        if patch is None: return None
+        if not _patches: sys.meta_path.remove(self)
         import importlib.util
         spec = importlib.util.find_spec(name)
         run = spec and spec.loader and getattr(spec.loader, 'exec_module', None)
-        if run and name == 'pydevd':
-            def exec_module(m):
-                run(m)
-                try: _returned(m.PyDB)
-                except Exception: pass
-            spec.loader.exec_module = exec_module
-        elif run:
-            def exec_module(m):
-                run(m); f, memo = m._get_code_lines, {}
-                def lines(code):
-                    if not isinstance(code, str): return f(code)
-                    s = os.stat(code); k = (code, s.st_mtime_ns, s.st_size)
-                    if k not in memo: memo[k] = tuple(f(code))
-                    return iter(memo[k])
-                m._get_code_lines = lines
-                try:  # a stack request does not wait for a thread that is not stopped
-                    r = m.PyDevdAPI.request_stack; c = r.__code__; d = list(r.__defaults__)
-                    i = c.co_varnames.index('timeout') - c.co_argcount + len(d)
-                    if 0 <= i < len(d): d[i] = 0; r.__defaults__ = tuple(d)
-                except Exception: pass
+        if run:
+            def exec_module(m): run(m); patch(m)
             spec.loader.exec_module = exec_module
         return spec
-sys.meta_path.insert(0, _Lines())
+sys.meta_path.insert(0, _Patch())
 a = sys.argv[1:]
 if a[:2] == ['-X', 'frozen_modules=off']: a = a[2:]
 if sys.path and sys.path[0] == '': del sys.path[0]
@@ -112,6 +112,29 @@ _i = os.environ.pop('POLYDBG_STDIN', None) if '--connect' in a else None
 if _i:
     _f = os.open(_i, os.O_RDONLY); os.dup2(_f, 0); os.close(_f)
 del _i
+_w = os.environ.pop('POLYDBG_PROBE', None) if '--connect' in a else None
+if _w:  # the probe starts with the program, once pydevd traces new threads
+    def _probing(m, left=[_w]):  # noqa: B006 (one probe, whichever runs first)
+        def started(run):
+            def first(*args, **kwargs):
+                if left:
+                    import threading
+                    w = left.pop()
+                    # it waits in library code (a step into "my code" never stops there); woken, it runs a line of
+                    # "user" code (named <ipython…), where a pause stops
+                    g = {'os': os}
+                    exec(compile('def ran():\n    pass  # a pause stops here\n\ndef wake(fd):\n'
+                                 '    while os.read(fd, 1):\n        ran()\n', '<polydbg-probe>', 'exec'), g)
+                    g['ran'].__code__ = g['ran'].__code__.replace(co_filename='<ipython-polydbg-probe>')
+                    threading.Thread(target=g['wake'], args=(os.open(w, os.O_RDWR),), name='polydbg-probe',
+                                     daemon=True).start()
+                return run(*args, **kwargs)
+            first.__code__ = first.__code__.replace(co_filename=m.__file__)  # pydevd's frame: hidden as its own
+            return first
+        for n in ('run_path', 'run_module', '_run_module_as_main'):
+            if hasattr(m, n): setattr(m, n, started(getattr(m, n)))
+    _patches['_pydevd_bundle.pydevd_runpy'] = _probing
+del _w
 _p = os.environ.pop('POLYDBG_VALUES', None) if '--connect' in a else None
 if _p:
     _d = os.path.abspath(os.path.join(a[0], '_vendored', 'pydevd'))  # as debugpy names its copy

@@ -1,0 +1,18 @@
+"""Where a program's project starts: the nearest directory at or above a path that holds the project's marker file
+(``go.mod`` for a Go module, ``Cargo.toml`` for a Cargo package), which is where its toolchain must run."""
+
+from __future__ import annotations
+
+import os
+
+
+def nearest_with(start: str, marker: str) -> str | None:
+    """The nearest directory at or above the directory ``start`` that holds a file named ``marker``."""
+    directory = os.path.abspath(start)
+    while True:
+        if os.path.isfile(os.path.join(directory, marker)):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent

@@ -1,0 +1,3 @@
+module polydbg.test/gotests
+
+go 1.19
