@@ -215,7 +215,8 @@ class Execution:
         last seen alive, its last output or, attached, the attach (what it printed before is not the session's
         to see, nor, with most debuggers, what it prints after: an idle server must not cost the deadline)."""
         attached = isinstance(self.core.spec, AttachSpec)
-        waited = await self.wait_change(since, timeout_s, progress, QUIET_S, self._moved_at if attached else None)
+        quiet_s = QUIET_S if self.core.test is None else None  # a test run ends: a quiet runner is busy, not serving
+        waited = await self.wait_change(since, timeout_s, progress, quiet_s, self._moved_at if attached else None)
         await self.settle_end()
         await self._bind_watches_now()
         note = _joined(note, self._unbound_note())

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 
 from polydbg.errors import UsageError, echo
-from polydbg.testing import go, junit, python, rust
+from polydbg.testing import go, javascript, junit, python, rust
 from polydbg.testing.plan import TestPlan, Verdict, closest
 
 __all__ = ["TestPlan", "Verdict", "closest", "plan"]
@@ -30,6 +30,8 @@ def language_of(test: str, cwd: str, language: str | None) -> str:
         return "python"
     if go.is_go_test(test, cwd):
         return "go"
+    if javascript.is_javascript_test(test, cwd):
+        return "javascript"
     for marker, named in _OTHER_MARKERS.items():
         if os.path.exists(os.path.join(cwd, marker)):
             return named
@@ -59,9 +61,11 @@ async def plan(test: str, cwd: str, language: str | None, runtimes: Mapping[str,
         return await rust.plan(test, cwd, env)
     if lang in ("java", "kotlin"):
         return await junit.plan(test, cwd, runtime_args)
-    raise UsageError(f"debug_launch(test=…) runs Python (pytest, unittest), Go, Rust and Java/Kotlin (JUnit) tests so "
-                     f"far, not {lang}'s; run the {lang} test runner as the program (program=, args=) with a "
-                     "breakpoint in the test")
+    if lang in ("javascript", "typescript"):
+        return await javascript.plan(test, cwd, runtimes.get("node"), runtime_args)
+    raise UsageError(f"debug_launch(test=…) runs Python (pytest, unittest), Go, Rust, Java/Kotlin (JUnit) and "
+                     f"JavaScript/TypeScript (node:test, jest, vitest, mocha) tests so far, not {lang}'s; run the "
+                     f"{lang} test runner as the program (program=, args=) with a breakpoint in the test")
 
 
 def _listing(directory: str) -> list[str]:

@@ -98,5 +98,16 @@ compiled with a column offset (jest's vm.Script with    load (the entry breakpoi
 its module wrapper), and babel drops blank lines:       beforeScriptWithSourceMapExecution); one with a
 jest's test files run lines off their own.              map of itself is bound through it
                                                         (``breakpoints``).
+A test runner catches whatever a test throws: to V8     a test run by name pauses on caught exceptions
+every failure is a caught exception.                    (the ``failures`` filter) and stops only where an
+                                                        exception goes from the user's code into the
+                                                        runner, at the user's frame (``failures``).
+V8 does not pause on an exception caught after a throw  the assertion libraries (node:assert, expect,
+in a blackboxed script, so node:assert's and expect's   chai) are let out of the blackbox while the
+throws never pause under the blackbox patterns.         ``failures`` filter is set.
+Node's internals compiled into its snapshot (node:fs,   their caught exceptions pause (a module resolution
+node:internal/url, the CommonJS loader) cannot be       that fails; vite's ``new URL`` tries, hundreds as
+blackboxed, by pattern or by range.                     vitest starts): each is judged and resumed at once,
+                                                        and none counts against the user code's budget.
 ======================================================  =================================================
 """

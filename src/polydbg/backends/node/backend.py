@@ -45,7 +45,7 @@ from polydbg.backends.kit import runtime, timeouts
 from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
 from polydbg.backends.kit.ordering import OrderedEvents
-from polydbg.backends.node import commands, compile_errors, conditions, inspection, launcher
+from polydbg.backends.node import commands, compile_errors, conditions, failures, inspection, launcher
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.breakpoints import Breakpoints
 from polydbg.backends.node.children import ChildReports
@@ -74,7 +74,7 @@ class NodeBackend(Backend):
         self.capabilities = Capabilities(
             conditional_breakpoints=True, hit_conditional_breakpoints=True, log_points=True,
             function_breakpoints=True, set_variable=True, exception_info=True,
-            exception_filters=("raised", "uncaught"), raw_command=True)
+            exception_filters=("raised", "uncaught", failures.FILTER), raw_command=True)
         self._life = Lifecycle("node", self._events)
         self._proc = procs.DebuggerProcess("node")
         self._attached = False
@@ -390,6 +390,9 @@ class NodeBackend(Backend):
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         return await inspection.set_variable(self._targets.of_ref(ref), ref, name, value)
+
+    async def frames_above(self, thread_id: int) -> list[Frame]:
+        return self._targets.get(thread_id).frames_above()
 
     async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
         target = self._targets.get(thread_id)

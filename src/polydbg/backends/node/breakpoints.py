@@ -49,11 +49,11 @@ from typing import Any
 from polydbg.backends.base import BreakpointResult, FunctionBreakpoint, SourceBreakpoint
 from polydbg.backends.kit import bpdiff, hits
 from polydbg.backends.kit.bpdiff import Placed
-from polydbg.backends.node import conditions, inspection, launcher
+from polydbg.backends.node import conditions, failures, inspection, launcher
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.scripts import position, url_of
 from polydbg.backends.node.target import Target
-from polydbg.backends.node.targets import Targets
+from polydbg.backends.node.targets import BLACKBOX, Targets
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
 
 log = logging.getLogger(__name__)
@@ -109,6 +109,7 @@ class Breakpoints:
         self._filters: list[str] = []
         self._transformed: set[str] = set()  # JavaScript files seen loaded with a map of themselves
         self._wide_entry = False  # the entry breakpoint pauses every user script (stop_on_entry under a loader)
+        self.caught_passed = 0  # exception pauses judged no test's failure and resumed (``failures``)
 
     def _needs_map(self, path: str) -> bool:
         return needs_map(path) or path in self._transformed
@@ -181,12 +182,34 @@ class Breakpoints:
                     await target.request("Debugger.removeBreakpoint", {"breakpointId": native})
 
     def _exception_state(self) -> str:
-        return "all" if "raised" in self._filters else "uncaught" if "uncaught" in self._filters else "none"
+        if "raised" in self._filters or (failures.FILTER in self._filters and self.caught_passed < failures.BUDGET):
+            return "all"
+        return "uncaught" if "uncaught" in self._filters else "none"
+
+    @property
+    def judges_failures(self) -> bool:
+        """Whether an exception pause stops only where it fails a test (``failures``), not wherever it is raised."""
+        return failures.FILTER in self._filters and "raised" not in self._filters
 
     async def set_exception_filters(self, filters: list[str]) -> None:
         self._filters = list(filters)
         for target in self._targets.live():
-            await target.request("Debugger.setPauseOnExceptions", {"state": self._exception_state()})
+            await self._send_exception_state(target)
+
+    async def passed_caught(self, target: Target) -> None:
+        """One more exception pause that fails no test: at ``failures.BUDGET`` of them, caught exceptions no longer
+        pause (each costs the run a pause and a resume, ~3 ms), and the program's console says so."""
+        self.caught_passed += 1
+        if self.caught_passed == failures.BUDGET:
+            target.events.on_output("console", failures.OVER_BUDGET)
+            for live in self._targets.live():
+                with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
+                    await self._send_exception_state(live)
+
+    async def _send_exception_state(self, target: Target) -> None:
+        patterns = failures.BLACKBOX if failures.FILTER in self._filters else BLACKBOX  # assertion libraries' pause
+        await target.request("Debugger.setBlackboxPatterns", {"patterns": patterns})
+        await target.request("Debugger.setPauseOnExceptions", {"state": self._exception_state()})
 
     @property
     def breaks_on_exceptions(self) -> bool:
@@ -202,7 +225,7 @@ class Breakpoints:
                     self._improve(target, bp, await self._place_in(target, bp))
         await self.refresh_entry(target)
         if self._filters:
-            await target.request("Debugger.setPauseOnExceptions", {"state": self._exception_state()})
+            await self._send_exception_state(target)
 
     def forget(self, target: Target) -> None:
         """A target ended: its V8 ids are gone with it."""

@@ -14,7 +14,8 @@ INFO = BackendInfo(
                    r"|trace-warnings|trace-deprecation|trace-uncaught|trace-exit|experimental-vm-modules"
                    r"|experimental-strip-types|experimental-transform-types|preserve-symlinks|preserve-symlinks-main)"
                    r"|--(?:max-old-space-size|max-semi-space-size|stack-size|stack-trace-limit|unhandled-rejections"
-                   r"|input-type|conditions)=[\w.\-]+"),
+                   r"|input-type|conditions)=[\w.\-]+"
+                   r"|--test-name-pattern=.+|--test-reporter=(?:spec|tap|dot)"),  # Node's test runner (a test by name)
     # extra flags and modules, and paths Node writes to
     injecting_env=InjectingEnv(names=frozenset({
         "NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE", "NODE_V8_COVERAGE", "NODE_REDIRECT_WARNINGS",

@@ -257,9 +257,17 @@ class Source:
         self.text = text
         self._starts = line_starts(text)
         self._scopes: dict[tuple[int, int, int], dict[str, Declaration]] = {}
+        self._blocks: list[tuple[int, int, str]] | None = None
 
     def offset(self, line: int, column: int) -> int:
         return min(offset(self._starts, line, column), len(self.text))
+
+    def in_try(self, here: int) -> bool:
+        """``in_try`` of this script, its blocks found once (a test's failures are judged at every caught
+        exception, through the same libraries' frames)."""
+        if self._blocks is None:
+            self._blocks = catching_blocks(self.text)
+        return in_try(self.text, here, self._blocks)
 
     def declarations(self, first: int, last: int, own: int) -> dict[str, Declaration]:
         key = (first, last, own)
@@ -280,3 +288,68 @@ class Source:
         found = self.declarations(self.offset(*scope[0]), self.offset(*scope[1]), 0 if top_level else 1)
         here = self.offset(*pause)
         return {name: found[name].keyword for name in names if name in found and here < found[name].end}
+
+
+_NOT_A_FUNCTION = frozenset({"if", "for", "while", "switch", "catch", "with"})  # (…) { opens no function's body
+
+
+def in_try(source: str, here: int, blocks: list[tuple[int, int, str]] | None = None) -> bool:
+    """Whether offset ``here`` lies in a ``try`` block with a ``catch`` (not in the ``catch`` or ``finally``) of the
+    function that contains it: a throw there is caught in that function. ``blocks``: the script's, when kept."""
+    found = [(start, kind) for start, end, kind in (catching_blocks(source) if blocks is None else blocks)
+             if start < here < end]
+    return bool(found) and max(found)[1] == "try"
+
+
+def catching_blocks(source: str) -> list[tuple[int, int, str]]:
+    """Each function body and each ``try`` block with a ``catch`` of a script, as (start, end, "function" or
+    "try") offsets of its braces. A block's kind is told by what opens it (``try {``, ``=> {``, ``name(…) {``, not
+    ``if (…) {``)."""
+    tokens = _tokens(source, 0, len(source))
+    found: list[tuple[int, int, str]] = []
+    open_: list[tuple[str, int]] = []  # each open bracket's kind ("try", "function", "block") and token index
+    for index, (text, at, _) in enumerate(tokens):
+        if text in ("(", "[", "{"):
+            open_.append((_kind(tokens, index) if text == "{" else "block", index))
+        elif text in (")", "]", "}") and open_:
+            kind, opened = open_.pop()
+            if kind == "function" or (kind == "try" and _followed_by(tokens, index, "catch")):
+                found.append((tokens[opened][1], at, kind))
+    return found
+
+
+def _followed_by(tokens: list[tuple[str, int, int]], index: int, word: str) -> bool:
+    return next((t for t, _, _ in tokens[index + 1:index + 4] if t != "\n"), "") == word
+
+
+def _kind(tokens: list[tuple[str, int, int]], index: int) -> str:
+    before = [t for t, _, _ in tokens[max(0, index - 3):index] if t != "\n"]
+    previous = before[-1] if before else ""
+    if previous == "try":
+        return "try"
+    if previous == ">" and len(before) >= 2 and before[-2] == "=":
+        return "function"
+    if previous == ")":
+        depth = tokens[index - 1][2] if tokens[index - 1][0] == ")" else None
+        for back in range(index - 2, -1, -1):
+            if tokens[back][0] == "(" and tokens[back][2] == depth:
+                callee = next((t for t, _, _ in reversed(tokens[:back]) if t != "\n"), "")
+                return "block" if callee in _NOT_A_FUNCTION else "function"
+    return "block"
+
+
+_ASYNC_BEFORE = re.compile(r"\basync\s+(?:function\b\s*)?\*?\s*(?:[\w$#]+\s*)?$")
+_AWAITED_CALL = re.compile(r"\bawait\s+(?:[\w$]+\s*\??\.\s*)*$")
+
+
+def is_async_function(source: str, start: int) -> bool:
+    """Whether the function V8 says starts at ``start`` (its parameters, or an arrow's ``async``) is async."""
+    line = source.rfind("\n", 0, start) + 1
+    return source.startswith("async", start) or bool(_ASYNC_BEFORE.search(source, line, start))
+
+
+def awaits_call(source: str, at: int) -> bool:
+    """Whether the call V8 places at ``at`` (its callee's last name) is awaited right there: ``await f(…)``,
+    ``await this.store.load(…)``."""
+    line = source.rfind("\n", 0, at) + 1
+    return bool(_AWAITED_CALL.search(source[line:at]))

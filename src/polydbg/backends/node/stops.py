@@ -21,7 +21,7 @@ from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.frames import leading
 from polydbg.backends.kit.gate import StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
-from polydbg.backends.node import compile_errors
+from polydbg.backends.node import compile_errors, failures
 from polydbg.backends.node.breakpoints import Breakpoints
 from polydbg.backends.node.scripts import position
 from polydbg.backends.node.target import Step, Target
@@ -105,6 +105,14 @@ class Stops:
             return
         stopping = [b for b in user if self._breakpoints.counts(b)]
         exception = reason in ("exception", "promiseRejection")
+        if exception and self._breakpoints.judges_failures and not stopping:
+            if await failures.failing_frame(target) is None:
+                counted = failures.in_users_code(target)
+                await self._resume_quietly(target)  # caught on purpose, or not the user's: not where a test fails
+                if counted:
+                    await self._breakpoints.passed_caught(target)
+                return
+            target.failure = await failures.detail(target)
         if exception and not at_user_code and compile_errors.is_compile_error(str((target.pause_data or {})
                                                                                   .get("description") or "")):
             await self._resume_quietly(target)  # a TypeScript loader refusing a file: a build error, not a stop

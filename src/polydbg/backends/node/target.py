@@ -81,6 +81,8 @@ class Target:
     hidden: int = 0
     pause_data: dict[str, Any] | None = None
     pause_reason: str = ""
+    failure: ExceptionDetail | None = None  # a test's failure, with its expected and actual values (``failures``)
+    failed_at: tuple[str, tuple[str, int, int]] | None = None  # the last failure stopped at: its exception, its frame
     paused: bool = False
     reported: bool = False
     stops: int = 0  # stops reported so far: a run request that returns after the next one is told by it
@@ -144,6 +146,7 @@ class Target:
         self.frames = []
         self.async_trace = None
         self.pause_data = None
+        self.failure = None
         self.paused = False
         self.refs.clear()
 
@@ -182,11 +185,15 @@ class Target:
         if not self.paused:
             return [], 0
         shown = self.shown()
-        frames = []
-        for cdp in shown[start:start + levels]:
-            place = self.scripts.place(*position(cdp.get("location") or {}))
-            frames.append(Frame(cdp.get("functionName") or "(anonymous)", place.file, place.line, place.column))
-        return frames, len(shown)
+        return [self._frame(cdp) for cdp in shown[start:start + levels]], len(shown)
+
+    def frames_above(self) -> list[Frame]:
+        """At a test's failure, the assertion library's frames above the user's (listed, not selectable)."""
+        return [self._frame(cdp) for cdp in self.frames[:self.hidden]] if self.paused and self.failure else []
+
+    def _frame(self, cdp: dict[str, Any]) -> Frame:
+        place = self.scripts.place(*position(cdp.get("location") or {}))
+        return Frame(cdp.get("functionName") or "(anonymous)", place.file, place.line, place.column)
 
     def async_callers(self, most: int) -> list[tuple[str, list[Frame]]]:
         """Where the stack goes on past an await, a ``.then`` or a timer, outward: each segment's description
@@ -216,8 +223,8 @@ class Target:
 
     def exception_detail(self) -> ExceptionDetail | None:
         data = self.pause_data
-        if data is None:
-            return None
+        if self.failure is not None or data is None:
+            return self.failure
         if data.get("subtype") == "error" or data.get("type") == "object":
             description = str(data.get("description") or "")
             first = description.split("\n", 1)[0]

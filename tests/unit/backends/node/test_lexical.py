@@ -4,7 +4,7 @@ expressions skipped."""
 
 from __future__ import annotations
 
-from polydbg.backends.node.lexical import Source, declarations, free_names
+from polydbg.backends.node.lexical import Source, awaits_call, declarations, free_names, in_try, is_async_function
 
 FUNCTION = """function f(a) {
   const early = g(a); // tdz
@@ -68,3 +68,38 @@ def test_an_expression_reads_its_free_names() -> None:
     assert free_names("{key: value, shorthand}") == {"value", "shorthand"}
     assert free_names("ok ? yes : no") == {"ok", "yes", "no"}
     assert free_names("items.map(item => item + offset)") == set()  # it binds names of its own: not judged
+
+
+TRIES = """function f(items) {
+  try {
+    if (items) { check(items); }
+    AT_TRY
+  } catch (error) { AT_CATCH }
+  const later = () => { AT_ARROW };
+  try { items.map((item) => { AT_CALLBACK }); } finally { AT_FINALLY }
+  try { AT_CLEANED_UP } finally { done(); }
+  try { try { AT_NESTED } finally { done(); } } catch { }
+  AT_AFTER
+}
+"""
+
+
+def test_a_pause_in_a_try_block_of_its_own_function_is_caught_there() -> None:
+    found = {mark: in_try(TRIES, TRIES.index(mark)) for mark in
+             ("AT_TRY", "AT_CATCH", "AT_ARROW", "AT_CALLBACK", "AT_FINALLY", "AT_CLEANED_UP", "AT_NESTED",
+              "AT_AFTER")}
+    # a callback's frame is its own function's: the try around its definition is its caller's; a try with a
+    # finally alone catches nothing
+    assert found == {"AT_TRY": True, "AT_CATCH": False, "AT_ARROW": False, "AT_CALLBACK": False,
+                     "AT_FINALLY": False, "AT_CLEANED_UP": False, "AT_NESTED": True, "AT_AFTER": False}
+
+
+def test_async_functions_and_awaited_calls_are_told_by_their_text() -> None:
+    source = "async function load(a) {}\nconst f = async (x) => x;\nclass C { async get(k) {} sync(k) {} }\n"
+    assert is_async_function(source, source.index("(a)"))
+    assert is_async_function(source, source.index("async (x)"))
+    assert is_async_function(source, source.index("(k) {} sync"))
+    assert not is_async_function(source, source.index("(k) {} }"))
+    line = "  const got = await this.store.load(key);\n  expect(load(key)).rejects;\n"
+    assert awaits_call(line, line.index("load(key);"))
+    assert not awaits_call(line, line.index("load(key))"))

@@ -1,0 +1,185 @@
+"""Where a test fails: which exception pauses of a test run are its failure, and at which frame it is shown.
+
+A test runner catches whatever a test throws, so to V8 every failure is a caught exception. Under the
+``failures`` exception filter (``debug_launch(test=…)`` sets it) V8 pauses on caught exceptions too, and
+each pause is judged here from its stacks and the scripts' sources (read once each), without running anything
+in the program: a pause is the failure when the exception goes from the user's code into the test runner with
+nothing catching it on the way. It is followed frame by frame outward from the first frame of the user's code
+(an assertion library's frames above it are listed above the report's frame 0, the user's):
+
+- a frame (the user's, a library's, Node's) whose pause lies in a ``try`` block with a ``catch``
+  (``lexical.in_try``) catches it: no stop (``expect(fn).toThrow()``, ``assert.throws``, chai's ``throw``, a
+  library's ``attempt(fn)``, the user's own try/catch); a ``try``/``finally`` passes it on;
+- an async function's throw rejects its promise: it goes on to the caller only where the caller awaits the
+  call right there (``await f()``), else (``expect(f()).rejects``) no stop; past an ``await`` already taken,
+  V8's async stack trace lists the awaiting functions, which are followed the same way;
+- reaching the runner's frame (node:test, jest-circus, jest-each, @vitest/runner, mocha) is the stop, also
+  through a library the test called (a comparator thrown in inside jsdiff's loop);
+- only an assertion error (``…AssertionError``: node:assert's, chai's, jest's ``JestAssertionError``) may be
+  thrown above the user's frames; a rejection made by a call (``reject(…)``, ``Promise.reject(…)``) is no
+  throw and is not judged at all (it fails a test when awaited, and V8 does not pause there again).
+
+What it costs: Node's and the dependencies' scripts stay blackboxed (``targets.BLACKBOX``), and V8 does not
+pause on an exception thrown in a blackboxed frame and caught, so the runner's own caught exceptions never
+pause; the assertion libraries are let out of the blackbox (``BLACKBOX``), and the user's code pauses on
+each exception it throws, caught or not. An error thrown in Node's or a dependency's code the test called
+(``fs.readFileSync`` of a missing file) therefore does not stop: the verdict says the test failed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Callable
+from typing import Any
+
+from polydbg.backends.base import ExceptionDetail
+from polydbg.backends.node import lexical
+from polydbg.backends.node.scripts import position
+from polydbg.backends.node.target import Target
+from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
+
+FILTER = "failures"
+RUNNER = re.compile(r"^node:internal/test_runner/|/node_modules/(?:jest-circus|jest-jasmine2|jest-each|@vitest/runner"
+                    r"|mocha)/")
+# Node's scripts and the dependencies' stay blackboxed, but for the assertion libraries: their throws pause.
+BLACKBOX = [r"^node:(?!assert$)", r"^(?!.*/node_modules/(?:expect|@vitest/expect|chai|@jest/expect)/).*/node_modules/"]
+_PASSES_ON = re.compile(r"^node:(?:async_hooks|internal/async_hooks|internal/timers|internal/process/task_queues"
+                        r"|events)$")
+BUDGET = 200  # exception pauses that fail no test, before caught exceptions stop pausing (4-16 ms each)
+OVER_BUDGET = (f"[polydbg: the program threw {BUDGET} exceptions that failed no test; caught exceptions no "
+               "longer pause it, so a test failing from here on is not stopped at: set a breakpoint in it, or run it "
+               "alone by name]\n")
+_ASSERTION = re.compile(r"AssertionError$")
+_MADE_BY_CALL = re.compile(r"[\w$]*[Rr]ej(?:ect)?[\w$]*\s*\(")  # reject(…), Promise.reject(…), rej(…)
+_MESSAGE_CHARS = 1000
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# expected and actual, where the assertion library keeps them: jest's matcherResult, node:assert's and chai's own
+_FACTS = """function () {
+  const show = (v) => {
+    try {
+      const s = typeof v === "function" || typeof v === "symbol" ? String(v) : JSON.stringify(v);
+      return s === undefined ? String(v) : s.length > 300 ? s.slice(0, 300) + "…" : s;
+    } catch (_) { return String(v); }
+  };
+  const e = this, out = { message: String(e !== null && typeof e === "object" && "message" in e ? e.message : e) };
+  const m = e && e.matcherResult;
+  const from = m && typeof m === "object" && ("expected" in m || "actual" in m) ? m : e;
+  if (from && typeof from === "object" && "expected" in from) out.expected = show(from.expected);
+  if (from && typeof from === "object" && "actual" in from) out.actual = show(from.actual);
+  return out;
+}"""
+
+
+class _Link:
+    """A frame the exception goes through: a paused frame, or an awaiting one of the async stack trace."""
+
+    def __init__(self, frame: dict[str, Any], target: Target, paused: bool) -> None:
+        self.script_id, self.line, self.column = position(frame.get("location") or frame)
+        script = target.scripts.get(self.script_id)
+        self.url = script.url if script is not None else str(frame.get("url") or "")
+        self.user = target.scripts.is_user_code(self.script_id, self.line, self.column)
+        self.place = (self.script_id, self.line, self.column)
+        start = frame.get("functionLocation") if paused else None
+        self.start = position(start)[1:] if isinstance(start, dict) else None
+
+
+async def failing_frame(target: Target) -> int | None:
+    """The index of the user's frame to stop at when this exception pause is a test's failure, else None."""
+    frames = target.frames
+    data = target.pause_data or {}
+    chain = [_Link(frame, target, True) for frame in frames]
+    first = next((i for i, link in enumerate(chain) if link.user), None)
+    if first is None or (first > 0 and not _ASSERTION.search(str(data.get("className") or ""))):
+        return None
+    if target.pause_reason == "promiseRejection" and first == 0 and await _made_by_call(target, chain[0]):
+        return None
+    if (str(data.get("description")), chain[first].place) == target.failed_at:
+        return None  # the failure shown already, thrown again by the library that threw it (jest's expect)
+    trace = target.async_trace
+    index = first
+    while True:
+        link = chain[index]
+        if await _at(target, link, lambda _, here, source: source.in_try(here)):
+            return None
+        if index + 1 == len(chain):  # the stack ends here: its way goes on in the async stack trace, if at all
+            if trace is None:
+                return _failed(target, first, chain[first])
+            links = [_Link(frame, target, False) for frame in trace.get("callFrames") or []]
+            awaiting = trace.get("description") == "await"
+            parent = trace.get("parent")
+            trace = parent if isinstance(parent, dict) else None
+            if not awaiting:  # a .then's or a timer's callback: what scheduled it is no catcher
+                catcher = links[0] if links else None
+                if catcher is None or catcher.user or RUNNER.search(catcher.url):
+                    return _failed(target, first, chain[first])
+                return None
+            chain.extend(links)
+            if not links:
+                continue
+        following = chain[index + 1]
+        if _PASSES_ON.search(following.url):  # Node's plumbing between the runner and the test: no catcher
+            del chain[index + 1]
+            continue
+        if RUNNER.search(following.url):
+            return _failed(target, first, chain[first])
+        if link.start is not None and await _at(target, _Start(link), _text(lexical.is_async_function)) and \
+                not await _at(target, following, _text(lexical.awaits_call)):
+            return None  # its promise goes elsewhere than an await right in the caller
+        index += 1
+
+
+def _failed(target: Target, index: int, link: _Link) -> int:
+    target.failed_at = (str((target.pause_data or {}).get("description")), link.place)
+    return index
+
+
+class _Start:
+    def __init__(self, link: _Link) -> None:
+        assert link.start is not None
+        self.script_id = link.script_id
+        self.line, self.column = link.start
+
+
+async def _at(target: Target, place: _Link | _Start, test: Callable[[str, int, lexical.Source], bool]) -> bool:
+    with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
+        source = await target.source(place.script_id)
+        if source is not None and len(source.text) <= source.LIMIT:
+            return bool(test(source.text, source.offset(place.line, place.column), source))
+    return False
+
+
+def _text(test: Callable[[str, int], bool]) -> Callable[[str, int, lexical.Source], bool]:
+    return lambda text, at, _: test(text, at)
+
+
+async def _made_by_call(target: Target, link: _Link) -> bool:
+    return await _at(target, link, _text(lambda text, at: _MADE_BY_CALL.match(text, at) is not None))
+
+
+def in_users_code(target: Target) -> bool:
+    """Whether the pause has a frame of the user's code: those count against ``BUDGET``. Node's internals compiled
+    into its snapshot cannot be blackboxed (by pattern or by range: checked on Node 20.20), and their caught
+    exceptions pause without a user frame (vite tries ``new URL`` hundreds of times as vitest starts): they cost a
+    pause each but use none of the budget, which is the user's code's."""
+    return any(target.scripts.is_user_code(*position(frame.get("location") or {})) for frame in target.frames)
+
+
+async def detail(target: Target) -> ExceptionDetail | None:
+    """The failure's exception with its whole message and, for an assertion, the expected and actual values."""
+    plain = target.exception_detail()
+    object_id = (target.pause_data or {}).get("objectId")
+    if plain is None or not object_id:
+        return plain
+    try:
+        found = await target.request("Runtime.callFunctionOn", {
+            "objectId": object_id, "functionDeclaration": _FACTS, "returnByValue": True, "silent": True})
+    except (AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
+        return plain
+    facts = (found.get("result") or {}).get("value")
+    if not isinstance(facts, dict):
+        return plain
+    message = " ".join(line.strip() for line in _ANSI.sub("", str(facts.get("message") or "")).splitlines()
+                       if line.strip())
+    extra = tuple(f"{key}: {facts[key]}" for key in ("expected", "actual") if key in facts)
+    return ExceptionDetail(plain.type, message[:_MESSAGE_CHARS] or plain.message, extra)

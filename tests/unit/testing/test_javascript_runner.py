@@ -1,0 +1,126 @@
+"""JavaScript's test runners read by name and by their ends: the test's name split into its file and names,
+the project's runner found from its package.json, each runner's summary as a verdict, and the names refused
+before anything runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from polydbg import testing
+from polydbg.errors import UsageError
+from polydbg.testing import javascript
+
+pytestmark = pytest.mark.anyio
+
+
+def test_a_name_is_split_into_its_file_and_its_describe_blocks() -> None:
+    assert javascript.split("test/cart.test.js::cart > totals > adds") == ("test/cart.test.js", ["cart", "totals",
+                                                                                                  "adds"])
+    assert javascript.split("test/cart.test.ts::cart totals adds") == ("test/cart.test.ts", ["cart totals adds"])
+    assert javascript.split("src/a.spec.mjs::cart::adds") == ("src/a.spec.mjs", ["cart", "adds"])
+    assert javascript.split("cart › adds [1, 2]") == (None, ["cart", "adds [1, 2]"])  # jest's own joiner
+    assert javascript.split("test/cart.test.js") == ("test/cart.test.js", [])
+    # the runners' name filters match the names joined by spaces, at the full name's end
+    assert javascript._pattern(["cart", "sums [2,2] to 5"]) == r"(?:^| )cart\ sums\ \[2,2\]\ to\ 5$"
+
+
+def _project(tmp_path: Path, package: dict[str, object]) -> str:
+    (tmp_path / "package.json").write_text(json.dumps(package))
+    return str(tmp_path)
+
+
+def test_the_runner_is_the_test_scripts_else_the_dependencys_else_node_test(tmp_path: Path) -> None:
+    assert javascript.runner_of(_project(tmp_path, {"scripts": {"test": "vitest run"}})) == "vitest"
+    assert javascript.runner_of(_project(tmp_path, {"scripts": {"test": "NODE_ENV=test jest --ci"}})) == "jest"
+    assert javascript.runner_of(_project(tmp_path, {"scripts": {"test": "node --test test/"}})) == "node:test"
+    assert javascript.runner_of(_project(tmp_path, {"scripts": {"test": "make check"},
+                                                    "devDependencies": {"mocha": "^11"}})) == "mocha"
+    assert javascript.runner_of(_project(tmp_path, {})) == "node:test"
+
+
+async def test_names_refused_before_anything_runs(tmp_path: Path) -> None:
+    cwd = _project(tmp_path, {"scripts": {"test": "node --test"}})
+    with pytest.raises(UsageError, match=r"test file 'test/missing\.test\.js' not found"):
+        await testing.plan("test/missing.test.js::adds", cwd, "javascript", {})
+    with pytest.raises(UsageError, match=r"no test named 'cart adds' in .* \(0 test files looked at\)"):
+        await testing.plan("cart adds", cwd, None, {})
+    (tmp_path / "a.test.js").write_text("")
+    jest = _project(tmp_path, {"scripts": {"test": "jest"}})
+    with pytest.raises(UsageError, match=r"runs its tests with jest, which is not installed.*npm install"):
+        await testing.plan("a.test.js::adds", jest, None, {})
+
+
+async def test_a_node_test_plan_runs_the_file_with_a_pattern_for_every_ending_of_the_name(tmp_path: Path) -> None:
+    cwd = _project(tmp_path, {"scripts": {"test": "node --test"}})
+    (tmp_path / "cart.test.ts").write_text("")
+    plan = await testing.plan("cart.test.ts::cart > adds (1)", cwd, None, {}, runtime_args=("--no-warnings",))
+    assert plan.program == "cart.test.ts" and plan.language == "typescript" and plan.runner == "node:test"
+    # Node 20 matches a test's own name, Node 22 its full name: either matches one of the endings; the launch's own
+    # Node flags follow
+    assert plan.runtime_args == (r"--test-name-pattern=^(?:cart\ adds\ \(1\)|adds\ \(1\)|\(1\))$",
+                                 "--test-reporter=spec", "--no-warnings"), plan
+    assert plan.exception_filters == ("failures",)
+
+
+NODE_FAILED = "✖ takes the discount (1.2ms)\nℹ tests 5\nℹ suites 2\nℹ pass 0\nℹ fail 1\nℹ cancelled 0\nℹ skipped 4\n"
+
+
+def test_node_test_runs_read_as_verdicts() -> None:
+    failed = javascript.node_test_verdict(1, NODE_FAILED)
+    assert failed == testing.Verdict("failed", "tests 5, pass 0, fail 1, cancelled 0, skipped 4")
+    assert javascript.node_test_verdict(0, "# tests 1\n# pass 1\n# fail 0\n").outcome == "passed"  # TAP
+    assert javascript.node_test_verdict(0, "ℹ tests 3\nℹ pass 0\nℹ fail 0\nℹ skipped 3\n").outcome == "not found"
+    assert javascript.node_test_verdict(1, "SyntaxError: Unexpected token\n").outcome == "error"
+
+
+def test_jest_vitest_and_mocha_runs_read_as_verdicts() -> None:
+    jest = javascript._jest_verdict(1, "Test Suites: 1 failed, 1 total\nTests:       1 failed, 6 skipped, 7 total\n")
+    assert jest == testing.Verdict("failed", "1 failed, 6 skipped, 7 total")
+    assert javascript._jest_verdict(0, "Tests:       7 skipped, 7 total\n").outcome == "not found"
+    assert javascript._jest_verdict(0, "Tests:       1 passed, 1 total\n").outcome == "passed"
+    broken = javascript._jest_verdict(1, "Test Suites: 1 failed, 1 total\nTests:       0 total\n")
+    assert broken.outcome == "error" and "did not run" in (broken.summary or "")
+    vitest = javascript._vitest_verdict(1, " Test Files  1 failed (1)\n      Tests  1 failed | 3 skipped (4)\n")
+    assert vitest == testing.Verdict("failed", "1 failed | 3 skipped (4)")
+    assert javascript._vitest_verdict(0, "      Tests  1 passed | 3 skipped (4)\n").outcome == "passed"
+    mocha = javascript._mocha_verdict(1, "  0 passing (55ms)\n  1 failing\n\n  1) cart\n")
+    assert mocha == testing.Verdict("failed", "0 passing, 1 failing")
+    assert javascript._mocha_verdict(0, "\n  0 passing (2ms)\n").outcome == "not found"
+
+
+async def test_a_runner_not_run_by_name_is_said(tmp_path: Path) -> None:
+    cwd = _project(tmp_path, {"scripts": {"test": "c8 ava --verbose"}})
+    assert javascript.runner_of(cwd) == "ava"
+    (tmp_path / "a.test.js").write_text("")
+    with pytest.raises(UsageError, match=r"runs its tests with ava, which debug_launch\(test=…\) does not run"):
+        await testing.plan("a.test.js::adds", cwd, None, {})
+    assert javascript.runner_of(_project(tmp_path, {"scripts": {"test": "jest --passWithNoTests"}})) == "jest"
+
+
+def test_the_options_of_the_projects_test_script_are_kept_its_files_and_watching_left_out() -> None:
+    express = "mocha --require test/support/env --reporter spec --check-leaks test/ test/acceptance/"
+    assert javascript.script_options(express, "mocha") == ("--require", "test/support/env", "--reporter", "spec",
+                                                           "--check-leaks")
+    assert javascript.script_options(express, "mocha", javascript._REPORTING) == ("--require", "test/support/env",
+                                                                                  "--check-leaks")
+    jest = "npm run build && NODE_ENV=test jest --config=jest.unit.js --coverage -w 2 --env jsdom src/"
+    assert javascript.script_options(jest, "jest") == ("--config=jest.unit.js", "--env", "jsdom")
+    vitest = "vitest run --config vitest.config.ts --pool=forks --poolOptions.forks.singleFork -t slow"
+    assert javascript.script_options(vitest, "vitest") == ("--config", "vitest.config.ts")
+    assert javascript.script_options("node --test", "mocha") == ()
+    assert javascript.script_options("mocha 'unclosed", "mocha") == ()
+
+
+async def test_a_jest_plan_runs_in_band_without_coverage_with_the_scripts_options(tmp_path: Path) -> None:
+    """A project's config may ask for coverage: it rewrites the code run, and one test fails its thresholds."""
+    cwd = _project(tmp_path, {"scripts": {"test": "jest --env node --coverage"}})
+    (tmp_path / "node_modules" / "jest").mkdir(parents=True)
+    (tmp_path / "node_modules" / "jest" / "package.json").write_text("{}")
+    (tmp_path / "a.test.ts").write_text("")
+    plan = await testing.plan("a.test.ts::parse > reads 1m", cwd, None, {})
+    assert plan.runner == "jest" and plan.program == str(tmp_path / "node_modules" / "jest" / "bin" / "jest.js")
+    assert plan.args == ("--runInBand", "--coverage=false", "--env", "node", "-t", r"(?:^| )parse\ reads\ 1m$",
+                         "--runTestsByPath", "a.test.ts"), plan
