@@ -157,10 +157,12 @@ async def test_a_command_found_on_path_outside_the_roots_is_refused(bin_dir: Pat
 @pytest.mark.parametrize(("command", "marker", "runtime", "home"), [
     ("tally", "# tally line", "python3", ".venv/bin"), ("count", "// count line", "node", "node_modules/.bin")])
 async def test_the_project_s_own_command_wins_over_path(tools: Tools, bin_dir: Path, tmp_path: Path, command: str,
-                                                        marker: str, runtime: str, home: str) -> None:
+                                                        marker: str, runtime: str, home: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """``pytest`` or ``jest`` by name is the project's (its virtualenv's, its node_modules/.bin's) even when the
     environment is not activated, as an agent means it; PATH's comes after (pyenv's shim, a global install)."""
     require(runtime)
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)  # not activated (an activated one wins, as in a shell)
     project = tmp_path / "project"
     (project / home).mkdir(parents=True)
     if home.startswith(".venv"):
