@@ -273,10 +273,13 @@ async def test_max_hits_ends_a_trace_exactly(tools: Tools, build_dir: Path, _tra
         await launched(tools, tracing, build_dir, _trace_built, 20_000)
         result = await tools("debug_trace", points=[{"file": tracing.path, "line": tracing.line("total += i")}],
                              expressions=["i"], max_hits=100)
-        assert (result["stopped_because"], result["total_hits"], result["state"]) == ("max_hits", 100, "running")
+        # the program goes on without its points: it may have finished its 20,000 rounds by the answer
+        assert (result["stopped_because"], result["total_hits"]) == ("max_hits", 100), result
+        assert result["state"] in ("running", "exited"), result
         assert result["last_hits"][-1]["values"] == {"i": "99"}
-        end = await tools("debug_continue", timeout_s=60)  # the hits still in transit arrive meanwhile
-        assert end["state"] == "exited", end
+        if result["state"] == "running":
+            end = await tools("debug_continue", timeout_s=60)  # the hits still in transit arrive meanwhile
+            assert end["state"] == "exited", end
         output = await tools("debug_output", max_bytes=30_000)
         assert "polydbg" not in output["text"] and output["text"].startswith("total "), output
         assert (await tools("debug_output", stream="logpoints"))["text"] == ""
