@@ -21,12 +21,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import time
 from typing import Any
 
 from mcp import Client
 
-from _util import BENCH, line_of, locks_table, with_and_without
+from _util import BENCH, line_of, locks_table, measure_locks, with_and_without
 from polydbg.backends.base import Backend
 from polydbg.backends.delve.backend import DelveBackend
 from polydbg.dap.client import DapClient
@@ -52,37 +51,9 @@ async def measure(client: Client, goroutines: int, reps: int) -> list[list[objec
     stop = await client.call_tool("debug_launch", {"program": PACKAGE, "args": [str(goroutines)], "breakpoints": [
         {"file": SOURCE, "line": line_of("// tick", SOURCE)}], "timeout_s": 300})
     assert (stop.structured_content or {}).get("reason") == "breakpoint", stop
-    took: dict[bool, list[float]] = {True: [], False: []}
-    sent: dict[bool, list[int]] = {True: [], False: []}
-    deadlocks: dict[bool, int] = {}
-    for _ in range(reps):
-        for with_locks in (True, False):
-            again = await client.call_tool("debug_continue", {"timeout_s": 30})
-            assert (again.structured_content or {}).get("reason") == "breakpoint", again
-            lock_information(with_locks)
-            SENT[0] = 0
-            began = time.perf_counter()
-            answer = await client.call_tool("debug_stack", {"all_threads": True})
-            took[with_locks].append(time.perf_counter() - began)
-            sent[with_locks].append(SENT[0])
-            assert not answer.is_error, answer
-            deadlocks[with_locks] = len((answer.structured_content or {}).get("deadlocks") or [])
-    await client.call_tool("debug_clear", {"all": True})
-    paused: dict[bool, list[float]] = {True: [], False: []}
-    for _ in range(reps):
-        for with_locks in (True, False):
-            lock_information(with_locks)
-            running = await client.call_tool("debug_continue", {"timeout_s": 0.2})
-            assert (running.structured_content or {}).get("state") == "running", running
-            began = time.perf_counter()
-            report = await client.call_tool("debug_pause", {})
-            paused[with_locks].append(time.perf_counter() - began)
-            assert len((report.structured_content or {}).get("deadlocks") or []) == int(with_locks), report
-    lock_information(True)
-    await client.call_tool("debug_terminate", {})
-    assert deadlocks == {True: 1, False: 0}, deadlocks
+    await client.call_tool("debug_continue", {"timeout_s": 30})  # each measured stack is a fresh stop's
     return [with_and_without(f"{goroutines:,} goroutines, {what}", times, requests)
-            for what, times, requests in (("debug_stack(all_threads=true)", took, sent), ("debug_pause", paused, None))]
+            for what, times, requests in await measure_locks(client, reps, lock_information, 1, lambda: SENT[0])]
 
 
 async def main(counts: list[int], reps: int) -> None:
