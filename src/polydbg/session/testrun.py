@@ -12,6 +12,7 @@ from polydbg.testing import TestPlan, closest
 from polydbg.testing.plan import NOT_FOUND
 
 JUDGED_TAIL = 16 * 1024  # of the program's output: the runner's summary is at its end
+SUMMARY_CHARS = 400  # of the runner's summary in the answer (debug_output has it all)
 NAMES_S = 30.0  # to list the tests there are, for the closest to a name that matched none
 
 
@@ -43,6 +44,9 @@ class TestRun:
                 near = closest(self.plan.name, await asyncio.wait_for(self.plan.names(), NAMES_S)) or None
             except asyncio.TimeoutError:
                 near = None
+        # a runner's line may carry a whole assertion message
+        summary = verdict.summary if verdict.summary is None or len(verdict.summary) <= SUMMARY_CHARS \
+            else verdict.summary[:SUMMARY_CHARS - 1] + "…"  # (inspection.clip's cut: core imports this module)
         self._result = TestResult(name=self.plan.name, runner=self.plan.runner, outcome=verdict.outcome,
-                                  seconds=seconds, summary=verdict.summary, closest=near)
+                                  seconds=seconds, summary=summary, closest=near)
         return self._result
