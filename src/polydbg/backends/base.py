@@ -27,6 +27,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal, NamedTuple, Protocol
 
+from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
+from polydbg.errors import UsageError
+
 StepKind = Literal["over", "into", "out"]
 EvaluateContext = Literal["watch", "repl", "hover", "clipboard"]
 Access = Literal["write", "read", "readWrite"]
@@ -462,6 +465,17 @@ class Backend(Protocol):
     def trace_interpolation(self, expression: str) -> str:
         """How a logpoint message interpolates ``expression`` (``{expr}`` in DAP)."""
         return "{" + expression + "}"
+
+    # -- recording while the program runs (backends/recording.py) ----------------------------------------
+
+    async def record_calls(self, spec: CallSpec, sink: CallSink) -> Recorder:
+        """Record every call of ``spec.functions`` (and their callees to ``spec.depth``) without stopping."""
+        raise UsageError(f"{self.name} cannot record calls yet; trace lines with debug_trace(points=…) instead")
+
+    async def record_raised(self, sink: RaisedSink) -> Recorder:
+        """Record every exception the user's code raises, caught or not, without stopping."""
+        raise UsageError(f"{self.name} cannot record raised exceptions yet; stop on them with "
+                         "debug_break(exception=\"raised\") instead")
 
     # -- native operations (defaults for a backend whose capabilities offer none) ---------------------------
 
