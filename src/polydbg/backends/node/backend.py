@@ -48,13 +48,15 @@ from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.node import commands, compile_errors, conditions, failures, inspection, launcher
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.breakpoints import Breakpoints
+from polydbg.backends.node.calls import CallRecording
 from polydbg.backends.node.children import ChildReports
 from polydbg.backends.node.scripts import PathMap, path_of
 from polydbg.backends.node.stops import PAUSE_LIMITS, Stops
 from polydbg.backends.node.target import Target
 from polydbg.backends.node.targets import Targets, prepare
+from polydbg.backends.recording import CallSink, CallSpec, Recorder
 from polydbg.cdp.client import CdpChannel
-from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
+from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, UsageError
 
 ASYNC_FRAMES = 20  # the callers past awaits listed at most (V8 keeps up to targets.ASYNC_DEPTH segments)
 
@@ -162,6 +164,11 @@ class NodeBackend(Backend):
         channel.on_event("Debugger.scriptParsed", lambda params: self._breakpoints.on_script(target, params))
         channel.on_event("Debugger.breakpointResolved", lambda params: self._breakpoints.on_resolved(target, params))
         channel.on_event("Runtime.consoleAPICalled", self._on_console)
+        channel.on_event("Runtime.bindingCalled", lambda params: self._on_binding(target, params))
+
+    def _on_binding(self, target: Target, params: dict[str, Any]) -> None:
+        if self._stops.recording is not None:
+            self._stops.recording.on_binding(target, params)
 
     def _on_console(self, params: dict[str, Any]) -> None:
         line = conditions.logged_line(params)
@@ -170,6 +177,8 @@ class NodeBackend(Backend):
 
     async def _configure_target(self, target: Target) -> None:
         await self._breakpoints.configure(target)
+        if self._stops.recording is not None and not self._stops.recording.stopped:
+            await self._stops.recording.arm(target)
 
     def _forget_target(self, target: Target) -> None:
         self._breakpoints.forget(target)
@@ -314,6 +323,22 @@ class NodeBackend(Backend):
         the debugger to let go, then exits): a change has nowhere to go, and the session reads the exit."""
         if self._life.is_started and not self._targets.live():
             raise AdapterGoneError("node is not connected: the program has finished")
+
+    async def record_calls(self, spec: CallSpec, sink: CallSink) -> Recorder:
+        self._check_connected()
+        if self._stops.recording is not None and not self._stops.recording.stopped:
+            raise UsageError("a call trace is already recording in this session: let it end first")
+        recording = CallRecording(spec, sink, self._cwd, self._targets.paths, self._targets.live, self._disarm)
+        await recording.resolve(self._targets.live())
+        self._stops.recording = recording
+        await self._breakpoints.record_exceptions(True)
+        for target in self._targets.live():
+            await recording.arm(target)
+        return recording
+
+    async def _disarm(self) -> None:
+        self._stops.recording = None
+        await self._breakpoints.record_exceptions(False)
 
     async def set_exception_filters(self, filters: list[str]) -> None:
         await self._breakpoints.set_exception_filters(filters)

@@ -110,6 +110,7 @@ class Breakpoints:
         self._transformed: set[str] = set()  # JavaScript files seen loaded with a map of themselves
         self._wide_entry = False  # the entry breakpoint pauses every user script (stop_on_entry under a loader)
         self.caught_passed = 0  # exception pauses judged no test's failure and resumed (``failures``)
+        self.recording = False  # a call trace is recording: every exception pauses (``calls``)
 
     def _needs_map(self, path: str) -> bool:
         return needs_map(path) or path in self._transformed
@@ -182,9 +183,23 @@ class Breakpoints:
                     await target.request("Debugger.removeBreakpoint", {"breakpointId": native})
 
     def _exception_state(self) -> str:
+        return "all" if self.recording else self._users_exception_state()
+
+    def _users_exception_state(self) -> str:
         if "raised" in self._filters or (failures.FILTER in self._filters and self.caught_passed < failures.BUDGET):
             return "all"
         return "uncaught" if "uncaught" in self._filters else "none"
+
+    def wants_exception(self, target: Target) -> bool:
+        """Whether the agent's exception settings pause at this exception pause (while recording, all do)."""
+        state = self._users_exception_state()
+        return state == "all" or (state == "uncaught" and bool((target.pause_data or {}).get("uncaught")))
+
+    async def record_exceptions(self, on: bool) -> None:
+        """Pause on every exception while a call trace records (a call an exception ends reaches no return)."""
+        self.recording = on
+        for target in self._targets.live():
+            await self._send_exception_state(target)
 
     @property
     def judges_failures(self) -> bool:
@@ -224,7 +239,7 @@ class Breakpoints:
                 if isinstance(bp.spec, SourceBreakpoint) and not bp.refused:
                     self._improve(target, bp, await self._place_in(target, bp))
         await self.refresh_entry(target)
-        if self._filters:
+        if self._filters or self.recording:
             await self._send_exception_state(target)
 
     def forget(self, target: Target) -> None:

@@ -159,6 +159,11 @@ def _tokens(source: str, start: int, end: int, substitutions: bool = False) -> l
     return out
 
 
+def tokens(source: str) -> list[tuple[str, int, int]]:
+    """(text, offset, depth) of a whole script's words, punctuation and newlines (see ``_tokens``)."""
+    return _tokens(source, 0, len(source))
+
+
 def free_names(expression: str) -> set[str]:
     """The names ``expression`` reads from the scopes it is evaluated in: its words, but for properties
     (``a.b``, ``a?.b``) and an object literal's keys. Empty when it declares names of its own (a function,

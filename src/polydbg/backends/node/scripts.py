@@ -115,6 +115,10 @@ class Scripts:
     def get(self, script_id: str) -> Script | None:
         return self._by_id.get(script_id)
 
+    def user_scripts(self) -> list[Script]:
+        """The loaded scripts of the program's own (not Node's, not a dependency's)."""
+        return [script for script in self._by_id.values() if not script.internal]
+
     def mapping(self, path: str) -> list[Script]:
         """Loaded scripts whose source maps cover ``path``."""
         return [s for s in self._mapped if s.map is not None and s.map.knows(path)]

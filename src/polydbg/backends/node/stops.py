@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from typing import Any
 
 from polydbg.backends.base import StepKind, StopEvent
@@ -23,6 +24,7 @@ from polydbg.backends.kit.gate import StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
 from polydbg.backends.node import compile_errors, failures
 from polydbg.backends.node.breakpoints import Breakpoints
+from polydbg.backends.node.calls import CallRecording
 from polydbg.backends.node.scripts import position
 from polydbg.backends.node.target import Step, Target
 from polydbg.backends.node.targets import Targets
@@ -42,6 +44,7 @@ class Stops:
         self._life = life
         self._gate = gate
         self.stop_on_entry = False  # report the first user statement (Node's "Break on start", else the first entry)
+        self.recording: CallRecording | None = None  # a call trace's: its pauses are handled first (``calls``)
 
     # -- the debugger's events ----------------------------------------------------------------------------
 
@@ -77,6 +80,8 @@ class Stops:
         here = position((frames[0].get("location") or {}) if frames else {})
         script_id = here[0]
         hit_natives = [str(h) for h in params.get("hitBreakpoints") or []]
+        if self.recording is not None and await self._recorded(target, params, hit_natives):
+            return
         user: list[int] = []
         entry = False
         for native in hit_natives:
@@ -156,6 +161,26 @@ class Stops:
             target.events.target.on_stopped(event)
         if self._breakpoints.has_functions:
             self._life.spawn(self._breakpoints.retry_functions(target))
+
+    async def _recorded(self, target: Target, params: dict[str, Any], hit: list[str]) -> bool:
+        """A call trace's pause (an exit, a script's start, an exception only the trace pauses at): recorded,
+        and resumed unseen (True); other pauses go on as they would without the trace."""
+        recording = self.recording
+        assert recording is not None
+        began = time.perf_counter()
+        if recording.mine(target, hit):
+            await recording.on_pause(target, params)
+            if recording.owns(target, hit):
+                await self._resume_quietly(target)
+                recording.held(target, time.perf_counter() - began)
+                return True
+        if target.pause_reason in ("exception", "promiseRejection"):
+            await recording.on_exception(target)
+            if not hit and not self._breakpoints.wants_exception(target):
+                await self._resume_quietly(target)
+                recording.held(target, time.perf_counter() - began)
+                return True
+        return False
 
     async def _step_on(self, target: Target, script_id: str, method: str | None = None) -> None:
         """A step that has not landed: step on with ``method``, else out of Node's internals and through a

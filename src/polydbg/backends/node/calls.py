@@ -1,0 +1,443 @@
+"""A call trace on Node: every call of the named functions, recorded while the program runs.
+
+Each named function (``functions``) gets two kinds of breakpoint in every target and script that holds it:
+
+- at its first break location, a condition that records the arguments and the time into a buffer in the
+  program (``HELPER``, installed by the first condition that runs in a realm, jest's vm contexts too) and
+  answers false: the entry never pauses (~10 µs);
+- at each of its ``return`` break locations (V8's ``getPossibleBreakpoints``, ``restrictToFunction``), a
+  condition that closes the entry and answers true: V8 pauses there with ``callFrames[0].returnValue``, the
+  caller one frame down. The pause is handled here before anything else sees it and resumed at once. V8 gives
+  a return value to nothing but a pause, so this pause is the price of the value: one round trip a call.
+
+A call ended by an exception reaches no return location: V8 pauses on every exception while recording
+(``Breakpoints.recording``), and a recorded function's frame the exception leaves uncaught (no ``try`` with a
+``catch`` around the pause in it or in a frame above, ``lexical.in_try``) ends its innermost open call with the
+exception. The entries are read back in batches (``take``) and joined in order with the exits the pauses
+gave, per target: both sides see the calls end in the same order.
+
+Entries and exits are matched last-in first-out per function, which is exact for synchronous code; two
+calls of one async function interleaved across awaits may swap their return values. Scripts loaded later
+are bound before they run (a breakpoint on their first line pauses them); a function of a file not loaded
+yet is found on disk.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from polydbg.backends.node import functions
+from polydbg.backends.node import values as jsv
+from polydbg.backends.node.functions import Definition
+from polydbg.backends.node.scripts import PathMap, Script, position, url_of
+from polydbg.backends.node.target import Target
+from polydbg.backends.recording import CallRecord, CallSink, CallSpec
+from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, UsageError
+
+log = logging.getLogger(__name__)
+
+_GONE = (AdapterRequestError, AdapterGoneError, AdapterTimeoutError)
+_KEY = 'Symbol.for("polydbg.calls")'
+BATCH = 64  # exits kept before their entries are read back (a read costs a round trip)
+DISK_FILES = 2000  # a project's script files read at most to find a function not loaded yet
+_EXTENSIONS = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx")
+
+# The program's side: open calls per function (a stack each), finished entries in the order they ended.
+# A value is shown without running the program's code (no toString, no getter): own data properties only.
+HELPER = """(() => {
+  const key = Symbol.for("polydbg.calls");
+  if (globalThis[key]) return globalThis[key];
+  const LIMIT = %(chars)d, now = () => performance.now();
+  const name = (v) => { try { const p = Object.getPrototypeOf(v), c = p && Object.getOwnPropertyDescriptor(p,
+    "constructor"); return c && typeof c.value === "function" && c.value.name || "Object"; } catch (_) {
+    return "Object"; } };
+  const short = (v) => v === null ? "null" : typeof v === "string" ? JSON.stringify(v.length > 40 ?
+    v.slice(0, 40) + "…" : v) : typeof v === "bigint" ? v + "n" : typeof v === "function" ? "ƒ " + (v.name ||
+    "anonymous") : typeof v === "object" ? (Array.isArray(v) ? "Array(" + v.length + ")" : name(v)) : String(v);
+  const show = (v) => { try {
+    if (v === null || typeof v !== "object") return short(v);
+    if (Array.isArray(v)) return "[" + v.slice(0, 8).map(short).join(", ") + (v.length > 8 ? ", …" : "") + "]";
+    if (v instanceof Error) return name(v) + ": " + String(Object.getOwnPropertyDescriptor(v, "message")?.value);
+    if (v instanceof Date) return isNaN(v.getTime()) ? "Invalid Date" : v.toISOString();
+    if (v instanceof Map || v instanceof Set) return name(v) + "(" + v.size + ")";
+    const keys = Object.keys(v), out = [];
+    for (const k of keys.slice(0, 6)) { const d = Object.getOwnPropertyDescriptor(v, k);
+      out.push(k + ": " + (d && "value" in d ? short(d.value) : "(getter)")); }
+    const text = (name(v) === "Object" ? "" : name(v) + " ") + "{" + out.join(", ") + (keys.length > 6 ? ", …" : "")
+      + "}";
+    return text;
+  } catch (_) { return "<unreadable>"; } };
+  const cut = (s) => s.length > LIMIT ? s.slice(0, LIMIT) + "…" : s, send = globalThis[%(binding)s];
+  const calls = {
+    enter(fn, args) { send(JSON.stringify([fn, now(), args.map((a) => cut(show(a)))])); return false; },
+    exit(fn) { send(JSON.stringify([fn, now()])); return true; },
+    show(v) { return cut(show(v)); },
+    armed: new Set(), first(fn) { return !this.armed.has(fn); },
+  };
+  Object.defineProperty(globalThis, key, { value: calls, configurable: true });
+  return calls;
+})()"""
+
+
+@dataclass
+class _Function:
+    """One definition being recorded: where it is, and its V8 break locations in one script of one target."""
+
+    index: int
+    definition: Definition
+    file: str | None
+    line: int | None
+    script_id: str
+    first: tuple[int, int]  # (line, column) of its first break location
+    last: tuple[int, int]  # and its last
+
+
+@dataclass
+class _Open:
+    """A call entered, not ended yet."""
+
+    index: int  # the function's (bound in this target once its file's first call paused)
+    args: list[str]
+    entered_ms: float  # the program's clock (performance.now()) at entry
+    paused_ms: float  # the target's time paused for the recording by then (not the call's own time)
+    took_ms: float | None = None  # set when it reached a return location, its pause not handled yet
+
+
+@dataclass
+class _TargetState:
+    natives: set[str] = field(default_factory=set)  # exit breakpoints (they pause)
+    others: set[str] = field(default_factory=set)  # entry and script-start breakpoints (never pause for us)
+    first_calls: set[str] = field(default_factory=set)  # entries by URL (files loaded later): pause once a realm
+    bound: set[str] = field(default_factory=set)  # scripts whose functions are bound
+    functions: dict[int, _Function] = field(default_factory=dict)  # by index
+    open: dict[int, list[_Open]] = field(default_factory=dict)  # each function's calls entered and not ended
+    returning: list[_Open] = field(default_factory=list)  # reached a return location: their pause comes next
+    paused_ms: float = 0.0  # how long the recording's pauses have held the target
+
+
+class CallRecording:
+    """The ``Recorder`` of a Node call trace (see the module docstring)."""
+
+    def __init__(self, spec: CallSpec, sink: CallSink, cwd: str | None, paths: PathMap,
+                 targets: Callable[[], list[Target]], disarm: Callable[[], Awaitable[None]]) -> None:
+        self.spec = spec
+        self._paths = paths
+        self._targets = targets
+        self._disarm = disarm
+        self._sink = sink
+        self._cwd = cwd
+        self._defs: dict[str, list[Definition]] = {}  # a script's definitions by its path or URL
+        self._states: dict[int, _TargetState] = {}  # by the target's thread id
+        self._later: dict[str, list[Definition]] = {}  # files on disk not loaded yet: their named functions
+        self._texts: dict[str, str] = {}  # the project's files read from disk
+        self._indexes: dict[tuple[str, int], int] = {}  # (path or URL, definition offset) → function index
+        self._binding = "__polydbgCall"
+        self._delivered = 0
+        self._over = False
+        self.stopped = False
+        self._helper = HELPER % {"chars": spec.value_chars, "binding": json.dumps(self._binding)}
+
+    # -- finding the functions -------------------------------------------------------------------------------
+
+    async def resolve(self, targets: list[Target]) -> None:
+        """Find every named function in the loaded scripts, else in the project's files not loaded yet; refuse a
+        name found nowhere with the closest names."""
+        known: list[str] = []
+        missing = set(self.spec.functions)
+        for target in targets:
+            for script in target.scripts.user_scripts():
+                for definition in await self._definitions(target, script):
+                    known.append(definition.qualified)
+                    missing -= {w for w in missing if functions.matches(w, definition, script.path)}
+        if missing:
+            for path, defs in self._disk_definitions():
+                for definition in defs:
+                    known.append(definition.qualified)
+                    hits = {w for w in missing if functions.matches(w, definition, path)}
+                    if hits:
+                        self._later.setdefault(path, []).append(definition)
+                    missing -= hits
+        if missing:
+            name = sorted(missing)[0]
+            near = functions.closest(name, sorted(set(known)))
+            raise UsageError(f"no function {name} in the program's scripts" + (
+                f"; the closest: {', '.join(near)}" if near else "") + " (name it as func, Class.method, obj.func, "
+                "or file.js:func)")
+
+    async def _definitions(self, target: Target, script: Script) -> list[Definition]:
+        key = script.path or script.url
+        if key not in self._defs:
+            source = await target.source(script.id)
+            self._defs[key] = functions.definitions(source.text) if source is not None else []
+        return self._defs[key]
+
+    def _disk_definitions(self) -> list[tuple[str, list[Definition]]]:
+        found: list[tuple[str, list[Definition]]] = []
+        root = self._cwd or os.getcwd()
+        count = 0
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if d != "node_modules" and not d.startswith(".")]
+            for name in files:
+                if not name.endswith(_EXTENSIONS) or name.endswith(".d.ts"):
+                    continue
+                count += 1
+                if count > DISK_FILES:
+                    return found
+                path = os.path.join(folder, name)
+                try:
+                    with open(path, encoding="utf-8", errors="replace") as handle:
+                        text = self._texts[path] = handle.read()
+                    found.append((path, functions.definitions(text)))
+                except OSError:
+                    continue
+        return found
+
+    # -- arming a target --------------------------------------------------------------------------------------
+
+    async def arm(self, target: Target) -> None:
+        """Bind the functions in the target's loaded scripts, and pause its scripts still to load that hold one."""
+        state = self._states.setdefault(target.thread_id, _TargetState())
+        await target.request("Runtime.addBinding", {"name": self._binding})
+        for script in target.scripts.user_scripts():
+            await self.bind(target, script.id)
+        # A file not loaded yet: its entries by URL (V8 binds them as it loads, before it runs; a CommonJS module is
+        # a compiled function, no script V8's beforeScriptExecution pauses at), pausing at the first call in each
+        # realm, where its exits are bound before the call goes on.
+        for path, defs in self._later.items():
+            text = self._texts.get(path, "")
+            for definition in defs:
+                index = self._index(path, definition)
+                line, column = _line_column(text, definition.body)
+                found = await target.request("Debugger.setBreakpointByUrl", {
+                    "url": url_of(self._paths.remote(path)), "lineNumber": line, "columnNumber": column,
+                    "condition": f"{self._enter(index, definition)} || globalThis[{_KEY}].first({index})"})
+                state.first_calls.add(str(found.get("breakpointId")))
+
+    def _index(self, path: str, definition: Definition) -> int:
+        return self._indexes.setdefault((path, definition.at), len(self._indexes))
+
+    def _enter(self, index: int, definition: Definition) -> str:
+        args = ", ".join(expression for _, expression in definition.params)
+        return f"({_KEY} in globalThis ? globalThis[{_KEY}] : {self._helper}).enter({index}, [{args}])"
+
+    async def bind(self, target: Target, script_id: str) -> list[int]:
+        """Set the entry and exit breakpoints of the named functions a script defines (once per script; the exits
+        alone in a file whose entries are set by URL); the functions bound."""
+        state = self._states.setdefault(target.thread_id, _TargetState())
+        script = target.scripts.get(script_id)
+        if script is None or script_id in state.bound or script.internal:
+            return []
+        state.bound.add(script_id)
+        source = await target.source(script_id)
+        if source is None:
+            return []
+        by_url = script.path is not None and script.path in self._later
+        bound: list[int] = []
+        for definition in await self._definitions(target, script):
+            if any(functions.matches(w, definition, script.path) for w in self.spec.functions):
+                with contextlib.suppress(*_GONE):
+                    index = await self._bind_function(target, state, script, source.text, definition, not by_url)
+                    if index is not None:
+                        bound.append(index)
+        return bound
+
+    async def _bind_function(self, target: Target, state: _TargetState, script: Script, text: str,
+                             definition: Definition, entry: bool) -> int | None:
+        body = _line_column(text, definition.body)
+        found = await target.request("Debugger.getPossibleBreakpoints", {
+            "start": {"scriptId": script.id, "lineNumber": body[0], "columnNumber": body[1]},
+            "restrictToFunction": True})
+        raw = found.get("locations") or []
+        locations = [position(loc)[1:] for loc in raw]
+        returns = [position(loc)[1:] for loc in raw if loc.get("type") == "return"]
+        if not locations or not returns:
+            return None
+        index = self._index(script.path or script.url, definition)
+        place = target.scripts.place(script.id, *_line_column(text, definition.at))
+        fn = _Function(index, definition, place.file, place.line, script.id, locations[0], locations[-1])
+        state.functions[index] = fn
+        enter = self._enter(index, definition)
+        leave = f"globalThis[{_KEY}]?.exit({index})"
+        first = locations[0]
+        if first in returns and entry:  # an empty body: one location is both, and V8 takes one breakpoint a place
+            native = await self._set(target, script.id, first, f"({enter}, {leave})")
+            state.natives.add(native)
+            returns.remove(first)
+        elif first in returns:
+            returns.remove(first)  # its entry by URL is there (a call's end is not seen: it records no return)
+        elif entry:
+            state.others.add(await self._set(target, script.id, first, enter))
+        for place_ in returns:
+            state.natives.add(await self._set(target, script.id, place_, leave))
+        return index
+
+    @staticmethod
+    async def _set(target: Target, script_id: str, where: tuple[int, int], condition: str) -> str:
+        found = await target.request("Debugger.setBreakpoint", {
+            "location": {"scriptId": script_id, "lineNumber": where[0], "columnNumber": where[1]},
+            "condition": condition})
+        return str(found.get("breakpointId"))
+
+    # -- pauses -------------------------------------------------------------------------------------------------
+
+    def mine(self, target: Target, hit: list[str]) -> bool:
+        """Whether a pause is one of the recording's (perhaps a breakpoint of the agent's too)."""
+        state = self._states.get(target.thread_id)
+        return state is not None and any(h in state.natives or h in state.others or h in state.first_calls
+                                         for h in hit)
+
+    def owns(self, target: Target, hit: list[str]) -> bool:
+        """Whether a pause is the recording's own alone (an exit, a script's start), resumed once handled."""
+        state = self._states.get(target.thread_id)
+        return state is not None and bool(hit) and all(
+            h in state.natives or h in state.others or h in state.first_calls for h in hit)
+
+    def held(self, target: Target, seconds: float) -> None:
+        """One of the recording's pauses held the target this long: the calls running meanwhile did not run."""
+        state = self._states.get(target.thread_id)
+        if state is not None:
+            state.paused_ms += seconds * 1000
+
+    def on_binding(self, target: Target, params: dict[str, Any]) -> None:
+        """An entry (``[index, time, args]``) or a return location reached (``[index, time]``), in program order."""
+        state = self._states.get(target.thread_id)
+        if state is None or self.stopped or params.get("name") != self._binding:
+            return
+        try:
+            message = json.loads(str(params.get("payload")))
+            index = int(message[0])
+        except (ValueError, TypeError, IndexError):
+            return
+        stack = state.open.setdefault(index, [])
+        if len(message) > 2:
+            stack.append(_Open(index, [str(a) for a in message[2]], float(message[1]), state.paused_ms))
+        elif stack:
+            call = stack.pop()
+            call.took_ms = max(0.0, float(message[1]) - call.entered_ms - (state.paused_ms - call.paused_ms))
+            state.returning.append(call)
+
+    async def on_pause(self, target: Target, params: dict[str, Any]) -> None:
+        """An exit pause: the call's return value and caller; a script's start: bind its functions."""
+        state = self._states.get(target.thread_id)
+        if state is None or self.stopped:
+            return
+        hit = [str(h) for h in params.get("hitBreakpoints") or []]
+        frames = target.frames
+        if frames and any(h in state.first_calls for h in hit):  # a first call in a file loaded since: its exits
+            for index in await self.bind(target, position(frames[0].get("location") or {})[0]):
+                with contextlib.suppress(*_GONE):
+                    await target.request("Debugger.evaluateOnCallFrame", {
+                        "callFrameId": frames[0]["callFrameId"], "silent": True,
+                        "expression": f"globalThis[{_KEY}]?.armed.add({index})"})
+        if any(h in state.natives for h in hit) and frames and state.returning:
+            call = state.returning.pop(0)
+            returned = await self._text(target, frames[0].get("returnValue") or {"type": "undefined"})
+            self._emit(target, call, returned=returned, caller=self._caller(target, frames))
+
+    async def on_exception(self, target: Target) -> None:
+        """An exception pause: each recorded call it leaves uncaught ends with it."""
+        state = self._states.get(target.thread_id)
+        if state is None or self.stopped or not any(state.open.values()):
+            return
+        frames = target.frames
+        data = target.pause_data or {}
+        raised = str(data.get("description") or jsv.text_of(data)).split("\n", 1)[0]
+        for index, frame in enumerate(frames):
+            script_id, line, column = position(frame.get("location") or {})
+            source = await target.source(script_id)
+            if source is not None and source.in_try(source.offset(line, column)):
+                break  # caught here
+            fn = self._function_at(state, frame)
+            stack = state.open.get(fn.index) if fn is not None else None
+            if stack:
+                call = stack.pop()
+                self._emit(target, call, raised=raised, caller=self._caller(target, frames[index:]))
+
+    @staticmethod
+    def _function_at(state: _TargetState, frame: dict[str, Any]) -> _Function | None:
+        script_id, line, column = position(frame.get("location") or {})
+        name = str(frame.get("functionName") or "")
+        for fn in state.functions.values():
+            if (fn.script_id == script_id and fn.first <= (line, column) <= fn.last
+                    and (name == fn.definition.name or name.endswith("." + fn.definition.name) or not name)):
+                return fn
+        return None
+
+    @staticmethod
+    def _caller(target: Target, frames: list[dict[str, Any]]) -> str | None:
+        if len(frames) < 2:
+            return None
+        frame = frames[1]
+        place = target.scripts.place(*position(frame.get("location") or {}))
+        where = f"{os.path.basename(place.file)}:{place.line}" if place.file else "?"
+        return f"{frame.get('functionName') or '(anonymous)'} ({where})"
+
+    async def _text(self, target: Target, obj: dict[str, Any]) -> str:
+        if obj.get("type") == "object" and obj.get("subtype") != "null" and "objectId" in obj:
+            with contextlib.suppress(*_GONE):
+                found = await target.request("Runtime.callFunctionOn", {
+                    "objectId": obj["objectId"], "returnByValue": True, "silent": True,
+                    "functionDeclaration": f"function () {{ return ({self._helper})"
+                                           ".show(this); }"})
+                value = (found.get("result") or {}).get("value")
+                if isinstance(value, str):
+                    return value
+        return jsv.text_of(obj)[:self.spec.value_chars]
+
+    # -- delivering ------------------------------------------------------------------------------------------
+
+    def _emit(self, target: Target, call: _Open, returned: str | None = None, raised: str | None = None,
+              caller: str | None = None, ended: bool = True) -> None:
+        state = self._states.get(target.thread_id)
+        fn = state.functions.get(call.index) if state is not None else None
+        if self._over or fn is None:
+            return
+        names = [shown for shown, _ in fn.definition.params]
+        self._sink(CallRecord(
+            function=fn.definition.qualified, args=tuple(zip(names, call.args, strict=False)), returned=returned,
+            raised=raised, caller=caller, thread=target.name, file=fn.file, line=fn.line, ended=ended,
+            duration_us=None if call.took_ms is None else round(call.took_ms * 1000, 1)))
+        self._delivered += 1
+        if self._delivered >= self.spec.max_calls:
+            self._over = True
+
+    async def stop(self) -> list[str]:
+        """Disarm every target, deliver the calls still running as unended records, and say what was never
+        reached."""
+        if self.stopped:
+            return []
+        self.stopped = True
+        with contextlib.suppress(*_GONE):
+            await self._disarm()
+        for target in self._targets():
+            state = self._states.get(target.thread_id)
+            if state is not None and target.live:
+                for native in state.natives | state.others | state.first_calls:
+                    with contextlib.suppress(*_GONE):
+                        await target.request("Debugger.removeBreakpoint", {"breakpointId": native})
+                with contextlib.suppress(*_GONE):
+                    await target.request("Runtime.removeBinding", {"name": self._binding})
+        live = {target.thread_id: target for target in self._targets()}
+        for thread_id, state in self._states.items():
+            for call in [c for stack in state.open.values() for c in stack] + state.returning:
+                if thread_id in live:
+                    self._emit(live[thread_id], call, ended=False)
+        notes: list[str] = []
+        bound = {fn.definition.name for state in self._states.values() for fn in state.functions.values()}
+        never = [name for name in self.spec.functions if name.rpartition(":")[2].rsplit(".", 1)[-1] not in bound]
+        if never:
+            notes.append(f"never loaded: {', '.join(never)} (no script defining it ran)")
+        if self.spec.depth:
+            notes.append("callees are not recorded on Node: name them too")
+        return notes
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset)
+    return line, offset - (text.rfind("\n", 0, offset) + 1)

@@ -1,0 +1,90 @@
+"""Call traces on Node (``NodeBackend.record_calls``), on real Node: a recursive function, a method that throws
+(caught by its caller), a module loaded after the trace began, a worker thread's function, unknown names.
+
+The session drives the program (launched at its entry, then run to its end); the records come from the
+backend through the sink, as the session's call trace reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from polydbg.backends.base import LaunchSpec
+from polydbg.backends.recording import CallRecord, CallSpec
+from polydbg.backends.registry import make_factory
+from polydbg.errors import UsageError
+from polydbg.session.model import State
+from polydbg.session.session import Session
+from tests.conftest import PROGRAMS, line_of, require
+
+CALLS = PROGRAMS / "calls"
+PROGRAM = str(CALLS / "calls.js")
+
+
+@pytest.fixture
+async def session() -> AsyncIterator[Session]:
+    require("node")
+    session = Session("calls", "javascript", "node", make_factory("node", "javascript"), PROGRAM, str(CALLS))
+    report = await session.start(LaunchSpec(program=PROGRAM, cwd=str(CALLS), stop_on_entry=True), 20, None)
+    assert report.reason == "entry"
+    yield session
+    await session.terminate(False)
+
+
+async def run_recording(session: Session, *names: str, max_calls: int = 1000) -> tuple[list[CallRecord], list[str]]:
+    records: list[CallRecord] = []
+    recorder = await session.core.backend.record_calls(CallSpec(names, max_calls=max_calls), records.append)
+    report = await session.resume(None, None, 30, None)
+    assert report.state == State.exited and report.exit_code == 0, report
+    return records, await recorder.stop()
+
+
+async def test_a_recursive_function_every_call_with_its_argument_value_and_caller(session: Session) -> None:
+    records, notes = await run_recording(session, "fib")
+    assert notes == []
+    assert len(records) == 25  # fib(6) calls fib 25 times
+    assert all(r.function == "fib" and r.ended and r.thread == "main" for r in records)
+    top = records[-1]  # the outermost call ends last
+    assert top.args == (("n", "6"),) and top.returned == "8"
+    assert top.caller is not None and top.caller.endswith(f"(calls.js:{line_of('calls/calls.js', 'fib(6)')})")
+    assert {r.caller for r in records[:-1]} == {f"fib (calls.js:{line_of('calls/calls.js', 'return fib(n - 1)')})"}
+    assert sorted(int(r.returned or -1) for r in records if r.args == (("n", "2"),)) == [1] * 5
+    assert top.file == PROGRAM and top.line == line_of("calls/calls.js", "function fib")
+    assert top.duration_us is not None and top.duration_us > 0
+
+
+async def test_a_method_that_throws_records_the_exception_and_the_program_goes_on(session: Session) -> None:
+    records, _ = await run_recording(session, "Parser.parse", "parseAll")
+    parses = [r for r in records if r.function == "Parser.parse"]
+    assert [(r.args, r.returned, r.raised) for r in parses] == [
+        ((("text", '"ab"'),), '{length: 2, text: "ab"}', None),
+        ((("text", '""'),), None, "Error: empty input"),
+        ((("text", '"xyz"'),), '{length: 3, text: "xyz"}', None)]
+    assert all(r.caller is not None and r.caller.startswith("parseAll (calls.js:") for r in parses)
+    [whole] = [r for r in records if r.function == "parseAll"]
+    assert whole.returned == "2" and whole.args == (("parser", "Parser {}"), ("texts", '["ab", "", "xyz"]'))
+    assert "skipped: empty input" in session.read_output(None, 10_000, "stdout").text
+
+
+async def test_functions_of_a_module_loaded_later_and_of_a_worker_thread(session: Session) -> None:
+    records, notes = await run_recording(session, "monthOf", "calls_worker.js:square")
+    assert notes == []
+    [month] = [r for r in records if r.function == "monthOf"]
+    assert month.args == (("date", '"2024-03-09"'),) and month.returned == "3" and month.thread == "main"
+    squares = [r for r in records if r.function == "square"]
+    assert [(r.args, r.returned) for r in squares] == [((("x", str(i)),), str(i * i)) for i in range(1, 5)]
+    assert {r.thread for r in squares} == {"worker 1 (calls_worker.js)"}
+
+
+async def test_max_calls_bounds_the_records(session: Session) -> None:
+    records, _ = await run_recording(session, "fib", max_calls=5)
+    assert len(records) == 5
+
+
+async def test_an_unknown_name_is_refused_with_the_closest(session: Session) -> None:
+    with pytest.raises(UsageError, match=r"no function fibb .*closest: fib"):
+        await session.core.backend.record_calls(CallSpec(("fibb",)), lambda record: None)
+    with pytest.raises(UsageError, match=r"Parser\.parse"):
+        await session.core.backend.record_calls(CallSpec(("Parser.prase",)), lambda record: None)

@@ -1,0 +1,67 @@
+"""Where a named JavaScript function is defined (``node.functions``): the forms a function is written in, its
+owner, its parameters, and how an agent's name matches it."""
+
+from __future__ import annotations
+
+from polydbg.backends.node.functions import closest, definitions, matches
+
+SOURCE = """#!/usr/bin/env node
+function fib(n) { if (n < 2) return n; return fib(n - 1) + fib(n - 2); }
+class Parser extends Base {
+  constructor(opts = {}) { super(); this.o = opts; }
+  static of(x) { return new Parser(x); }
+  async parse(s, ...rest) {
+    if (s == 1) { return 2; }
+    const helper = (a, {b, c}) => a + b;
+    return helper(s, {b: 1});
+  }
+}
+const util = {
+  add(a, b) { return a + b; },
+  mul: function (a, [b]) { return a * b; },
+  neg: x => -x,
+};
+Parser.prototype.extra = function (q) { return q; };
+if (x == 2) { y(); }
+while (ready()) { go(); }
+"""
+
+
+def test_each_form_of_a_named_function_with_its_owner_and_parameters() -> None:
+    found = {d.qualified: d.params for d in definitions(SOURCE)}
+    assert found == {
+        "fib": (("n", "n"),),
+        "Parser.constructor": (("opts", "opts"),),
+        "Parser.of": (("x", "x"),),
+        "Parser.parse": (("s", "s"), ("...rest", "rest")),
+        "helper": (("a", "a"),),  # an arrow's destructured parameter has no name, and no arguments[i]
+        "util.add": (("a", "a"), ("b", "b")),
+        "util.mul": (("a", "a"), ("arguments[1]", "arguments[1]")),
+        "util.neg": (("x", "x"),),
+        "Parser.extra": (("q", "q"),),
+    }
+
+
+def test_a_body_starts_where_the_function_s_code_does() -> None:
+    fib = next(d for d in definitions(SOURCE) if d.name == "fib")
+    assert SOURCE[fib.body] == "{" and SOURCE[fib.at:].startswith("fib(n)")
+    neg = next(d for d in definitions(SOURCE) if d.name == "neg")
+    assert SOURCE[neg.body:].startswith("-x")
+
+
+def test_names_match_as_agents_write_them() -> None:
+    parse = next(d for d in definitions(SOURCE) if d.name == "parse")
+    fib = next(d for d in definitions(SOURCE) if d.name == "fib")
+    assert matches("parse", parse, "/p/lib/parser.js")
+    assert matches("Parser.parse", parse, "/p/lib/parser.js")
+    assert not matches("Lexer.parse", parse, "/p/lib/parser.js")
+    assert matches("lib/parser.js:Parser.parse", parse, "/p/lib/parser.js")
+    assert matches("parser.js:parse", parse, "/p/lib/parser.js")
+    assert not matches("other.js:parse", parse, "/p/lib/parser.js")
+    assert matches("parser.fib", fib, "/p/lib/parser.js")  # module.func: a top-level function of the module
+    assert not matches("parser.parse", parse, "/p/lib/parser.js")
+
+
+def test_the_closest_names_to_one_that_matches_none() -> None:
+    assert closest("fibb", ["fib", "Parser.parse"]) == ["fib"]
+    assert closest("Parser.prase", ["fib", "Parser.parse"]) == ["Parser.parse"]
