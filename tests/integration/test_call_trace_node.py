@@ -11,34 +11,20 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from polydbg.backends.base import LaunchSpec
-from polydbg.backends.recording import CallRecord, CallSpec
-from polydbg.backends.registry import make_factory
+from polydbg.backends.recording import CallSpec
 from polydbg.errors import UsageError
-from polydbg.session.model import State
 from polydbg.session.session import Session
-from tests.conftest import PROGRAMS, line_of, require
+from tests.conftest import line_of, require
+from tests.integration.recorded_calls import CALLS, at_entry, run_recording
 
-CALLS = PROGRAMS / "calls"
 PROGRAM = str(CALLS / "calls.js")
 
 
 @pytest.fixture
 async def session() -> AsyncIterator[Session]:
     require("node")
-    session = Session("calls", "javascript", "node", make_factory("node", "javascript"), PROGRAM, str(CALLS))
-    report = await session.start(LaunchSpec(program=PROGRAM, cwd=str(CALLS), stop_on_entry=True), 20, None)
-    assert report.reason == "entry"
-    yield session
-    await session.terminate(False)
-
-
-async def run_recording(session: Session, *names: str, max_calls: int = 1000) -> tuple[list[CallRecord], list[str]]:
-    records: list[CallRecord] = []
-    recorder = await session.core.backend.record_calls(CallSpec(names, max_calls=max_calls), records.append)
-    report = await session.resume(None, None, 30, None)
-    assert report.state == State.exited and report.exit_code == 0, report
-    return records, await recorder.stop()
+    async with at_entry("javascript", "node", PROGRAM, 20) as session:
+        yield session
 
 
 async def test_a_recursive_function_every_call_with_its_argument_value_and_caller(session: Session) -> None:

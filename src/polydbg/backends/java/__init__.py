@@ -24,7 +24,8 @@ variables, set_variable), evaluator.py/expr.py/scope.py/values.py/collections.py
 values), classes.py (class, method, line and variable tables), commands.py (``debug_command``),
 launcher.py, kotlin.py and mainclass.py (starting a program; a main class the JVM cannot load), calls.py
 (methods an evaluation called, and those still running past their deadline), monitors.py (the locks each
-thread holds and waits for, their owners).
+thread holds and waits for, their owners), calltrace.py (a call trace: every call of named methods, recorded
+from JDWP's events without stopping).
 
 Quirks of the agent and what polydbg does about them (checked against OpenJDK 17.0.21, Debian 12, and
 Kotlin 2.4.20):

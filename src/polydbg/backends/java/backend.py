@@ -59,6 +59,7 @@ from polydbg.backends.java import commands as java_commands
 from polydbg.backends.java import kotlin, launcher, mainclass
 from polydbg.backends.java import vm as jvm
 from polydbg.backends.java.breakpoints import EntryBreakpoint, LineBreakpoints
+from polydbg.backends.java.calltrace import CallTrace
 from polydbg.backends.java.conditions import Conditions
 from polydbg.backends.java.exceptions import USER_UNHANDLED, Exceptions
 from polydbg.backends.java.inspection import Inspection
@@ -72,6 +73,7 @@ from polydbg.backends.java.watch import FieldWatches
 from polydbg.backends.kit import runtime, timeouts
 from polydbg.backends.kit.lifecycle import Lifecycle, Phase
 from polydbg.backends.kit.ordering import OrderedEvents
+from polydbg.backends.recording import CallSink, CallSpec, Recorder
 from polydbg.errors import AdapterRequestError, AdapterTimeoutError, UsageError
 from polydbg.jdwp.client import JdwpClient
 from polydbg.jdwp.codec import CommandSet, EventKind
@@ -234,6 +236,8 @@ class JavaBackend(Backend):
         if any(event.kind == EventKind.VM_DEATH for event in events):
             self._vm_died = True
         self._main.seen(events)
+        if self._stops.recording is not None:
+            self._stops.recording.arrived(events)
         self._events.refine(self._stops.handle(events))
 
     def _stderr(self, text: str) -> None:
@@ -306,6 +310,18 @@ class JavaBackend(Backend):
 
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
         return await self._lines.replace(file, breakpoints)
+
+    async def record_calls(self, spec: CallSpec, sink: CallSink) -> Recorder:
+        if self._stops.recording is not None and not self._stops.recording.stopped:
+            raise UsageError("a call trace is already recording in this session: let it end first")
+        trace = CallTrace(self._vm, self._threads, spec, sink)
+        self._stops.recording = trace  # before its requests: their first events may come at once
+        try:
+            await trace.arm()
+        except BaseException:
+            await trace.stop()
+            raise
+        return trace
 
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
         """Method breakpoints: ``Class.method``, ``pkg.Class.method``, ``Outer.Inner.method``, a bare

@@ -17,6 +17,7 @@ import contextlib
 
 from polydbg.backends.base import BackendListener, StopEvent
 from polydbg.backends.java.breakpoints import EntryBreakpoint, LineBreakpoints
+from polydbg.backends.java.calltrace import CallTrace
 from polydbg.backends.java.conditions import Conditions
 from polydbg.backends.java.exceptions import Exceptions
 from polydbg.backends.java.methods import MethodBreakpoints
@@ -46,9 +47,14 @@ class Stops:
         self._stepping = stepping
         self._conditions = conditions
         self._listener = listener  # reports go straight to it: this runs as an OrderedEvents refinement
+        self.recording: CallTrace | None = None  # a call trace's events are its own (calltrace.py)
 
     async def handle(self, events: list[Event]) -> None:
         threads = self._threads
+        if self.recording is not None:
+            events = await self.recording.handle(events)
+            if not events:
+                return
         if any(threads.is_invoking(e.thread) for e in events if e.kind in STOPPING):
             await self.resume_vm()  # code an evaluation runs hit a breakpoint, a step or a throw: not a stop
             return
@@ -125,6 +131,8 @@ class Stops:
             await self._lines.class_prepared(cls)
             await self._methods.class_loaded(cls)
             await self._watches.class_loaded(cls)
+            if self.recording is not None and not self.recording.stopped:
+                await self.recording.class_loaded(cls)
 
     async def resume_vm(self) -> None:
         """Resume a stop the agent is not shown (what was read of it is dropped)."""

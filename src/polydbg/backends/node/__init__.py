@@ -31,6 +31,9 @@ file the URL the program loads (``scripts.PathMap``).
   on before anything is reported (``OrderedEvents`` keeps later events behind them).
 - Values (``inspection``, ``values``): RemoteObjects behind per-stop handles, paged by functions run on
   the object; getters are never invoked.
+- Call traces (``calls``, ``functions``): a named function's entry is a breakpoint condition that sends its
+  arguments through a ``Runtime`` binding and never pauses; each of its return locations pauses for the return
+  value and is resumed before anything else sees it.
 
 **Quirks** (checked against Node v20.20.2 unless the row says otherwise):
 

@@ -1,0 +1,75 @@
+"""Call traces on the JVM (``JavaBackend.record_calls``), on a real JVM: a recursive method, a method that throws
+(caught by its caller), a class loaded after the trace began, a thread of the program's, unknown names.
+
+The session drives the program (launched at its entry, then run to its end); the records come from the
+backend through the sink, as the session's call trace reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from polydbg.backends.recording import CallSpec
+from polydbg.errors import UsageError
+from polydbg.session.session import Session
+from tests.conftest import line_of, require
+from tests.integration.recorded_calls import CALLS, at_entry, run_recording
+
+PROGRAM = str(CALLS / "Calls.java")
+
+
+@pytest.fixture
+async def session() -> AsyncIterator[Session]:
+    require("java", "javac")
+    async with at_entry("java", "java", PROGRAM, 60) as session:
+        yield session
+
+
+async def test_a_recursive_method_every_call_with_its_argument_value_and_caller(session: Session) -> None:
+    records, notes = await run_recording(session, "fib")
+    assert notes == []
+    assert len(records) == 25  # fib(6) calls fib 25 times
+    assert all(r.function == "Calls.fib" and r.ended and r.thread == "main" for r in records)
+    top = records[-1]  # the outermost call ends last
+    assert top.args == (("n", "6"),) and top.returned == "8"
+    assert top.caller == f"Calls.main (Calls.java:{line_of('calls/Calls.java', 'fib(6)')})"
+    recursion = line_of("calls/Calls.java", "return fib(n - 1)")
+    assert {r.caller for r in records[:-1]} == {f"Calls.fib (Calls.java:{recursion})"}
+    assert [r.returned for r in records if r.args == (("n", "2"),)] == ["1"] * 5
+    assert top.file == PROGRAM and top.line == line_of("calls/Calls.java", "if (n < 2)")
+    assert top.duration_us is not None and top.duration_us > 0
+
+
+async def test_a_method_that_throws_records_the_exception_and_the_program_goes_on(session: Session) -> None:
+    records, _ = await run_recording(session, "Calls.Parser.parse", "Calls.parseAll")
+    parses = [r for r in records if r.function == "Calls.Parser.parse"]
+    assert [(r.args, r.returned, r.raised) for r in parses] == [
+        ((("text", '"ab"'),), "2", None),
+        ((("text", '""'),), None, "java.lang.IllegalArgumentException: empty input"),
+        ((("text", '"xyz"'),), "3", None)]
+    assert all(r.caller is not None and r.caller.startswith("Calls.parseAll (Calls.java:") for r in parses)
+    [whole] = [r for r in records if r.function == "Calls.parseAll"]
+    assert whole.returned == "2" and whole.args[1] == ("texts", 'String[3] {"ab", "", "xyz"}')
+    assert "skipped: empty input" in session.read_output(None, 10_000, "stdout").text
+
+
+async def test_a_class_loaded_later_and_a_thread_of_the_program(session: Session) -> None:
+    records, notes = await run_recording(session, "Dates.monthOf", "Calls.java:square")
+    assert notes == []
+    [month] = [r for r in records if r.function == "Dates.monthOf"]
+    assert month.args == (("date", '"2024-03-09"'),) and month.returned == "3" and month.thread == "main"
+    squares = [r for r in records if r.function == "Calls.square"]
+    assert [(r.args, r.returned) for r in squares] == [((("x", str(i)),), str(i * i)) for i in range(1, 5)]
+    assert {r.thread for r in squares} == {"squares"}
+
+
+async def test_max_calls_bounds_the_records(session: Session) -> None:
+    records, _ = await run_recording(session, "fib", max_calls=5)
+    assert len(records) == 5
+
+
+async def test_a_method_a_loaded_class_lacks_is_refused_with_the_closest(session: Session) -> None:
+    with pytest.raises(UsageError, match=r"Calls has no method fibb; the closest: fib"):
+        await session.core.backend.record_calls(CallSpec(("Calls.fibb",)), lambda record: None)
