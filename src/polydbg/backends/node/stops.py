@@ -171,13 +171,13 @@ class Stops:
         if recording.mine(target, hit):
             await recording.on_pause(target, params)
             if recording.owns(target, hit):
-                await self._resume_quietly(target)
+                await _resume_recorded(target)
                 recording.held(target, time.perf_counter() - began)
                 return True
         if target.pause_reason in ("exception", "promiseRejection"):
             await recording.on_exception(target)
             if not hit and not self._breakpoints.wants_exception(target):
-                await self._resume_quietly(target)
+                await _resume_recorded(target)
                 recording.held(target, time.perf_counter() - began)
                 return True
         return False
@@ -317,6 +317,13 @@ class Stops:
         if idle:
             target.pausing = False
         return idle
+
+
+async def _resume_recorded(target: Target) -> None:
+    """Resume a pause of the call trace's: it fetched nothing into the stop's object group, and each message
+    costs the run (a recorded call's pause and resume are most of its cost)."""
+    with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
+        await target.channel.request("Debugger.resume")
 
 
 def _step_goes_on(step: Step, depth: int, here: tuple[str, int, int], hit: bool) -> str | None:
