@@ -49,6 +49,7 @@ from polydbg.backends.base import (
 from polydbg.backends.gdb import stops
 from polydbg.backends.gdb.breakpoints import Breakpoints
 from polydbg.backends.gdb.calls import Calls
+from polydbg.backends.gdb.calltrace import CALL_MARK, GdbCallTrace
 from polydbg.backends.gdb.commands import (
     GDB_PYTHON,
     LOG_MARK,
@@ -68,12 +69,14 @@ from polydbg.backends.gdb.terminal import InferiorTerminal
 from polydbg.backends.gdb.values import to_int
 from polydbg.backends.kit import sanitizers
 from polydbg.backends.kit.lifecycle import Lifecycle, Phase
+from polydbg.backends.recording import CallSink, CallSpec, Recorder
 from polydbg.errors import (
     AdapterError,
     AdapterGoneError,
     AdapterRequestError,
     AdapterTimeoutError,
     EnvironmentProblem,
+    UsageError,
 )
 from polydbg.mi.client import MiClient, MiResult
 from polydbg.transport.streams import LineStream
@@ -121,6 +124,7 @@ class GdbMiBackend(Backend):
         self._native = Native(self._gdb, self._frames, self._calls)
         self._inspection = Inspection(self._gdb, self._frames, self._native, self._calls)
         self._mutexes = Mutexes(self._gdb, self._frames)
+        self._recording: GdbCallTrace | None = None  # a call trace's finished calls come as console lines
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -191,7 +195,7 @@ class GdbMiBackend(Backend):
         process = await self._proc.start(argv, env=env)
         assert process.stdout is not None and process.stdin is not None
         client = self._gdb.mi = MiClient(LineStream(process.stdout, process.stdin, "gdb"), "gdb",
-                                         claim_console=lambda text: text.startswith(LOG_MARK))
+                                         claim_console=lambda text: text.startswith((LOG_MARK, CALL_MARK)))
         client.on_async("stopped", self._on_stopped)
         client.on_async("running", self._on_running)
         client.on_async("thread-group-started", self._on_group_started)
@@ -240,7 +244,10 @@ class GdbMiBackend(Backend):
         *lines, self._console_line = self._console_line.split("\n")
         logged = [line[len(LOG_MARK):] for line in lines if line.startswith(LOG_MARK)]
         for line in lines:
-            if not line.startswith(LOG_MARK):
+            if line.startswith(CALL_MARK):
+                if self._recording is not None:
+                    self._recording.on_line(line[len(CALL_MARK):])
+            elif not line.startswith(LOG_MARK):
                 log.debug("gdb console: %s", line)
         if logged:
             self._listener.on_output(LOGPOINT, "".join(line + "\n" for line in logged))
@@ -320,6 +327,17 @@ class GdbMiBackend(Backend):
 
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
         return await self._breakpoints.set_breakpoints(file, breakpoints)
+
+    async def record_calls(self, spec: CallSpec, sink: CallSink) -> Recorder:
+        if not self._gdb.python:
+            raise UsageError("this gdb has no Python, which a call trace needs; trace lines with "
+                             "debug_trace(points=…) instead")
+        if self._recording is not None and not self._recording.stopped:
+            raise UsageError("a call trace is already recording in this session: let it end first")
+        trace = GdbCallTrace(self._gdb.client, spec, sink)
+        await trace.arm()
+        self._recording = trace
+        return trace
 
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
         return await self._breakpoints.set_function_breakpoints(breakpoints)
