@@ -49,6 +49,9 @@ class CallRecord(NamedTuple):
     file: str | None = None  # where the function is defined
     line: int | None = None
     ended: bool = True  # False: still running when the recording stopped
+    # when it began, on any clock of the backend's (the same for all its records; a sequence number will do):
+    # a call's record comes after its callees' (it ends last), and the rows list them in the order they began
+    started: float | None = None
 
 
 class RaisedRecord(NamedTuple):
