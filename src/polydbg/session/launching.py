@@ -53,6 +53,7 @@ class LaunchRequest:
     stdin: str | None = None
     runtime_args: Sequence[str] = ()
     test: str | None = None  # a test's name, run alone with the project's runner (polydbg.testing)
+    trace: Sequence[str] = ()  # functions whose calls are recorded until the first answer (session/calls.py)
 
 
 @dataclass(frozen=True)
@@ -253,6 +254,8 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
         filters = registry.break_filters(session.adapter, request.break_on_exception)
         added = plan.exception_filters if plan is not None and filters else ()
         session.exception_filters = list(dict.fromkeys([*filters, *added]))
+        if request.trace:
+            session.trace_at_start(list(request.trace))
     except PolydbgError:
         await manager.remove(session, detach=False)
         raise
