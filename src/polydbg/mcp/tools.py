@@ -449,13 +449,14 @@ def register(server: MCPServer[Clients]) -> None:
     @tool(RUNS)
     async def debug_trace(ctx: Context, points: list[Place], expressions: list[str],
                           max_hits: Annotated[int, Field(ge=1, le=1_000_000)] = 50, timeout_s: Timeout = 30,
+                          where: Annotated[str | None, Field(description="condition: its first/last hit")] = None,
                           session_id: SessionId = None) -> Annotated[CallToolResult, TraceResult]:
         """Run, recording expressions at points without stopping."""
         async def traced(s: Session) -> TraceResult:
             if not points or not expressions:
                 raise UsageError("pass at least one point {file, line} and one expression")
             return await s.trace([(p.file, p.line) for p in points], expressions, max_hits, timeout_s,
-                                 progress_of(ctx))
+                                 progress_of(ctx), where or None)
         return await on_session(ctx, session_id, "debug_trace", traced, render.trace)
 
     @tool(OVERWRITES)
