@@ -199,11 +199,11 @@ class Session:
         return await self.reporter.report(timed_out, note)
 
     async def trace(self, points: Sequence[tuple[str, int | str]], expressions: list[str], max_hits: int,
-                    timeout_s: float, progress: Progress | None) -> TraceResult:
+                    timeout_s: float, progress: Progress | None, where: str | None = None) -> TraceResult:
         self.policy.check_paths((self.resolve_path(file) for file, _ in points), "trace point file")
-        self.policy.check_expressions(self.adapter, *expressions)
+        self.policy.check_expressions(self.adapter, *expressions, *([where] if where is not None else []))
         numbered = [(file, src.line_number(self.resolve_path(file), line)) for file, line in points]
-        return await self.tracer.trace(numbered, expressions, max_hits, timeout_s, progress)
+        return await self.tracer.trace(numbered, expressions, max_hits, timeout_s, progress, where)
 
     def trace_at_start(self, functions: list[str]) -> None:
         """Record the calls of ``functions`` (``raised``: exceptions raised) from the program's first line."""
