@@ -154,19 +154,13 @@ class _Calls:
                 self.entries.append(entry)
                 found[name] = max(1, len(locations))
         for kind, function in ((_Throw, "__cxa_throw"), (_Catch, "__cxa_begin_catch")):
-            if _gdb.lookup_global_symbol(function) is not None or _gdb.lookup_static_symbol(function) is not None \
-                    or self._has_minimal(function):
+            try:  # C++'s runtime: pending until libstdc++ loads, where the program has it
                 bp = kind(function, internal=True)
                 bp.silent = True
                 self.entries.append(bp)
+            except Exception:
+                pass
         print(_json.dumps({"found": found, "program": _gdb.current_progspace().filename}))
-
-    @staticmethod
-    def _has_minimal(function):
-        try:
-            return "No symbol" not in _gdb.execute("info address " + function, to_string=True)
-        except Exception:
-            return False
 
     def disarm(self):
         for entry in self.entries:
