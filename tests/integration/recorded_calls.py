@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from polydbg.backends.base import LaunchSpec
 from polydbg.backends.recording import CallRecord, CallSpec
 from polydbg.backends.registry import make_factory
 from polydbg.session.model import State
 from polydbg.session.session import Session
-from tests.conftest import PROGRAMS
+from tests.conftest import PROGRAMS, Tools
 
 CALLS = PROGRAMS / "calls"
 
@@ -35,3 +36,13 @@ async def run_recording(session: Session, *names: str, max_calls: int = 1000,
     report = await session.resume(None, None, timeout_s, None)
     assert report.state == State.exited and report.exit_code == 0, report
     return records, await recorder.stop()
+
+
+async def launched_with_trace(tools: Tools, functions: list[str], **launch: Any) -> tuple[dict[str, Any], list[str]]:
+    """A launch recording ``functions`` from the program's first line to its end, through the MCP tools: the
+    trace its answer carries, and every row of the trace log."""
+    report = await tools("debug_launch", trace=functions, **launch)
+    assert report["state"] == "exited" and report["exit_code"] == 0, report
+    trace: dict[str, Any] = report["trace"]
+    rows = (await tools("debug_output", stream="trace", max_bytes=30_000))["text"].splitlines()
+    return trace, rows

@@ -12,8 +12,8 @@ import pytest
 from polydbg.backends.recording import CallSpec
 from polydbg.errors import UsageError
 from polydbg.session.session import Session
-from tests.conftest import line_of, require
-from tests.integration.recorded_calls import CALLS, at_entry, run_recording
+from tests.conftest import Tools, line_of, require
+from tests.integration.recorded_calls import CALLS, at_entry, launched_with_trace, run_recording
 
 SOURCE = "calls/calls.cpp"
 
@@ -66,3 +66,11 @@ async def test_a_thread_of_the_program(session: Session) -> None:
 async def test_an_unknown_name_is_refused_with_the_closest(session: Session) -> None:
     with pytest.raises(UsageError, match=r"no function fibb in the program; the closest: fib"):
         await session.core.backend.record_calls(CallSpec(("fibb",)), lambda record: None)
+
+
+async def test_a_launch_records_a_whole_run_through_the_tools(tools: Tools, program: str) -> None:
+    trace, rows = await launched_with_trace(tools, ["fib", "Parser::parse"], program=program, adapter="gdb")
+    assert trace["calls"] == 28
+    assert "fib: 25 calls" in "\n".join(trace["summary"])
+    assert any(row.startswith('Parser::parse(this=') and 'text="") → raised std::invalid_argument' in row
+               for row in rows)

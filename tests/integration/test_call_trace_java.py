@@ -14,8 +14,8 @@ import pytest
 from polydbg.backends.recording import CallSpec
 from polydbg.errors import UsageError
 from polydbg.session.session import Session
-from tests.conftest import line_of, require
-from tests.integration.recorded_calls import CALLS, at_entry, run_recording
+from tests.conftest import Tools, line_of, require
+from tests.integration.recorded_calls import CALLS, at_entry, launched_with_trace, run_recording
 
 PROGRAM = str(CALLS / "Calls.java")
 
@@ -73,3 +73,13 @@ async def test_max_calls_bounds_the_records(session: Session) -> None:
 async def test_a_method_a_loaded_class_lacks_is_refused_with_the_closest(session: Session) -> None:
     with pytest.raises(UsageError, match=r"Calls has no method fibb; the closest: fib"):
         await session.core.backend.record_calls(CallSpec(("Calls.fibb",)), lambda record: None)
+
+
+async def test_a_launch_records_a_whole_run_through_the_tools(tools: Tools) -> None:
+    require("java", "javac")
+    trace, rows = await launched_with_trace(tools, ["Calls.fib", "Calls.Parser.parse", "square"], program=PROGRAM)
+    assert trace["calls"] == 32
+    summary = "\n".join(trace["summary"])
+    assert "Calls.fib: 25 calls" in summary and "Calls.square: 4 calls" in summary
+    assert any(row.startswith('Calls.Parser.parse(text="") → raised java.lang.IllegalArgumentException: empty input')
+               for row in rows)

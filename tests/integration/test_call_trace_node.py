@@ -14,8 +14,8 @@ import pytest
 from polydbg.backends.recording import CallSpec
 from polydbg.errors import UsageError
 from polydbg.session.session import Session
-from tests.conftest import line_of, require
-from tests.integration.recorded_calls import CALLS, at_entry, run_recording
+from tests.conftest import Tools, line_of, require
+from tests.integration.recorded_calls import CALLS, at_entry, launched_with_trace, run_recording
 
 PROGRAM = str(CALLS / "calls.js")
 
@@ -74,3 +74,13 @@ async def test_an_unknown_name_is_refused_with_the_closest(session: Session) -> 
         await session.core.backend.record_calls(CallSpec(("fibb",)), lambda record: None)
     with pytest.raises(UsageError, match=r"Parser\.parse"):
         await session.core.backend.record_calls(CallSpec(("Parser.prase",)), lambda record: None)
+
+
+async def test_a_launch_records_a_whole_run_through_the_tools(tools: Tools) -> None:
+    require("node")
+    trace, rows = await launched_with_trace(tools, ["fib", "Parser.parse", "monthOf"], program=PROGRAM)
+    assert trace["calls"] == 29
+    summary = "\n".join(trace["summary"])
+    assert "fib: 25 calls" in summary and "monthOf: 1 call;" in summary
+    assert 'returned {length: 2, text: "ab"} ×1' in summary and "raised Error ×1" in summary
+    assert any(row.startswith('Parser.parse(text="") → raised Error: empty input') for row in rows)

@@ -185,6 +185,8 @@ class CallTrace:
                 rest.append(event)
         if mine and not rest and events:
             policy = events[0].suspend_policy
+            if policy != Suspend.NONE:  # held until the resume is sent (its answer may come after the thread ran on)
+                self._state(events[0].thread).held += time.perf_counter() - self._now
             with contextlib.suppress(*_GONE):
                 if policy == Suspend.EVENT_THREAD:
                     await self._vm.request(CommandSet.THREAD_REFERENCE, 3,
@@ -192,8 +194,6 @@ class CallTrace:
                                            "ThreadReference.Resume")
                 elif policy == Suspend.ALL:
                     await self._vm.resume()
-            if policy != Suspend.NONE:
-                self._state(events[0].thread).held += time.perf_counter() - self._now
         return rest
 
     def _state(self, thread: int) -> _ThreadState:

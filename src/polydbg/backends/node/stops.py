@@ -163,24 +163,22 @@ class Stops:
             self._life.spawn(self._breakpoints.retry_functions(target))
 
     async def _recorded(self, target: Target, params: dict[str, Any], hit: list[str]) -> bool:
-        """A call trace's pause (an exit, a script's start, an exception only the trace pauses at): recorded,
-        and resumed unseen (True); other pauses go on as they would without the trace."""
+        """A call trace's pause (an exit, a first call in a file loaded since, an exception only the trace pauses
+        at): recorded, and resumed unseen (True); other pauses go on as they would without the trace. How long
+        it held the program is told to the trace (less than it did: from its arrival here to the resume sent)."""
         recording = self.recording
         assert recording is not None
-        began = time.perf_counter()
+        resume = False
         if recording.mine(target, hit):
             await recording.on_pause(target, params)
-            if recording.owns(target, hit):
-                await _resume_recorded(target)
-                recording.held(target, time.perf_counter() - began)
-                return True
-        if target.pause_reason in ("exception", "promiseRejection"):
+            resume = recording.owns(target, hit)
+        if not resume and target.pause_reason in ("exception", "promiseRejection"):
             await recording.on_exception(target)
-            if not hit and not self._breakpoints.wants_exception(target):
-                await _resume_recorded(target)
-                recording.held(target, time.perf_counter() - began)
-                return True
-        return False
+            resume = not hit and not self._breakpoints.wants_exception(target)
+        if resume:
+            recording.held(target, time.perf_counter() - target.paused_at)
+            await _resume_recorded(target)
+        return resume
 
     async def _step_on(self, target: Target, script_id: str, method: str | None = None) -> None:
         """A step that has not landed: step on with ``method``, else out of Node's internals and through a

@@ -12,6 +12,7 @@ the handles point at is read by ``inspection``.
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,6 +85,7 @@ class Target:
     failure: ExceptionDetail | None = None  # a test's failure, with its expected and actual values (``failures``)
     failed_at: tuple[str, tuple[str, int, int]] | None = None  # the last failure stopped at: its exception, its frame
     paused: bool = False
+    paused_at: float = 0.0  # time.perf_counter() when the pause arrived
     reported: bool = False
     stops: int = 0  # stops reported so far: a run request that returns after the next one is told by it
     step: Step | None = None
@@ -141,6 +143,7 @@ class Target:
         self.pause_data = params.get("data") if isinstance(params.get("data"), dict) else None
         self.pause_reason = str(params.get("reason") or "")
         self.paused = True
+        self.paused_at = time.perf_counter()
 
     def on_resumed(self) -> None:
         self.frames = []
