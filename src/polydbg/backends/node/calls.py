@@ -45,7 +45,8 @@ log = logging.getLogger(__name__)
 _GONE = (AdapterRequestError, AdapterGoneError, AdapterTimeoutError)
 _KEY = 'Symbol.for("polydbg.calls")'
 BATCH = 64  # exits kept before their entries are read back (a read costs a round trip)
-DISK_FILES = 2000  # a project's script files read at most to find a function not loaded yet
+DISK_FILES = 2000
+ROOTS_UP = 2  # a project's script files read at most to find a function not loaded yet
 _EXTENSIONS = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx")
 
 # The program's side: open calls per function (a stack each), finished entries in the order they ended.
@@ -155,8 +156,10 @@ class CallRecording:
                 for definition in await self._definitions(target, script):
                     known.append(definition.qualified)
                     missing -= {w for w in missing if functions.matches(w, definition, script.path)}
-        if missing:
-            for path, defs in self._disk_definitions():
+        for root, skipped in _roots(self._cwd or os.getcwd()):
+            if not missing:
+                break
+            for path, defs in self._disk_definitions(root, skipped):
                 for definition in defs:
                     known.append(definition.qualified)
                     hits = {w for w in missing if functions.matches(w, definition, path)}
@@ -177,12 +180,13 @@ class CallRecording:
             self._defs[key] = functions.definitions(source.text) if source is not None else []
         return self._defs[key]
 
-    def _disk_definitions(self) -> list[tuple[str, list[Definition]]]:
+    def _disk_definitions(self, root: str, skipped: str | None) -> list[tuple[str, list[Definition]]]:
+        """The named functions of the script files under ``root`` (not under ``skipped``, read already)."""
         found: list[tuple[str, list[Definition]]] = []
-        root = self._cwd or os.getcwd()
         count = 0
         for folder, dirs, files in os.walk(root):
-            dirs[:] = [d for d in dirs if d != "node_modules" and not d.startswith(".")]
+            dirs[:] = [d for d in dirs if d != "node_modules" and not d.startswith(".")
+                       and os.path.join(folder, d) != skipped]
             for name in files:
                 if not name.endswith(_EXTENSIONS) or name.endswith(".d.ts"):
                     continue
@@ -441,3 +445,20 @@ class CallRecording:
 def _line_column(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset)
     return line, offset - (text.rfind("\n", 0, offset) + 1)
+
+
+def _roots(cwd: str) -> list[tuple[str, str | None]]:
+    """Where a function not loaded yet is looked for: the session's directory, then each folder above it (a
+    test project's code is often beside it: ``../cart.js``) up to the repository's root, at most
+    ``ROOTS_UP`` levels; each with the folder below it, read already."""
+    roots: list[tuple[str, str | None]] = [(cwd, None)]
+    here = cwd
+    for _ in range(ROOTS_UP):
+        if os.path.isdir(os.path.join(here, ".git")):
+            break
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        roots.append((parent, here))
+        here = parent
+    return roots
