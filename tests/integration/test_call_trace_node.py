@@ -14,7 +14,7 @@ import pytest
 from polydbg.backends.recording import CallSpec
 from polydbg.errors import UsageError
 from polydbg.session.session import Session
-from tests.conftest import Tools, line_of, require
+from tests.conftest import PROGRAMS, Tools, line_of, require
 from tests.integration.recorded_calls import CALLS, at_entry, launched_with_trace, run_recording
 
 PROGRAM = str(CALLS / "calls.js")
@@ -84,3 +84,13 @@ async def test_a_launch_records_a_whole_run_through_the_tools(tools: Tools) -> N
     assert "fib: 25 calls" in summary and "monthOf: 1 call;" in summary
     assert 'returned {length: 2, text: "ab"} ×1' in summary and "raised Error ×1" in summary
     assert any(row.startswith('Parser.parse(text="") → raised Error: empty input') for row in rows)
+
+
+async def test_a_test_by_name_records_the_code_it_tests_beside_its_project(tools: Tools) -> None:
+    require("node")
+    project = PROGRAMS / "node" / "runners" / "nodetest"  # its tests require ../cart.js
+    report = await tools("debug_launch", test="takes the discount", cwd=str(project), trace=["discounted", "total"])
+    assert report["reason"] == "exception"  # the test's failing assertion, where the test runner stops it
+    first, second = report["trace"]["rows"]
+    assert first.startswith("total(prices=[10, 20, 30]) → 60  ← discounted (cart.js:11)")
+    assert second.startswith("discounted(prices=[10, 20, 30], percent=10) → 53  ← (anonymous) (cart.test.js:15)")
