@@ -94,3 +94,17 @@ async def test_a_test_by_name_records_the_code_it_tests_beside_its_project(tools
     first, second = report["trace"]["rows"]
     assert first.startswith("total(prices=[10, 20, 30]) → 60  ← discounted (cart.js:11)")
     assert second.startswith("discounted(prices=[10, 20, 30], percent=10) → 53  ← (anonymous) (cart.test.js:15)")
+
+
+async def test_async_typescript_functions_record_what_their_code_returned(tools: Tools) -> None:
+    require("node")
+    if not (PROGRAMS / "node" / "node_modules" / "tsx").is_dir():
+        pytest.skip("tests/programs/node has no node_modules: run npm ci there (.ci/run does)")
+    program = PROGRAMS / "node" / "tsx" / "awaits.ts"  # loaded through tsx: V8 runs its output, not the file
+    trace, _ = await launched_with_trace(tools, ["leaf", "middle", "top"], program=str(program))
+    def awaiting(marker: str) -> str:
+        return f"(awaits.ts:{line_of('node/tsx/awaits.ts', marker)})"
+    assert [row.rsplit(" ", 2)[0] for row in trace["rows"]] == [
+        f"leaf(order={{count: 3, price: 7}}) → 21  ← middle {awaiting('middle awaits')}",
+        f"middle(order={{count: 3, price: 7}}) → 22  ← top {awaiting('top awaits')}",
+        f"top() → 22  ← start {awaiting('top().then')}"]

@@ -89,6 +89,7 @@ class NodeBackend(Backend):
         self._protocol = commands.Protocol()  # the methods Node knows, read when an answer needs them
         self._unstopped_throw: str | None = None  # an exception that ended the program without a stop
         self._cwd: str | None = None
+        self._program: str | None = None  # a launch's script: its folder holds the functions a trace names
         self._build_error: asyncio.Task[str | None] | None = None  # a TypeScript loader's refusal, being read
 
     # -- launch and attach --------------------------------------------------------------------------------
@@ -98,6 +99,7 @@ class NodeBackend(Backend):
             raise AdapterRequestError("launch", "pass program: the .js, .mjs, .cjs or .ts file to run")
         self._life.starting()
         self._cwd = spec.cwd
+        self._program = spec.program
         argv = launcher.command(launcher.find_node(spec.runtime), spec.program, spec.args, spec.runtime_args)
         env = self._children.environment({**os.environ, **dict(spec.env)}, self._children.open())
         given = os.open(self._proc.input_file(spec.stdin), os.O_RDONLY) if spec.stdin is not None else None
@@ -329,10 +331,11 @@ class NodeBackend(Backend):
         self._check_connected()
         if self._stops.recording is not None and not self._stops.recording.stopped:
             raise UsageError("a call trace is already recording in this session: let it end first")
-        recording = CallRecording(spec, sink, self._cwd, self._targets.paths, self._targets.live, self._disarm)
+        home = os.path.dirname(os.path.abspath(self._program)) if self._program else self._cwd or os.getcwd()
+        recording = CallRecording(spec, sink, home, self._targets.paths, self._targets.live, self._disarm)
         await recording.resolve(self._targets.live())
         self._stops.recording = recording
-        await self._breakpoints.record_exceptions(True)
+        await self._breakpoints.record_exceptions(True, recording.mapped)
         for target in self._targets.live():
             await recording.arm(target)
         return recording

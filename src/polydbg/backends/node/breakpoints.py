@@ -111,6 +111,7 @@ class Breakpoints:
         self._wide_entry = False  # the entry breakpoint pauses every user script (stop_on_entry under a loader)
         self.caught_passed = 0  # exception pauses judged no test's failure and resumed (``failures``)
         self.recording = False  # a call trace is recording: every exception pauses (``calls``)
+        self.recording_mapped = False  # and waits for a mapped file: every user script pauses as it loads
 
     def _needs_map(self, path: str) -> bool:
         return needs_map(path) or path in self._transformed
@@ -195,11 +196,15 @@ class Breakpoints:
         state = self._users_exception_state()
         return state == "all" or (state == "uncaught" and bool((target.pause_data or {}).get("uncaught")))
 
-    async def record_exceptions(self, on: bool) -> None:
-        """Pause on every exception while a call trace records (a call an exception ends reaches no return)."""
+    async def record_exceptions(self, on: bool, mapped: bool = False) -> None:
+        """Pause on every exception while a call trace records (a call an exception ends reaches no return); with
+        ``mapped``, pause every user script as it loads too (a TypeScript file's functions are found in the code
+        V8 runs, not in the file)."""
         self.recording = on
+        self.recording_mapped = on and mapped
         for target in self._targets.live():
             await self._send_exception_state(target)
+            await self.refresh_entry(target)
 
     @property
     def judges_failures(self) -> bool:
@@ -355,7 +360,7 @@ class Breakpoints:
         (its generated script's name is not known), else the JavaScript files with breakpoints, else none."""
         files = [path for path, ids in self._files.items()
                  if any((bp := self._bps.get(i)) is not None and not bp.refused for i in ids)]
-        if self._wide_entry or any(self._needs_map(path) for path in files):
+        if self._wide_entry or self.recording_mapped or any(self._needs_map(path) for path in files):
             return ENTRY_REGEX
         return _url_pattern([url_of(self._targets.paths.remote(path)) for path in sorted(files)]) if files else None
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from polydbg.backends.node import functions
 from polydbg.backends.node import values as jsv
+from polydbg.backends.node.breakpoints import needs_map
 from polydbg.backends.node.functions import Definition
 from polydbg.backends.node.scripts import PathMap, Script, position, url_of
 from polydbg.backends.node.target import Target
@@ -125,14 +126,14 @@ class _TargetState:
 class CallRecording:
     """The ``Recorder`` of a Node call trace (see the module docstring)."""
 
-    def __init__(self, spec: CallSpec, sink: CallSink, cwd: str | None, paths: PathMap,
+    def __init__(self, spec: CallSpec, sink: CallSink, home: str, paths: PathMap,
                  targets: Callable[[], list[Target]], disarm: Callable[[], Awaitable[None]]) -> None:
         self.spec = spec
         self._paths = paths
         self._targets = targets
         self._disarm = disarm
         self._sink = sink
-        self._cwd = cwd
+        self._home = home  # where the program's files are looked for first: its own folder, else the session's
         self._defs: dict[str, list[Definition]] = {}  # a script's definitions by its path or URL
         self._states: dict[int, _TargetState] = {}  # by the target's thread id
         self._later: dict[str, list[Definition]] = {}  # files on disk not loaded yet: their named functions
@@ -156,16 +157,18 @@ class CallRecording:
                 for definition in await self._definitions(target, script):
                     known.append(definition.qualified)
                     missing -= {w for w in missing if functions.matches(w, definition, script.path)}
-        for root, skipped in _roots(self._cwd or os.getcwd()):
+        for root, skipped in _roots(self._home):
             if not missing:
                 break
+            found: set[str] = set()  # every file of this folder defining one is bound, not only the first read
             for path, defs in self._disk_definitions(root, skipped):
                 for definition in defs:
                     known.append(definition.qualified)
                     hits = {w for w in missing if functions.matches(w, definition, path)}
                     if hits:
                         self._later.setdefault(path, []).append(definition)
-                    missing -= hits
+                    found |= hits
+            missing -= found
         if missing:
             name = sorted(missing)[0]
             near = functions.closest(name, sorted(set(known)))
@@ -214,6 +217,8 @@ class CallRecording:
         # a compiled function, no script V8's beforeScriptExecution pauses at), pausing at the first call in each
         # realm, where its exits are bound before the call goes on.
         for path, defs in self._later.items():
+            if needs_map(path):
+                continue  # what V8 runs is the loader's output: bound as it loads (``mapped``)
             text = self._texts.get(path, "")
             for definition in defs:
                 index = self._index(path, definition)
@@ -222,6 +227,11 @@ class CallRecording:
                     "url": url_of(self._paths.remote(path)), "lineNumber": line, "columnNumber": column,
                     "condition": f"{self._enter(index, definition)} || globalThis[{_KEY}].first({index})"})
                 state.first_calls.add(str(found.get("breakpointId")))
+
+    @property
+    def mapped(self) -> bool:
+        """Whether a named function waits in a file a loader transforms (TypeScript): scripts pause as they load."""
+        return any(needs_map(path) for path in self._later)
 
     def _index(self, path: str, definition: Definition) -> int:
         return self._indexes.setdefault((path, definition.at), len(self._indexes))
@@ -241,7 +251,7 @@ class CallRecording:
         source = await target.source(script_id)
         if source is None:
             return []
-        by_url = script.path is not None and script.path in self._later
+        by_url = script.path is not None and script.path in self._later and not needs_map(script.path)
         bound: list[int] = []
         for definition in await self._definitions(target, script):
             if any(functions.matches(w, definition, script.path) for w in self.spec.functions):
@@ -341,8 +351,14 @@ class CallRecording:
                         "expression": f"globalThis[{_KEY}]?.armed.add({index})"})
         if any(h in state.natives for h in hit) and frames and state.returning:
             call = state.returning.pop(0)
-            returned = await self._text(target, frames[0].get("returnValue") or {"type": "undefined"})
-            self._emit(target, call, returned=returned, caller=self._caller(target, frames))
+            value = frames[0].get("returnValue") or {"type": "undefined"}
+            fn = state.functions.get(call.index)
+            settled = await _settled(target, value) if fn is not None and fn.definition.asynchronous else None
+            if settled is not None and settled[0] == "rejected":
+                self._emit(target, call, raised=jsv.text_of(settled[1]), caller=self._caller(target, frames))
+            else:
+                returned = await self._text(target, settled[1] if settled is not None else value)
+                self._emit(target, call, returned=returned, caller=self._caller(target, frames))
 
     async def on_exception(self, target: Target) -> None:
         """An exception pause: each recorded call it leaves uncaught ends with it."""
@@ -375,12 +391,19 @@ class CallRecording:
 
     @staticmethod
     def _caller(target: Target, frames: list[dict[str, Any]]) -> str | None:
-        if len(frames) < 2:
-            return None
-        frame = frames[1]
-        place = target.scripts.place(*position(frame.get("location") or {}))
-        where = f"{os.path.basename(place.file)}:{place.line}" if place.file else "?"
-        return f"{frame.get('functionName') or '(anonymous)'} ({where})"
+        """The frame below the call's; past an await (nothing below), the function awaiting it."""
+        if len(frames) >= 2:
+            frame = frames[1]
+            where = position(frame.get("location") or {})
+        else:
+            awaiting = (target.async_trace or {}).get("callFrames") or []
+            if frames is not target.frames or not awaiting:
+                return None
+            frame = awaiting[0]
+            where = position(frame)
+        place = target.scripts.place(*where)
+        shown = f"{os.path.basename(place.file)}:{place.line}" if place.file else "?"
+        return f"{frame.get('functionName') or '(anonymous)'} ({shown})"
 
     async def _text(self, target: Target, obj: dict[str, Any]) -> str:
         if obj.get("type") == "object" and obj.get("subtype") != "null" and "objectId" in obj:
@@ -462,3 +485,17 @@ def _roots(cwd: str) -> list[tuple[str, str | None]]:
         roots.append((parent, here))
         here = parent
     return roots
+
+
+async def _settled(target: Target, value: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """An async function's promise as it returns: settled already by its code's ``return`` (or throw), so its state
+    and value say what the code returned; None when it is no promise or still pending."""
+    if value.get("subtype") != "promise" or "objectId" not in value:
+        return None
+    with contextlib.suppress(*_GONE):
+        found = await target.request("Runtime.getProperties", {"objectId": value["objectId"], "ownProperties": True})
+        inner = {str(p.get("name")): p.get("value") or {} for p in found.get("internalProperties") or []}
+        state = str((inner.get("[[PromiseState]]") or {}).get("value") or "")
+        if state in ("fulfilled", "rejected"):
+            return state, inner.get("[[PromiseResult]]") or {"type": "undefined"}
+    return None

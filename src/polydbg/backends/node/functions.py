@@ -23,6 +23,7 @@ _NOT_A_METHOD = frozenset({"if", "for", "while", "switch", "catch", "with", "fun
                            "await", "yield", "new", "delete", "void", "in", "do", "else"})
 _BEFORE_METHOD = frozenset({"{", "}", ";", "\n", ",", "static", "async", "get", "set", "*"})
 _ASSIGNS = frozenset({"=", ":"})
+_TS_MODIFIERS = frozenset({"public", "private", "protected", "readonly", "override", "abstract"})
 
 
 class Definition(NamedTuple):
@@ -31,6 +32,7 @@ class Definition(NamedTuple):
     params: tuple[tuple[str, str], ...]  # (shown name, expression reading it at the function's start)
     body: int  # offset where the function's body (its ``{``, or an arrow's expression) starts
     at: int  # offset of the name
+    asynchronous: bool = False  # ``async``: what it returns is a promise of what its code returns
 
     @property
     def qualified(self) -> str:
@@ -67,7 +69,8 @@ def definitions(source: str) -> list[Definition]:
         name, params_at, body = definition
         owner = _owner(toks, i, depth, classes, objects)
         params = _params(toks, params_at, _is_arrow(toks, params_at)) if params_at is not None else ()
-        found.append(Definition(name, owner, params, body, at))
+        start = toks[params_at][1] if params_at is not None else body
+        found.append(Definition(name, owner, params, body, at, lexical.is_async_function(source, start)))
     return found
 
 
@@ -194,17 +197,27 @@ def _defined_at(toks: Tokens, i: int, source: str) -> tuple[str, int | None, int
         elif _is_word(toks[value][0]) and _arrow_after(toks, value):
             return text, value, _arrow_body(toks, value, source)
         return None
-    if nxt == "(" and text not in _NOT_A_METHOD and before in _BEFORE_METHOD:
+    if nxt == "(" and text not in _NOT_A_METHOD and before in _BEFORE_METHOD | _TS_MODIFIERS:
         close = _closing(toks, after)
-        body = _skip_newlines(toks, close + 1) if close is not None else len(toks)
+        body = _after_params(toks, close) if close is not None else len(toks)
         if body < len(toks) and toks[body][0] == "{":
             return text, after, toks[body][1]
     return None
 
 
+def _after_params(toks: Tokens, close: int) -> int:
+    """The token after a parameter list's ``)``, past a TypeScript return type (``): Promise<number> {``)."""
+    j = _skip_newlines(toks, close + 1)
+    if j < len(toks) and toks[j][0] == ":":
+        depth = toks[close][2]
+        while j < len(toks) and not (toks[j][0] in ("{", "=") and toks[j][2] == depth) and toks[j][0] != ";":
+            j += 1
+    return j
+
+
 def _with_body(toks: Tokens, name: str, params: int) -> tuple[str, int | None, int] | None:
     close = _closing(toks, params)
-    body = _skip_newlines(toks, close + 1) if close is not None else len(toks)
+    body = _after_params(toks, close) if close is not None else len(toks)
     return (name, params, toks[body][1]) if body < len(toks) and toks[body][0] == "{" else None
 
 
@@ -214,7 +227,7 @@ def _joined(toks: Tokens, i: int, following: tuple[str, ...]) -> bool:
 
 
 def _arrow_after(toks: Tokens, i: int) -> bool:
-    j = _skip_newlines(toks, i + 1)
+    j = _after_params(toks, i) if toks[i][0] == ")" else _skip_newlines(toks, i + 1)
     return j < len(toks) and toks[j][0] == "=" and _joined(toks, j, (">",))
 
 
@@ -226,7 +239,7 @@ def _is_arrow(toks: Tokens, params: int) -> bool:
 
 
 def _arrow_body(toks: Tokens, i: int, source: str) -> int:
-    j = _skip_newlines(toks, i + 1) + 2  # past "=" ">"
+    j = (_after_params(toks, i) if toks[i][0] == ")" else _skip_newlines(toks, i + 1)) + 2  # past "=" ">"
     j = _skip_newlines(toks, j)
     return toks[j][1] if j < len(toks) else len(source)
 

@@ -89,6 +89,8 @@ class Stops:
                 entry = True
             elif (bp_id := target.by_native.get(native)) is not None:
                 user.append(bp_id)
+        if entry and self.recording is not None:
+            await self.recording.bind(target, script_id)
         if entry:
             for native in await self._breakpoints.bind_mapped(target, script_id):
                 bp_id = target.by_native.get(native)
@@ -106,6 +108,8 @@ class Stops:
         elif reason in ("Break on start", "instrumentation"):
             if reason == "instrumentation":  # a script with a map about to run (``breakpoints``)
                 await self._breakpoints.bind_mapped(target, script_id)
+                if self.recording is not None:
+                    await self.recording.bind(target, script_id)
             await self._resume_quietly(target)
             return
         stopping = [b for b in user if self._breakpoints.counts(b)]

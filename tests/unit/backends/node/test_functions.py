@@ -65,3 +65,17 @@ def test_names_match_as_agents_write_them() -> None:
 def test_the_closest_names_to_one_that_matches_none() -> None:
     assert closest("fibb", ["fib", "Parser.parse"]) == ["fib"]
     assert closest("Parser.prase", ["fib", "Parser.parse"]) == ["Parser.parse"]
+
+
+def test_typescript_types_and_async_functions() -> None:
+    source = """class Cart {
+  private items: number[] = [];
+  public async total(discount: number): Promise<number> { return 1; }
+}
+async function leaf(order: Order): Promise<number> { return 2; }
+const twice = (n: number): number => n * 2;
+"""
+    found = {d.qualified: (d.params, d.asynchronous, source[d.body]) for d in definitions(source)}
+    assert found == {"Cart.total": ((("discount", "discount"),), True, "{"),
+                     "leaf": ((("order", "order"),), True, "{"),
+                     "twice": ((("n", "n"),), False, "n")}
