@@ -12,31 +12,18 @@ closest names of the program's functions.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import difflib
 import json
-import re
-from typing import Any
 
 from polydbg.backends.gdb.commands import console, python_exec
 from polydbg.backends.kit import shims
-from polydbg.backends.recording import CallRecord, CallSink, CallSpec
+from polydbg.backends.kit.nativecalls import NAMES, closest_functions, linespec, record_of
+from polydbg.backends.recording import CallSink, CallSpec
 from polydbg.errors import AdapterError, UsageError
 from polydbg.mi.client import MiClient
 
-NM_TIMEOUT_S = 5.0
 CALL_MARK = "<polydbg-call>"  # prefixes every finished call's line gdb prints
-_PARAMETERS = re.compile(r"(?<=\w)\((?:[^()]|\([^()]*\))*\)(?: const)?$")  # C++'s signature after a name
 _SHIM = shims.source(__file__, "gdb_calls.py").replace("MARK", CALL_MARK)
-
-
-def linespec(name: str) -> str:
-    """An agent's name as gdb's linespec: ``Class.method`` → ``Class::method`` (a file's ``a.c:f`` kept)."""
-    where, colon, function = name.rpartition(":") if re.search(r"\.\w+:\w", name) else ("", "", name)
-    if "::" not in function and "." in function:
-        function = function.replace(".", "::")
-    return f"{where}{colon}{function}"
 
 
 class GdbCallTrace:
@@ -58,30 +45,18 @@ class GdbCallTrace:
         missing = [given for given, name in zip(self.spec.functions, names, strict=True) if not found.get(name)]
         if missing:
             await self._disarm()
-            known = await _functions(answer.get("program"))
-            near = difflib.get_close_matches(linespec(missing[0]).rpartition(":")[2], known, n=5, cutoff=0.6)
+            near = await closest_functions(answer.get("program"), missing[0])
             raise UsageError(f"no function {missing[0]} in the program" + (
-                f"; the closest: {', '.join(near)}" if near else "") +
-                " (name it as func, file.c:func, Class::method or module::func)")
+                f"; the closest: {', '.join(near)}" if near else "") + f" ({NAMES})")
 
     def on_line(self, text: str) -> None:
         """One finished call as gdb printed it."""
         if self.stopped or self._delivered >= self.spec.max_calls:
             return
-        try:
-            call: dict[str, Any] = json.loads(text)
-        except ValueError:
-            return
-        if "error" in call:
-            return
-        raised = call.get("x")
-        self._sink(CallRecord(
-            function=_PARAMETERS.sub("", str(call.get("n") or call.get("f"))),
-            args=tuple((str(n), str(v)) for n, v in call.get("a") or []),
-            returned=None if raised else call.get("r"), raised=raised, caller=call.get("c"), thread=call.get("t"),
-            duration_us=round(float(call["d"]), 1) if "d" in call else None, file=call.get("file"),
-            line=call.get("line"), ended="began" not in call))
-        self._delivered += 1
+        record = record_of(text)
+        if record is not None:
+            self._sink(record)
+            self._delivered += 1
 
     async def _disarm(self) -> None:
         await self._client.command(console("python _polydbg_calls.disarm()"))
@@ -94,22 +69,3 @@ class GdbCallTrace:
             await self._disarm()
         return ["callees are not recorded under gdb: name them too"] if self.spec.depth else []
 
-
-async def _functions(program: str | None) -> list[str]:
-    """The functions the program's executable defines (``nm``: its own symbols, not its libraries'), without
-    their C++ parameter lists."""
-    if not program:
-        return []
-    try:
-        process = await asyncio.create_subprocess_exec("nm", "-C", "--defined-only", program,
-                                                       stdout=asyncio.subprocess.PIPE,
-                                                       stderr=asyncio.subprocess.DEVNULL)
-        out, _ = await asyncio.wait_for(process.communicate(), NM_TIMEOUT_S)
-    except (OSError, asyncio.TimeoutError):
-        return []
-    names = set()
-    for line in out.decode(errors="replace").splitlines():
-        parts = line.split(" ", 2)
-        if len(parts) == 3 and parts[1] in ("T", "t") and not parts[2].startswith(("_", ".")):
-            names.add(_PARAMETERS.sub("", parts[2]))
-    return sorted(names)

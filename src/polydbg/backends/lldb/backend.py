@@ -44,9 +44,11 @@ from polydbg.backends.kit import mutexes, timeouts
 from polydbg.backends.kit.lifecycle import Phase
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.lldb import expressions, hits, launch, lines, stops, values
+from polydbg.backends.lldb.calltrace import LldbCallTrace
 from polydbg.backends.lldb.launch import COMMAND_PREFIX
 from polydbg.backends.lldb.locks import LldbMutexes
 from polydbg.backends.locate import find_lldb_dap
+from polydbg.backends.recording import CallSink, CallSpec, Recorder
 from polydbg.dap.client import DapClient
 from polydbg.errors import AdapterError, AdapterRequestError, EnvironmentProblem, UsageError
 from polydbg.transport.streams import FramedStream
@@ -86,6 +88,8 @@ class LldbDapBackend(DapBackend):
         self._listed: list[Thread] = []  # the threads of the last listing (lldb-dap lists none while it runs)
         self._tops: dict[int, list[Frame]] = {}  # each thread's innermost frames listed at this stop, none hidden
         self._mutexes = LldbMutexes(self._request, self._top_frames)
+        self._program: str | None = None  # the executable, for the names a call trace may take
+        self._recording: LldbCallTrace | None = None
 
     # -- adapter and launch -------------------------------------------------------------------------
 
@@ -126,6 +130,7 @@ class LldbDapBackend(DapBackend):
         return launch.common_arguments(self.language, self._rust_etc, self._quiet, panics)
 
     def _launch_arguments(self, spec: LaunchSpec) -> dict[str, Any]:
+        self._program = spec.program
         args = launch.launch_arguments(spec, self._common())
         if spec.stdin is not None:
             args["stdio"] = [self._proc.input_file(spec.stdin), None, None]
@@ -230,6 +235,17 @@ class LldbDapBackend(DapBackend):
             if native is not None:
                 (self._stops.conditional.add if bp.condition else self._stops.conditional.discard)(native)
         return results
+
+    async def record_calls(self, spec: CallSpec, sink: CallSink) -> Recorder:
+        if self._recording is not None and not self._recording.stopped:
+            raise UsageError("a call trace is already recording in this session: let it end first")
+
+        async def lldb_command(text: str) -> str:
+            return await DapBackend.command(self, COMMAND_PREFIX + text, None)
+        trace = LldbCallTrace(lldb_command, spec, sink)
+        await trace.arm(self._program)
+        self._recording = trace
+        return trace
 
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
         sent, refused = self._stops.hits.prepare(breakpoints)

@@ -1,5 +1,5 @@
-"""Call traces under gdb (``GdbBackend.record_calls``), on a real gdb: a recursive function, a C++ method that
-throws (caught by its caller), a thread of the program's, unknown names."""
+"""Call traces of native code under gdb and lldb-dap (``record_calls`` of each), on the real debuggers: a recursive
+function, a C++ method that throws (caught by its caller), a thread of the program's, unknown names."""
 
 from __future__ import annotations
 
@@ -20,15 +20,26 @@ SOURCE = "calls/calls.cpp"
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> str:
-    require("gdb", "g++")
+    require("g++")
     built = tmp_path_factory.mktemp("calls") / "calls"
     subprocess.run(["g++", "-g", "-O0", "-pthread", "-o", str(built), str(CALLS / "calls.cpp")], check=True)
     return str(built)
 
 
+# Asked for by name, so anyio's plugin keeps the parametrized tests' parameter (see test_conformance.py).
+pytestmark = pytest.mark.usefixtures("anyio_backend")
+
+
+@pytest.fixture(params=["gdb", "lldb-dap"])
+def debugger(request: pytest.FixtureRequest) -> str:
+    adapter: str = request.param
+    require("gdb" if adapter == "gdb" else "lldb-dap-22|lldb-dap|lldb-vscode")
+    return adapter
+
+
 @pytest.fixture
-async def session(program: str) -> AsyncIterator[Session]:
-    async with at_entry("cpp", "gdb", program, 30) as session:
+async def session(program: str, debugger: str) -> AsyncIterator[Session]:
+    async with at_entry("cpp", debugger, program, 30) as session:
         yield session
 
 
@@ -49,7 +60,7 @@ async def test_a_recursive_function_every_call_with_its_argument_value_and_calle
 async def test_a_method_that_throws_records_the_exception_and_the_next_call_its_own_value(session: Session) -> None:
     records, _ = await run_recording(session, "Parser.parse", "parse_all")
     parses = [r for r in records if r.function == "Parser::parse"]
-    assert [(r.args[1:], r.returned, r.raised) for r in parses] == [
+    assert [(r.args[1:], r.returned, r.raised) for r in parses] == [  # (args[0] is this)
         ((("text", '"ab"'),), "2", None),
         ((("text", '""'),), None, "std::invalid_argument"),
         ((("text", '"xyz"'),), "3", None)]  # made from the same place: gdb's frame id is the thrown call's
@@ -68,8 +79,8 @@ async def test_an_unknown_name_is_refused_with_the_closest(session: Session) -> 
         await session.core.backend.record_calls(CallSpec(("fibb",)), lambda record: None)
 
 
-async def test_a_launch_records_a_whole_run_through_the_tools(tools: Tools, program: str) -> None:
-    trace, rows = await launched_with_trace(tools, ["fib", "Parser::parse"], program=program, adapter="gdb")
+async def test_a_launch_records_a_whole_run_through_the_tools(tools: Tools, program: str, debugger: str) -> None:
+    trace, rows = await launched_with_trace(tools, ["fib", "Parser::parse"], program=program, adapter=debugger)
     assert trace["calls"] == 28
     assert "fib: 25 calls" in "\n".join(trace["summary"])
     assert any(row.startswith('Parser::parse(this=') and 'text="") → raised std::invalid_argument' in row

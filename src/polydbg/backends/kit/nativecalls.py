@@ -1,0 +1,74 @@
+"""What the native debuggers' call traces share (gdb's and lldb's): names as their linespecs, a finished call as
+their shims write it (one JSON object), and the closest names to one that binds nowhere.
+
+A shim writes a call as ``{"f"|"n": name, "a": [[arg, value], …], "r": returned, "x": raised, "c": caller,
+"t": thread, "d": µs, "file", "line"}``; one still holding ``began`` had not ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import json
+import re
+from typing import Any
+
+from polydbg.backends.recording import CallRecord
+
+NM_TIMEOUT_S = 5.0
+_PARAMETERS = re.compile(r"(?<=\w)\((?:[^()]|\([^()]*\))*\)(?: const)?$")  # C++'s signature after a name
+_CALLER = re.compile(r"^(.*) \(([^()]*)\)$")  # "function (file:line)"
+NAMES = "name it as func, file.c:func, Class::method or module::func"
+
+
+def linespec(name: str) -> str:
+    """An agent's name as a debugger's linespec: ``Class.method`` → ``Class::method`` (a file's ``a.c:f`` kept)."""
+    where, colon, function = name.rpartition(":") if re.search(r"\.\w+:\w", name) else ("", "", name)
+    if "::" not in function and "." in function:
+        function = function.replace(".", "::")
+    return f"{where}{colon}{function}"
+
+
+def without_parameters(name: str) -> str:
+    """``Parser::parse(std::string const&)`` → ``Parser::parse``."""
+    return _PARAMETERS.sub("", name)
+
+
+def record_of(line: str) -> CallRecord | None:
+    """A finished call as a shim wrote it (None: not one, or the shim's own error)."""
+    try:
+        call: dict[str, Any] = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(call, dict) or "error" in call:
+        return None
+    raised = call.get("x")
+    caller = call.get("c")
+    if isinstance(caller, str) and (where := _CALLER.match(caller)) is not None:
+        caller = f"{without_parameters(where.group(1))} ({where.group(2)})"
+    return CallRecord(
+        function=without_parameters(str(call.get("n") or call.get("f"))),
+        args=tuple((str(n), str(v)) for n, v in call.get("a") or []),
+        returned=None if raised else call.get("r"), raised=raised, caller=caller, thread=call.get("t"),
+        duration_us=round(float(call["d"]), 1) if "d" in call else None, file=call.get("file"),
+        line=call.get("line"), ended="began" not in call)
+
+
+async def closest_functions(program: str | None, name: str) -> list[str]:
+    """The functions the program's executable defines (``nm``: its own symbols, not its libraries') nearest to
+    ``name``."""
+    if not program:
+        return []
+    try:
+        process = await asyncio.create_subprocess_exec("nm", "-C", "--defined-only", program,
+                                                       stdout=asyncio.subprocess.PIPE,
+                                                       stderr=asyncio.subprocess.DEVNULL)
+        out, _ = await asyncio.wait_for(process.communicate(), NM_TIMEOUT_S)
+    except (OSError, asyncio.TimeoutError):
+        return []
+    names = set()
+    for line in out.decode(errors="replace").splitlines():
+        parts = line.split(" ", 2)
+        if len(parts) == 3 and parts[1] in ("T", "t") and not parts[2].startswith(("_", ".")):
+            names.add(without_parameters(parts[2]))
+    return difflib.get_close_matches(linespec(name).rpartition(":")[2], sorted(names), n=5, cutoff=0.6)
