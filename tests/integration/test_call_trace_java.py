@@ -32,7 +32,8 @@ async def test_a_recursive_method_every_call_with_its_argument_value_and_caller(
     assert notes == []
     assert len(records) == 25  # fib(6) calls fib 25 times
     assert all(r.function == "Calls.fib" and r.ended and r.thread == "main" for r in records)
-    top = records[-1]  # the outermost call ends last
+    top = records[-1]  # the outermost call ends last, and began first
+    assert top.started is not None and all(r.started is not None and r.started > top.started for r in records[:-1])
     assert top.args == (("n", "6"),) and top.returned == "8"
     assert top.caller == f"Calls.main (Calls.java:{line_of('calls/Calls.java', 'fib(6)')})"
     recursion = line_of("calls/Calls.java", "return fib(n - 1)")

@@ -48,7 +48,8 @@ async def test_a_recursive_function_every_call_with_its_argument_value_and_calle
     assert notes == []
     assert len(records) == 25  # fib(6) calls fib 25 times
     assert all(r.function == "fib" and r.ended for r in records)
-    top = records[-1]  # the outermost call ends last
+    top = records[-1]  # the outermost call ends last, and began first
+    assert top.started is not None and all(r.started is not None and r.started > top.started for r in records[:-1])
     assert top.args == (("n", "6"),) and top.returned == "8"
     assert top.caller == f"main (calls.cpp:{line_of(SOURCE, 'fib(6)')})"
     assert {r.caller for r in records[:-1]} == {f"fib (calls.cpp:{line_of(SOURCE, 'return fib(n - 1)')})"}

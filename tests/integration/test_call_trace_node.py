@@ -32,7 +32,8 @@ async def test_a_recursive_function_every_call_with_its_argument_value_and_calle
     assert notes == []
     assert len(records) == 25  # fib(6) calls fib 25 times
     assert all(r.function == "fib" and r.ended and r.thread == "main" for r in records)
-    top = records[-1]  # the outermost call ends last
+    top = records[-1]  # the outermost call ends last, and began first
+    assert top.started is not None and all(r.started is not None and r.started > top.started for r in records[:-1])
     assert top.args == (("n", "6"),) and top.returned == "8"
     assert top.caller is not None and top.caller.endswith(f"(calls.js:{line_of('calls/calls.js', 'fib(6)')})")
     assert {r.caller for r in records[:-1]} == {f"fib (calls.js:{line_of('calls/calls.js', 'return fib(n - 1)')})"}
@@ -91,9 +92,9 @@ async def test_a_test_by_name_records_the_code_it_tests_beside_its_project(tools
     project = PROGRAMS / "node" / "runners" / "nodetest"  # its tests require ../cart.js
     report = await tools("debug_launch", test="takes the discount", cwd=str(project), trace=["discounted", "total"])
     assert report["reason"] == "exception"  # the test's failing assertion, where the test runner stops it
-    first, second = report["trace"]["rows"]
-    assert first.startswith("total(prices=[10, 20, 30]) → 60  ← discounted (cart.js:11)")
-    assert second.startswith("discounted(prices=[10, 20, 30], percent=10) → 53  ← (anonymous) (cart.test.js:15)")
+    outer, inner = report["trace"]["rows"]  # in the order they began
+    assert outer.startswith("discounted(prices=[10, 20, 30], percent=10) → 53  ← (anonymous) (cart.test.js:15)")
+    assert inner.startswith("total(prices=[10, 20, 30]) → 60  ← discounted (cart.js:11)")
 
 
 async def test_async_typescript_functions_record_what_their_code_returned(tools: Tools) -> None:
@@ -104,7 +105,7 @@ async def test_async_typescript_functions_record_what_their_code_returned(tools:
     trace, _ = await launched_with_trace(tools, ["leaf", "middle", "top"], program=str(program))
     def awaiting(marker: str) -> str:
         return f"(awaits.ts:{line_of('node/tsx/awaits.ts', marker)})"
-    assert [row.rsplit(" ", 2)[0] for row in trace["rows"]] == [
-        f"leaf(order={{count: 3, price: 7}}) → 21  ← middle {awaiting('middle awaits')}",
+    assert [row.rsplit(" ", 2)[0] for row in trace["rows"]] == [  # in the order they began
+        f"top() → 22  ← start {awaiting('top().then')}",
         f"middle(order={{count: 3, price: 7}}) → 22  ← top {awaiting('top awaits')}",
-        f"top() → 22  ← start {awaiting('top().then')}"]
+        f"leaf(order={{count: 3, price: 7}}) → 21  ← middle {awaiting('middle awaits')}"]

@@ -294,7 +294,7 @@ class CallTrace:
         traced = call.traced
         self._sink(CallRecord(traced.name, call.args, returned=returned, raised=raised, caller=call.caller,
                               thread=state.name, duration_us=None if took is None else round(took, 1),
-                              file=traced.file, line=traced.line, ended=ended))
+                              file=traced.file, line=traced.line, ended=ended, started=call.began))
         self._delivered += 1
 
     # -- the end ----------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 their shims write it (one JSON object), and the closest names to one that binds nowhere.
 
 A shim writes a call as ``{"f"|"n": name, "a": [[arg, value], …], "r": returned, "x": raised, "c": caller,
-"t": thread, "d": µs, "file", "line"}``; one still holding ``began`` had not ended.
+"t": thread, "d": µs, "s": when it began, "file", "line"}``; one still holding ``began`` had not ended.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def record_of(line: str) -> CallRecord | None:
         args=tuple((str(n), str(v)) for n, v in call.get("a") or []),
         returned=None if raised else call.get("r"), raised=raised, caller=caller, thread=call.get("t"),
         duration_us=round(float(call["d"]), 1) if "d" in call else None, file=call.get("file"),
-        line=call.get("line"), ended="began" not in call)
+        line=call.get("line"), ended="began" not in call, started=float(call["s"]) if "s" in call else None)
 
 
 async def closest_functions(program: str | None, name: str) -> list[str]:

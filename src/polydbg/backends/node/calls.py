@@ -28,6 +28,7 @@ import contextlib
 import json
 import logging
 import os
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -108,6 +109,7 @@ class _Open:
     args: list[str]
     entered_ms: float  # the program's clock (performance.now()) at entry
     paused_ms: float  # the target's time paused for the recording by then (not the call's own time)
+    started: float = field(default_factory=time.perf_counter)  # when its entry came (one clock for every target)
     took_ms: float | None = None  # set when it reached a return location, its pause not handled yet
 
 
@@ -429,7 +431,7 @@ class CallRecording:
         self._sink(CallRecord(
             function=fn.definition.qualified, args=tuple(zip(names, call.args, strict=False)), returned=returned,
             raised=raised, caller=caller, thread=target.name, file=fn.file, line=fn.line, ended=ended,
-            duration_us=None if call.took_ms is None else round(call.took_ms * 1000, 1)))
+            duration_us=None if call.took_ms is None else round(call.took_ms * 1000, 1), started=call.started))
         self._delivered += 1
         if self._delivered >= self.spec.max_calls:
             self._over = True

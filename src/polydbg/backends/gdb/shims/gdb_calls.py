@@ -83,6 +83,7 @@ class _Entry(_gdb.Breakpoint):
                     "t": "thread %d" % thread.global_num,
                     "file": function.symtab.fullname() if function and function.symtab else None,
                     "line": function.line if function else sal.line, "began": _time.perf_counter()}
+            call["s"] = call["began"]
             if older is None:
                 call.pop("began")
                 _send(call)

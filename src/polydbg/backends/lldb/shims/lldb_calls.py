@@ -60,6 +60,7 @@ def entry(frame, location, extra, internal):
                 "file": line.GetFileSpec().fullpath if line.IsValid() else None,
                 "line": line.GetLine() if line.IsValid() else None, "began": time.perf_counter(),
                 "cfa": frame.GetCFA(), "id": str(function.GetStartAddress())}
+        call["s"] = call["began"]
         _state["open"].setdefault(thread.GetThreadID(), []).append(call)
     except Exception as exc:
         _send({"error": "entry: %s" % exc})
