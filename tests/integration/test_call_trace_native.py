@@ -12,7 +12,7 @@ import pytest
 from polydbg.backends.recording import CallSpec
 from polydbg.errors import UsageError
 from polydbg.session.session import Session
-from tests.conftest import Tools, line_of, require
+from tests.conftest import PROGRAMS, Tools, line_of, require
 from tests.integration.recorded_calls import CALLS, at_entry, launched_with_trace, run_recording
 
 SOURCE = "calls/calls.cpp"
@@ -86,3 +86,13 @@ async def test_a_launch_records_a_whole_run_through_the_tools(tools: Tools, prog
     assert "fib: 25 calls" in "\n".join(trace["summary"])
     assert any(row.startswith('Parser::parse(this=') and 'text="") → raised std::invalid_argument' in row
                for row in rows)
+
+
+async def test_a_rust_test_by_name_records_the_function_it_tests(tools: Tools) -> None:
+    require("cargo", "lldb-dap-22|lldb-dap|lldb-vscode")
+    project = PROGRAMS / "rusttests"
+    report = await tools("debug_launch", test="bulk_discount", cwd=str(project), trace=["total"])
+    assert report["reason"] == "exception"  # its assert_eq! fails: the discount never applies
+    [row] = report["trace"]["rows"]  # the function itself, not what was inlined at its first line (f64::from)
+    assert row.startswith("rusttests::total(unit=1, quantity=10) → 10  ← rusttests::tests::bulk_discount "
+                          f"(lib.rs:{line_of('rusttests/src/lib.rs', 'let got = total')})")

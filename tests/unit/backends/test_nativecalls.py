@@ -19,6 +19,8 @@ def test_a_call_line_becomes_a_record_with_its_c_plus_plus_signatures_left_out()
     unended = record_of(json.dumps({"f": "fib", "a": [["n", "3"]], "began": 1.5}))
     assert unended is not None and not unended.ended and unended.duration_us is None
     assert record_of('{"error": "entry: boom"}') is None and record_of("not json") is None
+    rust = record_of(json.dumps({"f": "rusttests::total::hfc9190ddb4bdb5f7", "a": [], "r": "10"}))
+    assert rust is not None and rust.function == "rusttests::total"
 
 
 def test_names_as_linespecs() -> None:

@@ -17,6 +17,7 @@ from polydbg.backends.recording import CallRecord
 
 NM_TIMEOUT_S = 5.0
 _PARAMETERS = re.compile(r"(?<=\w)\((?:[^()]|\([^()]*\))*\)(?: const)?$")  # C++'s signature after a name
+_RUST_HASH = re.compile(r"::h[0-9a-f]{16}$")  # the legacy mangling's hash after a Rust function's path
 _CALLER = re.compile(r"^(.*) \(([^()]*)\)$")  # "function (file:line)"
 NAMES = "name it as func, file.c:func, Class::method or module::func"
 
@@ -30,8 +31,8 @@ def linespec(name: str) -> str:
 
 
 def without_parameters(name: str) -> str:
-    """``Parser::parse(std::string const&)`` → ``Parser::parse``."""
-    return _PARAMETERS.sub("", name)
+    """``Parser::parse(std::string const&)`` → ``Parser::parse``; Rust's ``crate::total::h0123…`` → ``crate::total``."""
+    return _RUST_HASH.sub("", _PARAMETERS.sub("", name))
 
 
 def record_of(line: str) -> CallRecord | None:

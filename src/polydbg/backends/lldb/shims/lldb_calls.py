@@ -48,6 +48,8 @@ def _where(frame):
 
 def entry(frame, location, extra, internal):
     try:
+        while frame.IsInlined() and frame.get_parent_frame().IsValid():  # a callee inlined at the entry: its caller
+            frame = frame.get_parent_frame()
         function = frame.GetFunction()
         arguments = frame.GetVariables(True, False, False, True)
         args = [[arguments.GetValueAtIndex(i).GetName(), _text(arguments.GetValueAtIndex(i))]
