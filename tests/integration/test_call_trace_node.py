@@ -109,3 +109,11 @@ async def test_async_typescript_functions_record_what_their_code_returned(tools:
         f"top() → 22  ← start {awaiting('top().then')}",
         f"middle(order={{count: 3, price: 7}}) → 22  ← top {awaiting('top awaits')}",
         f"leaf(order={{count: 3, price: 7}}) → 21  ← middle {awaiting('middle awaits')}"]
+
+
+async def test_a_call_the_program_ended_inside_is_recorded_unended() -> None:
+    require("node")
+    async with at_entry("javascript", "node", str(CALLS / "exits.js"), 20) as session:
+        records, _ = await run_recording(session, "shutdown")
+    [call] = records
+    assert (call.function, call.args, call.ended, call.returned) == ("shutdown", (("code", "0"),), False, None)

@@ -123,6 +123,7 @@ class _TargetState:
     open: dict[int, list[_Open]] = field(default_factory=dict)  # each function's calls entered and not ended
     returning: list[_Open] = field(default_factory=list)  # reached a return location: their pause comes next
     paused_ms: float = 0.0  # how long the recording's pauses have held the target
+    target: Target | None = None
 
 
 class CallRecording:
@@ -211,7 +212,7 @@ class CallRecording:
 
     async def arm(self, target: Target) -> None:
         """Bind the functions in the target's loaded scripts, and pause its scripts still to load that hold one."""
-        state = self._states.setdefault(target.thread_id, _TargetState())
+        state = self._states.setdefault(target.thread_id, _TargetState(target=target))
         await target.request("Runtime.addBinding", {"name": self._binding})
         for script in target.scripts.user_scripts():
             await self.bind(target, script.id)
@@ -245,7 +246,7 @@ class CallRecording:
     async def bind(self, target: Target, script_id: str) -> list[int]:
         """Set the entry and exit breakpoints of the named functions a script defines (once per script; the exits
         alone in a file whose entries are set by URL); the functions bound."""
-        state = self._states.setdefault(target.thread_id, _TargetState())
+        state = self._states.setdefault(target.thread_id, _TargetState(target=target))
         script = target.scripts.get(script_id)
         if script is None or script_id in state.bound or script.internal:
             return []
@@ -452,11 +453,10 @@ class CallRecording:
                         await target.request("Debugger.removeBreakpoint", {"breakpointId": native})
                 with contextlib.suppress(*_GONE):
                     await target.request("Runtime.removeBinding", {"name": self._binding})
-        live = {target.thread_id: target for target in self._targets()}
-        for thread_id, state in self._states.items():
+        for state in self._states.values():  # (a target that ended too: a call process.exit() left)
             for call in [c for stack in state.open.values() for c in stack] + state.returning:
-                if thread_id in live:
-                    self._emit(live[thread_id], call, ended=False)
+                if state.target is not None:
+                    self._emit(state.target, call, ended=False)
         notes: list[str] = []
         bound = {fn.definition.name for state in self._states.values() for fn in state.functions.values()}
         never = [name for name in self.spec.functions if name.rpartition(":")[2].rsplit(".", 1)[-1] not in bound]
