@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from typing import NamedTuple
 
 from polydbg.backends.node import lexical
@@ -23,6 +24,7 @@ _NOT_A_METHOD = frozenset({"if", "for", "while", "switch", "catch", "with", "fun
                            "await", "yield", "new", "delete", "void", "in", "do", "else"})
 _BEFORE_METHOD = frozenset({"{", "}", ";", "\n", ",", "static", "async", "get", "set", "*"})
 _ASSIGNS = frozenset({"=", ":"})
+_WORD_CHAR = re.compile(r"[\w$]")
 _TS_MODIFIERS = frozenset({"public", "private", "protected", "readonly", "override", "abstract"})
 
 
@@ -33,6 +35,7 @@ class Definition(NamedTuple):
     body: int  # offset where the function's body (its ``{``, or an arrow's expression) starts
     at: int  # offset of the name
     asynchronous: bool = False  # ``async``: what it returns is a promise of what its code returns
+    generator: bool = False  # ``function*``, ``*name(…)``: its returns are not what it yields
 
     @property
     def qualified(self) -> str:
@@ -70,7 +73,8 @@ def definitions(source: str) -> list[Definition]:
         owner = _owner(toks, i, depth, classes, objects)
         params = _params(toks, params_at, _is_arrow(toks, params_at)) if params_at is not None else ()
         start = toks[params_at][1] if params_at is not None else body
-        found.append(Definition(name, owner, params, body, at, lexical.is_async_function(source, start)))
+        found.append(Definition(name, owner, params, body, at, lexical.is_async_function(source, start),
+                                _previous(toks, i) == "*" or "*" in source[max(0, at - 12):at].split("function")[-1]))
     return found
 
 
@@ -288,3 +292,46 @@ def _params(toks: Tokens, at: int, arrow: bool) -> tuple[tuple[str, str], ...]:
             elif not arrow:
                 params.append((f"arguments[{index}]", f"arguments[{index}]"))
     return tuple(params)
+
+
+_READS_ONLY = frozenset({"typeof", "instanceof", "in", "true", "false", "null", "undefined", "this", "void"})
+_WRITES = ("=", "+=", "-=", "*=", "/=", "%=", "**=", "<<=", ">>=", ">>>=", "&=", "|=", "^=", "&&=", "||=", "??=",
+           "++", "--")
+
+
+def returned_expression(source: str, statement: int, end: int) -> str | None:
+    """The expression of the ``return`` statement at ``statement`` (V8's return location after it at ``end``) when
+    evaluating it again before the statement runs gives what it returns: it calls nothing, assigns nothing, makes
+    no function, awaits and yields nothing (``total + 1``, ``{ length: text.length, text }``); else None."""
+    if not source.startswith("return", statement) or _WORD_CHAR.match(source, statement + 6):
+        return None
+    expression = source[statement + 6:end].strip().rstrip(";").strip()
+    return expression if not expression or reads_only(expression) else None
+
+
+def reads_only(expression: str) -> bool:
+    """Whether an expression only reads: no call (``f(``, ``a.b(``, ``x?.(``), ``new``, assignment, update,
+    function, ``await``, ``yield``, template literal or regular expression."""
+    if "`" in expression or "=>" in expression or any(op in expression for op in _WRITES if op not in ("=",)):
+        return False
+    toks = [t for t in lexical.tokens(expression) if t[0] != "\n"]
+    for i, (text, at, _) in enumerate(toks):
+        if text in ("new", "function", "await", "yield", "class", "delete", "import", "super"):
+            return False
+        if text == "=" and not _comparison(expression, at):
+            return False
+        if text == "(" and i > 0 and ((_is_word(toks[i - 1][0]) and toks[i - 1][0] not in _READS_ONLY)
+                                      or toks[i - 1][0] in (")", "]", ".")):
+            return False  # a call
+        if text == "/" and _regex_may_start(toks, i):
+            return False
+    return True
+
+
+def _comparison(expression: str, at: int) -> bool:
+    """Whether the ``=`` at ``at`` is part of ``==``, ``===``, ``!=``, ``<=``, ``>=`` or ``=>``."""
+    return expression[at - 1:at] in ("=", "!", "<", ">") or expression[at + 1:at + 2] in ("=", ">")
+
+
+def _regex_may_start(toks: Tokens, i: int) -> bool:
+    return i == 0 or toks[i - 1][0] in ("(", ",", "=", ":", "[", "!", "&", "|", "?", "{", "}", ";")
