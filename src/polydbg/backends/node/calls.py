@@ -9,7 +9,8 @@ as events, in program order, without pausing):
   (V8's CallSite API); it answers false and never pauses;
 - at each ``return`` statement whose expression only reads (``return total``, ``return {n, text}``; no call, no
   assignment: ``functions.reads_only``), the expression read again just before the statement runs, which is
-  what it will return; ``return;`` and a body's end read undefined; none of them pauses (~0.5 ms a call);
+  what it will return (a getter it reads runs twice); ``return;`` and a body's end read undefined; none of
+  them pauses (~0.5 ms a call);
 - at any other return location (``return fib(n - 1) + fib(n - 2)``), a pause: V8 gives such a value only to a
   pause (``callFrames[0].returnValue``; an async function's is its promise, settled already: what its code
   returned), handled here before anything else sees it and resumed at once (~2.5 ms a call, a round trip).
@@ -303,7 +304,8 @@ class CallRecording:
         for end in returns:
             read = reads.get(end)
             if read is not None and (entry or read[0] != first):
-                parts.setdefault(read[0], []).append(f"globalThis[{_KEY}]?.leave({index}, ({read[1] or 'undefined'}))")
+                value = read[1] or "undefined"  # (the line break ends a line comment the expression may hold)
+                parts.setdefault(read[0], []).append(f"globalThis[{_KEY}]?.leave({index}, ({value}\n))")
             elif end != first or entry:
                 parts.setdefault(end, []).append(f"globalThis[{_KEY}]?.exit({index})")
                 pausing.add(end)
