@@ -38,7 +38,7 @@ from polydbg.backends.base import (
 from polydbg.backends.dap.backend import DapBackend
 from polydbg.backends.debugpy import inject, lines, probe, python, threads
 from polydbg.backends.debugpy.pydevd_log import PydevdLog
-from polydbg.backends.kit import shims, timeouts
+from polydbg.backends.kit import shims, thrown, timeouts
 from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError
 from polydbg.transport.streams import FramedStream
 
@@ -428,8 +428,29 @@ class DebugpyProcess(DapBackend):
         """Modules, functions and classes in a scope listing (they flood module-level stops)."""
         return python.is_noise(variable)
 
+    def _tune_capabilities(self) -> None:
+        self.capabilities.exception_types = True
+
+    async def set_exception_filters(self, filters: list[str]) -> None:
+        offered = self.capabilities.exception_filters
+        types = [f for f in filters if f not in offered]
+        if not types:
+            await super().set_exception_filters(filters)
+            return
+        await self._request("setExceptionBreakpoints",
+                            {"filters": [], "exceptionOptions": python.exception_options(filters, types)})
+
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
-        """An evaluation; in a frame of a thread blocked in C code, by the helper from a stopped thread's frame."""
+        """An evaluation; in a frame of a thread blocked in C code, by the helper from a stopped thread's frame.
+        ``$exception`` is the exception pydevd keeps in the stopping frame's locals at an exception stop."""
+        if thrown.names_it(expression):
+            try:
+                return (await self.evaluate(thrown.substitute(expression, "__exception__[1]"), frame, context)
+                        )._replace(name=expression, evaluate_name=expression)
+            except AdapterRequestError as exc:
+                if "__exception__" in exc.message:
+                    raise thrown.not_at_an_exception(self.name) from exc
+                raise
         try:
             if frame is None or frame.thread_id not in self._blocked:
                 try:

@@ -12,6 +12,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from polydbg.backends import shebang
 from polydbg.backends.base import Variable
@@ -155,3 +156,19 @@ def frameless(thread_id: int, name: str, pid: int | None, evaluate_in: int | Non
     return (f"thread {thread_id} lists no frames: it runs only library code, which this session leaves out of stacks "
             f"(it debugs your code only); its frames, outermost first: debug_evaluate(expression=\"{frames}\"{thread})"
             f"{where}")
+
+
+_BREAK_MODES = {"raised": "always", "uncaught": "unhandled", "userUnhandled": "userUnhandled"}
+_ROOT = {"names": ["Python Exceptions"]}
+
+
+def exception_options(filters: list[str], types: list[str]) -> list[dict[str, Any]]:
+    """debugpy's ``exceptionOptions`` for filters and class names together (with options pydevd ignores the
+    filters): a class stops where it is raised, caught or not, its subclasses too. The debuggee shim lets a
+    name pydevd cannot import (a class of ``__main__``, of a module not imported yet) match by name along the
+    raised class's MRO (``MyError``, ``pkg.errors.MyError``)."""
+    options: list[dict[str, Any]] = [{"path": [_ROOT], "breakMode": _BREAK_MODES[f]}
+                                     for f in filters if f in _BREAK_MODES]
+    if types:
+        options.append({"path": [_ROOT, {"names": types}], "breakMode": "always"})
+    return options

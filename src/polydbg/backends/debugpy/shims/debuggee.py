@@ -17,6 +17,11 @@ The same finder makes a stack request for a thread that is not stopped (one bloc
 read, which no trace function reaches) answer at once with the frames the thread is in: pydevd waits 0.5 s for
 such a thread to stop first, and as debugpy's adapter handles one request after another, the stacks of 2,000
 threads waiting on an Event took 0.63 s each, 21 minutes in all (3 ms each now).
+An exception breakpoint on a class pydevd cannot resolve by ``eval`` or import (one of ``__main__``, of a module not
+imported yet) is dropped by pydevd (and one it can import, it imports, running the module's code at that moment);
+the shim resolves a name only from builtins and modules already imported, and matches the others by name along the
+raised class's MRO (``Name``, ``Outer.Name``, ``module.Name``): subclasses too, running none of the program's code.
+Such a class stops once, where it is raised (pydevd's "first raise only"), not again in each frame it unwinds.
 It also keeps pydevd's user-unhandled stop (an exception leaving the user's code into a library: a test runner's)
 from stopping at a frame that returned normally: under ``sys.settrace`` (Python ≤ 3.11) a frame's "return" event
 looks the same whether it returns or an exception leaves it, and pydevd guesses from its try/except blocks, so an
@@ -77,10 +82,38 @@ def _api(m):  # pydevd's breakpoint lines memoized; a stack request does not wai
         i = c.co_varnames.index('timeout') - c.co_argcount + len(d)
         if 0 <= i < len(d): d[i] = 0; r.__defaults__ = tuple(d)
     except Exception: pass
+def _by_name(m):  # an exception class pydevd cannot import matches by name along the raised class's MRO
+    g = m.get_exception_breakpoint
+    def match(exctype, exceptions):
+        found = g(exctype, exceptions)
+        if found is not None or not exceptions or not isinstance(exctype, type): return found
+        for c in exctype.__mro__:
+            q = getattr(c, '__qualname__', c.__name__)
+            for n in (q, '%s.%s' % (c.__module__, q), c.__name__):
+                b = exceptions.get(n)
+                if b is not None and b.type is None: return b
+        return None
+    m.get_exception_breakpoint = match
+def _classes(m):  # a class name resolves from builtins or a module already imported; pydevd would import it
+    import builtins
+    def resolve(name):
+        c = getattr(builtins, name, None)
+        if c is None and '.' in name:
+            module, _, attribute = name.rpartition('.')
+            c = getattr(sys.modules.get(module), attribute, None)
+        return c if isinstance(c, type) else None
+    m.get_exception_class = resolve
+    init = m.ExceptionBreakpoint.__init__
+    def once(self, qname, *a):  # a class named stops where it is raised, not again in each frame it leaves
+        init(self, qname, *a)
+        if qname != 'BaseException': self.notify_on_first_raise_only = True
+    m.ExceptionBreakpoint.__init__ = once
 def _pydevd(m):
     try: _returned(m.PyDB)
     except Exception: pass
-_patches = {'_pydevd_bundle.pydevd_api': _api, 'pydevd': _pydevd}
+    try: _by_name(m)
+    except Exception: pass
+_patches = {'_pydevd_bundle.pydevd_api': _api, 'pydevd': _pydevd, '_pydevd_bundle.pydevd_breakpoints': _classes}
 class _Patch:
     def find_spec(self, name, path=None, target=None):
         patch = _patches.pop(name, None)

@@ -1,0 +1,46 @@
+"""Exceptions by type: ``debug_break(exception=[…])`` takes type names beside the filters, stops on the class and
+its subclasses, caught or uncaught, and ``$exception`` evaluates to the exception object at such a stop."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.conftest import Tools, line_of, program
+
+PY_TYPED = program("raises_typed.py")
+PY_RAISE = line_of("raises_typed.py", "# raise here")
+
+
+async def _evaluate(tools: Tools, expression: str) -> str:
+    return str((await tools("debug_evaluate", expression=expression))["value"])
+
+
+async def test_python_stops_on_a_user_class_and_its_subclass_caught_and_uncaught(tools: Tools) -> None:
+    await tools("debug_launch", program=PY_TYPED, stop_on_entry=True, break_on_exception="none")
+    listing = await tools("debug_break", exception=["AppError"])
+    assert listing["exception_filters"] == ["AppError"]
+    caught: dict[str, Any] = await tools("debug_continue")
+    assert caught["reason"] == "exception" and caught["location"]["line"] == PY_RAISE  # not the KeyError
+    assert caught["exception"]["type"] == "ParseError" and "'x1'" in caught["exception"]["message"]
+    assert await _evaluate(tools, "$exception.args[0]") == "\"not a number: 'x1'\""
+    assert await _evaluate(tools, "type($exception).__mro__[1].__name__") == "'AppError'"
+    uncaught = await tools("debug_continue")
+    assert uncaught["reason"] == "exception" and "'y2'" in uncaught["exception"]["message"]
+    await tools("debug_terminate")
+
+
+async def test_python_takes_a_builtin_class_beside_a_filter(tools: Tools) -> None:
+    await tools("debug_launch", program=PY_TYPED, stop_on_entry=True, break_on_exception="none")
+    await tools("debug_break", exception=["LookupError", "uncaught"])
+    caught = await tools("debug_continue")
+    assert caught["exception"]["type"] == "KeyError"  # LookupError's subclass, caught
+    uncaught = await tools("debug_continue")
+    assert uncaught["exception"]["type"] == "ParseError" and "'y2'" in uncaught["exception"]["message"]
+    await tools("debug_terminate")
+
+
+async def test_python_dollar_exception_outside_an_exception_stop_says_so(tools: Tools) -> None:
+    await tools("debug_launch", program=PY_TYPED, stop_on_entry=True, break_on_exception="none")
+    failed = await tools.error("debug_evaluate", expression="$exception")
+    assert "not stopped at one" in failed
+    await tools("debug_terminate")
