@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.conftest import Tools, line_of, program
+from tests.conftest import Tools, line_of, program, require
 
 PY_TYPED = program("raises_typed.py")
 PY_RAISE = line_of("raises_typed.py", "# raise here")
@@ -43,4 +43,27 @@ async def test_python_dollar_exception_outside_an_exception_stop_says_so(tools: 
     await tools("debug_launch", program=PY_TYPED, stop_on_entry=True, break_on_exception="none")
     failed = await tools.error("debug_evaluate", expression="$exception")
     assert "not stopped at one" in failed
+    await tools("debug_terminate")
+
+
+JAVA_TYPED = program("java/TypedThrows.java")
+
+
+async def test_java_stops_on_a_class_and_its_subclasses_with_getmessage_s_text(tools: Tools) -> None:
+    require("java", "javac")
+    await tools("debug_launch", program=JAVA_TYPED, stop_on_entry=True, break_on_exception="none")
+    await tools("debug_break", exception=["AppError"])
+    caught = await tools("debug_continue")  # not the NullPointerException
+    assert caught["reason"] == "exception", caught
+    assert caught["location"]["line"] == line_of("java/TypedThrows.java", "// raise here"), caught
+    assert caught["exception"] == {"type": "TypedThrows$ParseError", "message": "not a number: x1"}
+    assert "not a number: x1" in await _evaluate(tools, "$exception.getMessage()")
+    built = await tools("debug_continue")
+    assert built["exception"]["message"] == "values differ expected:<3> but was:<4>", built  # getMessage()'s
+    summary = await _evaluate(tools, "$exception")
+    assert summary.startswith('TypedThrows.Mismatch: "values differ expected:<3> but was:<4>" {'), summary
+    threw = await tools.error("debug_evaluate", expression='TypedThrows.compare("1", "2")')
+    assert "threw TypedThrows$Mismatch: values differ expected:<1> but was:<2>" in threw, threw
+    uncaught = await tools("debug_continue")
+    assert uncaught["exception"] == {"type": "TypedThrows$ParseError", "message": "not a number: y2"}, uncaught
     await tools("debug_terminate")

@@ -60,7 +60,8 @@ from polydbg.backends.java import kotlin, launcher, mainclass
 from polydbg.backends.java import vm as jvm
 from polydbg.backends.java.breakpoints import EntryBreakpoint, LineBreakpoints
 from polydbg.backends.java.conditions import Conditions
-from polydbg.backends.java.exceptions import USER_UNHANDLED, Exceptions
+from polydbg.backends.java.exceptions import FILTERS as EXCEPTION_FILTERS
+from polydbg.backends.java.exceptions import Exceptions
 from polydbg.backends.java.inspection import Inspection
 from polydbg.backends.java.methods import MethodBreakpoints
 from polydbg.backends.java.monitors import Monitors
@@ -91,7 +92,7 @@ class JavaBackend(Backend):
         self.language = language
         self.capabilities = Capabilities(
             conditional_breakpoints=True, hit_conditional_breakpoints=True, log_points=True, set_variable=True,
-            exception_info=True, exception_filters=("raised", "uncaught", USER_UNHANDLED), function_breakpoints=True,
+            exception_info=True, exception_filters=EXCEPTION_FILTERS, exception_types=True, function_breakpoints=True,
             data_breakpoints=True, raw_command=True)
         self._events = OrderedEvents(listener)
         self._life = Lifecycle("java", self._events)

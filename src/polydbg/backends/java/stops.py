@@ -125,6 +125,7 @@ class Stops:
             await self._lines.class_prepared(cls)
             await self._methods.class_loaded(cls)
             await self._watches.class_loaded(cls)
+            await self._exceptions.class_loaded(cls)
 
     async def resume_vm(self) -> None:
         """Resume a stop the agent is not shown (what was read of it is dropped)."""
