@@ -67,3 +67,20 @@ async def test_java_stops_on_a_class_and_its_subclasses_with_getmessage_s_text(t
     uncaught = await tools("debug_continue")
     assert uncaught["exception"] == {"type": "TypedThrows$ParseError", "message": "not a number: y2"}, uncaught
     await tools("debug_terminate")
+
+
+NODE_TYPED = program("node/typed_throws.js")
+
+
+async def test_node_stops_on_a_constructor_and_its_subclass_caught_and_uncaught(tools: Tools) -> None:
+    require("node")
+    await tools("debug_launch", program=NODE_TYPED, stop_on_entry=True, break_on_exception="none")
+    await tools("debug_break", exception=["AppError"])
+    caught = await tools("debug_continue")  # not the TypeError, nor Node's own throws while it starts
+    assert caught["reason"] == "exception", caught
+    assert caught["location"]["line"] == line_of("node/typed_throws.js", "// raise here"), caught
+    assert caught["exception"] == {"type": "ParseError", "message": "not a number: x1"}, caught
+    assert await _evaluate(tools, "$exception.input + ':' + text") == '"x1:x1"'  # the frame's scope too
+    uncaught = await tools("debug_continue")
+    assert uncaught["reason"] == "exception" and uncaught["exception"]["message"] == "not a number: y2", uncaught
+    await tools("debug_terminate")

@@ -45,8 +45,9 @@ from polydbg.backends.kit import runtime, timeouts
 from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
 from polydbg.backends.kit.ordering import OrderedEvents
-from polydbg.backends.node import commands, compile_errors, conditions, failures, inspection, launcher
+from polydbg.backends.node import commands, compile_errors, conditions, inspection, launcher
 from polydbg.backends.node import values as jsv
+from polydbg.backends.node.breakpoints import FILTERS as EXCEPTION_FILTERS
 from polydbg.backends.node.breakpoints import Breakpoints
 from polydbg.backends.node.children import ChildReports
 from polydbg.backends.node.scripts import PathMap, path_of
@@ -74,7 +75,7 @@ class NodeBackend(Backend):
         self.capabilities = Capabilities(
             conditional_breakpoints=True, hit_conditional_breakpoints=True, log_points=True,
             function_breakpoints=True, set_variable=True, exception_info=True,
-            exception_filters=("raised", "uncaught", failures.FILTER), raw_command=True)
+            exception_filters=EXCEPTION_FILTERS, exception_types=True, raw_command=True)
         self._life = Lifecycle("node", self._events)
         self._proc = procs.DebuggerProcess("node")
         self._attached = False

@@ -105,7 +105,11 @@ class Stops:
             return
         stopping = [b for b in user if self._breakpoints.counts(b)]
         exception = reason in ("exception", "promiseRejection")
-        if exception and self._breakpoints.judges_failures and not stopping:
+        wanted = await self._breakpoints.wants_exception(target) if exception and not stopping else None
+        if wanted is False:
+            await self._resume_quietly(target)  # no filter and no constructor named wants this throw
+            return
+        if exception and self._breakpoints.judges_failures and not stopping and not wanted:
             if await failures.failing_frame(target) is None:
                 counted = failures.in_users_code(target)
                 await self._resume_quietly(target)  # caught on purpose, or not the user's: not where a test fails
