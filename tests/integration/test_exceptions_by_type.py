@@ -3,12 +3,25 @@ its subclasses, caught or uncaught, and ``$exception`` evaluates to the exceptio
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.conftest import Tools, line_of, program, require
 
 PY_TYPED = program("raises_typed.py")
 PY_RAISE = line_of("raises_typed.py", "# raise here")
+
+
+@pytest.fixture(scope="module")
+def cpp_typed(build_dir: Path) -> str:
+    require("g++")
+    target = build_dir / "typed_throws"
+    subprocess.run(["g++", "-g", "-O0", "-o", str(target), program("native/cpp/typed_throws.cpp")], check=True,
+                   capture_output=True, timeout=120)
+    return str(target)
 
 
 async def _evaluate(tools: Tools, expression: str) -> str:
@@ -83,4 +96,34 @@ async def test_node_stops_on_a_constructor_and_its_subclass_caught_and_uncaught(
     assert await _evaluate(tools, "$exception.input + ':' + text") == '"x1:x1"'  # the frame's scope too
     uncaught = await tools("debug_continue")
     assert uncaught["reason"] == "exception" and uncaught["exception"]["message"] == "not a number: y2", uncaught
+    await tools("debug_terminate")
+
+
+CPP_RAISE = line_of("native/cpp/typed_throws.cpp", "// raise here")
+
+
+async def test_gdb_stops_on_a_cpp_class_and_its_subclass_and_refuses_a_type_the_program_lacks(
+        tools: Tools, cpp_typed: str) -> None:
+    require("gdb")
+    await tools("debug_launch", program=cpp_typed, adapter="gdb", stop_on_entry=True, break_on_exception="none")
+    refused = await tools.error("debug_break", exception=["ParseErorr"])
+    assert "no C++ type 'ParseErorr' in the program's debug info; did you mean 'ParseError'?" in refused, refused
+    await tools("debug_break", exception=["AppError"])
+    caught = await tools("debug_continue")  # not the std::out_of_range
+    assert caught["reason"] == "exception" and caught["location"]["line"] == CPP_RAISE, caught
+    assert caught["exception"] == {"type": "ParseError", "message": "not a number: x1"}, caught
+    assert await _evaluate(tools, "$exception.code + 1") == "4"
+    uncaught = await tools("debug_continue")
+    assert uncaught["exception"] == {"type": "ParseError", "message": "not a number: y2"}, uncaught
+    await tools("debug_terminate")
+
+
+async def test_gdb_matches_a_standard_type_by_its_own_name(tools: Tools, cpp_typed: str) -> None:
+    require("gdb")
+    await tools("debug_launch", program=cpp_typed, adapter="gdb", stop_on_entry=True, break_on_exception="none")
+    await tools("debug_break", exception=["std::out_of_range"])
+    thrown = await tools("debug_continue")
+    assert thrown["exception"] == {"type": "std::out_of_range", "message": "no such index"}, thrown
+    ended = await tools("debug_continue")  # ParseError is no out_of_range: uncaught, it aborts the program
+    assert ended["exception"]["type"] == "SIGABRT", ended
     await tools("debug_terminate")

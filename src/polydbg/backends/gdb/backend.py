@@ -100,7 +100,7 @@ class GdbMiBackend(Backend):
         self.language = language
         self.capabilities = Capabilities(
             conditional_breakpoints=True, hit_conditional_breakpoints=True, log_points=True,
-            function_breakpoints=True, set_variable=True, exception_info=True,
+            function_breakpoints=True, set_variable=True, exception_info=True, exception_types=language == "cpp",
             exception_filters=("throw", "catch") if language == "cpp" else ("panic",) if language == "rust" else (),
             memory=True, disassemble=True, registers=True, data_breakpoints=True, raw_command=True,
             stops_on_faults=True)

@@ -7,6 +7,8 @@ with the mark in front. It returns 0, printed by the dprintf as "%.0d" (nothing)
 made by gdb would have to be copied into the inferior. ``$_shell(cmd)`` (gdb ≥ 14) would run a shell command
 from any expression — a condition, a logpoint, debug_evaluate — so it is replaced by a function that refuses
 (shell commands are debug_command's, under the security policy's allow_command).
+``$_polydbg_throws(hex)``, a throw catchpoint's condition, says whether the exception thrown is of a C++ type
+named, or derives from one (``debug_break(exception=["AppError"])``).
 """
 import re as _re
 
@@ -55,3 +57,46 @@ class _PolydbgNoShell(_gdb.Function):
                             "debug_command runs gdb's shell command where the policy allows raw commands")
 
 _PolydbgNoShell()
+
+def _derives(kind, wanted, depth):
+    """Whether the C++ type ``kind`` is named in ``wanted`` (qualified or by its last name) or derives from one."""
+    name = str(kind.unqualified())
+    if name in wanted or name.rpartition("::")[2] in wanted:
+        return True
+    try:
+        fields = kind.fields() if depth < 16 else []
+    except TypeError:
+        return False
+    return any(f.is_base_class and _derives(f.type.strip_typedefs(), wanted, depth + 1) for f in fields)
+
+
+def _mangled_is(mangled, name):
+    """Whether an Itanium-mangled type name (a type_info's: ``St12out_of_range``, ``N3app5ErrorE``) is ``name``."""
+    parts = name.split("::")
+    std = parts[0] == "std"
+    code = "".join("%d%s" % (len(p), p) for p in (parts[1:] if std else parts))
+    return mangled in (("St" if std else "") + code, "N" + ("St" if std else "") + code + "E") or (
+        len(parts) == 1 and mangled.endswith(code + "E") and mangled.startswith("N"))
+
+
+class _PolydbgThrows(_gdb.Function):
+    """$_polydbg_throws(hex): at a throw catchpoint (in __cxa_throw), whether the exception thrown is of a type named
+    in the hex-encoded, newline-separated names or derives from one, its bases read from the debug info; a type the
+    debug info does not describe (the standard library's) is matched by its type_info's own name only. Memory and
+    debug info only: nothing of the program runs."""
+    def __init__(self):
+        super().__init__("_polydbg_throws")
+
+    def invoke(self, names):
+        wanted = bytes.fromhex(names.string()).decode("utf-8", "replace").split("\n")
+        try:
+            return int(_derives(_gdb.parse_and_eval("$_exception").type.strip_typedefs(), wanted, 0))
+        except Exception:
+            pass
+        try:
+            mangled = _gdb.parse_and_eval("*(char **)($rsi + 8)").string()
+        except Exception:
+            return 1  # cannot tell: a stop rather than a miss
+        return int(any(_mangled_is(mangled, name) for name in wanted))
+
+_PolydbgThrows()
