@@ -102,25 +102,27 @@ async def test_node_stops_on_a_constructor_and_its_subclass_caught_and_uncaught(
 CPP_RAISE = line_of("native/cpp/typed_throws.cpp", "// raise here")
 
 
-async def test_gdb_stops_on_a_cpp_class_and_its_subclass_and_refuses_a_type_the_program_lacks(
-        tools: Tools, cpp_typed: str) -> None:
-    require("gdb")
-    await tools("debug_launch", program=cpp_typed, adapter="gdb", stop_on_entry=True, break_on_exception="none")
-    refused = await tools.error("debug_break", exception=["ParseErorr"])
-    assert "no C++ type 'ParseErorr' in the program's debug info; did you mean 'ParseError'?" in refused, refused
+@pytest.mark.parametrize("debugger", ["gdb", "lldb-dap"])
+async def test_cpp_stops_on_a_class_and_its_subclass(tools: Tools, cpp_typed: str, debugger: str,
+                                                     anyio_backend: str) -> None:
+    require("gdb" if debugger == "gdb" else "lldb-dap-22|lldb-dap")
+    await tools("debug_launch", program=cpp_typed, adapter=debugger, stop_on_entry=True, break_on_exception="none")
     await tools("debug_break", exception=["AppError"])
     caught = await tools("debug_continue")  # not the std::out_of_range
     assert caught["reason"] == "exception" and caught["location"]["line"] == CPP_RAISE, caught
-    assert caught["exception"] == {"type": "ParseError", "message": "not a number: x1"}, caught
+    assert caught["exception"] == {"type": "ParseError", "message": "not a number: x1"}, caught  # runtime_error's
     assert await _evaluate(tools, "$exception.code + 1") == "4"
     uncaught = await tools("debug_continue")
     assert uncaught["exception"] == {"type": "ParseError", "message": "not a number: y2"}, uncaught
     await tools("debug_terminate")
 
 
-async def test_gdb_matches_a_standard_type_by_its_own_name(tools: Tools, cpp_typed: str) -> None:
+async def test_gdb_matches_a_standard_type_by_its_own_name_and_refuses_one_the_program_lacks(
+        tools: Tools, cpp_typed: str) -> None:
     require("gdb")
     await tools("debug_launch", program=cpp_typed, adapter="gdb", stop_on_entry=True, break_on_exception="none")
+    refused = await tools.error("debug_break", exception=["ParseErorr"])
+    assert "no C++ type 'ParseErorr' in the program's debug info; did you mean 'ParseError'?" in refused, refused
     await tools("debug_break", exception=["std::out_of_range"])
     thrown = await tools("debug_continue")
     assert thrown["exception"] == {"type": "std::out_of_range", "message": "no such index"}, thrown

@@ -343,9 +343,6 @@ class Inspection:
         if printed is None:
             return ExceptionDetail(type=type_, message=cxx.NO_FIELDS)
         std_base, message = cxx.fields_message(printed)
-        if not std_base and self._gdb.python:  # derived through a class of the program's (ParseError: AppError)
-            names = "\n".join(sorted(cxx.STRING_MESSAGE_TYPES)).encode().hex()
-            std_base = await self._printed(where, f'$_polydbg_throws("{names}")') == "1"
         if std_base:  # derived from runtime_error & co.: their string, after the vtable pointer
             message = await self._c_string(where, f"(char *)({address}) + 8")
         return ExceptionDetail(type=type_, message=message)

@@ -33,7 +33,9 @@ NO_FIELDS = "(its fields: its type is not in the program's debug info)"  # a typ
 C_STRINGS = frozenset({"const char *", "char *"})  # ``throw "text"``: the object is the pointer
 # a debugger's print of an object read as its type: "(ConfigError) 0x55… = (std::runtime_error = …, code = 7)"
 _PRINTED_OBJECT = re.compile(r"^\([^)]*\)\s*0x[0-9a-fA-F]+\s*=\s*(.*)$", re.DOTALL)
-_FIRST_BASE = re.compile(r"^[({]\s*<?(std::[\w:]+)>?\s*=")  # lldb: (std::runtime_error = …; gdb: {<std::…> = …
+# the first base, through first bases of the program's own classes: lldb's "(AppError = (std::runtime_error = …",
+# gdb's "{<AppError> = {<std::runtime_error> = …"
+_FIRST_BASE = re.compile(r"^[({]\s*(?:<?[\w:]+>?\s*=\s*[({]\s*)*<?(std::[\w:]+)>?\s*=")
 _EMPTY_BASE = re.compile(r"<[^<>=]+> = \{<No data fields>\}(?:,\s*)?")  # gdb's base class with no fields
 _STRING_MEMBER = re.compile(r'\b\w+\s*=\s*(?:0x[0-9a-fA-F]+\s*)?"((?:[^"\\]|\\.)*)"')
 _REAL_TYPE = re.compile(r"/\* real type = (.+?) \*/")

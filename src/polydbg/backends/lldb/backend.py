@@ -40,7 +40,7 @@ from polydbg.backends.base import (
 )
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.kit import mutexes, timeouts
+from polydbg.backends.kit import mutexes, thrown, timeouts
 from polydbg.backends.kit.lifecycle import Phase
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.lldb import expressions, hits, launch, lines, stops, values
@@ -53,6 +53,9 @@ from polydbg.transport.streams import FramedStream
 
 log = logging.getLogger(__name__)
 
+THROW_FILTER = "cpp_throw"
+_FILTER_PREFIXES = ("cpp_", "objc_", "swift_")  # lldb-dap's filters (the registry's "raised" names cpp_throw)
+_THROW_BREAKPOINT = re.compile(r"^(\d+): Exception breakpoint \(catch: off throw: on\)", re.MULTILINE)
 CHILDREN_CAP = 256  # children listed when no count is asked for (lldb's own max-children-count)
 PREVIEWS_PER_LIST = 64  # container previews built per listing (each costs a request)
 DISABLE_WATCH_S = 2.0  # for lldb to disarm the watchpoints before a detach
@@ -81,6 +84,7 @@ class LldbDapBackend(DapBackend):
         self._quiet = launch.QUIET
         self._scope_refs: set[int] = set()  # variable references of scopes at this stop (never capped)
         self._helpers: list[procs.ProcStat] = []  # lldb-server and the debuggee, found before the end
+        self._judging = False  # the throw breakpoint carries the callback that judges C++ types (shims/throws.py)
         self._stops = stops.LldbStops(language, ordered, self._frames, self._request, self._stop_event,
                                       self._breakpoints.ids, self._breakpoints.watch_label)
         self._listed: list[Thread] = []  # the threads of the last listing (lldb-dap lists none while it runs)
@@ -144,6 +148,7 @@ class LldbDapBackend(DapBackend):
         # C++ throw/catch filters only mean something for C++; Objective-C ones never here
         caps.exception_filters = tuple(f for f in caps.exception_filters if f.startswith("cpp_")) \
             if self.language == "cpp" else ()
+        caps.exception_types = self.language == "cpp"
 
     # -- events -------------------------------------------------------------------------------------
 
@@ -236,7 +241,32 @@ class LldbDapBackend(DapBackend):
         return hits.merged(breakpoints, await super().set_function_breakpoints(sent), refused)
 
     async def set_exception_filters(self, filters: list[str]) -> None:
-        await super().set_exception_filters([f for f in filters if f in self.capabilities.exception_filters])
+        """The filters lldb-dap offers; C++ type names through its throw breakpoint, which a callback of
+        polydbg's (``shims/throws.py``) lets stop only for those types and their subclasses."""
+        sent = [f for f in filters if f in self.capabilities.exception_filters]
+        types = [f for f in filters if not f.startswith(_FILTER_PREFIXES)] if self.capabilities.exception_types else []
+        judged = bool(types) and THROW_FILTER not in sent
+        await super().set_exception_filters([*sent, THROW_FILTER] if judged else sent)
+        if judged or (self._judging and THROW_FILTER in sent):  # lldb-dap may keep its breakpoint: its command too
+            number = await self._throw_breakpoint()
+            names = "\n".join(types).encode().hex()
+            await self.command(f"breakpoint command add -F throws.throws -k names -v {names} {number}" if judged
+                               else f"breakpoint command delete {number}", None)
+        self._judging = judged
+
+    async def _throw_breakpoint(self) -> int:
+        listed = await self.command("breakpoint list", None)
+        found = _THROW_BREAKPOINT.search(listed)
+        if found is None:
+            raise AdapterRequestError("setExceptionBreakpoints", "lldb-dap set no C++ throw breakpoint")
+        return int(found.group(1))
+
+    def _thrown_object(self, frame: FrameRef | None) -> str:
+        objects = self._stops.thrown_objects
+        found = objects.get(frame.thread_id) if frame is not None else next(iter(objects.values()), None)
+        if found is None:
+            raise thrown.not_at_an_exception("lldb")
+        return f"(*({found[0]} *) {hex(found[1])})"
 
     def _data_name(self, expression: str) -> str:
         return f"&({expression})"  # lldb-dap evaluates the name as the address to watch
@@ -298,6 +328,10 @@ class LldbDapBackend(DapBackend):
         return out
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
+        """``$exception`` is the C++ object a throw stop is at, named by its type and address."""
+        if thrown.names_it(expression):
+            found = await self.evaluate(thrown.substitute(expression, self._thrown_object(frame)), frame, context)
+            return found._replace(name=expression, evaluate_name=expression)
         try:
             found = await self._evaluated(expression, frame, context)
         except AdapterRequestError as exc:
