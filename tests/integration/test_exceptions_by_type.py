@@ -129,3 +129,16 @@ async def test_gdb_matches_a_standard_type_by_its_own_name_and_refuses_one_the_p
     ended = await tools("debug_continue")  # ParseError is no out_of_range: uncaught, it aborts the program
     assert ended["exception"]["type"] == "SIGABRT", ended
     await tools("debug_terminate")
+
+
+GO_MAIN = program("go/main.go")
+
+
+async def test_go_refuses_a_type_and_dollar_exception_is_the_panic_s_value(tools: Tools) -> None:
+    require("dlv", "go")
+    report = await tools("debug_launch", program=GO_MAIN, args=["panic"])
+    assert report["exception"]["type"] == "panic", report
+    assert await _evaluate(tools, "$exception") == 'interface {}(string) "cannot divide 10 by zero"'
+    refused = await tools.error("debug_break", exception=["MyError"])
+    assert "Go has panics, not exceptions" in refused and "runtime.gopanic" in refused, refused
+    await tools("debug_terminate")
