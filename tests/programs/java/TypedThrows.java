@@ -55,7 +55,7 @@ public class TypedThrows {
         System.out.println("lenient " + lenient("x1"));
         try {
             compare("3", "4");
-        } catch (AppError e) {
+        } catch (AppError e) { // caught in main
             System.out.println("compared: " + e.getMessage());
         }
         System.out.println("strict " + parse("y2"));

@@ -74,6 +74,7 @@ from polydbg.backends.java.watch import FieldWatches
 from polydbg.backends.kit import runtime, timeouts
 from polydbg.backends.kit.lifecycle import Lifecycle, Phase
 from polydbg.backends.kit.ordering import OrderedEvents
+from polydbg.backends.recording import RaisedSink, Recorder
 from polydbg.errors import AdapterRequestError, AdapterTimeoutError, UsageError
 from polydbg.jdwp.client import JdwpClient
 from polydbg.jdwp.codec import CommandSet, EventKind
@@ -326,6 +327,10 @@ class JavaBackend(Backend):
 
     async def set_exception_filters(self, filters: list[str]) -> None:
         await self._exceptions.set_filters(filters)
+
+    async def record_raised(self, sink: RaisedSink) -> Recorder:
+        """Every throw the program's code makes or catches, recorded on the throwing thread (raised.py)."""
+        return await self._exceptions.record_raised(sink)
 
     async def command(self, text: str, frame: FrameRef | None) -> str:
         """Read-only queries of the JVM (commands.py): ``classes [glob]``, ``methods <Class>``,

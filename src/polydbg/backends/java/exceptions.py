@@ -33,8 +33,10 @@ from polydbg.backends.base import ExceptionDetail
 from polydbg.backends.java import vm as jvm
 from polydbg.backends.java.classes import JavaClass
 from polydbg.backends.java.inspection import PAUSED
+from polydbg.backends.java.raised import RaisedLog
 from polydbg.backends.java.threads import Threads
 from polydbg.backends.java.vm import LIBRARY_PACKAGES, Vm, is_library
+from polydbg.backends.recording import RaisedSink, Recorder
 from polydbg.errors import AdapterRequestError, AdapterTimeoutError, UsageError, echo
 from polydbg.jdwp.client import JdwpRequestError
 from polydbg.jdwp.codec import Event, EventKind, Location, Modifier, Suspend, Value
@@ -68,6 +70,7 @@ class Exceptions:
         self._by_type: dict[int, str] = {}  # exception request → the class it is for
         self._bound: set[int] = set()  # classes with a request
         self._prepares: list[int] = []  # ClassPrepare requests for the classes the names may mean
+        self._raised_log: RaisedLog | None = None  # the log of raised exceptions, while armed
 
     async def set_filters(self, filters: list[str]) -> None:
         types = [f for f in filters if f not in FILTERS]
@@ -96,6 +99,21 @@ class Exceptions:
             writer = self._vm.client.writer().u1(Modifier.EXCEPTION_ONLY).reference_type(0).boolean(False).boolean(
                 True)
             self._requests.append(await self._vm.event_request(EventKind.EXCEPTION, Suspend.ALL, writer.bytes(), 1))
+
+    async def record_raised(self, sink: RaisedSink) -> Recorder:
+        """Arm the log of every throw the program's code makes (raised.py); one at a time."""
+        if self._raised_log is not None:
+            await self._raised_log.stop()
+        log = self._raised_log = RaisedLog(self._vm, self._threads, sink)
+        await log.arm()
+        return log
+
+    def records(self, event: Event) -> bool:
+        return self._raised_log is not None and event.request_id == self._raised_log.request != 0
+
+    async def record(self, event: Event) -> None:
+        if self._raised_log is not None:
+            await self._raised_log.record(event)
 
     async def class_loaded(self, cls: JavaClass) -> None:
         """A class loaded (or found loaded): one exception request for it when a type name means it. JDWP matches

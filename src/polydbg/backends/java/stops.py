@@ -88,6 +88,9 @@ class Stops:
                 thread = event.thread
                 if stop is None and not await self._stepping.steps_on(thread, event.location):  # Kotlin's: on
                     stop = StopEvent("step", 0, "Paused after step")
+            elif event.kind == EventKind.EXCEPTION and self._exceptions.records(event):
+                await self._exceptions.record(event)  # the log of raised exceptions: never a stop
+                resume_thread, thread = event.suspend_policy == Suspend.EVENT_THREAD, event.thread
             elif event.kind == EventKind.EXCEPTION:
                 thread = event.thread
                 if not await self._exceptions.stops_at(event):

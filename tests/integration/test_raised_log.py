@@ -1,0 +1,34 @@
+"""The log of exceptions raised (``debug_launch(trace=["raised"])``, ``debug_trace(functions=["raised"])``): every
+exception the program's code raised, caught or not, with its message, where it was raised and where it was caught,
+recorded by each backend without a stop the agent sees."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.conftest import Tools, line_of, program, require
+
+
+def raised_rows(report: dict[str, Any]) -> list[str]:
+    trace = report.get("trace") or report.get("calls") or {}
+    return list(trace.get("raised_rows") or [])
+
+
+async def test_java_records_caught_and_uncaught_throws_with_getmessage_and_the_catching_frame(tools: Tools) -> None:
+    require("java", "javac")
+    report = await tools("debug_launch", program=program("java/TypedThrows.java"), trace=["raised"])
+    assert report["trace"]["raised"] == 4, report  # the JDK's own throws while it starts are not the program's
+    raise_line = line_of("java/TypedThrows.java", "// raise here")
+    assert raised_rows(report) == [
+        'java.lang.NullPointerException: Cannot invoke "Object.hashCode()" because "nothing" is null at '
+        f'TypedThrows.java:{line_of("java/TypedThrows.java", "nothing.hashCode()")} in TypedThrows.main → caught in '
+        f'TypedThrows.main (TypedThrows.java:{line_of("java/TypedThrows.java", "catch (NullPointerException e)")})',
+        f"TypedThrows$ParseError: not a number: x1 at TypedThrows.java:{raise_line} in TypedThrows.parse → caught in "
+        f"TypedThrows.lenient (TypedThrows.java:{line_of('java/TypedThrows.java', 'catch (AppError e) {')})",
+        "TypedThrows$Mismatch: values differ expected:<3> but was:<4> at TypedThrows.java:"  # getMessage()'s
+        f"{line_of('java/TypedThrows.java', '// mismatch here')} in TypedThrows.compare → caught in TypedThrows.main "
+        f"(TypedThrows.java:{line_of('java/TypedThrows.java', '// caught in main')})",
+        f"TypedThrows$ParseError: not a number: y2 at TypedThrows.java:{raise_line} in TypedThrows.parse → uncaught",
+    ], report
+    assert report["reason"] == "exception"  # the uncaught one still stops (break_on_exception's default)
+    await tools("debug_terminate")
