@@ -32,3 +32,19 @@ async def test_java_records_caught_and_uncaught_throws_with_getmessage_and_the_c
     ], report
     assert report["reason"] == "exception"  # the uncaught one still stops (break_on_exception's default)
     await tools("debug_terminate")
+
+
+async def test_node_records_throws_of_the_users_code_with_the_catching_frame(tools: Tools) -> None:
+    require("node")
+    report = await tools("debug_launch", program=program("node/typed_throws.js"), trace=["raised"])
+    raise_line = line_of("node/typed_throws.js", "// raise here")
+    null_line = line_of("node/typed_throws.js", "null.length")
+    assert raised_rows(report) == [  # none of Node's own while it starts
+        f"TypeError: Cannot read properties of null (reading 'length') at typed_throws.js:{null_line} in (anonymous) "
+        f"→ caught in (anonymous) (typed_throws.js:{null_line})",
+        f"ParseError: not a number: x1 at typed_throws.js:{raise_line} in parse → caught in lenient "
+        f"(typed_throws.js:{line_of('node/typed_throws.js', 'return parse(text);')})",
+        f"ParseError: not a number: y2 at typed_throws.js:{raise_line} in parse → uncaught",
+    ], report
+    assert report["reason"] == "exception" and report["location"]["line"] == raise_line  # the uncaught one stops
+    await tools("debug_terminate")

@@ -55,6 +55,7 @@ from polydbg.backends.node.scripts import PathMap, path_of
 from polydbg.backends.node.stops import PAUSE_LIMITS, Stops
 from polydbg.backends.node.target import Target
 from polydbg.backends.node.targets import Targets, prepare
+from polydbg.backends.recording import RaisedSink, Recorder
 from polydbg.cdp.client import CdpChannel
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
 
@@ -320,6 +321,11 @@ class NodeBackend(Backend):
     async def set_exception_filters(self, filters: list[str]) -> None:
         await self._breakpoints.set_exception_filters(filters)
 
+    async def record_raised(self, sink: RaisedSink) -> Recorder:
+        """Every throw with a frame of the user's code, recorded at a pause resumed at once (raised.py)."""
+        await self._breakpoints.record_raised(sink)
+        return _RaisedRecorder(self._breakpoints, sink)
+
     async def resume(self, thread_id: int | None) -> None:
         await self._stops.resume(thread_id)
 
@@ -434,3 +440,14 @@ def _maybe_compile_error(exception: dict[str, Any]) -> bool:
     return (compile_errors.is_compile_error(str(exception.get("description") or ""))
             or props.get("name") == "TransformError"
             or compile_errors.is_compile_error(str(props.get("message") or "")))
+
+
+class _RaisedRecorder:
+    def __init__(self, breakpoints: Breakpoints, sink: RaisedSink) -> None:
+        self._breakpoints = breakpoints
+        self._sink = sink
+
+    async def stop(self) -> list[str]:
+        if self._breakpoints.raised_sink is self._sink:
+            await self._breakpoints.record_raised(None)
+        return []
