@@ -48,3 +48,35 @@ async def test_node_records_throws_of_the_users_code_with_the_catching_frame(too
     ], report
     assert report["reason"] == "exception" and report["location"]["line"] == raise_line  # the uncaught one stops
     await tools("debug_terminate")
+
+
+async def test_python_records_what_the_users_code_swallowed_and_where(tools: Tools) -> None:
+    report = await tools("debug_launch", program=program("raises_swallowed.py"), trace=["raised"])
+    assert report["state"] == "exited", report
+
+    def at(marker: str) -> int:
+        return line_of("raises_swallowed.py", marker)
+    rows = raised_rows(report)
+    assert rows[1:] == [
+        f"ValueError: invalid literal for int() with base 10: 'x' at raises_swallowed.py:{at('int raises here')} in "
+        f"number → caught in number (raises_swallowed.py:{at('except (TypeError, ValueError):')})",
+        f"KeyError: 'gone' at raises_swallowed.py:{at('suppressed here')} in main → caught in main "
+        f"(raises_swallowed.py:{at('suppressed here')}), if its with block's __exit__ swallows it",
+        f"OSError: disk gone at raises_swallowed.py:{at('raised in cleanup')} in cleanup → caught in main "
+        f"(raises_swallowed.py:{at('caught here, after cleanup')})",  # not by cleanup's finally
+    ], rows
+    # raised inside json for the program's call: shown where the program called it, caught by its except
+    assert rows[0].startswith("json.decoder.JSONDecodeError: Expecting property name") and rows[0].endswith(
+        f"at raises_swallowed.py:{at('json raises here')} in load → caught in load (raises_swallowed.py:"
+        f"{at('except ValueError:')})"), rows[0]
+    await tools("debug_terminate")
+
+
+async def test_python_s_log_leaves_stops_to_the_filters_and_ends_with_the_trace(tools: Tools) -> None:
+    await tools("debug_launch", program=program("raises_typed.py"), stop_on_entry=True)
+    traced = await tools("debug_trace", functions=["raised"])
+    assert traced["calls"]["raised"] == 3, traced  # KeyError and ParseError x1, caught: no stop for them
+    stop = traced["report"]
+    assert traced["stopped_because"] == "stopped" and stop["reason"] == "exception", traced  # y2, uncaught: a stop
+    assert "'y2'" in stop["exception"]["message"], stop
+    await tools("debug_terminate")
