@@ -7,6 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from tests.conftest import Tools, line_of, program, require
+from tests.integration.test_exceptions_by_type import cpp_typed
+
+__all__ = ["cpp_typed"]  # the C++ program's build, a fixture
 
 
 def raised_rows(report: dict[str, Any]) -> list[str]:
@@ -79,4 +82,21 @@ async def test_python_s_log_leaves_stops_to_the_filters_and_ends_with_the_trace(
     stop = traced["report"]
     assert traced["stopped_because"] == "stopped" and stop["reason"] == "exception", traced  # y2, uncaught: a stop
     assert "'y2'" in stop["exception"]["message"], stop
+    await tools("debug_terminate")
+
+
+async def test_gdb_records_cpp_throws_with_the_handler_that_caught_them(tools: Tools, cpp_typed: str) -> None:
+    require("gdb")
+    report = await tools("debug_launch", program=cpp_typed, adapter="gdb", trace=["raised"])
+    source = program("native/cpp/typed_throws.cpp")
+
+    def at(marker: str) -> int:
+        return line_of("native/cpp/typed_throws.cpp", marker)
+    assert raised_rows(report) == [
+        f"std::out_of_range: no such index at {source}:{at('throw std::out_of_range')} in main → caught in main "
+        f"(typed_throws.cpp:{at('catch (const std::exception &e)')})",
+        f"ParseError: not a number: x1 at {source}:{at('// raise here')} in parse → caught in lenient "
+        f"(typed_throws.cpp:{at('catch (const AppError &)')})",
+        f"ParseError: not a number: y2 at {source}:{at('// raise here')} in parse → uncaught",  # std::terminate
+    ], report
     await tools("debug_terminate")
