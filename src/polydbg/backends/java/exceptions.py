@@ -78,14 +78,19 @@ class Exceptions:
             if not jvm.valid_qualifier(name):
                 raise UsageError(f"{echo(name)} is neither an exception filter {list(FILTERS)} nor a Java class name "
                                  "(IOException, java.io.IOException, Outer.Inner)")
+        loaded = await jvm.loaded_classes(self._vm) if types else []
+        for name in types:  # a class loaded by that name that is no Throwable is no exception's type
+            named = [cls for cls in loaded if jvm.class_matches(cls, name) and not jvm.is_hidden(cls)]
+            if named and not [cls for cls in named if await self._throwable(cls)]:
+                raise UsageError(f"{echo(name)} names {named[0].name}, which is not an exception class (no Throwable "
+                                 "among its superclasses); name an exception's class, e.g. IllegalStateException")
         for request in self._requests + list(self._by_type):
             await self._vm.clear_request(EventKind.EXCEPTION, request)
         await jvm.clear_prepares(self._vm, self._prepares)
         self._requests, self._by_type, self._prepares, self._types, self._bound = [], {}, [], types, set()
         self._caught_request = None
-        if types:
-            for cls in await jvm.loaded_classes(self._vm):
-                await self.class_loaded(cls)
+        for cls in loaded:
+            await self.class_loaded(cls)
             for name in types:
                 self._prepares.extend(await jvm.prepare_requests(self._vm, name))
         self._raised = "raised" in filters
@@ -99,6 +104,13 @@ class Exceptions:
             writer = self._vm.client.writer().u1(Modifier.EXCEPTION_ONLY).reference_type(0).boolean(False).boolean(
                 True)
             self._requests.append(await self._vm.event_request(EventKind.EXCEPTION, Suspend.ALL, writer.bytes(), 1))
+
+    async def _throwable(self, cls: JavaClass) -> bool:
+        current: JavaClass | None = cls
+        with contextlib.suppress(JdwpRequestError, AdapterTimeoutError):  # (an interface has no superclass)
+            while current is not None and current.name != "java.lang.Throwable":
+                current = await self._vm.classes.superclass(current)
+        return current is not None and current.name == "java.lang.Throwable"
 
     async def record_raised(self, sink: RaisedSink) -> Recorder:
         """Arm the log of every throw the program's code makes (raised.py); one at a time."""

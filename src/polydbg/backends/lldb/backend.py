@@ -48,7 +48,7 @@ from polydbg.backends.lldb.launch import COMMAND_PREFIX
 from polydbg.backends.lldb.locks import LldbMutexes
 from polydbg.backends.locate import find_lldb_dap
 from polydbg.dap.client import DapClient
-from polydbg.errors import AdapterError, AdapterRequestError, EnvironmentProblem, UsageError
+from polydbg.errors import AdapterError, AdapterRequestError, EnvironmentProblem, UsageError, echo
 from polydbg.transport.streams import FramedStream
 
 log = logging.getLogger(__name__)
@@ -245,6 +245,8 @@ class LldbDapBackend(DapBackend):
         polydbg's (``shims/throws.py``) lets stop only for those types and their subclasses."""
         sent = [f for f in filters if f in self.capabilities.exception_filters]
         types = [f for f in filters if not f.startswith(_FILTER_PREFIXES)] if self.capabilities.exception_types else []
+        for name in types:
+            await self._check_type(name)
         judged = bool(types) and THROW_FILTER not in sent
         await super().set_exception_filters([*sent, THROW_FILTER] if judged else sent)
         if judged or (self._judging and THROW_FILTER in sent):  # lldb-dap may keep its breakpoint: its command too
@@ -253,6 +255,18 @@ class LldbDapBackend(DapBackend):
             await self.command(f"breakpoint command add -F throws.throws -k names -v {names} {number}" if judged
                                else f"breakpoint command delete {number}", None)
         self._judging = judged
+
+    async def _check_type(self, name: str) -> None:
+        """Refuse a C++ type the program's debug info does not have (the standard library's are taken as they are)."""
+        if name.startswith("std::"):
+            return
+        try:
+            found = "found in" in await self.command(f"image lookup -t {name}", None)
+        except AdapterRequestError:
+            found = False
+        if not found:
+            raise UsageError(f"no C++ type {echo(name)} in the program's debug info; name a class it throws "
+                             "(AppError, app::Error, std::runtime_error), or a filter: cpp_throw, cpp_catch")
 
     async def _throw_breakpoint(self) -> int:
         listed = await self.command("breakpoint list", None)
