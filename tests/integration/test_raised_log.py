@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.conftest import Tools, line_of, program, require
 from tests.integration.test_exceptions_by_type import cpp_typed
 
@@ -85,18 +87,23 @@ async def test_python_s_log_leaves_stops_to_the_filters_and_ends_with_the_trace(
     await tools("debug_terminate")
 
 
-async def test_gdb_records_cpp_throws_with_the_handler_that_caught_them(tools: Tools, cpp_typed: str) -> None:
-    require("gdb")
-    report = await tools("debug_launch", program=cpp_typed, adapter="gdb", trace=["raised"])
+@pytest.mark.parametrize("debugger", ["gdb", "lldb-dap"])
+async def test_cpp_throws_are_recorded_with_the_handler_that_caught_them(tools: Tools, cpp_typed: str, debugger: str,
+                                                                         anyio_backend: str) -> None:
+    require("gdb" if debugger == "gdb" else "lldb-dap-22|lldb-dap")
+    report = await tools("debug_launch", program=cpp_typed, adapter=debugger, trace=["raised"])
     source = program("native/cpp/typed_throws.cpp")
 
     def at(marker: str) -> int:
         return line_of("native/cpp/typed_throws.cpp", marker)
+
+    def named(function: str) -> str:  # lldb names a static function with its parameters
+        return function if debugger == "gdb" else f"::{function}(const std::string &)"
     assert raised_rows(report) == [
         f"std::out_of_range: no such index at {source}:{at('throw std::out_of_range')} in main → caught in main "
         f"(typed_throws.cpp:{at('catch (const std::exception &e)')})",
-        f"ParseError: not a number: x1 at {source}:{at('// raise here')} in parse → caught in lenient "
-        f"(typed_throws.cpp:{at('catch (const AppError &)')})",
-        f"ParseError: not a number: y2 at {source}:{at('// raise here')} in parse → uncaught",  # std::terminate
+        f"ParseError: not a number: x1 at {source}:{at('// raise here')} in {named('parse')} → caught in "
+        f"{named('lenient')} (typed_throws.cpp:{at('catch (const AppError &)')})",
+        f"ParseError: not a number: y2 at {source}:{at('// raise here')} in {named('parse')} → uncaught",
     ], report
     await tools("debug_terminate")

@@ -67,7 +67,7 @@ from polydbg.backends.gdb.native import Native
 from polydbg.backends.gdb.state import Execution, GdbState
 from polydbg.backends.gdb.terminal import InferiorTerminal
 from polydbg.backends.gdb.values import to_int
-from polydbg.backends.kit import sanitizers
+from polydbg.backends.kit import cxx, sanitizers
 from polydbg.backends.kit.lifecycle import Lifecycle, Phase
 from polydbg.backends.recording import RaisedSink, Recorder
 from polydbg.errors import (
@@ -245,7 +245,7 @@ class GdbMiBackend(Backend):
         logged = [line[len(LOG_MARK):] for line in lines if line.startswith(LOG_MARK)]
         for line in lines:
             if line.startswith(RAISED_MARK):
-                record = raised.record(line[len(RAISED_MARK):])
+                record = cxx.raised_record(line[len(RAISED_MARK):])
                 if record is not None and self._raised_sink is not None:
                     self._raised_sink(record)
             elif not line.startswith(LOG_MARK):

@@ -14,7 +14,10 @@ its fields. A thrown ``const char *`` is its string, a thrown number its value.
 
 from __future__ import annotations
 
+import json
 import re
+
+from polydbg.backends.recording import RaisedRecord
 
 # x86-64 System V: the first two integer arguments
 ARGUMENT_REGISTERS = ("rdi", "rsi")
@@ -109,3 +112,23 @@ def fields_message(printed: str) -> tuple[bool, str]:
     if value[:1] + value[-1:] in ("()", "{}"):
         value = value[1:-1]
     return False, value.strip()
+
+
+def raised_record(text: str) -> RaisedRecord | None:
+    """A record of the log of raised C++ exceptions, as gdb's and lldb's scripts of polydbg's write it (one JSON
+    object: the type as the debugger names it or the type_info's mangled name, the object as it prints it, the
+    string after the vtable pointer, where it was thrown and caught), its message told as an exception stop tells
+    it; None for a line it cannot read."""
+    try:
+        row = json.loads(text)
+        kind = str(row.get("type") or "") or demangle_type(str(row.get("mangled") or "")) or "C++ exception"
+        printed = str(row.get("printed") or "")
+        std_base, message = fields_message(printed) if printed else (False, "")
+        if kind in STRING_MESSAGE_TYPES or std_base:
+            message = str(row.get("string") or "")
+        elif not printed:
+            message = NO_FIELDS
+        return RaisedRecord(type=kind, message=message, file=row.get("file"), line=row.get("line"),
+                            function=row.get("function"), thread=str(row.get("thread")), caught=row.get("caught"))
+    except (ValueError, TypeError, AttributeError):
+        return None

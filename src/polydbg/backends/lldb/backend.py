@@ -40,13 +40,14 @@ from polydbg.backends.base import (
 )
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.kit import mutexes, thrown, timeouts
+from polydbg.backends.kit import cxx, mutexes, thrown, timeouts
 from polydbg.backends.kit.lifecycle import Phase
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.lldb import expressions, hits, launch, lines, stops, values
 from polydbg.backends.lldb.launch import COMMAND_PREFIX
 from polydbg.backends.lldb.locks import LldbMutexes
 from polydbg.backends.locate import find_lldb_dap
+from polydbg.backends.recording import RaisedSink, Recorder
 from polydbg.dap.client import DapClient
 from polydbg.errors import AdapterError, AdapterRequestError, EnvironmentProblem, UsageError, echo
 from polydbg.transport.streams import FramedStream
@@ -55,6 +56,8 @@ log = logging.getLogger(__name__)
 
 THROW_FILTER = "cpp_throw"
 _FILTER_PREFIXES = ("cpp_", "objc_", "swift_")  # lldb-dap's filters (the registry's "raised" names cpp_throw)
+_BREAKPOINT_MADE = re.compile(r"^Breakpoint (\d+):", re.MULTILINE)
+RAISED_MARK = "<polydbg-raised>"  # the raised log's lines (shims/throws.py)
 _THROW_BREAKPOINT = re.compile(r"^(\d+): Exception breakpoint \(catch: off throw: on\)", re.MULTILINE)
 CHILDREN_CAP = 256  # children listed when no count is asked for (lldb's own max-children-count)
 PREVIEWS_PER_LIST = 64  # container previews built per listing (each costs a request)
@@ -85,6 +88,7 @@ class LldbDapBackend(DapBackend):
         self._scope_refs: set[int] = set()  # variable references of scopes at this stop (never capped)
         self._helpers: list[procs.ProcStat] = []  # lldb-server and the debuggee, found before the end
         self._judging = False  # the throw breakpoint carries the callback that judges C++ types (shims/throws.py)
+        self._raised_sink: RaisedSink | None = None  # the log of raised exceptions, while armed
         self._stops = stops.LldbStops(language, ordered, self._frames, self._request, self._stop_event,
                                       self._breakpoints.ids, self._breakpoints.watch_label)
         self._listed: list[Thread] = []  # the threads of the last listing (lldb-dap lists none while it runs)
@@ -170,6 +174,10 @@ class LldbDapBackend(DapBackend):
             return  # start-up chatter (banner, "Executable binary set to …", "Attached to process …"), blank lines
         if self._stops.output(category, text):
             return  # lldb's report of a watchpoint hit: the stop's description says it
+        if RAISED_MARK in text:
+            text = self._took_raised(text)
+            if not text:
+                return
         super()._on_output({**body, "output": text})
 
     def _on_stopped(self, body: dict[str, Any]) -> None:
@@ -255,6 +263,39 @@ class LldbDapBackend(DapBackend):
             await self.command(f"breakpoint command add -F throws.throws -k names -v {names} {number}" if judged
                                else f"breakpoint command delete {number}", None)
         self._judging = judged
+
+    def _took_raised(self, text: str) -> str:
+        """The records of the raised log out of a piece of output (shims/throws.py); what is left of it."""
+        kept = []
+        for line in text.splitlines(keepends=True):
+            record = cxx.raised_record(line.strip()[len(RAISED_MARK):]) if line.startswith(RAISED_MARK) else None
+            if record is None:
+                kept.append(line)
+            elif self._raised_sink is not None:
+                self._raised_sink(record)
+        return "".join(kept)
+
+    async def record_raised(self, sink: RaisedSink) -> Recorder:
+        """Every C++ exception the program throws, recorded by callbacks of polydbg's that never stop
+        (shims/throws.py)."""
+        if self.language != "cpp":
+            raise UsageError("lldb-dap records raised exceptions of C++ programs only; stop on them with "
+                             "debug_break(exception=[\"cpp_throw\"]) instead")
+        numbers = []
+        for where, callback in (("__cxa_throw", "raised_throw"), ("__cxa_begin_catch", "raised_catch"),
+                                ("std::terminate", "raised_terminate")):
+            made = _BREAKPOINT_MADE.search(await self.command(f"breakpoint set -n {where}", None))
+            if made is not None:
+                numbers.append(made.group(1))
+                await self.command(f"breakpoint command add -F throws.{callback} {made.group(1)}", None)
+        self._raised_sink = sink
+        return _RaisedLog(self, sink, numbers)
+
+    async def _stop_raised(self, sink: RaisedSink, numbers: list[str]) -> None:
+        if self._raised_sink is sink:
+            self._raised_sink = None
+            with contextlib.suppress(AdapterError, UsageError):
+                await self.command(f"breakpoint delete {' '.join(numbers)}", None)
 
     async def _check_type(self, name: str) -> None:
         """Refuse a C++ type the program's debug info does not have (the standard library's are taken as they are)."""
@@ -486,3 +527,14 @@ class LldbDapBackend(DapBackend):
             if (terminate_debuggee or helper.name.startswith("lldb-server")) and procs.read_stat(helper.pid) == helper:
                 with contextlib.suppress(OSError):
                     os.kill(helper.pid, signal.SIGKILL)
+
+
+class _RaisedLog:
+    def __init__(self, backend: LldbDapBackend, sink: RaisedSink, numbers: list[str]) -> None:
+        self._backend = backend
+        self._sink = sink
+        self._numbers = numbers
+
+    async def stop(self) -> list[str]:
+        await self._backend._stop_raised(self._sink, self._numbers)
+        return []

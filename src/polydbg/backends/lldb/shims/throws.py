@@ -6,6 +6,11 @@ type's ``type_info`` name (``__cxa_throw``'s second argument), finds the type in
 classes; a type the debug info does not describe (the standard library's) matches by its own name only. Returning
 False makes lldb go on without a stop, so lldb-dap never sees it. Memory and debug info only: nothing of the
 program runs. A re-throw (``__cxa_rethrow``, ``throw;``) is not a new throw: it does not stop.
+
+The log of raised exceptions is three more callbacks that never stop: ``__cxa_throw`` reads the throw (the type,
+the object as lldb prints it, the standard exceptions' string, the program's innermost frame), ``__cxa_begin_catch``
+names the handler (its caller), ``std::terminate`` ends an uncaught one; each record is printed behind a mark, which
+lldb-dap sends as output and the backend takes. ~3 ms per exception (2,000 throws and catches: 7.7 s against 0.7 s).
 """
 
 import re
@@ -62,3 +67,80 @@ def throws(frame, bp_loc, extra_args, internal_dict):  # lldb's callback signatu
     if _named(name, wanted):
         return True
     return _derives(process.GetTarget().FindFirstType(name), wanted)
+
+
+# -- the log of raised exceptions (``debug_trace(functions=["raised"])``) -----------------------------------------
+
+RAISED_MARK = "<polydbg-raised>"
+_RUNTIME = ("/usr/include/", "/usr/lib/gcc/", "/rustc/")
+_pending = {}  # thread id → (the record, whether it was thrown in the runtime's or a library's code)
+
+
+def _user_frame(thread, start):
+    """The innermost frame of the program's own source from ``start`` outward, and whether it is ``start``."""
+    import os
+    for index in range(start, thread.GetNumFrames()):
+        entry = thread.GetFrameAtIndex(index).GetLineEntry()
+        spec = entry.GetFileSpec()
+        path = spec.fullpath if spec.IsValid() else None
+        if path and os.path.isfile(path) and not path.startswith(_RUNTIME):
+            return thread.GetFrameAtIndex(index), index == start
+    return None, False
+
+
+def _where(frame):
+    entry = frame.GetLineEntry()
+    return {"file": entry.GetFileSpec().fullpath, "line": entry.GetLine(), "function": frame.GetFunctionName()}
+
+
+def raised_throw(frame, bp_loc, extra_args, internal_dict):  # at __cxa_throw
+    thread = frame.GetThread()
+    user, own = _user_frame(thread, 1)
+    if user is None:
+        return False
+    process = thread.GetProcess()
+    error = lldb.SBError()
+    obj = frame.FindRegister("rdi").GetValueAsUnsigned()
+    info = frame.FindRegister("rsi").GetValueAsUnsigned()
+    mangled = process.ReadCStringFromMemory(process.ReadPointerFromMemory(info + 8, error), 1024, error) or ""
+    text = process.ReadCStringFromMemory(process.ReadPointerFromMemory(obj + 8, error), 200, error) or ""
+    name = _demangled(mangled.lstrip("*")) or ""
+    printed = ""
+    kind = process.GetTarget().FindFirstType(name) if name else None
+    if kind is not None and kind.IsValid():
+        value = process.GetTarget().CreateValueFromAddress("thrown", lldb.SBAddress(obj, process.GetTarget()), kind)
+        fields = " ".join(str(value).partition(" = ")[2].split())  # "{ AppError = (std::runtime_error = …) }"
+        if fields.startswith("{") and fields.endswith("}"):
+            fields = "(" + fields[1:-1].strip() + ")"
+        printed = "(%s) 0x%x = %s" % (name, obj, fields)  # as ``memory read -t`` prints it (kit.cxx reads that)
+    row = dict(_where(user), thread=thread.GetIndexID(), type=name, mangled=mangled, string=text, printed=printed)
+    _pending[thread.GetThreadID()] = (row, not own)
+    return False
+
+
+def raised_catch(frame, bp_loc, extra_args, internal_dict):  # at __cxa_begin_catch: its caller is the handler
+    thread = frame.GetThread()
+    found = _pending.pop(thread.GetThreadID(), None)
+    if found is None:
+        return False
+    row, thrown_in_library = found
+    user, own = _user_frame(thread, 1)
+    if thrown_in_library and not own:
+        return False  # thrown and caught by the runtime's or a library's own code
+    if user is not None and own:
+        where = _where(user)
+        row["caught"] = "%s (%s:%s)" % (where["function"], (where["file"] or "?").rsplit("/", 1)[-1], where["line"])
+    _emit(row)
+    return False
+
+
+def raised_terminate(frame, bp_loc, extra_args, internal_dict):  # std::terminate: the pending throw was uncaught
+    found = _pending.pop(frame.GetThread().GetThreadID(), None)
+    if found is not None:
+        _emit(found[0])
+    return False
+
+
+def _emit(row):
+    import json
+    print(RAISED_MARK + json.dumps(row))
