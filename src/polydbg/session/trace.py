@@ -41,19 +41,23 @@ log = logging.getLogger(__name__)
 # A printable token (str.splitlines treats \x1c-\x1e as line breaks) and a unit separator.
 _SEPARATOR = "\x1f"
 MAX_EXPRESSIONS = 32
-ROWS_BYTES = 1100  # the first rows and the summary ahead of them, in bytes of their text
-FIRST_ROWS_BYTES = 800  # the most the first rows take of it (when the summary is short)
-MIN_FIRST_ROWS_BYTES = 150  # and the least (when it is long)
-LAST_ROWS_BYTES = 250  # the last rows, when the first do not reach them
+ANSWER_BYTES = 2000  # a trace's answer, in bytes of its text
+HEAD_BYTES = 150  # of which its first line, a note and the line that says how to read the rows left out
+REPORT_BYTES = 600  # the report of the stop or the exit that ended the trace
+FIRST_ROWS_BYTES = 800  # the first rows at most, when the summary leaves room
+LAST_ROWS_BYTES = 250  # the last rows at most, when the first do not reach them
 LAST_ROWS = 8
+ROW_CHARS = 300  # a row as the answer quotes it (the trace log holds all of it)
 ROW_BYTES = 2000  # one row's values together (each value at most VALUE_CHARS)
 VALUE_CHARS = 200
-VALUES_BYTES = 450  # the expressions' summaries together (the first expression's always)
-THREADS_BYTES = 350  # the threads' lines together (the first thread's always)
+VALUES_BYTES = 400  # the expressions' summaries together (the first expression's always)
+THREADS_BYTES = 300  # the threads' lines together (the first thread's always)
+WHERE_BYTES = 350  # the where line (the rows it quotes are cut to fit)
 THREADS_SHOWN = 4  # threads a summary details, the busiest first
+THREAD_CHARS = 110  # a thread's line
 THREADS_KEPT = 64  # threads counted apart (the others together)
 THREAD_DISTINCT = 1_000  # distinct values counted per expression per thread
-WHERE_ROW_CHARS = 120  # a row the where line quotes
+WHERE_ROW_CHARS = 120  # a row the where line quotes, at most
 EXPRESSIONS_CHARS = 2000  # all of a trace's expressions together: every row names them
 # What a `where` expression's value reads as when it does not hold, in the languages traced.
 _FALSY = frozenset({"", "false", "False", "0", "0.0", "-0", "None", "null", "nil", "undefined", "NaN", "''", '""',
@@ -76,6 +80,11 @@ def row_labels(files: list[str], cwd: str | None) -> dict[str, str]:
         labels[file] = inside if inside and not inside.startswith("..") else \
             os.path.basename(file) if unique else file
     return labels
+
+
+def answered(size: int) -> int:
+    """The bytes a row of ``size`` bytes in the trace log takes in the answer (indented, cut to ROW_CHARS)."""
+    return min(size, ROW_CHARS + 1) + 2
 
 
 def holds(value: str) -> bool | None:
@@ -116,22 +125,24 @@ class _Where:
             self.last = (number, row)
 
     def text(self, total: int, labels: dict[str, str], several_threads: bool) -> str:
-        def at(number: int, row: TraceHit) -> str:
-            thread = row.thread if several_threads else None
-            text = row_text(labels.get(row.file, row.file), row.line, row.values, thread)
-            return f"hit {number} ({clip(text, WHERE_ROW_CHARS)[0]})"
-        said = f"where {clip(self.expression, 80)[0]}: "
+        """``where …: held at 14 of 101 hits; first at hit 4 (row), last at hit 95 (row); rows from the first:
+        debug_output(…)``, within WHERE_BYTES (the rows quoted are cut to fit)."""
+        errors = f"; not evaluated at {self.errors}: {clip(self.error or '', 60)[0]}" if self.errors else ""
+        said = f"where {clip(self.expression, 60)[0]}: "
         if self.first is None or self.last is None:
-            said += f"never held in {total} hits"
-        else:
-            number, row, cursor = self.first
-            said += f"held at {self.held} of {total} hits; first at {at(number, row)}"
-            if self.last[0] != number:
-                said += f", last at {at(*self.last)}"
-            said += f"; rows from the first: debug_output(stream=\"trace\", cursor={cursor})"
-        if self.errors:
-            said += f"; not evaluated at {self.errors}: {clip(self.error or '', 100)[0]}"
-        return said
+            return said + f"never held in {total} hits" + errors
+        number, row, cursor = self.first
+        rows = [(number, row)] + ([self.last] if self.last[0] != number else [])
+        said += f"held at {self.held} of {total} hits; "
+        after = f"; rows from the first: debug_output(stream=\"trace\", cursor={cursor})" + errors
+        room = (WHERE_BYTES - len(said) - len(after)) // len(rows) - len("first at hit  (), ") - len(str(total))
+        quoted = [f"hit {n} ({clip(self._row(r, labels, several_threads), max(30, min(WHERE_ROW_CHARS, room)))[0]})"
+                  for n, r in rows]
+        return said + "first at " + quoted[0] + (f", last at {quoted[1]}" if len(quoted) > 1 else "") + after
+
+    @staticmethod
+    def _row(row: TraceHit, labels: dict[str, str], several_threads: bool) -> str:
+        return row_text(labels.get(row.file, row.file), row.line, row.values, row.thread if several_threads else None)
 
 
 class _Collector:
@@ -222,23 +233,25 @@ class _Collector:
         if len(self.threads) < 2:
             return None
         busiest = sorted(self.threads.items(), key=lambda item: -item[1].hits)
-        lines = [f"threads: {len(self.threads)}{'+' if self.other_threads else ''}"]
-        size = len(lines[0])
+        head = f"threads: {len(self.threads)}{'+' if self.other_threads else ''}"
+        shared = [(e, t.shared) for e, t in self.values.items() if t.shared]
+        tail = [] if not shared else [f"  {shared[0][0]}: {shared[0][1]} values seen in more than one thread"] \
+            if len(shared) == 1 else [clip("  values seen in more than one thread: " + ", ".join(
+                f"{e} {count}" for e, count in shared), THREAD_CHARS)[0]]
+        room = THREADS_BYTES - len(head) - sum(len(line) + 1 for line in tail) - len("  … 64+ more threads: hits") - 8
+        detailed: list[str] = []
         for name, counted in busiest[:THREADS_SHOWN]:
-            line = f"  {name}: {counted.hits} hits; " + "; ".join(
-                f"{e} {t.brief()}" for e, t in counted.values.items())
-            line = clip(line, THREADS_BYTES // 2)[0]
-            if size + len(line) > THREADS_BYTES and len(lines) > 1:
+            line = clip(f"  {name}: {counted.hits} hits; " + "; ".join(
+                f"{e} {t.brief()}" for e, t in counted.values.items()), THREAD_CHARS)[0]
+            if len(line) + 1 > room:
                 break
-            lines.append(line)
-            size += len(line) + 1
-        rest = busiest[len(lines) - 1:]
+            detailed.append(line)
+            room -= len(line) + 1
+        rest = busiest[len(detailed):]
         if rest or self.other_threads:
             hits = sum(counted.hits for _, counted in rest) + self.other_threads
-            lines.append(f"  … {len(rest)}{'+' if self.other_threads else ''} more threads: {hits} hits")
-        lines.extend(f"  {e}: {t.shared} values seen in more than one thread"
-                     for e, t in self.values.items() if t.shared)
-        return lines
+            detailed.append(f"  … {len(rest)}{'+' if self.other_threads else ''} more threads: {hits} hits")
+        return [head, *detailed, *tail]
 
     def result(self, session_id: str, stopped_because: str, state: State, report: StopReport | None,
                note: str | None) -> TraceResult:
@@ -249,23 +262,24 @@ class _Collector:
         several = threads is not None
         where = self.where.text(self.total, self.labels, several) if self.where is not None and self.total else None
         summary = sum(len(e) + len(v) + 3 for e, v in (values or {}).items()) + \
-            sum(len(line) + 1 for line in threads or []) + len(where or "")
-        budget = min(FIRST_ROWS_BYTES, max(MIN_FIRST_ROWS_BYTES, ROWS_BYTES - summary))
+            sum(len(line) + 1 for line in threads or []) + len(where or "") + len("rows:\n")
+        budget = ANSWER_BYTES - HEAD_BYTES - (REPORT_BYTES if report is not None else 0) - summary
+        first_budget = min(FIRST_ROWS_BYTES, budget - min(LAST_ROWS_BYTES, budget // 3))
         kept = 0
         used = 0
         for _, _, size in self.first:
-            if kept and used + size > budget:
-                break
+            if used + answered(size) > first_budget and (kept or used + answered(size) > budget):
+                break  # the first row is shown whenever it fits at all
             kept += 1
-            used += size
+            used += answered(size)
         rest = self.first[kept:] + list(self.last)
         last: list[TraceHit] = []
-        left = LAST_ROWS_BYTES
+        left = min(LAST_ROWS_BYTES, budget - used)
         for row, _, size in reversed(rest[-LAST_ROWS:]):
-            if last and size > left:
+            if answered(size) > left:
                 break
             last.insert(0, row)
-            left -= size
+            left -= answered(size)
         skipped = self.total - kept - len(last)
         more_cursor = self.first[kept][1] if kept < len(self.first) else self.after_first
         if not several:  # a thread named on every row says nothing

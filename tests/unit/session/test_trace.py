@@ -16,7 +16,7 @@ import pytest
 from polydbg.backends.base import LOGPOINT
 from polydbg.errors import AdapterRequestError, SessionEndedError, UsageError
 from polydbg.session import execution
-from polydbg.session.model import State, TraceHit, TraceResult
+from polydbg.session.model import State, StopReport, TraceHit, TraceResult
 from polydbg.session.output import OutputBuffer
 from polydbg.session.trace import _SEPARATOR, FIRST_ROWS_BYTES, _Collector, _Where, holds, row_labels
 from tests.unit.session.rig import Rig, write_program
@@ -283,7 +283,9 @@ def test_a_summary_leaves_the_first_rows_less_room_and_the_cursor_reads_from_the
     taken, log = collector(100_000, [f"e{n}" for n in range(6)])
     for n in range(400):
         taken.take(f"/a.py:3{_SEPARATOR}" + _SEPARATOR.join(f"'{'v' * 30}{n * k}'" for k in range(6)))
-    result = taken.result("s1", "exited", State.exited, None, None)
+    alone = taken.result("s1", "running", State.running, None, None)
+    assert len(alone.hits) == len(taken.first)  # with no report, the first rows the collector kept fit
+    result = taken.result("s1", "exited", State.exited, StopReport(session_id="s1", state=State.exited), None)
     shown = len(result.hits)
     assert 1 <= shown < len(taken.first)  # the summary took room the first rows had while collecting
     assert result.more_cursor is not None
