@@ -339,7 +339,7 @@ def trace(r: TraceResult, base: str | None = None) -> str:
         lines.extend(row(h) for h in last)
         report = ""
         if r.report is not None:
-            used = len("\n".join(lines).encode())
+            used = len("\n".join(lines).encode()) + 1  # and the line break before the report
             report = stop_report(r.report, budget=max(REPORT_BYTES, REPORT_BUDGET - used), base=base)
         return lines + ([report] if report else []), report
 

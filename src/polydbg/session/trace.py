@@ -44,6 +44,7 @@ MAX_EXPRESSIONS = 32
 ANSWER_BYTES = 2000  # a trace's answer, in bytes of its text
 HEAD_BYTES = 150  # of which its first line, a note and the line that says how to read the rows left out
 REPORT_BYTES = 600  # the report of the stop or the exit that ended the trace
+REPORT_HEAD_BYTES = 250  # of which the lines besides its source it keeps (where, and how to read the rest)
 FIRST_ROWS_BYTES = 800  # the first rows at most, when the summary leaves room
 LAST_ROWS_BYTES = 250  # the last rows at most, when the first do not reach them
 LAST_ROWS = 8
@@ -51,7 +52,7 @@ ROW_CHARS = 300  # a row as the answer quotes it (the trace log holds all of it)
 ROW_BYTES = 2000  # one row's values together (each value at most VALUE_CHARS)
 VALUE_CHARS = 200
 VALUES_BYTES = 400  # the expressions' summaries together (the first expression's always)
-THREADS_BYTES = 300  # the threads' lines together (the first thread's always)
+THREADS_BYTES = 360  # the threads' lines together (the first thread's always)
 WHERE_BYTES = 350  # the where line (the rows it quotes are cut to fit)
 THREADS_SHOWN = 4  # threads a summary details, the busiest first
 THREAD_CHARS = 110  # a thread's line
@@ -80,6 +81,11 @@ def row_labels(files: list[str], cwd: str | None) -> dict[str, str]:
         labels[file] = inside if inside and not inside.startswith("..") else \
             os.path.basename(file) if unique else file
     return labels
+
+
+def _summary_bytes(values: dict[str, str] | None, threads: list[str] | None, where: str | None) -> int:
+    return sum(len(e) + len(v) + 3 for e, v in (values or {}).items()) + \
+        sum(len(line) + 1 for line in threads or []) + len(where or "") + len("rows:\n")
 
 
 def answered(size: int) -> int:
@@ -227,31 +233,39 @@ class _Collector:
             shown[expression] = text
         return shown
 
-    def thread_lines(self) -> list[str] | None:
+    def thread_lines(self, detailed: bool = True) -> list[str] | None:
         """With several threads: each (the busiest first) with its hits and what each expression took in it,
         and how many values more than one thread saw (a lost update: two threads read the same count)."""
         if len(self.threads) < 2:
             return None
         busiest = sorted(self.threads.items(), key=lambda item: -item[1].hits)
-        head = f"threads: {len(self.threads)}{'+' if self.other_threads else ''}"
+        head = self._hits_line(busiest)
         shared = [(e, t.shared) for e, t in self.values.items() if t.shared]
         tail = [] if not shared else [f"  {shared[0][0]}: {shared[0][1]} values seen in more than one thread"] \
             if len(shared) == 1 else [clip("  values seen in more than one thread: " + ", ".join(
                 f"{e} {count}" for e, count in shared), THREAD_CHARS)[0]]
-        room = THREADS_BYTES - len(head) - sum(len(line) + 1 for line in tail) - len("  … 64+ more threads: hits") - 8
-        detailed: list[str] = []
-        for name, counted in busiest[:THREADS_SHOWN]:
+        room = THREADS_BYTES - len(head) - sum(len(line) + 1 for line in tail)
+        details: list[str] = []
+        for name, counted in busiest[:THREADS_SHOWN if detailed else 0]:
             line = clip(f"  {name}: {counted.hits} hits; " + "; ".join(
                 f"{e} {t.brief()}" for e, t in counted.values.items()), THREAD_CHARS)[0]
             if len(line) + 1 > room:
                 break
-            detailed.append(line)
+            details.append(line)
             room -= len(line) + 1
-        rest = busiest[len(detailed):]
-        if rest or self.other_threads:
-            hits = sum(counted.hits for _, counted in rest) + self.other_threads
-            detailed.append(f"  … {len(rest)}{'+' if self.other_threads else ''} more threads: {hits} hits")
-        return [head, *detailed, *tail]
+        return [head, *details, *tail]
+
+    def _hits_line(self, busiest: list[tuple[str, _Thread]]) -> str:
+        """``threads: 4, hits: server_3 328, server_1 250, …`` (the busiest first), within THREAD_CHARS."""
+        line = f"threads: {len(busiest)}{'+' if self.other_threads else ''}, hits:"
+        for shown, (name, counted) in enumerate(busiest):
+            more = len(busiest) - shown
+            entry = f" {clip(name, 30)[0]} {counted.hits},"
+            if len(line) + len(entry) + len(f" … {more} more ({self.other_threads} hits)") > THREAD_CHARS:
+                rest = sum(c.hits for _, c in busiest[shown:]) + self.other_threads
+                return line + f" … {more}{'+' if self.other_threads else ''} more ({rest} hits)"
+            line += entry
+        return line.rstrip(",") + (f", others {self.other_threads}" if self.other_threads else "")
 
     def result(self, session_id: str, stopped_because: str, state: State, report: StopReport | None,
                note: str | None) -> TraceResult:
@@ -261,9 +275,17 @@ class _Collector:
         threads = self.thread_lines()
         several = threads is not None
         where = self.where.text(self.total, self.labels, several) if self.where is not None and self.total else None
-        summary = sum(len(e) + len(v) + 3 for e, v in (values or {}).items()) + \
-            sum(len(line) + 1 for line in threads or []) + len(where or "") + len("rows:\n")
-        budget = ANSWER_BYTES - HEAD_BYTES - (REPORT_BYTES if report is not None else 0) - summary
+        # a report keeps its source lines whatever its budget (its locals and output give way)
+        reserved = 0 if report is None else max(REPORT_BYTES, len((report.source or "").encode()) + REPORT_HEAD_BYTES)
+        room = ANSWER_BYTES - HEAD_BYTES - reserved
+        summary = _summary_bytes(values, threads, where)
+        if summary > room and threads:  # each thread's values give way first (their hits stay)
+            threads = self.thread_lines(detailed=False)
+            summary = _summary_bytes(values, threads, where)
+        while summary > room and values and len(values) > 1:  # then the last expressions' (the first's stays)
+            values = dict(list(values.items())[:-1])
+            summary = _summary_bytes(values, threads, where)
+        budget = room - summary
         first_budget = min(FIRST_ROWS_BYTES, budget - min(LAST_ROWS_BYTES, budget // 3))
         kept = 0
         used = 0

@@ -272,7 +272,8 @@ def test_a_lost_update_reads_in_the_summary_ahead_of_the_rows() -> None:
             taken.take(f"/src/race.py:16{_SEPARATOR}{thread}{_SEPARATOR}{n}")
     result = taken.result("s1", "exited", State.exited, None, None)
     assert result.values == {"seen": "1000 hits, 500 distinct (each twice), 0..499, first 0, last 499"}
-    assert result.threads == ["threads: 2", "  adder-1: 500 hits; seen 500 distinct (each once), 0..499",
+    assert result.threads == ["threads: 2, hits: adder-1 500, adder-2 500",
+                              "  adder-1: 500 hits; seen 500 distinct (each once), 0..499",
                               "  adder-2: 500 hits; seen 500 distinct (each once), 0..499",
                               "  seen: 500 values seen in more than one thread"]
     assert result.hits[1] == TraceHit(file="/src/race.py", line=16, values={"seen": "0"}, thread="adder-2")
