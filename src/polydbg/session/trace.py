@@ -374,14 +374,7 @@ class Tracer:
             if unbound and len(unbound) == len(added):
                 raise UsageError(f"no trace point can be bound, so nothing ran: {unbound_text(unbound)}; "
                                  "trace lines with code (debug_source shows them)")
-            since = life.stops
-            if not ended_first:
-                async with self.execution.lock:
-                    since = life.stops
-                    scope = life.scope
-                    if life.state == State.stopped and scope is not None:
-                        thread = await self.inspector.thread_of(scope, None)
-                        since = await self.execution.act(lambda: backend.resume(thread))
+            since = life.stops if ended_first else await self.execution.run_on()
             reason = await self._wait(collector, since, timeout_s, progress)
             await self.execution.settle_end()  # the hits in transit at an exit
             pending = [] if ended_first else [bp for bp in added if not bp.verified and bp not in unbound]
