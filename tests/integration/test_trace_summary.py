@@ -69,6 +69,8 @@ async def test_a_lost_update_reads_in_the_summary_of_one_answer(tools: Tools, ra
         launch["adapter"] = race.adapter
     assert (await tools("debug_launch", **launch))["state"] == "stopped"
     write = race.line("the write")
+    refused = await tools.error("debug_trace", functions=["work"], where="seen >= 250")
+    assert refused.startswith("where is for points and expressions"), refused
     answer = await tools.client.call_tool("debug_trace", {
         "points": [{"file": race.path, "line": write}], "expressions": ["seen"], "where": "seen >= 250",
         "max_hits": 100_000, "timeout_s": 120})

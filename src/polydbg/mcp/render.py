@@ -341,8 +341,8 @@ def trace(r: TraceResult, base: str | None = None) -> str:
         lines = call_trace(r.calls, f"[{r.session_id}] {r.calls.calls} calls, {r.calls.raised} raised "
                                     f"({r.stopped_because}); program {r.state.value}")
         if r.report is not None:
-            used = len("\n".join(lines).encode())
-            lines.append(stop_report(r.report, budget=max(TRACE_REPORT_BUDGET, REPORT_BUDGET - used), base=base))
+            used = len("\n".join(lines).encode()) + 1  # and the line break before the report
+            lines.append(stop_report(r.report, budget=max(REPORT_BYTES, REPORT_BUDGET - used), base=base))
         return "\n".join(lines)
     labels = row_labels([h.file for h in r.hits + (r.last_hits or [])], base)
     several = r.threads is not None

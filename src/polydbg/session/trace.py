@@ -262,7 +262,7 @@ class _Collector:
             more = len(busiest) - shown
             entry = f" {clip(name, 30)[0]} {counted.hits},"
             if len(line) + len(entry) + len(f" … {more} more ({self.other_threads} hits)") > THREAD_CHARS:
-                rest = sum(c.hits for _, c in busiest[shown:]) + self.other_threads
+                rest = sum(each.hits for _, each in busiest[shown:]) + self.other_threads
                 return line + f" … {more}{'+' if self.other_threads else ''} more ({rest} hits)"
             line += entry
         return line.rstrip(",") + (f", others {self.other_threads}" if self.other_threads else "")
