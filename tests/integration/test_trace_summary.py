@@ -109,7 +109,7 @@ async def test_a_lost_update_reads_in_the_summary_of_one_answer(tools: Tools, ra
                         rf"cursor=\d+\)$", result["where"]), result["where"]
     cursor = int(re.findall(r"cursor=(\d+)", result["where"])[0])
     rows = await tools("debug_output", stream="trace", cursor=cursor, max_bytes=200)
-    assert re.match(rf"{name}:{write}( \[[^]]+\])?  seen=25[01]\n", rows["text"]), rows
+    assert re.match(rf"{name}:{write}( \[[^]]+\])?  seen=25[01]  ← where\n", rows["text"]), rows  # marked in the log
     output = await tools("debug_output", max_bytes=30_000)
     assert f"counter {ROUNDS} of {hits}" in output["text"], output
     await tools("debug_terminate")

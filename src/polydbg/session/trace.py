@@ -59,6 +59,7 @@ THREAD_CHARS = 110  # a thread's line
 THREADS_KEPT = 64  # threads counted apart (the others together)
 THREAD_DISTINCT = 1_000  # distinct values counted per expression per thread
 WHERE_ROW_CHARS = 120  # a row the where line quotes, at most
+WHERE_MARK = "  ← where"  # ends a row of the trace log where the where condition held
 EXPRESSIONS_CHARS = 2000  # all of a trace's expressions together: every row names them
 # What a `where` expression's value reads as when it does not hold, in the languages traced.
 _FALSY = frozenset({"", "false", "False", "0", "0.0", "-0", "None", "null", "nil", "undefined", "NaN", "''", '""',
@@ -119,7 +120,8 @@ class _Where:
         self.first: tuple[int, TraceHit, int] | None = None  # hit number, the row, its cursor in the trace log
         self.last: tuple[int, TraceHit] | None = None
 
-    def add(self, value: str, number: int, row: TraceHit, cursor: int) -> None:
+    def add(self, value: str, number: int, row: TraceHit, cursor: int) -> bool:
+        """Count hit ``number``'s value of the condition; whether it held."""
         verdict = holds(value)
         if verdict is None:
             self.errors += 1
@@ -129,6 +131,7 @@ class _Where:
             if self.first is None:
                 self.first = (number, row, cursor)
             self.last = (number, row)
+        return bool(verdict)
 
     def text(self, total: int, labels: dict[str, str], several_threads: bool) -> str:
         """``where …: held at 14 of 101 hits; first at hit 4 (row), last at hit 95 (row); rows from the first:
@@ -200,13 +203,12 @@ class _Collector:
             if not self.last:
                 self.after_first = cursor
             self.last.append((row, cursor, size))
-        self.core.trace_log.append("trace", text + "\n")
+        held = self.where is not None and condition is not None and self.where.add(condition, self.total, row, cursor)
+        self.core.trace_log.append("trace", text + (WHERE_MARK if held else "") + "\n")
         for expression, value in values.items():
             self.values[expression].add(value, thread)
         if thread is not None:
             self._count_thread(thread, values)
-        if self.where is not None and condition is not None:
-            self.where.add(condition, self.total, row, cursor)
         if self.total >= self.max_hits:
             self.done.set()
 

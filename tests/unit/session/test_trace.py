@@ -306,7 +306,7 @@ def test_where_names_how_often_a_condition_held_and_its_first_and_last_hit() -> 
     assert result.where == ("where i % 7 == 3: held at 14 of 101 hits; first at hit 4 (app.py:12  i=3), last at "
                             f"hit 95 (app.py:12  i=94); rows from the first: debug_output(stream=\"trace\", "
                             f"cursor={cursor}); not evaluated at 1: <error: ZeroDivisionError: division by zero>")
-    assert log.read(cursor, 20).text.startswith("app.py:12  i=3\n")
+    assert log.read(cursor, 60).text.startswith("app.py:12  i=3  ← where\napp.py:12  i=4\n")  # rows where it held
     assert result.hits[0].values == {"i": "0"}  # the condition's value is not a row's
 
 
