@@ -58,6 +58,7 @@ THREADS_SHOWN = 4  # threads a summary details, the busiest first
 THREAD_CHARS = 110  # a thread's line
 THREADS_KEPT = 64  # threads counted apart (the others together)
 THREAD_DISTINCT = 1_000  # distinct values counted per expression per thread
+THREAD_EXPRESSIONS = 4  # the expressions counted per thread (the first ones)
 WHERE_ROW_CHARS = 120  # a row the where line quotes, at most
 WHERE_MARK = "  ← where"  # ends a row of the trace log where the where condition held
 EXPRESSIONS_CHARS = 2000  # all of a trace's expressions together: every row names them
@@ -102,11 +103,11 @@ def holds(value: str) -> bool | None:
 
 
 class _Thread:
-    """One thread's hits: how many, and what each expression took in it."""
+    """One thread's hits: how many, and what the first expressions took in it (a thread's line has room for few)."""
 
     def __init__(self, expressions: list[str]) -> None:
         self.hits = 0
-        self.values = {e: Tally(THREAD_DISTINCT) for e in expressions}
+        self.values = {e: Tally(THREAD_DISTINCT) for e in expressions[:THREAD_EXPRESSIONS]}
 
 
 class _Where:
@@ -220,8 +221,9 @@ class _Collector:
                 return
             counted = self.threads[thread] = _Thread(self.expressions)
         counted.hits += 1
-        for expression, value in values.items():
-            counted.values[expression].add(value)
+        for expression, tally in counted.values.items():
+            if expression in values:
+                tally.add(values[expression])
 
     def summaries(self) -> dict[str, str]:
         """Per expression, the values it took with their counts (the first expression's always)."""
