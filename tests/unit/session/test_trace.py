@@ -335,3 +335,13 @@ async def test_each_point_sends_the_thread_and_the_where_condition_with_the_expr
     assert result.where is not None and result.where.startswith(
         "where line_4 > 4: held at 1 of 2 hits; first at hit 2 (prog.py:4 [worker]  line_4=5)")
     assert trace_rows(rig)[0] == "trace 1: prog.py:4 — line_4 where line_4 > 4"
+
+
+def test_each_thread_counts_the_values_of_the_first_expressions_only() -> None:
+    taken, _ = collector(5000, [f"e{n}" for n in range(10)])
+    taken.threaded = True
+    for n in range(40):
+        taken.take(f"/a.py:3{_SEPARATOR}t{n % 2}{_SEPARATOR}" + _SEPARATOR.join(str(n * k) for k in range(10)))
+    assert {name: list(counted.values) for name, counted in taken.threads.items()} == {
+        "t0": ["e0", "e1", "e2", "e3"], "t1": ["e0", "e1", "e2", "e3"]}
+    assert taken.threads["t1"].values["e1"].text() == "20 hits, 20 distinct (each once), 1..39, first 1, last 39"
