@@ -376,8 +376,11 @@ class Tracer:
             ended_first = life.ended  # the program ended as the points were sent: the answer is its end
             unbound = [] if ended_first else [bp for bp in added if _never_binds(bp)]
             if unbound and len(unbound) == len(added):
-                raise UsageError(f"no trace point can be bound, so nothing ran: {unbound_text(unbound)}; "
-                                 "trace lines with code (debug_source shows them)")
+                refused = [bp for bp in unbound if "expression" in (bp.message or "")]
+                advice = "fix the expression (it is evaluated in the program's language at each hit)" if refused \
+                    else "trace lines with code (debug_source shows them)"
+                raise UsageError(f"no trace point can be bound, so nothing ran: "
+                                 f"{unbound_text(refused or unbound)}; {advice}")
             since = life.stops if ended_first else await self.execution.run_on()
             reason = await self._wait(collector, since, timeout_s, progress)
             await self.execution.settle_end()  # the hits in transit at an exit
@@ -448,6 +451,8 @@ class Tracer:
 
 
 def unbound_text(bps: list[Breakpoint]) -> str:
-    shown = "; ".join(f"{os.path.basename(bp.file or '')}:{bp.line}" + (f": {bp.message}" if bp.message else "")
+    """Each point's place and the debugger's reason, which speaks of the logpoint a trace point is made of."""
+    shown = "; ".join(f"{os.path.basename(bp.file or '')}:{bp.line}" +
+                      (f": {(bp.message or '').replace(' in log_message', '')}" if bp.message else "")
                       for bp in bps[:3])
     return shown + (f" (and {len(bps) - 3} more)" if len(bps) > 3 else "")
