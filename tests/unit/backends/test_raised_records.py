@@ -19,9 +19,9 @@ def test_python_options_carry_filters_types_and_the_log_together() -> None:
 
 
 def test_a_python_record_is_read_from_its_marked_line_only() -> None:
-    row = {"type": "ParseError", "message": "bad", "file": "/p/x.py", "line": 3, "function": "parse",
-           "thread": "MainThread", "caught": "lenient (x.py:9)"}
-    assert python.raised_record(python.RAISED_MARK + json.dumps(row)) == RaisedRecord(**row)
+    record = RaisedRecord("ParseError", "bad", "/p/x.py", 3, "parse", "MainThread", "lenient (x.py:9)")
+    row = record._asdict()
+    assert python.raised_record(python.RAISED_MARK + json.dumps(row)) == record
     assert python.raised_record(json.dumps(row)) is None  # the program's own line
     assert python.raised_record(python.RAISED_MARK + "{broken") is None
 
