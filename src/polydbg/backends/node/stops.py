@@ -22,7 +22,7 @@ from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.frames import leading
 from polydbg.backends.kit.gate import StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
-from polydbg.backends.node import compile_errors, failures
+from polydbg.backends.node import compile_errors, failures, raised
 from polydbg.backends.node.breakpoints import Breakpoints
 from polydbg.backends.node.calls import CallRecording
 from polydbg.backends.node.scripts import position
@@ -114,7 +114,13 @@ class Stops:
             return
         stopping = [b for b in user if self._breakpoints.counts(b)]
         exception = reason in ("exception", "promiseRejection")
-        if exception and self._breakpoints.judges_failures and not stopping:
+        if exception and self._breakpoints.raised_sink is not None:
+            await raised.record(target, self._breakpoints.raised_sink)
+        wanted = await self._breakpoints.wants_exception(target) if exception and not stopping else None
+        if wanted is False:
+            await self._resume_quietly(target)  # no filter and no constructor named wants this throw
+            return
+        if exception and self._breakpoints.judges_failures and not stopping and not wanted:
             if await failures.failing_frame(target) is None:
                 counted = failures.in_users_code(target)
                 await self._resume_quietly(target)  # caught on purpose, or not the user's: not where a test fails
@@ -178,7 +184,7 @@ class Stops:
             resume = recording.owns(target, hit)
         if not resume and target.pause_reason in ("exception", "promiseRejection"):
             await recording.on_exception(target)
-            resume = not hit and not self._breakpoints.wants_exception(target)
+            resume = not hit and not self._breakpoints.pauses_anyway(target)
         if resume:
             recording.held(target, time.perf_counter() - target.paused_at)
             await _resume_recorded(target)
