@@ -151,7 +151,7 @@ class _Function:
         if not record.ended:
             self.running += 1
         elif record.raised is not None:
-            self.raised.add(record.raised.partition(":")[0])
+            self.raised.add(record.raised.partition(": ")[0])
         elif record.returned is not None:
             self.returned.add(_line(record.returned))
         if record.thread:

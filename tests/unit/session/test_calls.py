@@ -207,3 +207,13 @@ def test_values_with_line_breaks_and_long_values_are_one_cut_line() -> None:
     taken.flush()
     row = taken.result(None).rows[0]
     assert "\n" not in row and "'a\\nb'" in row and len(row) < 200
+
+
+async def test_a_summary_names_a_qualified_exception_type_whole(rig: Rig) -> None:
+    """C++'s std::invalid_argument was summarised as 'std' (the type cut at its first colon)."""
+    rig.backend.runs_calls = [call("parse", 1, raised="std::invalid_argument: not a number", s="\"x\""),
+                              call("parse", 2, raised="std::out_of_range", s="\"9999999999\"")]
+    exits_when_resumed(rig)
+    result = await rig.session.trace_calls(["parse"], 0, 100, DEADLINE_S, None)
+    assert result.calls is not None
+    assert "raised std::invalid_argument ×1, std::out_of_range ×1" in result.calls.summary[0], result.calls.summary
