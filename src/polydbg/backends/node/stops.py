@@ -21,7 +21,7 @@ from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.frames import leading
 from polydbg.backends.kit.gate import StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
-from polydbg.backends.node import compile_errors, failures
+from polydbg.backends.node import compile_errors, failures, returns
 from polydbg.backends.node.breakpoints import Breakpoints
 from polydbg.backends.node.scripts import position
 from polydbg.backends.node.target import Step, Target
@@ -105,6 +105,12 @@ class Stops:
             return
         stopping = [b for b in user if self._breakpoints.counts(b)]
         exception = reason in ("exception", "promiseRejection")
+        step = target.step
+        if exception and step is not None and returns.catches_throws(step) and not (
+                self._breakpoints.pause_state == "uncaught" and (target.pause_data or {}).get("uncaught")):
+            await returns.thrown(target, step)  # a throw only the step out pauses at: on into its catch
+            await self._step_on(target, script_id, "Debugger.stepInto")
+            return
         if exception and self._breakpoints.judges_failures and not stopping:
             if await failures.failing_frame(target) is None:
                 counted = failures.in_users_code(target)
@@ -131,7 +137,15 @@ class Stops:
                 event = StopEvent("breakpoint", thread, "Paused on breakpoint",
                                   hit_breakpoint_ids=tuple(b for b in stopping if b))
         elif target.step is not None:
-            going_on = _step_goes_on(target.step, len(frames), here, bool(user or entry))
+            if returns.caught_inside(target, target.step):  # the throw did not leave the function: on out of it
+                target.step.passing = True
+                await self._step_on(target, script_id, "Debugger.stepOut")
+                return
+            own_return = await returns.passed(target, target.step, hit_natives)
+            if own_return:
+                await self._step_on(target, script_id, "Debugger.stepOut")  # its value read: on out of it
+                return
+            going_on = _step_goes_on(target.step, len(frames), here, bool(user or entry) or own_return is False)
             if going_on is not None or not at_user_code:
                 await self._step_on(target, script_id, going_on)
                 return
@@ -143,6 +157,8 @@ class Stops:
             return
         else:
             event = StopEvent("breakpoint", thread, "Paused on debugger statement", text="debugger statement")
+        if target.step is not None:
+            returns.landed(target, target.step)
         target.step = None
         target.pausing = False
         target.reported = True
@@ -164,6 +180,7 @@ class Stops:
         assert step is not None
         step.steps_on += 1
         if step.steps_on > STEP_ON_LIMIT:
+            returns.unwatch(target, step)
             target.step = None
             await self._resume_quietly(target)
             self._gate.resumed(target.thread_id)  # it runs on: the next waiting stop is the answer
@@ -201,10 +218,13 @@ class Stops:
         target = self._targets.get(thread_id)
         self._take(target, "step")
         origin = position((target.frames[0].get("location") or {}) if target.frames else {})
-        target.step = Step(kind, len(target.frames), origin[:2])
+        step = target.step = Step(kind, len(target.frames), origin[:2])
+        if kind == "out":
+            await returns.watch(target, step, self._breakpoints.pause_state)
         try:
             await self._run(target, _STEPS[kind])
         except AdapterRequestError:
+            returns.unwatch(target, step)
             target.step = None  # not sent: the next pause is not its landing
             raise
 
