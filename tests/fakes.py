@@ -1,6 +1,7 @@
 """Fakes at the Backend seam, for the session's unit tests: a ``FakeBackend`` that answers from the stop it is
 at, can hold any call at a gate the test opens, records what it is sent (breakpoint groups, exception filters),
-and can bind a line elsewhere, fail a call or act once a call is answered (stop after a step); and a
+and can bind a line elsewhere, fail a call or act once a call is answered (stop after a step), replays the
+calls and exceptions a test gives it to the recorders armed when the program runs; and a
 ``RecordingListener`` that keeps what a backend reports and lets a test wait for it.
 
 The real debuggers are driven by the integration tests; these stand in only where a test must decide exactly
@@ -35,7 +36,8 @@ from polydbg.backends.base import (
     ThreadLocks,
     Variable,
 )
-from polydbg.errors import AdapterGoneError
+from polydbg.backends.recording import CallRecord, CallSink, CallSpec, RaisedRecord, RaisedSink
+from polydbg.errors import AdapterGoneError, UsageError
 
 
 class RecordingListener:
@@ -109,6 +111,15 @@ class FakeBackend(Backend):
         self.frames_asked: list[FrameRef] = []  # the frames scopes() and evaluate() were asked about, in order
         self.pid: int | None = None  # the program's process id, as a debugger names it
         self.frameless_hint: str | None = None  # why a thread lists no frames ({id}: its id)
+        # recording: what the program does when it runs (delivered to the armed recorders at launch or resume)
+        self.runs_calls: list[CallRecord] = []
+        self.runs_raised: list[RaisedRecord] = []
+        self.still_running: list[CallRecord] = []  # delivered (ended=False) when the call recorder stops
+        self.known_functions: list[str] | None = None  # None: any name; else others are refused with the closest
+        self.recorder_notes: list[str] = []
+        self.call_spec: CallSpec | None = None
+        self.call_sink: CallSink | None = None
+        self.raised_sink: RaisedSink | None = None
 
     @property
     def program_pid(self) -> int | None:
@@ -145,6 +156,7 @@ class FakeBackend(Backend):
     # -- lifecycle
     async def launch(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
         await configure()
+        self.run_recorded()
         self.stop_again()
 
     async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None:
@@ -174,6 +186,7 @@ class FakeBackend(Backend):
     async def resume(self, thread_id: int | None) -> None:
         await self._enter("resume")
         self.listener.on_continued(thread_id, True)
+        self.run_recorded()
         self._then("resume")
 
     async def step(self, thread_id: int, kind: StepKind) -> None:
@@ -185,6 +198,33 @@ class FakeBackend(Backend):
     async def pause(self, thread_id: int | None) -> None:
         await self._enter("pause")
         self.stop_again("pause")
+
+    # -- recording
+    def run_recorded(self) -> None:
+        """The program runs: what it calls and raises reaches the armed recorders, once."""
+        calls, self.runs_calls = self.runs_calls, []
+        raised, self.runs_raised = self.runs_raised, []
+        calls_to, raised_to = self.call_sink, self.raised_sink
+        if calls_to is not None:
+            for call in calls:
+                calls_to(call)
+        if raised_to is not None:
+            for exception in raised:
+                raised_to(exception)
+
+    async def record_calls(self, spec: CallSpec, sink: CallSink) -> _FakeRecorder:
+        await self._enter("record_calls")
+        unknown = [f for f in spec.functions if self.known_functions is not None and f not in self.known_functions]
+        if unknown:
+            closest = ", ".join(self.known_functions or [])
+            raise UsageError(f"no function {unknown[0]} in the program; closest: {closest}")
+        self.call_spec, self.call_sink = spec, sink
+        return _FakeRecorder(self, "calls")
+
+    async def record_raised(self, sink: RaisedSink) -> _FakeRecorder:
+        await self._enter("record_raised")
+        self.raised_sink = sink
+        return _FakeRecorder(self, "raised")
 
     # -- inspection
     async def threads(self) -> list[Thread]:
@@ -234,3 +274,20 @@ class FakeBackend(Backend):
 
     def frameless(self, thread: Thread) -> str | None:
         return self.frameless_hint.format(id=thread.id) if self.frameless_hint is not None else None
+
+
+class _FakeRecorder:
+    def __init__(self, backend: FakeBackend, kind: str) -> None:
+        self.backend = backend
+        self.kind = kind
+
+    async def stop(self) -> list[str]:
+        backend = self.backend
+        backend.calls.append(f"stop {self.kind}")
+        if self.kind == "calls" and backend.call_sink is not None:
+            for call in backend.still_running:
+                backend.call_sink(call)
+            backend.call_sink = None
+            return list(backend.recorder_notes)
+        backend.raised_sink = None
+        return []

@@ -13,8 +13,12 @@ The contract:
   program has loaded (and cannot match code loaded later) raises ``UsageError`` naming the closest names the
   program has; names that may bind later are returned as notes by ``Recorder.stop``. Then it arms the recording
   and returns a ``Recorder``; the program's state (stopped or running) is left as it was — the session resumes.
+  It is called at three moments: while the program is stopped or running (``debug_trace(functions=…)``), and
+  while the debugger is configured, inside the ``configure`` callback ``launch`` is given, before the program's
+  first line (``debug_launch(trace=…)``: a test run recorded whole): then nothing is loaded yet, so every name
+  may bind later, and the recording must catch the first calls.
 - ``Backend.record_raised(sink)`` arms the log of exceptions raised in the user's code (not the runtime's or a
-  library's own internal ones), caught or not.
+  library's own internal ones), caught or not; at the same three moments.
 - ``sink`` is called on the event loop, once per finished record, possibly many thousands of times: keep it cheap,
   never block it. A backend may batch records and deliver them late, but every record ended before
   ``Recorder.stop`` returned is delivered by then.
@@ -49,6 +53,9 @@ class CallRecord(NamedTuple):
     file: str | None = None  # where the function is defined
     line: int | None = None
     ended: bool = True  # False: still running when the recording stopped
+    # when it began, on any clock of the backend's (the same for all its records; a sequence number will do):
+    # a call's record comes after its callees' (it ends last), and the rows list them in the order they began
+    started: float | None = None
 
 
 class RaisedRecord(NamedTuple):

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from polydbg.session.model import (
     BreakpointInfo,
     BreakpointList,
+    CallTrace,
     CommandResult,
     DisassemblyResult,
     EvaluateResult,
@@ -75,6 +76,10 @@ def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = N
         fixed.append(f"exception: {r.exception.type}" + (f": {r.exception.message}" if r.exception.message else ""))
         fixed.extend(f"  {line}" for line in r.exception.details or [])
     fixed.extend(f"returned: {line}" for line in r.returned or [])
+    if r.trace:
+        traced = call_trace(r.trace, f"trace: {r.trace.calls} calls, {r.trace.raised} raised")
+        fixed.extend(traced)
+        budget += len("\n".join(traced).encode())  # the trace is bounded by its own budget, beside the report's
     if r.source:
         fixed.append(r.source)
     shown = [var_line(v) for v in r.locals or []]
@@ -312,22 +317,54 @@ def output(r: OutputResult) -> str:
     return "\n".join(lines)
 
 
+def call_trace(c: CallTrace, head: str) -> list[str]:
+    """A call trace's summary, then its rows (how to read those left out between the first and the last)."""
+    lines = [head] + ([f"note: {c.note}"] if c.note else []) + [f"  {line}" for line in c.summary]
+    more = [f"  … {c.skipped} more rows: debug_output(stream=\"trace\", cursor={c.more_cursor})"] \
+        if c.skipped and c.more_cursor is not None else []
+    if c.rows:
+        lines.append("calls:")
+        lines.extend(f"  {row}" for row in c.rows)
+        lines.extend(more if c.last_rows else [])
+        lines.extend(f"  {row}" for row in c.last_rows or [])
+    if c.raised_rows:
+        lines.append("raised:")
+        lines.extend(f"  {row}" for row in c.raised_rows)
+    return lines if c.last_rows else lines + more
+
+
 def trace(r: TraceResult, base: str | None = None) -> str:
-    """The first rows, the last ones, how to read those between, what each expression took, then the report
-    (in what is left of the budget)."""
+    """The summary first (what each expression took, with counts; each thread's hits when several; where the
+    `where` condition held), then the first rows, how to read those between, the last ones, then the report (in
+    what is left of the budget). Rows name their thread when several threads hit."""
+    if r.calls is not None:
+        lines = call_trace(r.calls, f"[{r.session_id}] {r.calls.calls} calls, {r.calls.raised} raised "
+                                    f"({r.stopped_because}); program {r.state.value}")
+        if r.report is not None:
+            used = len("\n".join(lines).encode())
+            lines.append(stop_report(r.report, budget=max(TRACE_REPORT_BUDGET, REPORT_BUDGET - used), base=base))
+        return "\n".join(lines)
     labels = row_labels([h.file for h in r.hits + (r.last_hits or [])], base)
+    several = r.threads is not None
+
+    def row(h: TraceHit) -> str:
+        return "  " + row_text(labels[h.file], h.line, h.values, h.thread if several else None)
 
     def assemble(last: list[TraceHit]) -> tuple[list[str], str]:
         lines = [f"[{r.session_id}] {r.total_hits} hits ({r.stopped_because}); program {r.state.value}"]
         if r.note:
             lines.append(f"note: {r.note}")
-        lines.extend("  " + row_text(labels[h.file], h.line, h.values) for h in r.hits)
+        lines.extend(f"{e}: {v}" for e, v in (r.values or {}).items())
+        lines.extend(r.threads or [])
+        if r.where:
+            lines.append(r.where)
+        if len(lines) > 1 + bool(r.note) and r.hits:
+            lines.append("rows:")
+        lines.extend(row(h) for h in r.hits)
         skipped = r.skipped + len(r.last_hits or []) - len(last)
         if skipped and r.more_cursor is not None:
             lines.append(f"  … {skipped} more rows: debug_output(stream=\"trace\", cursor={r.more_cursor})")
-        lines.extend("  " + row_text(labels[h.file], h.line, h.values) for h in last)
-        if r.values:
-            lines.append("values: " + "; ".join(f"{e}: {v}" for e, v in r.values.items()))
+        lines.extend(row(h) for h in last)
         report = ""
         if r.report is not None:
             used = len("\n".join(lines).encode())

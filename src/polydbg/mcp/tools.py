@@ -93,6 +93,10 @@ BreakOn = Literal["uncaught", "raised", "none"]
 Show = Callable[[M, str | None], str]  # renders an answer; the second argument is the session's cwd
 
 
+FUNCTIONS = "f, mod.f, Class.m, file.py:f; raised: exceptions"
+POINTS_MAX_HITS = 50
+CALLS_MAX_HITS = 10_000
+
 # No answer's text is longer, whatever the program or the input: each tool pages and cuts its own lists far
 # below this (2 KB by default); this is the net under them.
 ANSWER_LIMIT = 64 * 1024
@@ -221,6 +225,7 @@ def register(server: MCPServer[Clients]) -> None:
         stdin: Annotated[str | None, Field(description="the program's input")] = None,
         node: str | None = None,
         runtime_args: Annotated[list[str] | None, Field(description="node or JVM flags")] = None,
+        trace: Annotated[list[str] | None, Field(description="record calls: " + FUNCTIONS)] = None,
         timeout_s: Timeout = 30,
     ) -> Annotated[CallToolResult, StopReport]:
         """Start a program with breakpoints; run to the first stop."""
@@ -229,7 +234,7 @@ def register(server: MCPServer[Clients]) -> None:
             adapter=adapter, runtimes={k: v for k, v in (("python", python), ("node", node)) if v is not None},
             breakpoints=[b.request() for b in breakpoints or ()], stop_on_entry=stop_on_entry,
             break_on_exception=break_on_exception, core=core, build=build, stdin=stdin,
-            runtime_args=tuple(runtime_args or ()), test=test)
+            runtime_args=tuple(runtime_args or ()), test=test, trace=tuple(trace or ()))
         return await on_manager(ctx, "debug_launch",
                                 lambda m: launching.launch(m, request, timeout_s, progress_of(ctx)))
 
@@ -447,15 +452,23 @@ def register(server: MCPServer[Clients]) -> None:
         return await on_session(ctx, session_id, "debug_output", read, _plain(render.output))
 
     @tool(RUNS)
-    async def debug_trace(ctx: Context, points: list[Place], expressions: list[str],
-                          max_hits: Annotated[int, Field(ge=1, le=1_000_000)] = 50, timeout_s: Timeout = 30,
+    async def debug_trace(ctx: Context, points: list[Place] | None = None, expressions: list[str] | None = None,
+                          functions: Annotated[list[str] | None, Field(description=FUNCTIONS)] = None,
+                          depth: Annotated[int, Field(ge=0, le=10, description="callees too")] = 0,
+                          max_hits: Annotated[int | None, Field(ge=1, le=1_000_000, description="50; calls 10000")]
+                          = None, timeout_s: Timeout = 30,
+                          where: Annotated[str | None, Field(description="condition: its first/last hit")] = None,
                           session_id: SessionId = None) -> Annotated[CallToolResult, TraceResult]:
-        """Run, recording expressions at points without stopping."""
+        """Run, recording expressions at points, or calls, without stopping."""
         async def traced(s: Session) -> TraceResult:
+            if functions:
+                if points or expressions:
+                    raise UsageError("pass functions, or points and expressions, not both; trace one after the other")
+                return await s.trace_calls(functions, depth, max_hits or CALLS_MAX_HITS, timeout_s, progress_of(ctx))
             if not points or not expressions:
-                raise UsageError("pass at least one point {file, line} and one expression")
-            return await s.trace([(p.file, p.line) for p in points], expressions, max_hits, timeout_s,
-                                 progress_of(ctx))
+                raise UsageError("pass at least one point {file, line} and one expression, or functions")
+            return await s.trace([(p.file, p.line) for p in points], expressions, max_hits or POINTS_MAX_HITS,
+                                 timeout_s, progress_of(ctx), where or None)
         return await on_session(ctx, session_id, "debug_trace", traced, render.trace)
 
     @tool(OVERWRITES)

@@ -61,6 +61,8 @@ class SessionCore:
         self.last_used = time.monotonic()
         self.program: procs.ProgramWatch | None = None  # the program's process, to tell how it ended
         self.test: TestRun | None = None  # the test this session runs by name (debug_launch(test=…))
+        # what else the debugger is told before the program runs, after the breakpoints (a launch's call trace)
+        self.configure_more: Callable[[], Awaitable[None]] | None = None
 
     def watch_program(self) -> None:
         """Hold the program's pidfd once its debugger has named its pid (a new one after a restart): how it ends

@@ -301,6 +301,18 @@ class Execution:
             self._acting = False
         return since
 
+    async def run_on(self) -> int:
+        """Resume a stopped program for a trace (a running one runs on); the stop count to wait past."""
+        life = self.core.life
+        async with self.lock:
+            since = life.stops
+            scope = life.scope
+            if life.state == State.stopped and scope is not None:
+                backend = self.core.backend
+                thread = await self.inspector.thread_of(scope, None)
+                since = await self.act(lambda: backend.resume(thread))
+        return since
+
     def _still_stopped(self, since: int, before: StopEvent | None, seen: bool) -> bool:
         """Back to the stop a request to move from failed at, if nothing happened since; whether it was. It
         keeps whether it was ``seen``: the stop already shown, not one the agent has not seen."""
@@ -333,11 +345,16 @@ class Execution:
         life.to(State.starting)
         since = life.stops
         backend = core.backend_slot = core.factory(SessionEvents(self, core.generation))
+
+        async def configure() -> None:
+            await self.bpsync.configure()
+            if core.configure_more is not None:
+                await core.configure_more()
         try:
             if isinstance(spec, LaunchSpec):
-                await backend.launch(spec, self.bpsync.configure, timeout_s)
+                await backend.launch(spec, configure, timeout_s)
             else:
-                await backend.attach(spec, self.bpsync.configure, timeout_s)
+                await backend.attach(spec, configure, timeout_s)
         except AdapterError as exc:
             await _uncancelled(backend.terminate())
             life.to(State.terminated, cause=str(exc))

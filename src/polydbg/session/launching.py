@@ -53,6 +53,7 @@ class LaunchRequest:
     stdin: str | None = None
     runtime_args: Sequence[str] = ()
     test: str | None = None  # a test's name, run alone with the project's runner (polydbg.testing)
+    trace: Sequence[str] = ()  # functions whose calls are recorded until the first answer (session/calls.py)
 
 
 @dataclass(frozen=True)
@@ -221,12 +222,15 @@ async def _test_plan(manager: SessionManager, request: LaunchRequest) -> tuple[L
 async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: float,
                  progress: Progress | None) -> StopReport:
     plan = None
+    agents_runtime_args = request.runtime_args
     if request.test is not None:
         request, plan = await _test_plan(manager, request)
     if bool(request.program) == bool(request.module):
         raise UsageError(f"pass exactly one of program (a path) or module (for {registry.module_runner()}), "
                          "or test (a test's name)")
-    check_launch(manager.policy, request)
+    # a test plan's own runtime flags (the system's JUnit jars, the classes polydbg compiled in its cache) are not
+    # the agent's: only the agent's are the policy's to judge
+    check_launch(manager.policy, dataclasses.replace(request, runtime_args=agents_runtime_args))
     work_dir = existing_dir(request.cwd, "cwd")
     program = await _find_program(manager.policy, request, work_dir, timeout_s) if request.program else None
     path = program.path if program else None
@@ -250,6 +254,8 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
         filters = registry.break_filters(session.adapter, request.break_on_exception)
         added = plan.exception_filters if plan is not None and filters else ()
         session.exception_filters = list(dict.fromkeys([*filters, *added]))
+        if request.trace:
+            session.trace_at_start(list(request.trace))
     except PolydbgError:
         await manager.remove(session, detach=False)
         raise

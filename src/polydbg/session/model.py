@@ -69,6 +69,20 @@ class TestResult(_Model):
     closest: list[str] | None = None  # for a name that matched no test
 
 
+class CallTrace(_Model):
+    """Calls of named functions and exceptions raised, recorded while the program ran (``session/calllog.py``)."""
+
+    calls: int = 0
+    raised: int = 0
+    summary: list[str]  # a line per function (calls, distinct arguments, returned values, exceptions, time), per type
+    rows: list[str]  # the first calls (all of them when they fit)
+    last_rows: list[str] | None = None  # the last calls, when the first do not reach them
+    raised_rows: list[str] | None = None  # the first exceptions raised, then the last ones
+    skipped: int = 0  # rows left out: debug_output(stream="trace", cursor=more_cursor) reads every row
+    more_cursor: int | None = None
+    note: str | None = None
+
+
 class StopReport(_Model):
     session_id: str
     state: State
@@ -88,6 +102,7 @@ class StopReport(_Model):
     deadlocks: list[str] | None = None  # at a pause: threads waiting for each other's locks (session/locks.py)
     test: TestResult | None = None  # at the end of a test run by name
     returned: list[str] | None = None  # after a step: what the calls stepped out of or over returned
+    trace: CallTrace | None = None  # a launch's trace (debug_launch(trace=…)) up to this report
 
 
 class BreakpointInfo(_Model):
@@ -227,6 +242,7 @@ class TraceHit(_Model):
     file: str
     line: int
     values: dict[str, str]
+    thread: str | None = None  # the thread that hit it, where the debugger says
 
 
 class TraceResult(_Model):
@@ -239,8 +255,11 @@ class TraceResult(_Model):
     last_hits: list[TraceHit] | None = None  # the last hits, when the first do not reach them
     skipped: int = 0  # hits between the two: debug_output(stream="trace", cursor=more_cursor) reads every row
     more_cursor: int | None = None
-    values: dict[str, str] | None = None  # per expression, the values it took (distinct, first, last, range)
+    values: dict[str, str] | None = None  # per expression, the values it took (counted, first, last, range)
+    threads: list[str] | None = None  # with several threads: each one's hits and values
+    where: str | None = None  # how often the `where` condition held, its first and last hit
     note: str | None = None
+    calls: CallTrace | None = None  # debug_trace(functions=…): the calls and exceptions recorded
 
 
 class MemoryResult(_Model):

@@ -25,6 +25,7 @@ from polydbg.session import source as src
 from polydbg.session.bplist import listing
 from polydbg.session.bpsync import BreakpointSync
 from polydbg.session.breakpoints import Breakpoint, BreakpointStore
+from polydbg.session.calls import CallTracer
 from polydbg.session.core import Progress, SessionCore
 from polydbg.session.execution import Execution
 from polydbg.session.inspection import Inspector
@@ -67,6 +68,8 @@ class Session:
         self.execution = Execution(core, self.bpsync, self.inspector, self.reporter)
         self.native = Native(core, self.inspector, self.bpsync)
         self.tracer = Tracer(core, self.bpsync, self.execution, self.inspector, self.reporter)
+        self.calls = CallTracer(core, self.execution, self.inspector, self.reporter)
+        core.configure_more = self.calls.arm_at_start
 
     # -- identity and state ---------------------------------------------------------------------------
 
@@ -162,7 +165,13 @@ class Session:
     # -- lifecycle and execution ----------------------------------------------------------------------
 
     async def start(self, spec: LaunchSpec | AttachSpec, timeout_s: float, progress: Progress | None) -> StopReport:
-        return await self.execution.start(spec, timeout_s, progress)
+        """The first stop (or the exit), with what a launch's trace recorded up to it."""
+        try:
+            report = await self.execution.start(spec, timeout_s, progress)
+        except BaseException:
+            self.calls.drop_launch()
+            raise
+        return await self.calls.launched(report)
 
     async def resume(self, thread_id: int | None, to: tuple[str, int | str] | None, timeout_s: float,
                      progress: Progress | None) -> StopReport:
@@ -190,11 +199,21 @@ class Session:
         return await self.reporter.report(timed_out, note)
 
     async def trace(self, points: Sequence[tuple[str, int | str]], expressions: list[str], max_hits: int,
-                    timeout_s: float, progress: Progress | None) -> TraceResult:
+                    timeout_s: float, progress: Progress | None, where: str | None = None) -> TraceResult:
         self.policy.check_paths((self.resolve_path(file) for file, _ in points), "trace point file")
-        self.policy.check_expressions(self.adapter, *expressions)
+        self.policy.check_expressions(self.adapter, *expressions, *([where] if where is not None else []))
         numbered = [(file, src.line_number(self.resolve_path(file), line)) for file, line in points]
-        return await self.tracer.trace(numbered, expressions, max_hits, timeout_s, progress)
+        return await self.tracer.trace(numbered, expressions, max_hits, timeout_s, progress, where)
+
+    def trace_at_start(self, functions: list[str]) -> None:
+        """Record the calls of ``functions`` (``raised``: exceptions raised) from the program's first line."""
+        self.policy.check_expressions(self.adapter, *functions)
+        self.calls.prepare_launch(functions)
+
+    async def trace_calls(self, functions: list[str], depth: int, max_hits: int, timeout_s: float,
+                          progress: Progress | None) -> TraceResult:
+        self.policy.check_expressions(self.adapter, *functions)
+        return await self.calls.trace(functions, depth, max_hits, timeout_s, progress)
 
     # -- breakpoints ------------------------------------------------------------------------------------
 
