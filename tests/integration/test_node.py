@@ -556,3 +556,22 @@ async def test_a_step_out_or_over_the_return_reports_what_the_function_returned(
     assert thrown["returned"] == ["checked() raised RangeError: negative: -1"], thrown
     assert (await tools("debug_continue"))["exit_code"] == 0  # the agent's exception settings are back: no stop
     await tools("debug_terminate")
+
+
+async def test_a_step_out_of_a_library_function_that_throws_says_what_left_it(tools: Tools, tmp_path: Path) -> None:
+    """A throw in a blackboxed script (a package under node_modules) pauses nowhere, yet V8 steps into the caller's
+    catch: the catch block's binding is what left the function."""
+    library = tmp_path / "node_modules" / "strict-parse" / "index.js"
+    library.parent.mkdir(parents=True)
+    library.write_text("exports.parse = function parse(text) {\n  const trimmed = text.trim(); // parse starts\n"
+                       "  if (!/^[0-9]+$/.test(trimmed)) throw new SyntaxError(`not a number: ${trimmed}`);\n"
+                       "  return Number(trimmed);\n};\n")
+    main = tmp_path / "main.js"
+    main.write_text("const { parse } = require('strict-parse');\nlet n = 0;\ntry {\n  n = parse(' x ');\n"
+                    "} catch (error) {\n  n = -1; // caught\n}\nconsole.log(n);\n")
+    first = await tools("debug_launch", program=str(main), breakpoints=[{"file": str(library), "line": 2}])
+    assert first["location"]["function"] == "parse", first
+    out = await tools("debug_step", kind="out")
+    assert (out["location"]["file"], out["location"]["line"]) == (str(main), 6), out
+    assert out["returned"] == ["parse() raised SyntaxError: not a number: x"], out
+    await tools("debug_terminate")

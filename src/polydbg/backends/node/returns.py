@@ -13,7 +13,8 @@ the frame is gone):
   of the module's code, or of the program). For the step every throw pauses (``setPauseOnExceptions`` "all",
   the agent's own state put back at the landing); a throw the agent's exception settings would not stop at
   is stepped into its catch: a catch outside the step's frame is the landing (``checked() raised RangeError:
-  negative``), one inside it (or deeper) and the step goes on out.
+  negative``), one inside it (or deeper) and the step goes on out. A throw in a blackboxed library's code
+  pauses nowhere, yet V8 steps into its catch: there, the catch block's binding is what left the function.
 
 The value is listed first among the landing frame's locals (``kit.returns``), read and expanded like any value.
 A step out costs one more pause (at the return position) and two requests: measured on Node 20, 4.3 → 7.1 ms
@@ -129,12 +130,25 @@ def unwatch(target: Target, step: Step) -> None:
     step.exceptions = None
 
 
-def landed(target: Target, step: Step) -> None:
-    """Where a step lands: what the function it left (or is leaving) returned, for the report."""
+async def landed(target: Target, step: Step) -> None:
+    """Where a step lands: what the function it left (or is leaving) returned, for the report. A step out that
+    read no value and landed in a catch block of a caller: the exception the block caught left the function (a
+    throw in a blackboxed library's code pauses nowhere, but V8 still steps into its catch)."""
     unwatch(target, step)
     target.returned = step.returned if step.kind == "out" else None
-    if target.returned is None and not target.hidden and target.frames:
-        target.returned = at_return(target.frames[0])
+    if target.returned is not None or target.hidden or not target.frames:
+        return
+    top = target.frames[0]
+    target.returned = at_return(top)
+    scopes = top.get("scopeChain") or []
+    if target.returned is None and step.kind == "out" and step.function and len(target.frames) < step.depth \
+            and scopes and scopes[0].get("type") == "catch" and (scopes[0].get("object") or {}).get("objectId"):
+        with contextlib.suppress(AdapterError):
+            caught = await target.request("Runtime.getProperties", {"objectId": scopes[0]["object"]["objectId"],
+                                                                    "ownProperties": True})
+            found = [p["value"] for p in caught.get("result") or [] if isinstance(p.get("value"), dict)]
+            if len(found) == 1:  # ``catch (error)``'s binding (a destructuring catch binds several: not said)
+                target.returned = Returned(step.function, found[0], raised=True)
 
 
 async def listed(target: Target,

@@ -158,7 +158,7 @@ class Stops:
         else:
             event = StopEvent("breakpoint", thread, "Paused on debugger statement", text="debugger statement")
         if target.step is not None:
-            returns.landed(target, target.step)
+            await returns.landed(target, target.step)
         target.step = None
         target.pausing = False
         target.reported = True
