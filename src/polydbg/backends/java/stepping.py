@@ -5,9 +5,12 @@ What a step out of (or over) a call returned: a ``MethodExitWithReturnValue`` re
 stepping thread for the step, suspending nothing (the events are only read), cleared with the step. A step out
 takes the exits of the left method's class and keeps the method's own; a step over takes the exits of the
 program's methods (not the JDK's or Kotlin's) and keeps the last: the line's last call (deeper calls return
-before it), or the method itself when the step leaves it. A method left by an exception has no exit event (JDWP),
-so nothing is said of it. A step over a call that makes many calls of the program's stops listening after
-``EXIT_BUDGET`` of them (each is an event the JVM sends) and says nothing.
+before it), or the method itself when the step leaves it. A method left by an exception has no exit event (JDWP):
+a step out also reads the thread's throws (an ``Exception`` request, suspending nothing), and with no exit of the
+method seen, the last throw caught where the step landed is what left it (a step over says nothing of one). A
+step over a call that makes many calls of the program's stops listening after ``EXIT_BUDGET`` of them (each is an
+event the JVM sends) and says nothing. Measured on OpenJDK 17: a step out 1.8–5 → 4.6–5.1 ms (two requests set
+and two cleared; two busy cores), a step over unchanged within the noise (~2 ms).
 
 A step does not stop in the JDK's or Kotlin's runtime (``ClassExclude`` ``java.*``, ``javax.*``,
 ``jdk.*``, ``sun.*``, ``com.sun.*``, ``kotlin.*``). Kotlin's inline functions put their code into the
