@@ -546,7 +546,7 @@ async def test_a_step_out_or_over_the_return_reports_what_the_function_returned(
     assert top["returned"] == ["factorial() returned 2"], top
     await tools("debug_break", **at("returns.js", "parsed body"))
     await tools("debug_continue")
-    parsed = await tools("debug_step", kind="out")  # JSON.parse throws, the function catches it: on out
+    parsed = await tools("debug_step", kind="out")  # JSON.parse throws 40 times, the function catches it: on out
     assert parsed["returned"] == ["parsed() returned -2"], parsed
     await tools("debug_break", **at("returns.js", "checked throws"))
     await tools("debug_continue")

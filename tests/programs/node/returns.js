@@ -22,10 +22,12 @@ function factorial(n) {
 
 function parsed(text) {
   let value = 0; // parsed body
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    value = -2;
+  for (let attempt = 0; attempt < 40; attempt++) {
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      value = -2;
+    }
   }
   return value;
 }

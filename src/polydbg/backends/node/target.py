@@ -66,6 +66,7 @@ class Step:
     function: str = ""  # the function a step out leaves
     returned: Returned | None = None  # what it returned (or the exception on its way out), once read
     exceptions: str | None = None  # the pause-on-exceptions state to put back, while every throw pauses the step
+    throws: int = 0  # throws the step paused at
 
 
 @dataclass(eq=False)
