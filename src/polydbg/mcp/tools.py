@@ -464,6 +464,9 @@ def register(server: MCPServer[Clients]) -> None:
             if functions:
                 if points or expressions:
                     raise UsageError("pass functions, or points and expressions, not both; trace one after the other")
+                if where:
+                    raise UsageError("where is for points and expressions (it is evaluated at each hit); a call "
+                                     "trace's summary counts each function's arguments and returned values already")
                 return await s.trace_calls(functions, depth, max_hits or CALLS_MAX_HITS, timeout_s, progress_of(ctx))
             if not points or not expressions:
                 raise UsageError("pass at least one point {file, line} and one expression, or functions")
