@@ -544,6 +544,18 @@ async def test_a_step_out_or_over_the_return_reports_what_the_function_returned(
     await tools("debug_clear", all=True)
     top = await tools("debug_step", kind="out")  # from factorial(2): the deeper call's return is not its own
     assert top["returned"] == ["factorial() returned 2"], top
+    recursing = at("returns.js", "countdown recurses")
+    await tools("debug_break", **recursing, condition="n === 3")
+    await tools("debug_continue")
+    await tools("debug_clear", all=True)
+    counted = await tools("debug_step", kind="out")  # past three deeper calls' returns
+    assert counted["returned"] == ["countdown() returned 3"], counted
+    await tools("debug_break", **recursing, condition="n === 300")
+    await tools("debug_continue")
+    await tools("debug_clear", all=True)
+    deep = await tools("debug_step", kind="out")  # 300 deeper: past 200 returns, out a frame at a time
+    assert deep["location"]["line"] == line_of("node/returns.js", "countdown call") + 1, deep
+    assert "returned" not in deep, deep
     await tools("debug_break", **at("returns.js", "parsed body"))
     await tools("debug_continue")
     parsed = await tools("debug_step", kind="out")  # JSON.parse throws 40 times, the function catches it: on out

@@ -20,6 +20,13 @@ function factorial(n) {
   return n * factorial(n - 1); // factorial recurses
 }
 
+function countdown(n) {
+  if (n === 0) {
+    return 0;
+  }
+  return 1 + countdown(n - 1); // countdown recurses
+}
+
 function parsed(text) {
   let value = 0; // parsed body
   for (let attempt = 0; attempt < 40; attempt++) {
@@ -43,6 +50,7 @@ const x = add(1, 2); // first call
 const y = add(x, 3);
 const point = makePoint(y); // point call
 const f = factorial(3); // factorial call
+const counted = countdown(3) + countdown(300); // countdown call
 const parsedValue = parsed("{"); // parsed call
 let c = 0;
 try {
@@ -50,4 +58,4 @@ try {
 } catch (error) {
   c = -1; // checked error caught
 }
-console.log(x, y, point, f, parsedValue, c);
+console.log(x, y, point, f, counted, parsedValue, c);

@@ -6,7 +6,9 @@ the frame is gone):
 - a step out from anywhere else would pass the return position without pausing. For the step, polydbg sets a
   breakpoint at each of the function's return positions (``Debugger.getPossibleBreakpoints`` restricted to the
   function, type ``return``), reads the value where one pauses in the step's own frame (one in a deeper frame, a
-  recursive call's, steps on out as any breakpoint passed does), removes them and steps on out: the step lands
+  recursive call's, is resumed past: a pause a call; past ``DEEPER_BUDGET`` of them — fib(25) makes 250,000 — the
+  breakpoints are removed and the step goes on out a frame at a time, saying nothing), removes them and steps on
+  out: the step lands
   where V8's own would (the caller's next statement: ``x = add(1, 2)`` has no pause after the call), saying
   what returned.
 - V8's step out of a function that throws runs on past the catch that takes the exception (Node 20: to the end
@@ -38,6 +40,7 @@ from polydbg.errors import AdapterError
 _LOCATION = ("scriptId", "lineNumber", "columnNumber")
 EVERY_THROW = "all"  # V8's pause-on-exceptions state while a step out is under way
 THROW_BUDGET = 10  # throws one step out pauses at (each costs two pauses); then the agent's state is back
+DEEPER_BUDGET = 200  # deeper calls' returns one step out pauses at (a pause each); then it says nothing
 
 
 def at_return(frame: dict[str, Any]) -> Returned | None:
@@ -81,10 +84,25 @@ async def passed(target: Target, step: Step, hit: list[str]) -> bool | None:
         return None
     found = at_return(target.frames[0]) if len(target.frames) == step.depth else None
     if found is None:
+        step.deeper += 1
+        if step.deeper >= DEEPER_BUDGET:  # a recursion of many calls: no value, out a frame at a time
+            for native in step.return_points:
+                target.channel.send("Debugger.removeBreakpoint", {"breakpointId": native})
+            step.return_points = []
         return False
     unwatch(target, step)
     step.returned = Returned(step.function, await kept(target, found.value))
     return True
+
+
+def going_on(step: Step, own: bool) -> str:
+    """How a step out goes on from a pause at its return breakpoints: out of its own frame, its value read; past a
+    deeper call's return, to the next return position's pause (resumed: one pause a call, while every throw
+    pauses the step, so none leaves unseen), else out a frame at a time."""
+    if own or not step.return_points or not catches_throws(step):
+        step.passing = step.passing or not own
+        return "Debugger.stepOut"
+    return "Debugger.resume"
 
 
 def catches_throws(step: Step) -> bool:

@@ -142,12 +142,14 @@ class Stops:
                 await self._step_on(target, script_id, "Debugger.stepOut")
                 return
             own_return = await returns.passed(target, target.step, hit_natives)
-            if own_return:
-                await self._step_on(target, script_id, "Debugger.stepOut")  # its value read: on out of it
+            if own_return is not None:  # its value read: on out of it; a deeper call's return: on past it
+                await self._step_on(target, script_id, returns.going_on(target.step, own_return), counted=False)
                 return
-            going_on = _step_goes_on(target.step, len(frames), here, bool(user or entry) or own_return is False)
+            going_on = _step_goes_on(target.step, len(frames), here, bool(user or entry))
             if going_on is not None or not at_user_code:
-                await self._step_on(target, script_id, going_on)
+                # a step out going on out of deeper frames gets shallower at each step: not one that may not end
+                outward = going_on == "Debugger.stepOut" and target.step.kind == "out" and at_user_code
+                await self._step_on(target, script_id, going_on, counted=not outward)
                 return
             event = StopEvent("step", thread, "Paused after step")
         elif target.pausing:
@@ -173,12 +175,13 @@ class Stops:
         if self._breakpoints.has_functions:
             self._life.spawn(self._breakpoints.retry_functions(target))
 
-    async def _step_on(self, target: Target, script_id: str, method: str | None = None) -> None:
+    async def _step_on(self, target: Target, script_id: str, method: str | None = None, counted: bool = True) -> None:
         """A step that has not landed: step on with ``method``, else out of Node's internals and through a
-        loader's unmapped helpers to user code; run on after ``STEP_ON_LIMIT`` steps."""
+        loader's unmapped helpers to user code; run on after ``STEP_ON_LIMIT`` steps (``counted`` ones)."""
         step = target.step
         assert step is not None
-        step.steps_on += 1
+        if counted:
+            step.steps_on += 1
         if step.steps_on > STEP_ON_LIMIT:
             returns.unwatch(target, step)
             target.step = None

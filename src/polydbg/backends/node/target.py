@@ -67,6 +67,7 @@ class Step:
     returned: Returned | None = None  # what it returned (or the exception on its way out), once read
     exceptions: str | None = None  # the pause-on-exceptions state to put back, while every throw pauses the step
     throws: int = 0  # throws the step paused at
+    deeper: int = 0  # returns of deeper calls (recursive ones) the step out paused at
 
 
 @dataclass(eq=False)
