@@ -76,6 +76,21 @@ async def test_a_step_over_keeps_the_last_exit_until_too_many(tmp_path: Path, mo
     for _ in range(EXIT_BUDGET):
         stepping.takes(_exit(exits, 2, 1))
     assert await stepping.returned(CALLER) is None and len(cleared) == 1  # a heavy call: not listened to further
+    assert stepping.takes(_exit(exits, 1, 5)) and await stepping.returned(CALLER) is None  # one on its way: read
+
+
+async def test_a_step_out_of_a_recursion_of_many_calls_says_nothing(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    vm, stepping = _stepping(tmp_path)
+    monkeypatch.setattr(vm.client, "send", lambda *_args: _Sent())
+    await stepping.begin(THREAD, "out")
+    [exits] = _requests(vm, EventKind.METHOD_EXIT_WITH_RETURN_VALUE)
+    [throws] = _requests(vm, EventKind.EXCEPTION)
+    for _ in range(EXIT_BUDGET + 1):
+        assert stepping.takes(_exit(exits, 1, 1))  # the same method, deeper: fib(25) from its outermost call
+    thrown = Event(EventKind.EXCEPTION, throws, Suspend.NONE, THREAD, STEPPED, exception=Value(Tag.OBJECT, 41),
+                   catch_location=CALLER)
+    assert stepping.takes(thrown) and await stepping.returned(CALLER) is None  # its throws still the step's
 
 
 class _Sent:
