@@ -562,6 +562,7 @@ async def test_a_step_out_or_over_the_return_reports_what_the_function_returned(
     assert parsed["returned"] == ["parsed() returned -2"], parsed
     await tools("debug_break", **at("returns.js", "checked throws"))
     await tools("debug_continue")
+    await tools("debug_break", exception=["TypeError"])  # every throw pauses: a RangeError is resumed, but not now
     thrown = await tools("debug_step", kind="out")  # V8's own step out ran on to the program's end
     caught = line_of("node/returns.js", "checked error caught")
     assert (thrown["reason"], thrown["location"]["line"]) == ("step", caught), thrown

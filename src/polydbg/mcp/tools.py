@@ -297,7 +297,7 @@ def register(server: MCPServer[Clients]) -> None:
         condition: str | None = None,
         hit_condition: Annotated[str | None, Field(description="e.g. >= 3")] = None,
         log_message: Annotated[str | None, Field(description="print {expr}s, no stop")] = None,
-        exception: Annotated[list[str] | None, Field(description="raised, uncaught")] = None,
+        exception: Annotated[list[str] | None, Field(description="raised, uncaught, or type names")] = None,
         session_id: SessionId = None,
     ) -> Annotated[CallToolResult, BreakpointList]:
         """Add a breakpoint (file+line or function) or set exception filters."""
@@ -411,7 +411,7 @@ def register(server: MCPServer[Clients]) -> None:
     @tool(RUNS)
     async def debug_evaluate(ctx: Context, expression: str, frame_id: FrameIndex = None, thread_id: int | None = None,
                              session_id: SessionId = None) -> Annotated[CallToolResult, EvaluateResult]:
-        """Evaluate an expression."""
+        """Evaluate an expression ($exception: the exception stopped at)."""
         return await on_session(ctx, session_id, "debug_evaluate",
                                 lambda s: s.evaluate(expression, frame_id, thread_id),
                                 _plain(render.evaluate), True)

@@ -21,7 +21,7 @@ from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.frames import leading
 from polydbg.backends.kit.gate import StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
-from polydbg.backends.node import compile_errors, failures, returns
+from polydbg.backends.node import compile_errors, failures, raised, returns
 from polydbg.backends.node.breakpoints import Breakpoints
 from polydbg.backends.node.scripts import position
 from polydbg.backends.node.target import Step, Target
@@ -105,13 +105,20 @@ class Stops:
             return
         stopping = [b for b in user if self._breakpoints.counts(b)]
         exception = reason in ("exception", "promiseRejection")
+        if exception and self._breakpoints.raised_sink is not None:
+            await raised.record(target, self._breakpoints.raised_sink)
+        wanted = await self._breakpoints.wants_exception(target) if exception and not stopping else None
         step = target.step
-        if exception and step is not None and returns.catches_throws(step) and not (
-                self._breakpoints.pause_state == "uncaught" and (target.pause_data or {}).get("uncaught")):
-            await returns.thrown(target, step)  # a throw only the step out pauses at: on into its catch
+        if exception and not stopping and step is not None and returns.follows_throws(step) and (wanted is False or (
+                wanted is None and returns.catches_throws(step) and not (
+                    self._breakpoints.pause_state == "uncaught" and (target.pause_data or {}).get("uncaught")))):
+            await returns.thrown(target, step)  # a throw no setting of the agent's stops at: on into its catch
             await self._step_on(target, script_id, "Debugger.stepInto")
             return
-        if exception and self._breakpoints.judges_failures and not stopping:
+        if wanted is False:
+            await self._resume_quietly(target)  # no filter and no constructor named wants this throw
+            return
+        if exception and self._breakpoints.judges_failures and not stopping and not wanted:
             if await failures.failing_frame(target) is None:
                 counted = failures.in_users_code(target)
                 await self._resume_quietly(target)  # caught on purpose, or not the user's: not where a test fails
