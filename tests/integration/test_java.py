@@ -172,5 +172,5 @@ async def test_a_step_out_or_over_a_call_reports_what_it_returned(tools: Tools) 
     await tools("debug_continue")
     thrown = await tools("debug_step", kind="out")  # no exit event: the throw caught where the step landed left it
     assert thrown["location"]["line"] == line_of("java/Returns.java", "checked error caught"), thrown
-    assert thrown["returned"] == ["checked() raised IllegalArgumentException: negative: -1"], thrown
+    assert thrown["returned"] == ['checked() raised IllegalArgumentException: "negative: -1"'], thrown
     await tools("debug_terminate")

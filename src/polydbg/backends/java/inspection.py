@@ -134,7 +134,8 @@ class Inspection:
         if returned is not None and handle.frame == 0 and thread == self._threads.stop.thread:
             method_name, value, raised = returned
             shown = await self._variable(returns.returned_name(method_name, raised), value, None, handle)
-            out.append(await self._thrown(shown, value, handle) if raised else shown)
+            # an exception by its class and message (IllegalArgumentException: "negative: -1"), not its fields
+            out.append(shown._replace(value=shown.value.partition(" {")[0]) if raised else shown)
         if not method.is_static:
             reply = await self._vm.request(CommandSet.STACK_FRAME, 3, client.writer().object_id(thread).frame_id(
                 frame_id).bytes(), "StackFrame.ThisObject")
@@ -158,14 +159,6 @@ class Inspection:
             out.append(shown._replace(type=short_name(variable.signature)) if value.is_object and not value.value
                        else shown)  # null: its declared type
         return out
-
-    async def _thrown(self, shown: Variable, exception: Value, handle: Ref) -> Variable:
-        """An exception as its class and message (``IllegalArgumentException: negative: -1``): its
-        ``detailMessage``, read (no method runs), not the object's fields."""
-        fields = {v.name: v.value for v in await self._fields(int(exception.value), None, handle)}
-        message = fields.get("detailMessage", "null")
-        text = json.loads(message) if message.startswith('"') and message.endswith('"') else message
-        return shown._replace(value=f"{shown.type}: {text}" if message != "null" else str(shown.type))
 
     async def _statics(self, handle: Ref) -> list[Variable]:
         _, _, where = await self._threads.frame_at(FrameRef(self._threads.id_of(handle.thread), handle.frame))
