@@ -113,7 +113,7 @@ async def test_output_streams_before_exit_and_step_out_says_what_returned(tools:
     assert inside["location"]["function"] == "add"
     back = await tools("debug_step", kind="out")
     assert back["location"] == {"file": POINTS_C, "line": LOOP_CALL, "function": "main"}
-    assert back["description"] == "returned 0"  # -exec-finish's return value
+    assert back["returned"] == ["add() returned 0"]  # -exec-finish's return value
     await tools("debug_terminate")
 
 

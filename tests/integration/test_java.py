@@ -142,3 +142,35 @@ async def test_a_main_class_that_is_not_on_the_classpath_is_an_error_that_leaves
     report = await tools("debug_launch", program="Basics", runtime_args=["-cp", classes])
     assert report["state"] == "exited" and "sum 26" in report["output"]["text"], report  # one that is there runs
     await tools("debug_terminate")
+
+
+async def test_a_step_out_or_over_a_call_reports_what_it_returned(tools: Tools) -> None:
+    """A MethodExitWithReturnValue request on the stepping thread for the step: a step out says what the method it
+    left returned (a recursive call's own, not a deeper one's), a step over what the line's call returned."""
+    first = await tools("debug_launch", program=str(JAVA / "Returns.java"),
+                        breakpoints=[at("Returns.java", "add returns")])
+    assert first["location"]["function"] == "Returns.add", first
+    out = await tools("debug_step", kind="out")
+    assert out["location"]["line"] == line_of("java/Returns.java", "first call"), out
+    assert out["returned"] == ["add() returned 6"] and not [n for n in values(out) if "(return)" in n], out
+    await tools("debug_clear", all=True)
+    rest = await tools("debug_step", kind="over")  # the rest of the line: the assignment, no call
+    assert rest["location"]["line"] == line_of("java/Returns.java", "second call") and "returned" not in rest, rest
+    second = await tools("debug_step", kind="over")
+    assert second["returned"] == ["add() returned 18"], second
+    greeted = await tools("debug_step", kind="over")
+    assert greeted["returned"] == ['greet() returned "hi ada"'], greeted  # a string by its text
+    await tools("debug_break", **at("Returns.java", "factorial base"))
+    await tools("debug_continue")
+    up = await tools("debug_step", kind="out")
+    assert (up["location"]["line"], up["returned"]) == (line_of("java/Returns.java", "factorial recurses"),
+                                                        ["factorial() returned 1"]), up
+    await tools("debug_clear", all=True)
+    top = await tools("debug_step", kind="out")
+    assert top["returned"] == ["factorial() returned 2"], top
+    await tools("debug_break", **at("Returns.java", "checked throws"))
+    await tools("debug_continue")
+    thrown = await tools("debug_step", kind="out")  # no exit event: the throw caught where the step landed left it
+    assert thrown["location"]["line"] == line_of("java/Returns.java", "checked error caught"), thrown
+    assert thrown["returned"] == ['checked() raised IllegalArgumentException: "negative: -1"'], thrown
+    await tools("debug_terminate")

@@ -751,3 +751,33 @@ async def test_a_hit_condition_lldb_cannot_count_is_counted_for_it(tools: Tools,
     done = await tools("debug_continue")  # and never again
     assert done["state"] == "exited", done
     await tools("debug_terminate")
+
+
+async def test_a_step_out_reports_what_the_call_returned(tools: Tools, native: dict[str, str], adapter: str,
+                                                         anyio_backend: str) -> None:
+    """gdb's finish record carries the value (and its $N), lldb-dap lists it among the caller's locals: the report
+    says it apart from the locals, a struct summarised like any value, a recursive call's from its own level."""
+    source = str(NATIVE / "cpp" / "returns.cpp")
+    report = await tools("debug_launch", program=native["returns"], adapter=adapter,
+                         breakpoints=[{"file": source, "line": line_of("native/cpp/returns.cpp", "// add returns")}])
+    out = await tools("debug_step", kind="out")
+    assert out["location"]["line"] == line_of("native/cpp/returns.cpp", "// first call"), out
+    assert out["returned"] == ["add() returned 6"], out
+    assert not [v for v in out["locals"] or [] if "return" in v["name"].lower()], out
+    await tools("debug_clear", all=True)
+    point = line_of("native/cpp/returns.cpp", "// make_point returns")
+    base = line_of("native/cpp/returns.cpp", "// factorial base")
+    await tools("debug_break", file=source, line=point)
+    report = await tools("debug_continue")
+    assert report["location"]["line"] == point, report
+    made = await tools("debug_step", kind="out")
+    [line] = made["returned"]
+    assert line.startswith("make_point() returned ") and "18" in line and "19" in line, made
+    await tools("debug_break", file=source, line=base)
+    report = await tools("debug_continue")
+    assert report["location"]["line"] == base, report
+    up = await tools("debug_step", kind="out")
+    assert up["location"]["function"].startswith("factorial") and up["returned"] == ["factorial() returned 1"], up
+    again = await tools("debug_step", kind="out")
+    assert again["returned"] == ["factorial() returned 2"], again
+    await tools("debug_terminate")

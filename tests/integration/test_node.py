@@ -517,3 +517,74 @@ async def test_an_es_module_top_level_throw_is_explained_not_silent(tools: Tools
     where = f"{NODE / 'esm app' / 'throws.mjs'}:{line_of('node/esm app/throws.mjs', 'top-level throw')}"
     assert f"uncaught Error: top 3 at {where}" in said and "nodejs/node#50430" in said, said
     await tools("debug_terminate")
+
+
+async def test_a_step_out_or_over_the_return_reports_what_the_function_returned(tools: Tools) -> None:
+    """V8 gives a frame's returnValue only at its return position: a step over that lands there says it, and a
+    step out from anywhere in the function pauses there on the way (the function's other return, and a deeper
+    recursive call's, passed), so the landing in the caller says what the call returned."""
+    first = await tools("debug_launch", program=str(NODE / "returns.js"), breakpoints=[at("returns.js", "add returns")])
+    assert first["location"]["line"] == line_of("node/returns.js", "add returns"), first
+    over = await tools("debug_step", kind="over")  # onto the return position, still in add
+    assert (over["location"]["function"], over["returned"]) == ("add", ["add() returned 6"]), over
+    out = await tools("debug_step", kind="out")  # V8 lands on the caller's next statement (no pause after the call)
+    assert out["location"]["line"] == line_of("node/returns.js", "first call") + 1, out
+    assert out["returned"] == ["add() returned 6"] and "(return) add" not in values(out), out
+    await tools("debug_clear", all=True)
+    await tools("debug_break", **at("returns.js", "makePoint body"))
+    await tools("debug_continue")
+    made = await tools("debug_step", kind="out")  # from the body's first line: the value is read on the way
+    assert made["location"]["line"] == line_of("node/returns.js", "point call") + 1, made
+    assert made["returned"] == ["makePoint() returned {x: 18, y: 19}"], made
+    await tools("debug_break", **at("returns.js", "factorial base"))
+    await tools("debug_continue")
+    up = await tools("debug_step", kind="out")
+    assert (up["location"]["line"], up["returned"]) == (line_of("node/returns.js", "factorial recurses"),
+                                                        ["factorial() returned 1"]), up
+    await tools("debug_clear", all=True)
+    top = await tools("debug_step", kind="out")  # from factorial(2): the deeper call's return is not its own
+    assert top["returned"] == ["factorial() returned 2"], top
+    recursing = at("returns.js", "countdown recurses")
+    await tools("debug_break", **recursing, condition="n === 3")
+    await tools("debug_continue")
+    await tools("debug_clear", all=True)
+    counted = await tools("debug_step", kind="out")  # past three deeper calls' returns
+    assert counted["returned"] == ["countdown() returned 3"], counted
+    await tools("debug_break", **recursing, condition="n === 300")
+    await tools("debug_continue")
+    await tools("debug_clear", all=True)
+    deep = await tools("debug_step", kind="out")  # 300 deeper: past 200 returns, out a frame at a time
+    assert deep["location"]["line"] == line_of("node/returns.js", "countdown call") + 1, deep
+    assert "returned" not in deep, deep
+    await tools("debug_break", **at("returns.js", "parsed body"))
+    await tools("debug_continue")
+    parsed = await tools("debug_step", kind="out")  # JSON.parse throws 40 times, the function catches it: on out
+    assert parsed["returned"] == ["parsed() returned -2"], parsed
+    await tools("debug_break", **at("returns.js", "checked throws"))
+    await tools("debug_continue")
+    await tools("debug_break", exception=["TypeError"])  # every throw pauses: a RangeError is resumed, but not now
+    thrown = await tools("debug_step", kind="out")  # V8's own step out ran on to the program's end
+    caught = line_of("node/returns.js", "checked error caught")
+    assert (thrown["reason"], thrown["location"]["line"]) == ("step", caught), thrown
+    assert thrown["returned"] == ["checked() raised RangeError: negative: -1"], thrown
+    assert (await tools("debug_continue"))["exit_code"] == 0  # the agent's exception settings are back: no stop
+    await tools("debug_terminate")
+
+
+async def test_a_step_out_of_a_library_function_that_throws_says_what_left_it(tools: Tools, tmp_path: Path) -> None:
+    """A throw in a blackboxed script (a package under node_modules) pauses nowhere, yet V8 steps into the caller's
+    catch: the catch block's binding is what left the function."""
+    library = tmp_path / "node_modules" / "strict-parse" / "index.js"
+    library.parent.mkdir(parents=True)
+    library.write_text("exports.parse = function parse(text) {\n  const trimmed = text.trim(); // parse starts\n"
+                       "  if (!/^[0-9]+$/.test(trimmed)) throw new SyntaxError(`not a number: ${trimmed}`);\n"
+                       "  return Number(trimmed);\n};\n")
+    main = tmp_path / "main.js"
+    main.write_text("const { parse } = require('strict-parse');\nlet n = 0;\ntry {\n  n = parse(' x ');\n"
+                    "} catch (error) {\n  n = -1; // caught\n}\nconsole.log(n);\n")
+    first = await tools("debug_launch", program=str(main), breakpoints=[{"file": str(library), "line": 2}])
+    assert first["location"]["function"] == "parse", first
+    out = await tools("debug_step", kind="out")
+    assert (out["location"]["file"], out["location"]["line"]) == (str(main), 6), out
+    assert out["returned"] == ["parse() raised SyntaxError: not a number: x"], out
+    await tools("debug_terminate")

@@ -461,8 +461,9 @@ class Backend(Protocol):
         return False
 
     def returned_by(self, variable: Variable) -> str | None:
-        """The function whose return value ``variable`` is, where a debugger lists the value a step out of (or
-        over) a call returned among the caller's locals (debugpy's ``(return) add``); None for a variable."""
+        """How ``variable`` reads as what a call just stepped out of (or over) returned, where the backend lists
+        that among the caller's locals (debugpy's ``(return) add`` → ``add() returned``; ``parse() raised``, see
+        ``kit.returns``); None for a variable of the program's."""
         return None
 
     def trace_interpolation(self, expression: str) -> str:

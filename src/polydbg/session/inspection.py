@@ -249,8 +249,8 @@ class Inspector:
             return [], 0, []
         backend = self.core.backend
         variables = [v for v in await self.children(scope, first.ref) if not backend.is_noise(v)]
-        returned = [f"{name}() returned {clip(v.value, REPORT_VALUE_CHARS)[0]}" for v in variables
-                    if (name := backend.returned_by(v)) is not None]
+        returned = [f"{outcome} {clip(v.value, REPORT_VALUE_CHARS)[0]}" for v in variables
+                    if (outcome := backend.returned_by(v)) is not None]
         variables = [v for v in variables if backend.returned_by(v) is None]
         if near and len(variables) > REPORT_LOCALS:
             variables.sort(key=lambda v: v.name not in near)  # stable: the debugger's order otherwise

@@ -39,7 +39,7 @@ from polydbg.backends.base import (
 from polydbg.backends.dap.backend import DapBackend
 from polydbg.backends.debugpy import inject, lines, probe, python, threads
 from polydbg.backends.debugpy.pydevd_log import PydevdLog
-from polydbg.backends.kit import shims, thrown, timeouts
+from polydbg.backends.kit import returns, shims, thrown, timeouts
 from polydbg.backends.recording import RaisedSink, Recorder
 from polydbg.errors import AdapterError, AdapterRequestError, EnvironmentProblem, SessionError, UsageError
 from polydbg.transport.streams import FramedStream
@@ -49,7 +49,6 @@ ADAPTER_SHIM = shims.source(__file__, "adapter.py")
 DEBUGGEE_SHIM = shims.source(__file__, "debuggee.py")
 VALUES = shims.path(__file__, "pydevd")  # pydevd's extensions: compact numpy, pandas and sqlite3 values
 CURRENT_FRAME = " (Current frame)"  # pydevd's mark on the frame a user-unhandled exception is shown at
-RETURNED = "(return) "  # pydevd's name for what a call returned (showReturnValue), among its caller's locals
 NO_DESCRIPTION = "exception: no description"  # pydevd's message for an exception without one
 
 
@@ -435,7 +434,7 @@ class DebugpyProcess(DapBackend):
         return self._lengths.get(parent.ref)
 
     def returned_by(self, variable: Variable) -> str | None:
-        return variable.name.removeprefix(RETURNED) if variable.name.startswith(RETURNED) else None
+        return returns.returned_by(variable.name)  # pydevd's "(return) add" (showReturnValue)
 
     def is_noise(self, variable: Variable) -> bool:
         """Modules, functions and classes in a scope listing (they flood module-level stops)."""

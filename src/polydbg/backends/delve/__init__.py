@@ -109,5 +109,9 @@ not panic: delve stops on nothing                        on testing.(*common).Fa
 Fail calls its parent's Fail; tRunner calls Fail for a   those hits are resumed unseen; a step from a failure
 panic before re-panicking; a step from Fail stays in     steps out of the hidden frames first
 package testing
+the DAP server sends no return values after a step out   nothing: a Go step's report says nothing of what
+(1.20.2 and its source of Aug 2026: proc reads them,     returned (the other backends' ``returned:``)
+``Thread.ReturnValues``, for the terminal client only;
+DAP shows return values of a call injection alone)
 =======================================================  ====================================================
 """

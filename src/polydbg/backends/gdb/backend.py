@@ -67,8 +67,8 @@ from polydbg.backends.gdb.locks import Mutexes
 from polydbg.backends.gdb.native import Native
 from polydbg.backends.gdb.state import Execution, GdbState
 from polydbg.backends.gdb.terminal import InferiorTerminal
-from polydbg.backends.gdb.values import to_int
-from polydbg.backends.kit import cxx, sanitizers
+from polydbg.backends.gdb.values import as_dict, to_int
+from polydbg.backends.kit import cxx, returns, sanitizers
 from polydbg.backends.kit.lifecycle import Lifecycle, Phase
 from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
 from polydbg.errors import (
@@ -298,7 +298,8 @@ class GdbMiBackend(Backend):
             return
         self._moved()
         stop = stops.classify(reason, payload, interrupting=self._execution.take_interrupt(),
-                              breakpoints=self._breakpoints, output=self._gdb.output_tail)
+                              breakpoints=self._breakpoints, output=self._gdb.output_tail,
+                              finishing=self._execution.take_finishing())
         self._gdb.stop = stop.facts
         if stop.watch_gone is not None:
             self._breakpoints.forget_watch(stop.watch_gone, stops.WATCH_OUT_OF_SCOPE)
@@ -375,7 +376,18 @@ class GdbMiBackend(Backend):
 
     async def step(self, thread_id: int, kind: StepKind) -> None:
         thread = f" --thread {thread_id}" if thread_id else ""
-        await self._gdb.cmd(_STEP_COMMANDS[kind] + thread)
+        if kind != "out":
+            await self._gdb.cmd(_STEP_COMMANDS[kind] + thread)
+            return
+        # the finish record gives only the value: the function it leaves is named first (its stop may be read
+        # before the finish's own answer is awaited)
+        frame = await self._gdb.cmd("-stack-info-frame" + thread)
+        self._execution.finishing = str(as_dict(frame.payload.get("frame")).get("func") or "") or None
+        try:
+            await self._gdb.cmd(_STEP_COMMANDS[kind] + thread)
+        except AdapterError:
+            self._execution.finishing = None  # refused ("not meaningful in the outermost frame"): no stop comes
+            raise
 
     async def pause(self, thread_id: int | None) -> None:
         if not self._execution.running:
@@ -418,6 +430,9 @@ class GdbMiBackend(Backend):
     def is_noise(self, variable: Variable) -> bool:
         """The compiler's ``__PRETTY_FUNCTION__`` / ``__func__`` statics in a locals listing."""
         return variable.name in NOISE
+
+    def returned_by(self, variable: Variable) -> str | None:
+        return returns.returned_by(variable.name)  # a finish's value, listed first among the caller's locals
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
         return await self._inspection.evaluate(expression, frame)

@@ -3,7 +3,9 @@ evaluation and assignment — valid for one stop.
 
 - Scopes are "Locals" (``-stack-list-variables``, arguments first) and "Registers" (``native``). The
   locals are asked twice, pipelined in one round trip: ``--simple-values`` says which are compound
-  (no value given) and their types, ``--all-values`` gives every value as gdb prints it.
+  (no value given) and their types, ``--all-values`` gives every value as gdb prints it. After a finish,
+  frame 0's locals start with what the call returned (``(return) add``, ``kit.returns``): gdb's ``$N``
+  holding it, expandable like any value.
 - Values are printed by gdb with pretty printers on (libstdc++'s auto-load on Debian; Rust's
   ``gdb_load_rust_pretty_printers.py`` sourced from the toolchain for Rust only), so a
   ``std::vector<int>`` reads ``std::vector of length 3, capacity 3 = {1, 2, 3}``. Types are shortened
@@ -52,7 +54,7 @@ from polydbg.backends.gdb.values import (
     summary_of,
     to_int,
 )
-from polydbg.backends.kit import cxx, sanitizers, thrown, timeouts
+from polydbg.backends.kit import cxx, returns, sanitizers, thrown, timeouts
 from polydbg.backends.kit.handles import HandleTable
 from polydbg.backends.kit.panics import panic_message
 from polydbg.backends.kit.typenames import short_type
@@ -135,6 +137,10 @@ class Inspection:
             name = str(kind.get("name"))
             text = str(value.get("value", kind.get("value", "")) if isinstance(value, dict) else "")
             out.append(self._value(name, name, text, kind.get("type"), "value" not in kind, info.frame))
+        returned = self._gdb.stop.returned
+        if returned is not None and info.frame == FrameRef(returned.thread or 0, 0):
+            out.insert(0, self._value(returns.returned_name(returned.function), returned.result_var, returned.value,
+                                      None, None, info.frame))
         return out
 
     def _type(self, type_: Any) -> str | None:

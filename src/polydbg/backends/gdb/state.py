@@ -78,6 +78,7 @@ class Execution:
     def __init__(self) -> None:
         self.running = False
         self.interrupting = False  # -exec-interrupt sent: the next signal stop is the pause
+        self.finishing: str | None = None  # -exec-finish sent: the function it leaves (its value is reported)
         self.stopped = asyncio.Event()
 
     def ran(self) -> None:
@@ -87,6 +88,11 @@ class Execution:
     def halted(self) -> None:
         self.running = False
         self.stopped.set()
+
+    def take_finishing(self) -> str | None:
+        """The function the ``-exec-finish`` this stop ends left (asked once per reported stop)."""
+        finishing, self.finishing = self.finishing, None
+        return finishing
 
     def take_interrupt(self) -> bool:
         """Whether this stop answers an ``-exec-interrupt`` (asked once per reported stop)."""

@@ -14,7 +14,8 @@ breakpoint-hit                                  breakpoint / function breakpoint
                                                 ``-exec-run --start`` (disp=del, not ours) → entry; a catch or
                                                 the ``rust_panic`` breakpoint → exception
 end-stepping-range, location-reached            step
-function-finished                               step, saying what returned (``returned 7``)
+function-finished                               step; the return value (and gdb's ``$N`` holding it) is kept
+                                                for the caller's locals (``(return) add = 6``)
 signal-received                                 exception named by the signal (SIGSEGV …); SIGINT/SIGTRAP/SIGSTOP
                                                 (or "0") right after ``-exec-interrupt`` → pause
 watchpoint-trigger, read-/access-…-trigger      data breakpoint (``#3 x: 1 → 2`` or ``#3 x = 2``: polydbg's id)
@@ -52,6 +53,17 @@ class StopFacts:
     catch: str | None = None  # the exception filter that stopped it: throw | catch | panic
     machinery_thread: int | None = None  # the thread whose runtime frames are hidden (throw, catch, abort)
     listed_above: bool = False  # the hidden frames are still listed above frame 0 (a watchpoint in memcpy)
+    returned: Returned | None = None  # what the call a finish stepped out of returned
+
+
+@dataclass(frozen=True)
+class Returned:
+    """What ``-exec-finish`` reported: the function it left, on which thread, its value and gdb's ``$N`` for it."""
+
+    thread: int | None
+    function: str
+    value: str
+    result_var: str
 
 
 @dataclass(frozen=True)
@@ -78,9 +90,10 @@ class BreakpointBook(Protocol):
 
 
 def classify(reason: str, payload: dict[str, Any], *, interrupting: bool, breakpoints: BreakpointBook,
-             output: str) -> Stop:
+             output: str, finishing: str | None = None) -> Stop:
     """The stop a ``*stopped`` record (not an exit) reports; ``interrupting``: polydbg sent
-    ``-exec-interrupt`` before it; ``output``: the program's latest output (a panic's message)."""
+    ``-exec-interrupt`` before it; ``output``: the program's latest output (a panic's message);
+    ``finishing``: the function an ``-exec-finish`` was sent to leave."""
     thread = to_int(payload.get("thread-id"), 0) or None
     if reason == "breakpoint-hit":
         number = to_int(payload.get("bkptno"), 0)
@@ -94,8 +107,11 @@ def classify(reason: str, payload: dict[str, Any], *, interrupting: bool, breakp
     if reason in ("end-stepping-range", "location-reached"):
         return Stop(StopEvent("step", thread))
     if reason == "function-finished":
-        value = payload.get("return-value")
-        return Stop(StopEvent("step", thread, f"returned {value}" if value is not None else None))
+        value, result_var = payload.get("return-value"), payload.get("gdb-result-var")
+        if value is None or result_var is None:  # a void function
+            return Stop(StopEvent("step", thread))
+        returned = Returned(thread, finishing or "the function", str(value), str(result_var))
+        return Stop(StopEvent("step", thread), StopFacts(returned=returned))
     if reason == "signal-received":
         name = str(payload.get("signal-name") or "signal")
         meaning = str(payload.get("signal-meaning") or "")

@@ -72,7 +72,7 @@ from polydbg.backends.java.stepping import Stepping
 from polydbg.backends.java.stops import Stops
 from polydbg.backends.java.threads import Threads
 from polydbg.backends.java.watch import FieldWatches
-from polydbg.backends.kit import runtime, timeouts
+from polydbg.backends.kit import returns, runtime, timeouts
 from polydbg.backends.kit.lifecycle import Lifecycle, Phase
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
@@ -420,6 +420,9 @@ class JavaBackend(Backend):
 
     def is_noise(self, variable: Variable) -> bool:
         return self._inspection.is_noise(variable)
+
+    def returned_by(self, variable: Variable) -> str | None:
+        return returns.returned_by(variable.name)  # a step's method exit, first among frame 0's locals (stepping.py)
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
         return await self._inspection.evaluate(expression, frame)

@@ -29,6 +29,7 @@ from polydbg.backends.java.scope import StoppedFrame, slot_tag
 from polydbg.backends.java.threads import Threads
 from polydbg.backends.java.values import STRING_CHARS
 from polydbg.backends.java.vm import LIBRARY_PACKAGES, Vm
+from polydbg.backends.kit import returns
 from polydbg.backends.kit.handles import HandleTable
 from polydbg.errors import AdapterRequestError
 from polydbg.jdwp.codec import CommandSet, Tag, TypeTag, Value
@@ -129,6 +130,12 @@ class Inspection:
         if method is None:
             return []
         out: list[Variable] = []
+        returned = self._threads.stop.returned
+        if returned is not None and handle.frame == 0 and thread == self._threads.stop.thread:
+            method_name, value, raised = returned
+            shown = await self._variable(returns.returned_name(method_name, raised), value, None, handle)
+            # an exception by its class and message (IllegalArgumentException: "negative: -1"), not its fields
+            out.append(shown._replace(value=shown.value.partition(" {")[0]) if raised else shown)
         if not method.is_static:
             reply = await self._vm.request(CommandSet.STACK_FRAME, 3, client.writer().object_id(thread).frame_id(
                 frame_id).bytes(), "StackFrame.ThisObject")

@@ -63,7 +63,10 @@ class Stops:
         thread = 0
         hit_ids: list[int] = []
         resume_thread = False
+        landing = None
         for event in events:
+            if self._stepping.takes(event):
+                continue  # a method exit or a throw a step listens to: read, never a stop
             if event.kind == EventKind.CLASS_PREPARE:
                 await self._class_prepared(event)
                 resume_thread = event.suspend_policy == Suspend.EVENT_THREAD
@@ -91,7 +94,7 @@ class Stops:
                     if hit[1]:
                         broken.append(hit[1])
             elif event.kind == EventKind.SINGLE_STEP:
-                thread = event.thread
+                thread, landing = event.thread, event.location
                 if stop is None and not await self._stepping.steps_on(thread, event.location):  # Kotlin's: on
                     stop = StopEvent("step", 0, "Paused after step")
             elif event.kind == EventKind.EXCEPTION and self._exceptions.records(event):
@@ -116,8 +119,10 @@ class Stops:
             return
         if resume_thread:  # a class prepare in the same packet suspended the thread once more
             await self._resume_thread(thread)
+        returned = await self._stepping.returned(landing) if stop.reason == "step" else None
         await self._stepping.end()
         await threads.stopped_at(thread)
+        threads.stop.returned = returned
         if stop.reason == "exception":
             detail = await self._exceptions.detail()
             if detail is not None:

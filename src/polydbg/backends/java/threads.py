@@ -52,12 +52,14 @@ class CurrentStop:
     name: str | None = None  # its name, when it is not ``main`` (a stop elsewhere names its thread)
     paused: bool = False  # the stop is debug_pause's (no method calls then)
     exception: Value | None = None  # the exception of an exception stop
+    returned: tuple[str, Value, bool] | None = None  # at a step's stop: (method, value, raised) of the call it left
     reported: bool = False  # the session was told of it (resuming then reports "continued")
 
     def clear(self) -> bool:
         """The program moves on; whether a reported stop ended."""
         reported = self.reported
         self.thread, self.name, self.paused, self.exception, self.reported = None, None, False, None, False
+        self.returned = None
         return reported
 
 

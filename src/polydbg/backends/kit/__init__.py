@@ -14,4 +14,5 @@
 - ``runtime``: output and end of a program whose runtime is the debugger (Node, the JVM).
 - ``shims``: code run inside other processes, kept as real files.
 - ``cxx``, ``typenames``, ``panics``: C++ exceptions, short type names, Rust panic messages.
+- ``returns``: what a step out of (or over) a call returned, listed among the caller's locals.
 """

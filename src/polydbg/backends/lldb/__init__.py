@@ -84,5 +84,8 @@ SIGTRAP at its next write there (the CLI's too)
 no Rust expression parser: Rust is read as C++, where    a Rust field path that fails so is evaluated again a
 ``.`` does not go through a reference or Box             step at a time, dereferenced as each type needs
 (``node.next`` on a ``&Box<Node>``)                      (``(**node).next``)
+lists what a step out returned first among frame 0's     names it after the function the step left (``add()
+locals as ``(Return Value)``, not saying whose; a step   returned 6``, kit.returns); a step over says nothing
+over leaves none
 =======================================================  ====================================================
 """

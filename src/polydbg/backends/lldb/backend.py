@@ -40,7 +40,7 @@ from polydbg.backends.base import (
 )
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.kit import cxx, mutexes, thrown, timeouts
+from polydbg.backends.kit import cxx, mutexes, returns, thrown, timeouts
 from polydbg.backends.kit.lifecycle import Phase
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.lldb import expressions, hits, launch, lines, stops, values
@@ -71,6 +71,7 @@ _CONSOLE_NOISE = (
     "To get started with the debug console", "For more information visit https://lldb.llvm.org",
     "has no plugin for the language \"rust\"",  # expected: the toolchain's formatters stand in for it
 )
+RETURN_VALUE = "(Return Value)"  # lldb-dap's name for what a step out returned, among frame 0's locals
 _PROCESS_EXITED = re.compile(r"^Process \d+ exited with status = ")  # the report says so already
 
 
@@ -94,6 +95,7 @@ class LldbDapBackend(DapBackend):
                                       self._breakpoints.ids, self._breakpoints.watch_label)
         self._listed: list[Thread] = []  # the threads of the last listing (lldb-dap lists none while it runs)
         self._tops: dict[int, list[Frame]] = {}  # each thread's innermost frames listed at this stop, none hidden
+        self._leaving: str | None = None  # the function the last step out left (its value is "(Return Value)")
         self._mutexes = LldbMutexes(self._request, self._top_frames)
         self._program: str | None = None  # the executable, for the names a call trace may take
         self._recording: LldbCallTrace | None = None
@@ -226,8 +228,22 @@ class LldbDapBackend(DapBackend):
         await super().resume(thread_id)
 
     async def step(self, thread_id: int, kind: StepKind) -> None:
+        self._leaving = await self._top_function(thread_id) if kind == "out" else None
         self._stops.running(stepping=True)
         await super().step(thread_id, kind)
+
+    async def _top_function(self, thread_id: int) -> str | None:
+        """The function frame 0 of the thread is in: a step out's value is listed without it."""
+        frames = self._tops.get(thread_id)
+        if not frames:
+            with contextlib.suppress(AdapterError):
+                frames, _ = await self.stack_trace(thread_id, 0, 1)
+        return frames[0].name if frames else None
+
+    def returned_by(self, variable: Variable) -> str | None:
+        """lldb-dap lists what a step out returned first among frame 0's locals (lldb's ``GetStopReturnValue``),
+        named ``(Return Value)``; which function returned it is the one the step left."""
+        return returns.outcome(self._leaving) if variable.name == RETURN_VALUE else None
 
     # -- breakpoints --------------------------------------------------------------------------------
 

@@ -42,7 +42,7 @@ from polydbg.backends.base import (
     Variable,
     logpoint_line,
 )
-from polydbg.backends.kit import runtime, timeouts
+from polydbg.backends.kit import returns, runtime, timeouts
 from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
 from polydbg.backends.kit.ordering import OrderedEvents
@@ -422,6 +422,9 @@ class NodeBackend(Backend):
 
     def is_noise(self, variable: Variable) -> bool:
         return inspection.is_noise(variable)
+
+    def returned_by(self, variable: Variable) -> str | None:
+        return returns.returned_by(variable.name)  # listed first among frame 0's locals (node/returns.py)
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
         target = self._targets.get(frame.thread_id if frame is not None else None)

@@ -213,6 +213,11 @@ class Breakpoints:
             await self.refresh_entry(target)
 
     @property
+    def pause_state(self) -> str:
+        """V8's pause-on-exceptions state the agent's exception settings make (all, uncaught, none)."""
+        return self._exception_state()
+
+    @property
     def judges_failures(self) -> bool:
         """Whether an exception pause stops only where it fails a test (``failures``), not wherever it is raised."""
         return failures.FILTER in self._filters and "raised" not in self._filters

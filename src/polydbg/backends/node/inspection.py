@@ -18,7 +18,7 @@ from typing import Any
 
 from polydbg.backends.base import Scope, Variable
 from polydbg.backends.kit import thrown, timeouts
-from polydbg.backends.node import deadzone
+from polydbg.backends.node import deadzone, returns
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.target import GROUP, Ref, Target
 from polydbg.errors import AdapterRequestError
@@ -102,7 +102,7 @@ async def _merged(target: Target, found: Ref) -> list[Variable]:
     listings = [await deadzone.mark(target, found.frame, object_id, listing)
                 for (_, object_id), listing in zip(found.objects, listings, strict=True)]
     seen: set[str] = set()
-    out: list[Variable] = []
+    out: list[Variable] = await returns.listed(target, variable) if found.frame == 0 else []
     if found.this is not None:
         out.append(variable(target, "this", found.this, "this"))
         seen.add("this")

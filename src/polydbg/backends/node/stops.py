@@ -22,7 +22,7 @@ from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.frames import leading
 from polydbg.backends.kit.gate import StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
-from polydbg.backends.node import compile_errors, failures, raised
+from polydbg.backends.node import compile_errors, failures, raised, returns
 from polydbg.backends.node.breakpoints import Breakpoints
 from polydbg.backends.node.calls import CallRecording
 from polydbg.backends.node.scripts import position
@@ -117,6 +117,13 @@ class Stops:
         if exception and self._breakpoints.raised_sink is not None:
             await raised.record(target, self._breakpoints.raised_sink)
         wanted = await self._breakpoints.wants_exception(target) if exception and not stopping else None
+        step = target.step
+        if exception and not stopping and step is not None and returns.follows_throws(step) and (wanted is False or (
+                wanted is None and returns.catches_throws(step) and not (
+                    self._breakpoints.pause_state == "uncaught" and (target.pause_data or {}).get("uncaught")))):
+            await returns.thrown(target, step)  # a throw no setting of the agent's stops at: on into its catch
+            await self._step_on(target, script_id, "Debugger.stepInto")
+            return
         if wanted is False:
             await self._resume_quietly(target)  # no filter and no constructor named wants this throw
             return
@@ -146,9 +153,19 @@ class Stops:
                 event = StopEvent("breakpoint", thread, "Paused on breakpoint",
                                   hit_breakpoint_ids=tuple(b for b in stopping if b))
         elif target.step is not None:
+            if returns.caught_inside(target, target.step):  # the throw did not leave the function: on out of it
+                target.step.passing = True
+                await self._step_on(target, script_id, "Debugger.stepOut")
+                return
+            own_return = await returns.passed(target, target.step, hit_natives)
+            if own_return is not None:  # its value read: on out of it; a deeper call's return: on past it
+                await self._step_on(target, script_id, returns.going_on(target.step, own_return), counted=False)
+                return
             going_on = _step_goes_on(target.step, len(frames), here, bool(user or entry))
             if going_on is not None or not at_user_code:
-                await self._step_on(target, script_id, going_on)
+                # a step out going on out of deeper frames gets shallower at each step: not one that may not end
+                outward = going_on == "Debugger.stepOut" and target.step.kind == "out" and at_user_code
+                await self._step_on(target, script_id, going_on, counted=not outward)
                 return
             event = StopEvent("step", thread, "Paused after step")
         elif target.pausing:
@@ -158,6 +175,8 @@ class Stops:
             return
         else:
             event = StopEvent("breakpoint", thread, "Paused on debugger statement", text="debugger statement")
+        if target.step is not None:
+            await returns.landed(target, target.step)
         target.step = None
         target.pausing = False
         target.reported = True
@@ -190,13 +209,15 @@ class Stops:
             await _resume_recorded(target)
         return resume
 
-    async def _step_on(self, target: Target, script_id: str, method: str | None = None) -> None:
+    async def _step_on(self, target: Target, script_id: str, method: str | None = None, counted: bool = True) -> None:
         """A step that has not landed: step on with ``method``, else out of Node's internals and through a
-        loader's unmapped helpers to user code; run on after ``STEP_ON_LIMIT`` steps."""
+        loader's unmapped helpers to user code; run on after ``STEP_ON_LIMIT`` steps (``counted`` ones)."""
         step = target.step
         assert step is not None
-        step.steps_on += 1
+        if counted:
+            step.steps_on += 1
         if step.steps_on > STEP_ON_LIMIT:
+            returns.unwatch(target, step)
             target.step = None
             await self._resume_quietly(target)
             self._gate.resumed(target.thread_id)  # it runs on: the next waiting stop is the answer
@@ -234,10 +255,13 @@ class Stops:
         target = self._targets.get(thread_id)
         self._take(target, "step")
         origin = position((target.frames[0].get("location") or {}) if target.frames else {})
-        target.step = Step(kind, len(target.frames), origin[:2])
+        step = target.step = Step(kind, len(target.frames), origin[:2])
+        if kind == "out":
+            await returns.watch(target, step, self._breakpoints.pause_state)
         try:
             await self._run(target, _STEPS[kind])
         except AdapterRequestError:
+            returns.unwatch(target, step)
             target.step = None  # not sent: the next pause is not its landing
             raise
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from polydbg.backends.base import ExceptionDetail, Frame, StepKind
 from polydbg.backends.kit import timeouts
@@ -27,6 +27,7 @@ from polydbg.cdp.client import CdpChannel, WorkerStream
 from polydbg.errors import AdapterRequestError, AdapterTimeoutError
 
 GROUP = "polydbg"  # the object group of everything fetched for a stop
+RETURNED_GROUP = "polydbg-returned"  # what a step out read on its way, kept until the run after its landing
 REF_RANGE = 1_000_000
 MAIN_THREAD = 1  # the program's main thread: the first target, its handles count from 1
 
@@ -44,6 +45,14 @@ class Ref:
     owners: dict[str, int] = field(default_factory=dict)  # merged: variable name → scope number
 
 
+class Returned(NamedTuple):
+    """What a function a step left returned (a RemoteObject), or the exception that left it."""
+
+    function: str
+    value: dict[str, Any]
+    raised: bool = False
+
+
 @dataclass
 class Step:
     """A step the agent asked for, until it lands."""
@@ -53,6 +62,14 @@ class Step:
     origin: tuple[str, int]  # the (script id, line) it started from
     steps_on: int = 0  # steps taken on through code that is not the user's
     passing: bool = False  # going on past a breakpoint hit that did not count, back out to where it lands
+    # a step out: V8's ids of the breakpoints at the left function's return positions, while set (``returns``)
+    return_points: list[str] = field(default_factory=list)
+    function: str = ""  # the function a step out leaves
+    returned: Returned | None = None  # what it returned (or the exception on its way out), once read
+    exceptions: str | None = None  # the pause-on-exceptions state to put back, while every throw pauses the step
+    following: bool = False  # a step out follows each throw no setting of the agent's stops at into its catch
+    throws: int = 0  # throws the step paused at
+    deeper: int = 0  # returns of deeper calls (recursive ones) the step out paused at
 
 
 @dataclass(eq=False)
@@ -89,6 +106,7 @@ class Target:
     reported: bool = False
     stops: int = 0  # stops reported so far: a run request that returns after the next one is told by it
     step: Step | None = None
+    returned: Returned | None = None  # what the function the last step left returned (``returns``)
     pausing: bool = False
     pausing_over: bool = False  # paused by the agent while another thread's stop is shown: its stop is shown instead
     idle: asyncio.Future[bool] | None = None
@@ -150,6 +168,7 @@ class Target:
         self.async_trace = None
         self.pause_data = None
         self.failure = None
+        self.returned = None
         self.paused = False
         self.refs.clear()
 
@@ -159,6 +178,8 @@ class Target:
         self.check_answering(method)  # before this stop's values are let go
         if self.paused and not self.channel.is_closed:
             self.channel.send("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
+            if self.returned is not None:  # shown at this stop (a step under way keeps its own)
+                self.channel.send("Runtime.releaseObjectGroup", {"objectGroup": RETURNED_GROUP})
         await self.request(method)
 
     async def source(self, script_id: str) -> lexical.Source | None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from polydbg.backends.base import StopEvent
-from polydbg.backends.gdb.stops import StopFacts, classify, core_stop, exit_status, watch_text
+from polydbg.backends.gdb.stops import Returned, StopFacts, classify, core_stop, exit_status, watch_text
 
 PANIC_OUTPUT = "\nthread 'main' panicked at src/main.rs:5:9:\nindex out of bounds\nnote: run with RUST_BACKTRACE=1\n"
 
@@ -34,10 +34,10 @@ BOOK = Book({1: ("line", 11, ""), 2: ("function", 12, ""), 3: ("watch", 13, ""),
 
 
 def stop(reason: str, fields: dict[str, Any] | None = None, *, interrupting: bool = False, output: str = "",
-         **payload: Any) -> Any:
+         finishing: str | None = None, **payload: Any) -> Any:
     """A classified *stopped record; ``fields`` for payload names that are not Python names (return-value)."""
     return classify(reason, {"reason": reason, "thread-id": "1", **(fields or {}), **payload},
-                    interrupting=interrupting, breakpoints=BOOK, output=output)
+                    interrupting=interrupting, breakpoints=BOOK, output=output, finishing=finishing)
 
 
 def test_a_breakpoint_hit_names_the_breakpoint_and_polydbg_id() -> None:
@@ -72,8 +72,11 @@ def test_a_panic_is_reported_with_the_message_its_hook_printed() -> None:
 def test_steps_and_finishes() -> None:
     assert stop("end-stepping-range").event == StopEvent("step", 1)
     assert stop("location-reached").event == StopEvent("step", 1)
-    assert stop("function-finished", {"return-value": "7"}).event == StopEvent("step", 1, "returned 7")
-    assert stop("function-finished").event == StopEvent("step", 1, None)
+    finished = stop("function-finished", {"return-value": "7", "gdb-result-var": "$2"}, finishing="add")
+    assert finished.event == StopEvent("step", 1)
+    assert finished.facts.returned == Returned(1, "add", "7", "$2")  # listed as the caller's "(return) add"
+    void = stop("function-finished")
+    assert void.event == StopEvent("step", 1) and void.facts.returned is None
 
 
 def test_a_signal_is_an_exception_but_after_an_interrupt_a_pause() -> None:
