@@ -88,7 +88,7 @@ def call_row(record: CallRecord, cwd: str | None, value_chars: int | None, threa
     if thread and record.thread:
         text += f" [{record.thread}]"
     if record.duration_us is not None and record.ended:
-        text += f" {duration_text(record.duration_us)}"
+        text += f"  {duration_text(record.duration_us)}"
     return text
 
 

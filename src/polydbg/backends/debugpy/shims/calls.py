@@ -1,0 +1,347 @@
+"""Records the calls of named functions inside the debuggee, for the debugpy backend's ``record_calls``.
+
+The debuggee shim loads this file when ``POLYDBG_CALLS`` names polydbg's socket: a daemon thread (hidden from
+pydevd as one of its own) connects, reads commands (JSON lines: ``arm``, ``stop``) and sends the records back in
+batches every ``FLUSH_S``. Armed, a profile function runs in each thread: set in the main thread as the program's
+code starts (``started``) or by an evaluation in a stopped thread (``here``), in threads started later through
+``threading.setprofile``, and in every thread at once where Python can (3.12's ``setprofile_all_threads``). It
+looks a code object up once (a dict hit afterwards), records a call of a named function with its arguments, its
+callees to the depth asked, and its end: the value returned, or the exception that left it (seen by a frame trace
+function wrapped around pydevd's: a profile function sees an exception leave a frame as a return of None, told
+apart by the instruction the frame is at). Values are ``repr``s cut to ``chars``, made with the recorder off
+(a ``__repr__`` that calls traced code records nothing). Disarmed, each thread's profile function removes itself
+at its next event. Coroutines and generators are one call from their first start to their end.
+"""
+import collections, difflib, dis, itertools, json, os, select, socket, sys, threading, time
+
+FLUSH_S = 0.02
+NAMES_LISTED = 5
+_RETURNS = {dis.opmap[n] for n in ('RETURN_VALUE', 'RETURN_CONST') if n in dis.opmap}
+_YIELDS = {dis.opmap[n] for n in ('YIELD_VALUE',) if n in dis.opmap}
+_SUSPENDS = 0x20 | 0x80 | 0x200  # generator, coroutine, async generator
+_MISS = object()
+_local = threading.local()
+_busy = set()  # threads making a repr: their calls are not the program's
+_out = collections.deque()  # records to send
+_sending = threading.Lock()
+
+
+class _Spec:
+    def __init__(self, command):
+        self.id = command['id']
+        self.depth = command['depth']
+        self.max = command['max']
+        self.chars = command['chars']
+        self.dotted, self.files = [], []
+        self.names = command['functions']
+        for name in self.names:
+            if ':' in name:
+                path, _, func = name.rpartition(':')
+                self.files.append((path.replace('\\', '/'), func))
+            else:
+                self.dotted.append(name)
+        self.found = set()
+        self.cache = {}
+        self.stacks = {}  # thread id -> the calls open in it
+        self.suspended = {}  # a coroutine's or generator's frame -> its open call
+        self.count = 0
+        self.seq = itertools.count()
+
+    def match(self, code, module):
+        """The name the agent gave that ``code`` answers to, else None."""
+        q = getattr(code, 'co_qualname', code.co_name)
+        full = '%s.%s' % (module, q)
+        stem = os.path.splitext(os.path.basename(code.co_filename))[0]
+        for name in self.dotted:
+            if name in (q, code.co_name, full, '%s.%s' % (stem, q)) or full.endswith('.' + name):
+                return name
+        file = code.co_filename.replace('\\', '/')
+        for path, func in self.files:
+            if func in (q, code.co_name) and (file == path or file.endswith('/' + path.lstrip('./'))):
+                return '%s:%s' % (path, func)
+        return None
+
+
+_spec = None
+_channel = None
+_started = False
+
+
+def _cut(text, chars):
+    text = text.replace('\r\n', '\\n').replace('\n', '\\n')
+    return text if len(text) <= chars else text[:chars - 1] + '…'
+
+
+def _repr(value, chars):
+    me = threading.get_ident()
+    _busy.add(me)
+    try:
+        return _cut(repr(value), chars)
+    except BaseException as e:
+        return '<repr failed: %s>' % type(e).__name__
+    finally:
+        _busy.discard(me)
+
+
+def _raised(exc, chars):
+    if exc is None:
+        return 'an exception'
+    me = threading.get_ident()
+    _busy.add(me)
+    try:
+        text = str(exc)
+    except BaseException:
+        text = ''
+    finally:
+        _busy.discard(me)
+    return _cut('%s: %s' % (type(exc).__name__, text) if text else type(exc).__name__, chars)
+
+
+def _where(frame):
+    if frame is None:
+        return None
+    code = frame.f_code
+    return '%s (%s:%d)' % (getattr(code, 'co_qualname', code.co_name), code.co_filename, frame.f_lineno)
+
+
+def _args(frame, chars):
+    code = frame.f_code
+    count = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 4) + bool(code.co_flags & 8)
+    values = frame.f_locals
+    return [[n, _repr(values[n], chars) if n in values else '<unbound>'] for n in code.co_varnames[:count]]
+
+
+def _thread_name():
+    name = getattr(_local, 'name', None)
+    if name is None:
+        name = _local.name = threading.current_thread().name
+    return name
+
+
+def _watch(frame, entry):
+    """A frame trace function around pydevd's, so the exception that leaves a recorded frame is known."""
+    inner = [frame.f_trace]
+
+    def local(f, event, arg):
+        if event == 'exception':
+            entry[6] = arg[1]
+        trace = inner[0]
+        if trace is not None:
+            inner[0] = trace(f, event, arg)
+        return local
+    if inner[0] is None:
+        frame.f_trace_lines = False
+    frame.f_trace = local
+
+
+def _profile(frame, event, arg):
+    spec = _spec
+    if spec is None:
+        sys.setprofile(None)
+        return
+    if event == 'call':
+        if _busy and threading.get_ident() in _busy:
+            return
+        code = frame.f_code
+        name = spec.cache.get(code, _MISS)
+        if name is _MISS:
+            name = spec.cache[code] = spec.match(code, frame.f_globals.get('__name__', ''))
+        if code.co_flags & _SUSPENDS and frame in spec.suspended:
+            spec.stacks.setdefault(threading.get_ident(), []).append(spec.suspended.pop(frame))  # resumed
+            return
+        if name is None and not spec.depth:
+            return
+        stack = spec.stacks.get(threading.get_ident())
+        if name is not None:
+            depth = 0
+            spec.found.add(name)
+        elif stack and stack[-1][0] is frame.f_back and stack[-1][2] < spec.depth:
+            depth = stack[-1][2] + 1
+        else:
+            return
+        if spec.count >= spec.max:
+            return
+        spec.count += 1
+        if stack is None:
+            stack = spec.stacks[threading.get_ident()] = []
+        # frame, function, depth, args, start, order, exception, caller, thread
+        entry = [frame, getattr(code, 'co_qualname', code.co_name), depth, _args(frame, spec.chars),
+                 time.perf_counter(), next(spec.seq), None, _where(frame.f_back) if depth == 0 else None,
+                 _thread_name()]
+        stack.append(entry)
+        _watch(frame, entry)
+    elif event == 'return':
+        stack = spec.stacks.get(threading.get_ident())
+        if not stack or stack[-1][0] is not frame:
+            return
+        entry = stack.pop()
+        code = frame.f_code
+        op = code.co_code[frame.f_lasti] if frame.f_lasti >= 0 else None
+        if code.co_flags & _SUSPENDS and op in _YIELDS:
+            spec.suspended[frame] = entry  # suspended, not ended
+            return
+        if arg is None and op not in _RETURNS:
+            _send(spec, entry, None, _raised(entry[6], spec.chars), True)
+        else:
+            _send(spec, entry, _repr(arg, spec.chars), None, True)
+
+
+def _send(spec, entry, returned, raised, ended):
+    frame = entry[0]
+    code = frame.f_code
+    _out.append([spec.id, entry[1], entry[3], returned, raised, entry[7], entry[8],
+                     (time.perf_counter() - entry[4]) * 1e6 if ended else None, entry[2], code.co_filename,
+                     code.co_firstlineno, ended, entry[5]])
+
+
+def _mine(file, skip):
+    return file.endswith('.py') and not file.startswith(skip) and 'site-packages' not in file
+
+
+def _user_names(spec=None):
+    """The functions and methods of the program's own modules (not the standard library's or installed ones), and
+    those its code called while armed (a script's own module is gone from ``sys.modules`` once it has run)."""
+    skip = (*(p for p in {sys.prefix, sys.base_prefix, sys.exec_prefix} if p), os.path.dirname(__file__))
+    names = set()
+    for module in list(sys.modules.values()):
+        if not _mine(getattr(module, '__file__', None) or '', skip):
+            continue
+        for key, value in list(vars(module).items()):
+            if getattr(value, '__module__', None) != module.__name__:
+                continue
+            if isinstance(value, type):
+                names.update('%s.%s' % (key, k) for k, v in vars(value).items() if callable(v) or isinstance(
+                    v, (staticmethod, classmethod, property)))
+            elif callable(value) and hasattr(value, '__code__'):
+                names.add(key)
+    for code in list(spec.cache) if spec is not None else ():
+        if _mine(code.co_filename, skip) and not code.co_name.startswith('<'):
+            names.add(getattr(code, 'co_qualname', code.co_name))
+    return sorted(names)
+
+
+def _closest(names, known):
+    return {name: [k for k in difflib.get_close_matches(name.rpartition(':')[2], known, NAMES_LISTED + 1, 0.5)
+                   if k != name][:NAMES_LISTED] for name in names}
+
+
+def _arm(command):
+    global _spec
+    spec = _Spec(command)
+    _spec = spec
+    threading.setprofile(_profile)
+    everywhere = hasattr(threading, 'setprofile_all_threads')
+    if everywhere:
+        threading.setprofile_all_threads(_profile)
+    wanted = command['functions']
+    unknown = [n for n in wanted if not any(spec.match(c, m) for c, m in _codes_named(n))] if _started else []
+    return {'armed': spec.id, 'started': _started, 'everywhere': everywhere,
+            'closest': _closest(unknown, _user_names()) if unknown else {}}
+
+
+def _codes_named(name):
+    """The code objects of the program's functions that could answer to ``name`` (for a refusal's check)."""
+    last = name.rpartition(':')[2].rpartition('.')[2]
+    for module in list(sys.modules.values()):
+        for value in list(vars(module).values()) if hasattr(module, '__dict__') else ():
+            funcs = list(vars(value).values()) if isinstance(value, type) else (value,)
+            for func in funcs:
+                func = getattr(func, '__func__', func)
+                code = getattr(func, '__code__', None)
+                if code is not None and code.co_name == last:
+                    yield code, getattr(func, '__module__', None) or ''
+
+
+def _stop(command):
+    global _spec
+    spec = _spec
+    if spec is None or spec.id != command['id']:
+        return {'stopped': command['id'], 'never': []}
+    _spec = None
+    threading.setprofile(None)
+    if hasattr(threading, 'setprofile_all_threads'):
+        threading.setprofile_all_threads(None)
+    for stack in list(spec.stacks.values()):
+        for entry in list(stack):
+            _send(spec, entry, None, None, False)
+    never = [n for n in spec.names if n not in spec.found]
+    return {'stopped': spec.id, 'never': never, 'closest': _closest(never, _user_names(spec)) if never else {},
+            'bound': spec.count >= spec.max}
+
+
+def here():
+    """Record in this thread too (evaluated by polydbg in a stopped thread, on a Python without all-threads)."""
+    if _spec is not None:
+        sys.setprofile(_profile)
+    return 'recording'
+
+
+def started():
+    """The program's code starts in this (the main) thread."""
+    global _started
+    _started = True
+    if _spec is not None:
+        sys.setprofile(_profile)
+
+
+def _flush(sock):
+    with _sending:
+        lines = []
+        while _out:
+            lines.append(json.dumps(_out.popleft()))
+        if lines:
+            sock.sendall(('\n'.join(lines) + '\n').encode('utf-8', 'replace'))
+
+
+def _serve(sock):
+    global _spec
+    pending = b''
+    try:
+        while True:
+            ready, _, _ = select.select([sock], [], [], FLUSH_S)
+            if ready:
+                data = sock.recv(65536)
+                if not data:
+                    break
+                pending += data
+                while b'\n' in pending:
+                    line, pending = pending.split(b'\n', 1)
+                    command = json.loads(line)
+                    answer = _arm(command) if command['op'] == 'arm' else _stop(command)
+                    _flush(sock)  # a stop's records before its answer
+                    with _sending:
+                        sock.sendall((json.dumps(answer) + '\n').encode())
+            _flush(sock)
+    except (OSError, ValueError):
+        pass
+    finally:
+        _spec = None
+
+
+def drain():
+    """At the program's end: what is recorded goes out before the interpreter does, with the functions never
+    called (the program's end may come before polydbg asks)."""
+    spec = _spec
+    if _channel is None:
+        return
+    try:
+        _flush(_channel)
+        if spec is not None:
+            never = [n for n in spec.names if n not in spec.found]
+            final = {'final': spec.id, 'closest': _closest(never, _user_names(spec)) if never else {},
+                     'bound': spec.count >= spec.max}
+            with _sending:
+                _channel.sendall((json.dumps(final) + '\n').encode())
+    except OSError:
+        pass
+
+
+def start(path):
+    global _channel
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(path)
+    _channel = sock
+    thread = threading.Thread(target=_serve, args=(sock,), name='polydbg-calls', daemon=True)
+    thread.pydev_do_not_trace = True
+    thread.is_pydev_daemon_thread = True
+    thread.start()

@@ -1,0 +1,87 @@
+"""Call traces of a Python program through the MCP tools, on debugpy (tests/programs/calls/dates.py): a launch's
+trace records the whole run from its first line (recursion, threads, a callee that raises, a ``__repr__`` that
+calls traced code and records nothing), ``debug_trace(functions=…)`` begun at a stop records the stopped thread
+with callees to a depth, a misspelt name is refused with the closest ones before anything runs, ``max_hits`` ends a
+100,000-call run exactly, and a test run by name answers its failure with what the code under test was called
+with."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.conftest import PROGRAMS, Tools, line_of
+
+pytestmark = pytest.mark.anyio
+
+DATES = str(PROGRAMS / "calls" / "dates.py")
+
+
+async def test_a_launch_trace_records_the_whole_run_with_recursion_threads_and_exceptions(tools: Tools) -> None:
+    report = await tools("debug_launch", program=DATES,
+                         trace=["parse_date", "dates.parse_month", "fib", "worker", "shout"])
+    assert report["state"] == "exited", report
+    trace = report["trace"]
+    summary = "\n".join(trace["summary"])
+    assert "parse_date: 3 calls; args s='2024-01-15' ×1, s='2024-13-01' ×1, s='2024-02-30' ×1; returned " \
+           "(2024, 1, 15) ×1, (2024, 2, 30) ×1; raised Month ×1" in summary, summary
+    # Loud's __repr__ calls parse_month while its value is written: that call is the recorder's, not the program's
+    assert "parse_month: 3 calls" in summary, summary
+    assert "fib: 29 calls" in summary and "threads MainThread ×15, worker-4 ×9, worker-3 ×5" in summary, summary
+    assert "shout: 1 call; args value=Loud(1) ×1" in summary, summary
+    rows = (await tools("debug_output", stream="trace", max_bytes=30_000))["text"].splitlines()
+    assert rows[0].startswith("trace 1: calls of parse_date, dates.parse_month"), rows
+    calls = rows[1:]
+    assert len(calls) == trace["calls"] == 3 + 3 + 29 + 2 + 1, calls
+    assert calls[0].startswith("parse_date(s='2024-01-15') → (2024, 1, 15)  ← main (dates.py:"), calls
+    assert calls[1].startswith("parse_month(text='01') → 1  ← parse_date (dates.py:"), calls  # in call order
+    assert calls[3].startswith("parse_month(text='13') → raised Month: month must be in 1..12, not 13"), calls
+    assert calls[2].startswith("parse_date(s='2024-13-01') → raised Month: month must be in 1..12, not 13"), calls
+    await tools("debug_terminate")
+
+
+async def test_a_trace_begun_at_a_stop_records_callees_to_its_depth_and_refuses_a_misspelt_name(
+        tools: Tools) -> None:
+    await tools("debug_launch", program=DATES, breakpoints=[{"file": DATES, "line": line_of("calls/dates.py",
+                                                                                              "# dates")}])
+    refused = await tools.error("debug_trace", functions=["parse_dat"])
+    assert "parse_dat (closest: parse_date" in refused, refused
+    assert (await tools("debug_sessions"))["sessions"][0]["state"] == "stopped"  # nothing ran
+    result = await tools("debug_trace", functions=["parse_date"], depth=1)
+    assert result["stopped_because"] == "exited", result
+    assert result["calls"]["rows"][:2] == [
+        f"parse_date(s='2024-01-15') → (2024, 1, 15)  ← main (dates.py:{line_of('calls/dates.py', '# dates') + 3})"
+        + result["calls"]["rows"][0].rsplit(")", 1)[1],
+        "  parse_month(text='01') → 1" + result["calls"]["rows"][1].rsplit(" → 1", 1)[1]], result
+    # int() and str.split are C functions: the callees are the Python ones
+    assert sum(row.startswith("  parse_month(") for row in result["calls"]["rows"]) == 3, result
+    await tools("debug_terminate")
+
+
+async def test_max_hits_ends_a_trace_of_a_hundred_thousand_calls_exactly(tools: Tools) -> None:
+    await tools("debug_launch", program=DATES, args=["150000"],
+                breakpoints=[{"file": DATES, "line": line_of("calls/dates.py", "# rounds")}])
+    began = time.monotonic()
+    result = await tools("debug_trace", functions=["fib"], max_hits=100_000, timeout_s=120)
+    took = time.monotonic() - began
+    assert result["stopped_because"] == "max_hits" and result["total_hits"] == 100_000, result
+    assert result["calls"]["calls"] == 100_000 and result["calls"]["summary"][0].startswith(
+        "fib: 100000 calls; args n=1 ×100000; returned 1 ×100000"), result
+    assert took < 60, took
+    chunk = await tools("debug_output", stream="trace", cursor=result["calls"]["more_cursor"], max_bytes=200)
+    # the trace log keeps the last 4 MiB of rows: the first of these were dropped, and the read says so
+    assert chunk["dropped"] > 0 and "\nfib(n=1) → 1  ← main (dates.py:" in chunk["text"], chunk
+    await tools("debug_terminate")
+
+
+async def test_a_test_run_by_name_answers_its_failure_with_the_calls_of_the_code_under_test(tools: Tools) -> None:
+    report = await tools("debug_launch", test="tests/test_prices.py::TestBulk::test_bulk_discount[10]",
+                         cwd=str(PROGRAMS / "pytests"), trace=["total", "parse_price"])
+    assert report["state"] == "stopped" and report["location"]["function"] == "test_bulk_discount", report
+    trace = report["trace"]
+    assert trace["rows"] == [f"total(prices=[1.0], quantity=10) → 10.0  ← TestBulk.test_bulk_discount "
+                             f"(tests/test_prices.py:{line_of('pytests/tests/test_prices.py', 'got = total')})"
+                             + trace["rows"][0].rsplit(")", 1)[1]], trace
+    assert trace["note"] == "never called: parse_price", trace
+    await tools("debug_terminate")
