@@ -1,6 +1,7 @@
 """Call traces of a Python program through the MCP tools, on debugpy (tests/programs/calls/dates.py): a launch's
 trace records the whole run from its first line (recursion, threads, a callee that raises, a ``__repr__`` that
-calls traced code and records nothing), ``debug_trace(functions=…)`` begun at a stop records the stopped thread
+calls traced code and records nothing, a bare name only in the program's code, a library's function by its
+module), ``debug_trace(functions=…)`` begun at a stop records the stopped thread
 with callees to a depth, a misspelt name is refused with the closest ones before anything runs, ``max_hits`` ends a
 100,000-call run exactly, and a test run by name answers its failure with what the code under test was called
 with."""
@@ -20,7 +21,7 @@ DATES = str(PROGRAMS / "calls" / "dates.py")
 
 async def test_a_launch_trace_records_the_whole_run_with_recursion_threads_and_exceptions(tools: Tools) -> None:
     report = await tools("debug_launch", program=DATES,
-                         trace=["parse_date", "dates.parse_month", "fib", "worker", "shout"])
+                         trace=["parse_date", "dates.parse_month", "fib", "worker", "shout", "inner", "json.dumps"])
     assert report["state"] == "exited", report
     trace = report["trace"]
     summary = "\n".join(trace["summary"])
@@ -30,10 +31,12 @@ async def test_a_launch_trace_records_the_whole_run_with_recursion_threads_and_e
     assert "parse_month: 3 calls" in summary, summary
     assert "fib: 29 calls" in summary and "threads MainThread ×15, worker-4 ×9, worker-3 ×5" in summary, summary
     assert "shout: 1 call; args value=Loud(1) ×1" in summary, summary
+    assert "inner: 1 call; args n=1 ×1; returned '{\"n\": 1}' ×1" in summary, summary  # not typing's inner
+    assert "dumps: 1 call; args obj={'n': 1}, skipkeys=False" in summary, summary  # not pydevd's own
     rows = (await tools("debug_output", stream="trace", max_bytes=30_000))["text"].splitlines()
     assert rows[0].startswith("trace 1: calls of parse_date, dates.parse_month"), rows
     calls = rows[1:]
-    assert len(calls) == trace["calls"] == 3 + 3 + 29 + 2 + 1, calls
+    assert len(calls) == trace["calls"] == 3 + 3 + 29 + 2 + 1 + 1 + 1, calls
     assert calls[0].startswith("parse_date(s='2024-01-15') → (2024, 1, 15)  ← main (dates.py:"), calls
     assert calls[1].startswith("parse_month(text='01') → 1  ← parse_date (dates.py:"), calls  # in call order
     assert calls[3].startswith("parse_month(text='13') → raised Month: month must be in 1..12, not 13"), calls

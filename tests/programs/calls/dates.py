@@ -1,6 +1,7 @@
 """Calls to trace: parse_date calls parse_month (a callee), which raises on a bad month; fib recurses; workers run
 in threads; a value whose repr calls traced code; a coroutine."""
 import asyncio
+import json
 import sys
 import threading
 
@@ -34,6 +35,10 @@ def shout(value):
     return value
 
 
+def inner(n):  # a name the standard library's code has too (typing's cache, called as asyncio imports)
+    return json.dumps({"n": n})
+
+
 def worker(n):
     return fib(n)
 
@@ -52,6 +57,7 @@ def main(rounds):
             print("refused:", error)
     fib(5)
     shout(Loud())
+    inner(1)
     threads = [threading.Thread(target=worker, args=(i,), name=f"worker-{i}") for i in (3, 4)]
     for t in threads:
         t.start()

@@ -10,7 +10,8 @@ callees to the depth asked, and its end: the value returned, or the exception th
 function wrapped around pydevd's: a profile function sees an exception leave a frame as a return of None, told
 apart by the instruction the frame is at). Values are ``repr``s cut to ``chars``, made with the recorder off
 (a ``__repr__`` that calls traced code records nothing). Disarmed, each thread's profile function removes itself
-at its next event. Coroutines and generators are one call from their first start to their end.
+at its next event. Coroutines and generators are one call from their first start to their end. A forked child
+records nothing (its parent's socket is not its own).
 """
 import collections, difflib, dis, itertools, json, os, select, socket, sys, threading, time
 
@@ -52,9 +53,15 @@ class _Spec:
         q = getattr(code, 'co_qualname', code.co_name)
         full = '%s.%s' % (module, q)
         stem = os.path.splitext(os.path.basename(code.co_filename))[0]
+        mine = None
         for name in self.dotted:
-            if name in (q, code.co_name, full, '%s.%s' % (stem, q)) or full.endswith('.' + name):
+            if '.' in name and (name in (q, full, '%s.%s' % (stem, q)) or full.endswith('.' + name)):
                 return name
+            if name in (q, code.co_name):  # a bare name: the program's own code (a library's: qualify it)
+                if mine is None:
+                    mine = _mine(code.co_filename)
+                if mine:
+                    return name
         file = code.co_filename.replace('\\', '/')
         for path, func in self.files:
             if func in (q, code.co_name) and (file == path or file.endswith('/' + path.lstrip('./'))):
@@ -111,6 +118,20 @@ def _args(frame, chars):
     return [[n, _repr(values[n], chars) if n in values else '<unbound>'] for n in code.co_varnames[:count]]
 
 
+def _theirs():
+    """The thread is pydevd's (its threads started after the recorder was armed get the profile function too)."""
+    theirs = getattr(_local, 'theirs', None)
+    if theirs is None:
+        theirs = _local.theirs = getattr(threading.current_thread(), 'is_pydev_daemon_thread', False)
+    return theirs
+
+
+def _debuggers(caller):
+    """A call the debugger makes (pydevd writing its messages with json, say), in the program's threads too."""
+    file = caller.f_code.co_filename if caller is not None else ''
+    return 'pydevd' in file or '/debugpy/' in file
+
+
 def _thread_name():
     name = getattr(_local, 'name', None)
     if name is None:
@@ -153,6 +174,8 @@ def _profile(frame, event, arg):
             return
         stack = spec.stacks.get(threading.get_ident())
         if name is not None:
+            if _theirs() or _debuggers(frame.f_back):
+                return
             depth = 0
             spec.found.add(name)
         elif stack and stack[-1][0] is frame.f_back and stack[-1][2] < spec.depth:
@@ -194,17 +217,20 @@ def _send(spec, entry, returned, raised, ended):
                      code.co_firstlineno, ended, entry[5]])
 
 
-def _mine(file, skip):
-    return file.endswith('.py') and not file.startswith(skip) and 'site-packages' not in file
+_LIBRARY = (*(p for p in {sys.prefix, sys.base_prefix, sys.exec_prefix} if p), os.path.dirname(__file__))
+
+
+def _mine(file):
+    """Whether ``file`` is the program's own code: not the standard library's, an installed package's or polydbg's."""
+    return file.endswith('.py') and not file.startswith(_LIBRARY) and 'site-packages' not in file
 
 
 def _user_names(spec=None):
     """The functions and methods of the program's own modules (not the standard library's or installed ones), and
     those its code called while armed (a script's own module is gone from ``sys.modules`` once it has run)."""
-    skip = (*(p for p in {sys.prefix, sys.base_prefix, sys.exec_prefix} if p), os.path.dirname(__file__))
     names = set()
     for module in list(sys.modules.values()):
-        if not _mine(getattr(module, '__file__', None) or '', skip):
+        if not _mine(getattr(module, '__file__', None) or ''):
             continue
         for key, value in list(vars(module).items()):
             if getattr(value, '__module__', None) != module.__name__:
@@ -215,7 +241,7 @@ def _user_names(spec=None):
             elif callable(value) and hasattr(value, '__code__'):
                 names.add(key)
     for code in list(spec.cache) if spec is not None else ():
-        if _mine(code.co_filename, skip) and not code.co_name.startswith('<'):
+        if _mine(code.co_filename) and not code.co_name.startswith('<'):
             names.add(getattr(code, 'co_qualname', code.co_name))
     return sorted(names)
 
@@ -285,12 +311,17 @@ def started():
 
 
 def _flush(sock):
-    with _sending:
-        lines = []
-        while _out:
-            lines.append(json.dumps(_out.popleft()))
-        if lines:
-            sock.sendall(('\n'.join(lines) + '\n').encode('utf-8', 'replace'))
+    me = threading.get_ident()
+    _busy.add(me)  # the recorder's own calls (json's) are not the program's
+    try:
+        with _sending:
+            lines = []
+            while _out:
+                lines.append(json.dumps(_out.popleft()))
+            if lines:
+                sock.sendall(('\n'.join(lines) + '\n').encode('utf-8', 'replace'))
+    finally:
+        _busy.discard(me)
 
 
 def _serve(sock):
@@ -306,9 +337,11 @@ def _serve(sock):
                 pending += data
                 while b'\n' in pending:
                     line, pending = pending.split(b'\n', 1)
+                    _busy.add(threading.get_ident())  # this thread's calls are never the program's
                     command = json.loads(line)
                     answer = _arm(command) if command['op'] == 'arm' else _stop(command)
                     _flush(sock)  # a stop's records before its answer
+                    _busy.add(threading.get_ident())
                     with _sending:
                         sock.sendall((json.dumps(answer) + '\n').encode())
             _flush(sock)
@@ -324,8 +357,10 @@ def drain():
     spec = _spec
     if _channel is None:
         return
+    me = threading.get_ident()
     try:
         _flush(_channel)
+        _busy.add(me)
         if spec is not None:
             never = [n for n in spec.names if n not in spec.found]
             final = {'final': spec.id, 'closest': _closest(never, _user_names(spec)) if never else {},
@@ -334,6 +369,15 @@ def drain():
                 _channel.sendall((json.dumps(final) + '\n').encode())
     except OSError:
         pass
+    finally:
+        _busy.discard(me)
+
+
+def _forked():
+    """A forked child has its parent's recorder and socket, not its thread: it records nothing."""
+    global _spec, _channel
+    _spec = _channel = None
+    _out.clear()
 
 
 def start(path):
@@ -341,6 +385,8 @@ def start(path):
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(path)
     _channel = sock
+    if hasattr(os, 'register_at_fork'):
+        os.register_at_fork(after_in_child=_forked)
     thread = threading.Thread(target=_serve, args=(sock,), name='polydbg-calls', daemon=True)
     thread.pydev_do_not_trace = True
     thread.is_pydev_daemon_thread = True
