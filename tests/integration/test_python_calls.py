@@ -48,6 +48,8 @@ async def test_a_trace_begun_at_a_stop_records_callees_to_its_depth_and_refuses_
         tools: Tools) -> None:
     await tools("debug_launch", program=DATES, breakpoints=[{"file": DATES, "line": line_of("calls/dates.py",
                                                                                               "# dates")}])
+    both = await tools.error("debug_trace", functions=["parse_date"], expressions=["s"])
+    assert "pass at least one point {file, line} and one expression, or functions (or both)" in both, both
     refused = await tools.error("debug_trace", functions=["parse_dat"])
     assert "parse_dat (closest: parse_date" in refused, refused
     assert (await tools("debug_sessions"))["sessions"][0]["state"] == "stopped"  # nothing ran
@@ -59,6 +61,19 @@ async def test_a_trace_begun_at_a_stop_records_callees_to_its_depth_and_refuses_
         "  parse_month(text='01') → 1" + result["calls"]["rows"][1].rsplit(" → 1", 1)[1]], result
     # int() and str.split are C functions: the callees are the Python ones
     assert sum(row.startswith("  parse_month(") for row in result["calls"]["rows"]) == 3, result
+    await tools("debug_terminate")
+
+
+async def test_points_and_functions_are_traced_in_one_run(tools: Tools) -> None:
+    await tools("debug_launch", program=DATES, breakpoints=[{"file": DATES, "line": line_of("calls/dates.py",
+                                                                                              "# dates")}])
+    await tools("debug_clear", all=True)
+    month = line_of("calls/dates.py", "month = int(text)")
+    result = await tools("debug_trace", points=[{"file": DATES, "line": month}], expressions=["text"],
+                         functions=["parse_date"])
+    assert result["total_hits"] == 3 and result["calls"]["calls"] == 3, result
+    text = await tools.text("debug_output", stream="trace", max_bytes=30_000)
+    assert f"dates.py:{month}  text='13'" in text and "parse_date(s='2024-13-01') → raised Month" in text, text
     await tools("debug_terminate")
 
 

@@ -337,13 +337,15 @@ def call_trace(c: CallTrace, head: str) -> list[str]:
 def trace(r: TraceResult, base: str | None = None) -> str:
     """The first rows, the last ones, how to read those between, what each expression took, then the report
     (in what is left of the budget)."""
-    if r.calls is not None:
-        lines = call_trace(r.calls, f"[{r.session_id}] {r.calls.calls} calls, {r.calls.raised} raised "
-                                    f"({r.stopped_because}); program {r.state.value}")
+    calls = r.calls
+    if calls is not None and not r.hits and r.total_hits == calls.calls + calls.raised:  # only calls were traced
+        lines = call_trace(calls, f"[{r.session_id}] {calls.calls} calls, {calls.raised} raised "
+                                  f"({r.stopped_because}); program {r.state.value}")
         if r.report is not None:
             used = len("\n".join(lines).encode())
             lines.append(stop_report(r.report, budget=max(TRACE_REPORT_BUDGET, REPORT_BUDGET - used), base=base))
         return "\n".join(lines)
+    traced = [] if calls is None else call_trace(calls, f"also recorded: {calls.calls} calls, {calls.raised} raised")
     labels = row_labels([h.file for h in r.hits + (r.last_hits or [])], base)
 
     def assemble(last: list[TraceHit]) -> tuple[list[str], str]:
@@ -357,6 +359,7 @@ def trace(r: TraceResult, base: str | None = None) -> str:
         lines.extend("  " + row_text(labels[h.file], h.line, h.values) for h in last)
         if r.values:
             lines.append("values: " + "; ".join(f"{e}: {v}" for e, v in r.values.items()))
+        lines.extend(traced)
         report = ""
         if r.report is not None:
             used = len("\n".join(lines).encode())

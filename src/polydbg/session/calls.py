@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 
 from polydbg.backends.base import Backend
 from polydbg.backends.recording import CallSpec, Recorder
@@ -164,6 +165,21 @@ class CallTracer:
         calls = recording.result()
         return TraceResult(session_id=core.id, hits=[], total_hits=recording.log.total, stopped_because=reason,
                            state=life.state, report=report, calls=calls)
+
+    async def beside(self, functions: list[str], depth: int,
+                     trace: Callable[[], Awaitable[TraceResult]]) -> TraceResult:
+        """A line trace (``trace``) with calls recorded in the same run: ``max_hits`` counts the lines' hits, the
+        calls are bounded by ``LAUNCH_MAX_CALLS``."""
+        names, raised = split_functions(functions)
+        if self.core.life.state not in (State.stopped, State.running):
+            raise SessionEndedError(self.core.life.ended_text())
+        recording = Recording(self.core, names, raised, depth, LAUNCH_MAX_CALLS)
+        await self.core.call(recording.arm(self.core.backend))
+        try:
+            result = await trace()
+        finally:
+            await recording.stop()
+        return result.model_copy(update={"calls": recording.result()})
 
     async def _wait(self, recording: Recording, since: int, timeout_s: float, progress: Progress | None) -> str:
         """Until ``max_hits`` records, a stop, the program's end or the deadline: which came first."""
