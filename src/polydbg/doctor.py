@@ -16,6 +16,7 @@ from importlib import metadata
 from polydbg.backends.java.kotlin import find_kotlinc
 from polydbg.backends.node.launcher import find_package
 from polydbg.backends.registry import BACKENDS
+from polydbg.testing import runners
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,10 @@ def report() -> tuple[str, bool]:
             lines.append(f"         Kotlin: kotlinc ({kotlinc}) compiles .kt programs" if kotlinc else
                          "         Kotlin: no kotlinc for .kt programs (npm install kotlin-compiler ships it in "
                          "bin/; or KOTLIN_HOME); jars and classes run without it")
+    lines.append("")
+    lines.append(f"test runners for {os.getcwd()} (debug_launch(test=…, cwd=…)):")
+    lines.extend(f"  {line}" for line in runners.found(os.getcwd()) or ["none: no pyproject.toml, go.mod, "
+                 "Cargo.toml, package.json or Maven/Gradle build here or above"])
     lines.append("")
     lines.append("all debuggers found" if not missing else
                  f"{missing} missing: those languages will fail to launch until they are installed")

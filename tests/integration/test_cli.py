@@ -17,6 +17,7 @@ def test_doctor_reports_debugpy_found() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     line = next(line for line in done.stdout.splitlines() if "debugpy" in line)
     assert line.startswith("found") and "1.8.22" in line
+    assert "test runners for " in done.stdout and "python  pytest " in done.stdout  # run in this project
     for missing in (line for line in done.stdout.splitlines() if line.startswith("MISSING")):
         assert "install:" in missing  # every missing debugger comes with its install line
 

@@ -326,3 +326,17 @@ async def test_attach_to_another_users_process_is_refused_whatever_the_policy(
     async with served(Policy()) as tools:
         text = await refused(tools, "debug_attach", f"process {pid} belongs to user {NOBODY}", pid=pid, adapter="gdb")
         assert "own user" in text
+
+
+async def test_a_java_test_by_name_runs_under_the_http_defaults_and_the_agents_classpath_is_still_judged(
+        project: Path) -> None:
+    """The runner's own classpath (the system's JUnit jars, the classes polydbg compiles into its cache) is not the
+    agent's: a JUnit test inside the roots runs under the HTTP defaults; a classpath the agent passes is judged."""
+    require("javac")
+    shutil.copytree(PROGRAMS / "java" / "junit5", project / "calc")
+    async with served(http(project)) as tools:
+        report = await tools("debug_launch", test="CalcTest#meanRounds", cwd=str(project / "calc"), timeout_s=120)
+        assert report["state"] == "stopped" and report["location"]["function"] == "CalcTest.meanRounds", report
+        await tools("debug_terminate")
+        await refused(tools, "debug_launch", "roots", test="CalcTest#meanRounds", cwd=str(project / "calc"),
+                      runtime_args=["-cp", str(project.parent / "outside")])

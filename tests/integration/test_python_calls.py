@@ -73,7 +73,7 @@ async def test_points_and_functions_are_traced_in_one_run(tools: Tools) -> None:
                          functions=["parse_date"])
     assert result["total_hits"] == 3 and result["calls"]["calls"] == 3, result
     text = await tools.text("debug_output", stream="trace", max_bytes=30_000)
-    assert f"dates.py:{month}  text='13'" in text and "parse_date(s='2024-13-01') → raised Month" in text, text
+    assert f"dates.py:{month} [MainThread]  text='13'" in text and "parse_date(s='2024-13-01') → raised Month" in text, text
     await tools("debug_terminate")
 
 

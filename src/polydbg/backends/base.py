@@ -242,6 +242,8 @@ def parse_address(value: object) -> int | None:
 # The output category of a logpoint's line, whatever the debugger calls it (debugpy and delve send it as the
 # program's stdout, lldb-dap as its console, V8 has no logpoints): the session keeps it as a stream of its own.
 LOGPOINT = "logpoint"
+# In a logpoint message, replaced by the thread that hit it, by a backend that writes the line (trace_thread).
+TRACE_THREAD = "\x1a"
 
 
 def logpoint_line(message: str) -> str:
@@ -465,6 +467,12 @@ class Backend(Protocol):
     def trace_interpolation(self, expression: str) -> str:
         """How a logpoint message interpolates ``expression`` (``{expr}`` in DAP)."""
         return "{" + expression + "}"
+
+    def trace_thread(self) -> str | None:
+        """What in a logpoint message becomes the thread that hit it, named as the stacks name threads: an
+        interpolation (``{expr}``), or ``TRACE_THREAD`` where the backend writes the line and knows the thread;
+        None where the debugger cannot say (a trace's rows then name no thread)."""
+        return None
 
     # -- recording while the program runs (backends/recording.py) ----------------------------------------
 

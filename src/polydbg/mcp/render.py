@@ -335,8 +335,10 @@ def call_trace(c: CallTrace, head: str) -> list[str]:
 
 
 def trace(r: TraceResult, base: str | None = None) -> str:
-    """The first rows, the last ones, how to read those between, what each expression took, then the report
-    (in what is left of the budget)."""
+    """The summary first (what each expression took, with counts; each thread's hits when several; where the
+    `where` condition held), then the first rows, how to read those between, the last ones, the calls recorded in
+    the same run, then the report (in what is left of the budget). Rows name their thread when several threads
+    hit."""
     calls = r.calls
     if calls is not None and not r.hits and r.total_hits == calls.calls + calls.raised:  # only calls were traced
         lines = call_trace(calls, f"[{r.session_id}] {calls.calls} calls, {calls.raised} raised "
@@ -347,18 +349,26 @@ def trace(r: TraceResult, base: str | None = None) -> str:
         return "\n".join(lines)
     traced = [] if calls is None else call_trace(calls, f"also recorded: {calls.calls} calls, {calls.raised} raised")
     labels = row_labels([h.file for h in r.hits + (r.last_hits or [])], base)
+    several = r.threads is not None
+
+    def row(h: TraceHit) -> str:
+        return "  " + row_text(labels[h.file], h.line, h.values, h.thread if several else None)
 
     def assemble(last: list[TraceHit]) -> tuple[list[str], str]:
         lines = [f"[{r.session_id}] {r.total_hits} hits ({r.stopped_because}); program {r.state.value}"]
         if r.note:
             lines.append(f"note: {r.note}")
-        lines.extend("  " + row_text(labels[h.file], h.line, h.values) for h in r.hits)
+        lines.extend(f"{e}: {v}" for e, v in (r.values or {}).items())
+        lines.extend(r.threads or [])
+        if r.where:
+            lines.append(r.where)
+        if len(lines) > 1 + bool(r.note) and r.hits:
+            lines.append("rows:")
+        lines.extend(row(h) for h in r.hits)
         skipped = r.skipped + len(r.last_hits or []) - len(last)
         if skipped and r.more_cursor is not None:
             lines.append(f"  … {skipped} more rows: debug_output(stream=\"trace\", cursor={r.more_cursor})")
-        lines.extend("  " + row_text(labels[h.file], h.line, h.values) for h in last)
-        if r.values:
-            lines.append("values: " + "; ".join(f"{e}: {v}" for e, v in r.values.items()))
+        lines.extend(row(h) for h in last)
         lines.extend(traced)
         report = ""
         if r.report is not None:

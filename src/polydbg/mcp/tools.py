@@ -457,6 +457,7 @@ def register(server: MCPServer[Clients]) -> None:
                           depth: Annotated[int, Field(ge=0, le=10, description="callees too")] = 0,
                           max_hits: Annotated[int | None, Field(ge=1, le=1_000_000, description="50; calls 10000")]
                           = None, timeout_s: Timeout = 30,
+                          where: Annotated[str | None, Field(description="condition: its first/last hit")] = None,
                           session_id: SessionId = None) -> Annotated[CallToolResult, TraceResult]:
         """Run, recording expressions at points, or calls, without stopping."""
         async def traced(s: Session) -> TraceResult:
@@ -465,7 +466,7 @@ def register(server: MCPServer[Clients]) -> None:
             if not points or not expressions:
                 raise UsageError("pass at least one point {file, line} and one expression, or functions (or both)")
             return await s.trace([(p.file, p.line) for p in points], expressions, max_hits or POINTS_MAX_HITS,
-                                 timeout_s, progress_of(ctx), functions, depth)
+                                 timeout_s, progress_of(ctx), where or None, functions, depth)
         return await on_session(ctx, session_id, "debug_trace", traced, render.trace)
 
     @tool(OVERWRITES)

@@ -222,12 +222,15 @@ async def _test_plan(manager: SessionManager, request: LaunchRequest) -> tuple[L
 async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: float,
                  progress: Progress | None) -> StopReport:
     plan = None
+    agents_runtime_args = request.runtime_args
     if request.test is not None:
         request, plan = await _test_plan(manager, request)
     if bool(request.program) == bool(request.module):
         raise UsageError(f"pass exactly one of program (a path) or module (for {registry.module_runner()}), "
                          "or test (a test's name)")
-    check_launch(manager.policy, request)
+    # a test plan's own runtime flags (the system's JUnit jars, the classes polydbg compiled in its cache) are not
+    # the agent's: only the agent's are the policy's to judge
+    check_launch(manager.policy, dataclasses.replace(request, runtime_args=agents_runtime_args))
     work_dir = existing_dir(request.cwd, "cwd")
     program = await _find_program(manager.policy, request, work_dir, timeout_s) if request.program else None
     path = program.path if program else None

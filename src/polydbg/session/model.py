@@ -242,6 +242,7 @@ class TraceHit(_Model):
     file: str
     line: int
     values: dict[str, str]
+    thread: str | None = None  # the thread that hit it, where the debugger says
 
 
 class TraceResult(_Model):
@@ -254,7 +255,9 @@ class TraceResult(_Model):
     last_hits: list[TraceHit] | None = None  # the last hits, when the first do not reach them
     skipped: int = 0  # hits between the two: debug_output(stream="trace", cursor=more_cursor) reads every row
     more_cursor: int | None = None
-    values: dict[str, str] | None = None  # per expression, the values it took (distinct, first, last, range)
+    values: dict[str, str] | None = None  # per expression, the values it took (counted, first, last, range)
+    threads: list[str] | None = None  # with several threads: each one's hits and values
+    where: str | None = None  # how often the `where` condition held, its first and last hit
     note: str | None = None
     calls: CallTrace | None = None  # debug_trace(functions=…): the calls and exceptions recorded
 

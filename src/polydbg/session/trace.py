@@ -6,8 +6,13 @@ one is counted, up to ``max_hits``, which ends the trace at once (the lines stil
 dropped, never shown as output). After an exit the trace waits for the debugger to report the
 program's end, so the hits in transit at the exit are counted too.
 
-Every row goes to the session's trace log, which ``debug_output(stream="trace")`` pages; the answer
-holds the first rows and the last ones within a budget, and what values each expression took. The
+Every row goes to the session's trace log, which ``debug_output(stream="trace")`` pages. The answer leads with
+what the rows add up to, as an agent reading 1,000 rows would otherwise count by hand (a lost update of 371 of 498
+increments was counted so): per expression the values with their counts (``tally.Tally``); when the debugger
+names the thread of each hit (``Backend.trace_thread``) and several hit, each thread's hits and values and how
+many values more than one thread saw; where a ``where`` condition (evaluated at every hit beside the
+expressions) held, how often, the first and last such hit and the cursor of the first. Then the first rows, in
+what the summary leaves of the budget, and the last ones. The
 logpoints are removed afterwards, whatever ended the trace (max hits, a stop, the exit, the deadline).
 A point the debugger can never bind (a comment line to debugpy) is named at once, and when no point
 binds nothing runs; a trace a stop ends names the agent's breakpoint that stopped it.
@@ -18,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-import math
 import os
 
 from polydbg.errors import AdapterError, SessionEndedError, SessionError, UsageError
@@ -30,27 +34,36 @@ from polydbg.session.inspection import Inspector, clip, joined
 from polydbg.session.model import Location, State, StopReport, TraceHit, TraceResult
 from polydbg.session.output import TRACE_PREFIX
 from polydbg.session.report import Reporter
+from polydbg.session.tally import Tally
 
 log = logging.getLogger(__name__)
 
 # A printable token (str.splitlines treats \x1c-\x1e as line breaks) and a unit separator.
 _SEPARATOR = "\x1f"
 MAX_EXPRESSIONS = 32
-FIRST_ROWS_BYTES = 800  # the first rows an answer holds, in bytes of their text
-LAST_ROWS_BYTES = 250  # and the last ones, when the first do not reach them
+ROWS_BYTES = 1100  # the first rows and the summary ahead of them, in bytes of their text
+FIRST_ROWS_BYTES = 800  # the most the first rows take of it (when the summary is short)
+MIN_FIRST_ROWS_BYTES = 150  # and the least (when it is long)
+LAST_ROWS_BYTES = 250  # the last rows, when the first do not reach them
 LAST_ROWS = 8
 ROW_BYTES = 2000  # one row's values together (each value at most VALUE_CHARS)
 VALUE_CHARS = 200
-SUMMARY_CHARS = 40  # a value as a summary quotes it
-VALUES_BYTES = 400  # the summaries of an answer together (the first expression's always)
+VALUES_BYTES = 450  # the expressions' summaries together (the first expression's always)
+THREADS_BYTES = 350  # the threads' lines together (the first thread's always)
+THREADS_SHOWN = 4  # threads a summary details, the busiest first
+THREADS_KEPT = 64  # threads counted apart (the others together)
+THREAD_DISTINCT = 1_000  # distinct values counted per expression per thread
+WHERE_ROW_CHARS = 120  # a row the where line quotes
 EXPRESSIONS_CHARS = 2000  # all of a trace's expressions together: every row names them
-DISTINCT = 10_000  # distinct values counted per expression
-LISTED = 5  # up to this many distinct values, the summary lists them
+# What a `where` expression's value reads as when it does not hold, in the languages traced.
+_FALSY = frozenset({"", "false", "False", "0", "0.0", "-0", "None", "null", "nil", "undefined", "NaN", "''", '""',
+                    "[]", "{}", "()", "set()", "<nil>"})
 
 
-def row_text(label: str, line: int, values: dict[str, str]) -> str:
-    """One hit as the answer and the trace log show it: ``where  expr=value, …``."""
-    return f"{label}:{line}  " + ", ".join(f"{e}={v}" for e, v in values.items())
+def row_text(label: str, line: int, values: dict[str, str], thread: str | None = None) -> str:
+    """One hit as the answer and the trace log show it: ``where [thread]  expr=value, …``."""
+    return f"{label}:{line}" + (f" [{thread}]" if thread else "") + "  " + ", ".join(
+        f"{e}={v}" for e, v in values.items())
 
 
 def row_labels(files: list[str], cwd: str | None) -> dict[str, str]:
@@ -65,129 +78,203 @@ def row_labels(files: list[str], cwd: str | None) -> dict[str, str]:
     return labels
 
 
-class _Values:
-    """What one expression evaluated to over a trace: first and last value, how many distinct, the range."""
+def holds(value: str) -> bool | None:
+    """Whether a `where` expression's value (as the debugger wrote it) holds; None for an error."""
+    if value.startswith("<error"):
+        return None
+    return value.strip() not in _FALSY
 
-    def __init__(self) -> None:
-        self.first: str | None = None
-        self.last = ""
-        self.distinct: dict[str, None] = {}
-        self.capped = False
-        self.low: tuple[float, str] | None = None
-        self.high: tuple[float, str] | None = None
-        self.numeric = True
 
-    def add(self, value: str) -> None:
-        if self.first is None:
-            self.first = value
-        self.last = value
-        if value not in self.distinct:
-            if len(self.distinct) < DISTINCT:
-                self.distinct[value] = None
-            else:
-                self.capped = True
-        if self.numeric:
-            try:
-                number = float(value)
-            except ValueError:
-                self.numeric = False
-                return
-            if math.isnan(number):
-                return
-            if self.low is None or number < self.low[0]:
-                self.low = (number, value)
-            if self.high is None or number > self.high[0]:
-                self.high = (number, value)
+class _Thread:
+    """One thread's hits: how many, and what each expression took in it."""
 
-    def text(self) -> str:
-        def short(value: str) -> str:
-            return clip(value, SUMMARY_CHARS)[0]
-        count = len(self.distinct)
-        if count <= LISTED:
-            return f"{count} distinct: " + ", ".join(short(v) for v in self.distinct)
-        text = f"{count}{'+' if self.capped else ''} distinct, first {short(self.first or '')}, last {short(self.last)}"
-        if self.numeric and self.low is not None and self.high is not None:
-            text += f", min {short(self.low[1])}, max {short(self.high[1])}"
-        return text
+    def __init__(self, expressions: list[str]) -> None:
+        self.hits = 0
+        self.values = {e: Tally(THREAD_DISTINCT) for e in expressions}
+
+
+class _Where:
+    """A condition evaluated at every hit: how often it held, the first and last hit where it did."""
+
+    def __init__(self, expression: str) -> None:
+        self.expression = expression
+        self.held = 0
+        self.errors = 0
+        self.error: str | None = None
+        self.first: tuple[int, TraceHit, int] | None = None  # hit number, the row, its cursor in the trace log
+        self.last: tuple[int, TraceHit] | None = None
+
+    def add(self, value: str, number: int, row: TraceHit, cursor: int) -> None:
+        verdict = holds(value)
+        if verdict is None:
+            self.errors += 1
+            self.error = self.error or value
+        elif verdict:
+            self.held += 1
+            if self.first is None:
+                self.first = (number, row, cursor)
+            self.last = (number, row)
+
+    def text(self, total: int, labels: dict[str, str], several_threads: bool) -> str:
+        def at(number: int, row: TraceHit) -> str:
+            thread = row.thread if several_threads else None
+            text = row_text(labels.get(row.file, row.file), row.line, row.values, thread)
+            return f"hit {number} ({clip(text, WHERE_ROW_CHARS)[0]})"
+        said = f"where {clip(self.expression, 80)[0]}: "
+        if self.first is None or self.last is None:
+            said += f"never held in {total} hits"
+        else:
+            number, row, cursor = self.first
+            said += f"held at {self.held} of {total} hits; first at {at(number, row)}"
+            if self.last[0] != number:
+                said += f", last at {at(*self.last)}"
+            said += f"; rows from the first: debug_output(stream=\"trace\", cursor={cursor})"
+        if self.errors:
+            said += f"; not evaluated at {self.errors}: {clip(self.error or '', 100)[0]}"
+        return said
 
 
 class _Collector:
     """The hits of one trace: counted up to ``max_hits``, each a row of the trace log, the first and last rows
-    kept for the answer, the values summarised per expression."""
+    kept for the answer, the values counted per expression (and per thread when the debugger says which thread
+    hit), and the hits where ``where`` held."""
 
-    def __init__(self, core: SessionCore, token: str, expressions: list[str], max_hits: int) -> None:
+    def __init__(self, core: SessionCore, token: str, expressions: list[str], max_hits: int,
+                 threaded: bool = False, where: str | None = None) -> None:
         self.core = core
         self.token = token
         self.expressions = expressions
         self.max_hits = max_hits
+        self.threaded = threaded  # each line carries the thread after its place
         self.total = 0
         self.done = asyncio.Event()
         self.labels: dict[str, str] = {}
         self.moved: dict[tuple[str, int], int] = {}  # a point the debugger bound on another line
-        self.first: list[TraceHit] = []
+        self.first: list[tuple[TraceHit, int, int]] = []  # the first rows: each with its cursor and size
         self.first_bytes = 0
         self.after_first: int | None = None  # the trace log's cursor just after the first rows
-        self.last: collections.deque[tuple[str, int, dict[str, str], int]] = collections.deque(maxlen=LAST_ROWS)
-        self.values = {e: _Values() for e in expressions}
+        self.last: collections.deque[tuple[TraceHit, int, int]] = collections.deque(maxlen=LAST_ROWS)
+        self.values = {e: Tally() for e in expressions}
+        self.threads: dict[str, _Thread] = {}
+        self.other_threads = 0  # hits of threads past THREADS_KEPT
+        self.where = _Where(where) if where is not None else None
         self.value_chars = max(20, min(VALUE_CHARS, ROW_BYTES // max(1, len(expressions))))
 
     def take(self, line: str) -> None:
-        """One tracepoint line (after the token): ``file:line`` and the values, separated."""
+        """One tracepoint line (after the token): ``file:line``, the thread, the values, the where's, separated."""
         if self.total >= self.max_hits:
             return  # in transit when max_hits ended the trace
         where, *raw = line.split(_SEPARATOR)
+        thread = clip(raw.pop(0), 60)[0] if self.threaded and raw else None
+        condition = raw.pop() if self.where is not None and len(raw) > len(self.expressions) else None
         file, _, number = where.rpartition(":")
         lineno = int(number) if number.isdigit() else 0
         lineno = self.moved.get((file, lineno), lineno)
         values = {e: clip(v, self.value_chars)[0] for e, v in zip(self.expressions, raw, strict=False)}
         self.total += 1
-        text = row_text(self.labels.get(file, file), lineno, values)
+        row = TraceHit(file=file, line=lineno, values=values, thread=thread)
+        text = row_text(self.labels.get(file, file), lineno, values, thread)
         size = len(text.encode()) + 1
-        if self.after_first is None:
-            if not self.first or self.first_bytes + size <= FIRST_ROWS_BYTES:
-                self.first.append(TraceHit(file=file, line=lineno, values=values))
-                self.first_bytes += size
-            else:
-                self.after_first = self.core.trace_log.total
+        cursor = self.core.trace_log.total
+        if not self.last and (not self.first or self.first_bytes + size <= FIRST_ROWS_BYTES):
+            self.first.append((row, cursor, size))
+            self.first_bytes += size
+        else:
+            if not self.last:
+                self.after_first = cursor
+            self.last.append((row, cursor, size))
         self.core.trace_log.append("trace", text + "\n")
-        if self.after_first is not None:
-            self.last.append((file, lineno, values, size))
         for expression, value in values.items():
-            self.values[expression].add(value)
+            self.values[expression].add(value, thread)
+        if thread is not None:
+            self._count_thread(thread, values)
+        if self.where is not None and condition is not None:
+            self.where.add(condition, self.total, row, cursor)
         if self.total >= self.max_hits:
             self.done.set()
 
-    def last_rows(self) -> list[TraceHit]:
-        rows: list[TraceHit] = []
-        budget = LAST_ROWS_BYTES
-        for file, line, values, size in reversed(self.last):
-            if rows and size > budget:
-                break
-            rows.insert(0, TraceHit(file=file, line=line, values=values))
-            budget -= size
-        return rows
+    def _count_thread(self, thread: str, values: dict[str, str]) -> None:
+        counted = self.threads.get(thread)
+        if counted is None:
+            if len(self.threads) >= THREADS_KEPT:
+                self.other_threads += 1
+                return
+            counted = self.threads[thread] = _Thread(self.expressions)
+        counted.hits += 1
+        for expression, value in values.items():
+            counted.values[expression].add(value)
 
     def summaries(self) -> dict[str, str]:
+        """Per expression, the values it took with their counts (the first expression's always)."""
         shown: dict[str, str] = {}
         size = 0
         for expression, values in self.values.items():
             text = values.text()
-            size += len(expression) + len(text) + 4
+            size += len(expression) + len(text) + 3
             if shown and size > VALUES_BYTES:
                 break
             shown[expression] = text
         return shown
 
+    def thread_lines(self) -> list[str] | None:
+        """With several threads: each (the busiest first) with its hits and what each expression took in it,
+        and how many values more than one thread saw (a lost update: two threads read the same count)."""
+        if len(self.threads) < 2:
+            return None
+        busiest = sorted(self.threads.items(), key=lambda item: -item[1].hits)
+        lines = [f"threads: {len(self.threads)}{'+' if self.other_threads else ''}"]
+        size = len(lines[0])
+        for name, counted in busiest[:THREADS_SHOWN]:
+            line = f"  {name}: {counted.hits} hits; " + "; ".join(
+                f"{e} {t.brief()}" for e, t in counted.values.items())
+            line = clip(line, THREADS_BYTES // 2)[0]
+            if size + len(line) > THREADS_BYTES and len(lines) > 1:
+                break
+            lines.append(line)
+            size += len(line) + 1
+        rest = busiest[len(lines) - 1:]
+        if rest or self.other_threads:
+            hits = sum(counted.hits for _, counted in rest) + self.other_threads
+            lines.append(f"  … {len(rest)}{'+' if self.other_threads else ''} more threads: {hits} hits")
+        lines.extend(f"  {e}: {t.shared} values seen in more than one thread"
+                     for e, t in self.values.items() if t.shared)
+        return lines
+
     def result(self, session_id: str, stopped_because: str, state: State, report: StopReport | None,
                note: str | None) -> TraceResult:
-        last = self.last_rows() if self.after_first is not None else []
+        """The answer: the summary, then as many first rows as fit beside it, the last rows, the cursor of the
+        first row left out."""
+        values = self.summaries() if self.total > 1 else None
+        threads = self.thread_lines()
+        several = threads is not None
+        where = self.where.text(self.total, self.labels, several) if self.where is not None and self.total else None
+        summary = sum(len(e) + len(v) + 3 for e, v in (values or {}).items()) + \
+            sum(len(line) + 1 for line in threads or []) + len(where or "")
+        budget = min(FIRST_ROWS_BYTES, max(MIN_FIRST_ROWS_BYTES, ROWS_BYTES - summary))
+        kept = 0
+        used = 0
+        for _, _, size in self.first:
+            if kept and used + size > budget:
+                break
+            kept += 1
+            used += size
+        rest = self.first[kept:] + list(self.last)
+        last: list[TraceHit] = []
+        left = LAST_ROWS_BYTES
+        for row, _, size in reversed(rest[-LAST_ROWS:]):
+            if last and size > left:
+                break
+            last.insert(0, row)
+            left -= size
+        skipped = self.total - kept - len(last)
+        more_cursor = self.first[kept][1] if kept < len(self.first) else self.after_first
+        if not several:  # a thread named on every row says nothing
+            last = [row.model_copy(update={"thread": None}) for row in last]
         return TraceResult(
-            session_id=session_id, hits=self.first, total_hits=self.total, stopped_because=stopped_because,
-            state=state, report=report, last_hits=last or None,
-            skipped=self.total - len(self.first) - len(last),
-            more_cursor=self.after_first,
-            values=self.summaries() if self.total > 1 else None,
-            note=note)
+            session_id=session_id, total_hits=self.total,
+            hits=[row if several else row.model_copy(update={"thread": None}) for row, _, _ in self.first[:kept]],
+            stopped_because=stopped_because, state=state, report=report, last_hits=last or None,
+            skipped=skipped, more_cursor=more_cursor, values=values, threads=threads, where=where, note=note)
 
 
 def _never_binds(bp: Breakpoint) -> bool:
@@ -205,7 +292,7 @@ class Tracer:
         self.reporter = reporter
 
     async def trace(self, points: list[tuple[str, int]], expressions: list[str], max_hits: int,
-                    timeout_s: float, progress: Progress | None) -> TraceResult:
+                    timeout_s: float, progress: Progress | None, where: str | None = None) -> TraceResult:
         core, life = self.core, self.core.life
         backend = core.backend
         if life.state not in (State.stopped, State.running):
@@ -216,7 +303,7 @@ class Tracer:
         if len(expressions) > MAX_EXPRESSIONS:
             raise UsageError(f"a trace records at most {MAX_EXPRESSIONS} expressions ({len(expressions)} were "
                              "passed); trace fewer at a time")
-        if sum(len(e) for e in expressions) > EXPRESSIONS_CHARS:
+        if sum(len(e) for e in expressions) + len(where or "") > EXPRESSIONS_CHARS:
             raise UsageError(f"a trace's expressions are at most {EXPRESSIONS_CHARS} characters together (each row "
                              "names them); trace shorter ones (a local variable holding the value, a part of it)")
         if self.execution.unseen_stop():
@@ -224,19 +311,24 @@ class Tracer:
             return TraceResult(session_id=core.id, hits=[], total_hits=0, stopped_because="stopped",
                                state=life.state, report=unseen)
         core.traces += 1
-        collector = _Collector(core, f"{TRACE_PREFIX}{core.id}-{core.traces}>>", expressions, max_hits)
+        thread_piece = backend.trace_thread()
+        collector = _Collector(core, f"{TRACE_PREFIX}{core.id}-{core.traces}>>", expressions, max_hits,
+                               threaded=thread_piece is not None, where=where)
         paths = [(core.resolve_path(file), line) for file, line in points]
         collector.labels = row_labels([path for path, _ in paths], core.cwd)
         core.trace_log.append("trace", clip(f"trace {core.traces}: " + ", ".join(
-            f"{collector.labels[path]}:{line}" for path, line in paths) + " — " + ", ".join(expressions), 400)[0]
-            + "\n")
+            f"{collector.labels[path]}:{line}" for path, line in paths) + " — " + ", ".join(expressions)
+            + (f" where {where}" if where is not None else ""), 400)[0] + "\n")
         added: list[Breakpoint] = []
         unbound: list[Breakpoint] = []
         core.trace_lines.claim(collector.token, collector.take)
         try:
             for path, line in paths:
                 message = collector.token + f"{path}:{line}" + "".join(
-                    _SEPARATOR + backend.trace_interpolation(e) for e in expressions)
+                    _SEPARATOR + piece for piece in [
+                        *([thread_piece] if thread_piece is not None else []),
+                        *(backend.trace_interpolation(e) for e in expressions),
+                        *([backend.trace_interpolation(where)] if where is not None else [])])
                 bp = await self.bpsync.add_line(path, line, log_message=message, internal=True)
                 added.append(bp)
                 if bp.actual_line and bp.actual_line != line:  # before its first hit: rows show where it is

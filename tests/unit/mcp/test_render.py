@@ -89,9 +89,11 @@ def test_a_trace_of_a_thousand_hits_answers_in_two_kilobytes_with_its_first_and_
     assert len(text.encode()) <= REPORT_BUDGET, text
     lines = text.splitlines()
     assert lines[0] == "[s1] 1000 hits (exited); program exited"
-    assert lines[1] == "  prog.py:13  i=0, total=0"
-    assert lines[-2] == "  prog.py:13  i=999, total=498501"
-    assert lines[-1].startswith("values: i: 1000 distinct, first 0, last 999, min 0, max 999; total: ")
+    assert lines[1] == "i: 1000 hits, 1000 distinct (each once), 0..999, first 0, last 999"  # the summary first
+    assert lines[2] == ("total: 1000 hits, 999 distinct (998 seen once, 1 seen twice), most 0 ×2, 0..498501, first 0, "
+                        "last 498501")
+    assert lines[3:5] == ["rows:", "  prog.py:13  i=0, total=0"]
+    assert lines[-1] == "  prog.py:13  i=999, total=498501"
     assert sum(line.startswith("  … ") and 'more rows: debug_output(stream="trace", cursor=' in line
                for line in lines) == 1
 

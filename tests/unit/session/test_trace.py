@@ -18,7 +18,7 @@ from polydbg.errors import AdapterRequestError, SessionEndedError, UsageError
 from polydbg.session import execution
 from polydbg.session.model import State, TraceHit, TraceResult
 from polydbg.session.output import OutputBuffer
-from polydbg.session.trace import _SEPARATOR, FIRST_ROWS_BYTES, _Collector, row_labels
+from polydbg.session.trace import _SEPARATOR, FIRST_ROWS_BYTES, _Collector, _Where, holds, row_labels
 from tests.unit.session.rig import Rig, write_program
 
 DEADLINE_S = 5.0
@@ -75,7 +75,7 @@ def test_the_collector_counts_up_to_max_hits_and_keeps_the_first_and_last_rows_i
     for n in range(3000):
         taken.take(f"/src/app.py:12{_SEPARATOR}{n}{_SEPARATOR}'{'x' * (n % 3)}'")
     assert taken.total == 3000 and not taken.done.is_set()
-    assert taken.first[0] == TraceHit(file="/src/app.py", line=12, values={"i": "0", "name": "''"})
+    assert taken.first[0][0] == TraceHit(file="/src/app.py", line=12, values={"i": "0", "name": "''"})
     result = taken.result("s1", "exited", State.exited, None, None)
     assert sum(len(f"/src/app.py:12  i={h.values['i']}, name={h.values['name']}") + 1 for h in result.hits) \
         <= FIRST_ROWS_BYTES
@@ -86,8 +86,9 @@ def test_the_collector_counts_up_to_max_hits_and_keeps_the_first_and_last_rows_i
     assert len(rows) == 3000 and rows[0] == "/src/app.py:12  i=0, name=''"
     assert result.more_cursor is not None
     assert log.read(result.more_cursor, 100).text.startswith(f"/src/app.py:12  i={len(result.hits)},")
-    assert result.values == {"i": "3000 distinct, first 0, last 2999, min 0, max 2999",
-                             "name": "3 distinct: '', 'x', 'xx'"}
+    assert result.values == {"i": "3000 hits, 3000 distinct (each once), 0..2999, first 0, last 2999",
+                             "name": "3000 hits, 3 distinct: '' ×1000, 'x' ×1000, 'xx' ×1000"}
+    assert result.threads is None and result.where is None
 
 
 def test_max_hits_is_exact_and_long_values_are_cut() -> None:
@@ -96,7 +97,7 @@ def test_max_hits_is_exact_and_long_values_are_cut() -> None:
         taken.take(f"/a.py:3{_SEPARATOR}{'y' * 500}{n}")
     assert taken.done.is_set() and taken.total == 2
     assert len(log.read(0, 100_000).text.splitlines()) == 2  # the lines after max_hits are not recorded
-    assert len(taken.first[0].values["v"]) == 200
+    assert len(taken.first[0][0].values["v"]) == 200
 
 
 async def test_a_trace_collects_hits_until_max_hits_and_removes_its_logpoints(rig: Rig, program: str) -> None:
@@ -259,3 +260,75 @@ def test_rows_name_files_as_the_agent_passes_them_or_by_a_name_that_tells_them_a
     assert row_labels(["/lib/a/x.py", "/lib/b/y.py"], "/w") == {"/lib/a/x.py": "x.py", "/lib/b/y.py": "y.py"}
     assert row_labels(["/lib/a/x.py", "/lib/b/x.py"], "/w") == {"/lib/a/x.py": "/lib/a/x.py",
                                                                 "/lib/b/x.py": "/lib/b/x.py"}
+
+
+def test_a_lost_update_reads_in_the_summary_ahead_of_the_rows() -> None:
+    """Two threads read the same count before each writes it plus one: each value is seen twice, once by
+    each thread, and the summary says so; the rows name their thread."""
+    taken, log = collector(5000, ["seen"])
+    taken.threaded = True
+    for n in range(500):
+        for thread in ("adder-1", "adder-2"):
+            taken.take(f"/src/race.py:16{_SEPARATOR}{thread}{_SEPARATOR}{n}")
+    result = taken.result("s1", "exited", State.exited, None, None)
+    assert result.values == {"seen": "1000 hits, 500 distinct (each twice), 0..499, first 0, last 499"}
+    assert result.threads == ["threads: 2", "  adder-1: 500 hits; seen 500 distinct (each once), 0..499",
+                              "  adder-2: 500 hits; seen 500 distinct (each once), 0..499",
+                              "  seen: 500 values seen in more than one thread"]
+    assert result.hits[1] == TraceHit(file="/src/race.py", line=16, values={"seen": "0"}, thread="adder-2")
+    assert log.read(0, 100).text.startswith("/src/race.py:16 [adder-1]  seen=0\n/src/race.py:16 [adder-2]  seen=0\n")
+
+
+def test_a_summary_leaves_the_first_rows_less_room_and_the_cursor_reads_from_the_first_one_left_out() -> None:
+    taken, log = collector(100_000, [f"e{n}" for n in range(6)])
+    for n in range(400):
+        taken.take(f"/a.py:3{_SEPARATOR}" + _SEPARATOR.join(f"'{'v' * 30}{n * k}'" for k in range(6)))
+    result = taken.result("s1", "exited", State.exited, None, None)
+    shown = len(result.hits)
+    assert 1 <= shown < len(taken.first)  # the summary took room the first rows had while collecting
+    assert result.more_cursor is not None
+    assert log.read(result.more_cursor, 200).text.startswith(f"/a.py:3  e0='{'v' * 30}0', e1='{'v' * 30}{shown}'")
+    assert shown + result.skipped + len(result.last_hits or []) == 400
+
+
+def test_where_names_how_often_a_condition_held_and_its_first_and_last_hit() -> None:
+    taken, log = collector(5000, ["i"])
+    taken.where = _Where("i % 7 == 3")
+    taken.labels = {"/src/app.py": "app.py"}
+    for n in range(100):
+        taken.take(f"/src/app.py:12{_SEPARATOR}{n}{_SEPARATOR}{'True' if n % 7 == 3 else 'False'}")
+    taken.take(f"/src/app.py:12{_SEPARATOR}100{_SEPARATOR}<error: ZeroDivisionError: division by zero>")
+    result = taken.result("s1", "exited", State.exited, None, None)
+    cursor = len("app.py:12  i=0\napp.py:12  i=1\napp.py:12  i=2\n")
+    assert result.where == ("where i % 7 == 3: held at 14 of 101 hits; first at hit 4 (app.py:12  i=3), last at "
+                            f"hit 95 (app.py:12  i=94); rows from the first: debug_output(stream=\"trace\", "
+                            f"cursor={cursor}); not evaluated at 1: <error: ZeroDivisionError: division by zero>")
+    assert log.read(cursor, 20).text.startswith("app.py:12  i=3\n")
+    assert result.hits[0].values == {"i": "0"}  # the condition's value is not a row's
+
+
+def test_a_where_that_never_holds_says_so() -> None:
+    assert [holds(v) for v in ("False", "false", "0", "None", "nil", "''", "[]", "True", "1", "'x'", "<error: x>")] \
+        == [False] * 7 + [True] * 3 + [None]
+    taken, _ = collector(5000, ["i"])
+    taken.where = _Where("i < 0")
+    for n in range(3):
+        taken.take(f"/src/app.py:12{_SEPARATOR}{n}{_SEPARATOR}False")
+    assert taken.result("s1", "exited", State.exited, None, None).where == "where i < 0: never held in 3 hits"
+
+
+async def test_each_point_sends_the_thread_and_the_where_condition_with_the_expressions(
+        rig: Rig, program: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rig.backend, "trace_thread", lambda: "{thread}", raising=False)
+    trace = asyncio.ensure_future(rig.session.trace([(program, 4)], ["line_4"], 2, DEADLINE_S, None,
+                                                    where="line_4 > 4"))
+    await asyncio.wait_for(rig.backend.entered["resume"].wait(), DEADLINE_S)
+    assert logpoints(rig, program)[4].endswith(
+        f"{program}:4{_SEPARATOR}{{thread}}{_SEPARATOR}{{line_4}}{_SEPARATOR}{{line_4 > 4}}")
+    hit(rig, program, 4, thread="main", line_4="4", **{"line_4 > 4": "False"})
+    hit(rig, program, 4, thread="worker", line_4="5", **{"line_4 > 4": "True"})
+    result = await asyncio.wait_for(trace, DEADLINE_S)
+    assert [(h.thread, h.values) for h in result.hits] == [("main", {"line_4": "4"}), ("worker", {"line_4": "5"})]
+    assert result.where is not None and result.where.startswith(
+        "where line_4 > 4: held at 1 of 2 hits; first at hit 2 (prog.py:4 [worker]  line_4=5)")
+    assert trace_rows(rig)[0] == "trace 1: prog.py:4 — line_4 where line_4 > 4"

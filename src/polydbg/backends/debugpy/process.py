@@ -254,6 +254,10 @@ class DebugpyProcess(DapBackend):
             return "{" + expression + "}"
         return "{__import__('_polydbg').v('" + expression.encode().hex() + "')}"
 
+    def trace_thread(self) -> str:
+        """The hitting thread's name, as pydevd names threads in the stacks (``Thread-2 (work)``)."""
+        return "{__import__('threading').current_thread().name}"
+
     # -- inspection -------------------------------------------------------------------------------
 
     def _moving(self) -> None:

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from polydbg import procs
 from polydbg.backends.base import (
+    TRACE_THREAD,
     AttachSpec,
     BackendListener,
     BreakpointResult,
@@ -351,6 +352,10 @@ class DelveBackend(DapBackend):
         return start + count if self._stops.at_entry else super()._shown_total(total, hidden, start, count)
 
     # -- values -----------------------------------------------------------------------------------
+
+    def trace_thread(self) -> str:
+        """The goroutine, from the ``> [Go N]: `` delve puts in front of a logpoint's line (``output``)."""
+        return TRACE_THREAD
 
     def is_noise(self, variable: Variable) -> bool:
         """Unnamed results (~r0, ~r1): garbage until the function returns."""

@@ -8,7 +8,8 @@ server listening at: host:port``, is the readiness signal the backend waits for 
 
 Of delve's ``output`` events, console lines about itself ("Type 'dlv help' …", "Detaching") are
 dropped, the exit status line ("Process N has exited with status S") is an exit, and the
-``> [Go N]: `` prefix delve puts on a logpoint's message is removed.
+``> [Go N]: `` prefix delve puts on a logpoint's message is removed (its goroutine takes the place of a trace's
+mark of the thread).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import re
 from collections.abc import Callable
 
 from polydbg import procs
+from polydbg.backends.base import TRACE_THREAD
 from polydbg.errors import EnvironmentProblem
 
 log = logging.getLogger(__name__)
@@ -33,7 +35,7 @@ _OWN_LINE = re.compile(
     r"|Warning: (?:dap mode|accept-multiclient|init file|continue ignored|backend ignored|build flags ignored"
     r"|working directory ignored|debug arguments ignored|program flags ignored))")
 _HOUSEKEEPING = re.compile(r"Type 'dlv help'|Detaching(?: and terminating target process)?\n?$")
-_LOGPOINT_PREFIX = re.compile(r"> \[Go -?\d+\]: ")
+_LOGPOINT_PREFIX = re.compile(r"> \[Go (-?\d+)\]: ")
 _EXIT_STATUS = re.compile(r"Process (\d+) has exited with status (-?\d+)")
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")
 
@@ -61,8 +63,12 @@ def is_housekeeping(text: str) -> bool:
 
 
 def logpoint_text(text: str) -> str | None:
-    """A logpoint's message without delve's ``> [Go N]: `` prefix; None if it has none."""
-    return _LOGPOINT_PREFIX.sub("", text, count=1) if _LOGPOINT_PREFIX.match(text) else None
+    """A logpoint's message without delve's ``> [Go N]: `` prefix, a trace's mark of the thread (``TRACE_THREAD``)
+    replaced by that goroutine; None if it has none."""
+    prefix = _LOGPOINT_PREFIX.match(text)
+    if prefix is None:
+        return None
+    return text[prefix.end():].replace(TRACE_THREAD, f"goroutine {prefix[1]}", 1)
 
 
 class DlvPipes:

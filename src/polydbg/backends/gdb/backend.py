@@ -374,6 +374,10 @@ class GdbMiBackend(Backend):
     def length_of(self, parent: Variable, children: list[Variable]) -> int | None:
         return parent.indexed_count
 
+    def trace_thread(self) -> str:
+        """gdb's global thread number, as the stacks number threads (``$_polydbg_log`` evaluates it)."""
+        return "thread {$_gthread}"
+
     def is_noise(self, variable: Variable) -> bool:
         """The compiler's ``__PRETTY_FUNCTION__`` / ``__func__`` statics in a locals listing."""
         return variable.name in NOISE

@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 
 from polydbg import procs
 from polydbg.backends.base import (
+    TRACE_THREAD,
     AttachSpec,
     Backend,
     BackendListener,
@@ -391,6 +392,10 @@ class JavaBackend(Backend):
     async def child_slice(self, parent: Variable, start: int, count: int,
                           frame: FrameRef | None = None) -> list[Variable] | None:
         return await self._inspection.child_slice(parent, start, count)
+
+    def trace_thread(self) -> str:
+        """The hitting thread's name, written in by the logpoint's line (``conditions``)."""
+        return TRACE_THREAD
 
     def is_noise(self, variable: Variable) -> bool:
         return self._inspection.is_noise(variable)

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from polydbg import procs
 from polydbg.backends.base import (
     LOGPOINT,
+    TRACE_THREAD,
     AttachSpec,
     Backend,
     BackendListener,
@@ -161,12 +162,12 @@ class NodeBackend(Backend):
         channel.on_event("Debugger.resumed", lambda _: self._stops.on_resumed(target))
         channel.on_event("Debugger.scriptParsed", lambda params: self._breakpoints.on_script(target, params))
         channel.on_event("Debugger.breakpointResolved", lambda params: self._breakpoints.on_resolved(target, params))
-        channel.on_event("Runtime.consoleAPICalled", self._on_console)
+        channel.on_event("Runtime.consoleAPICalled", lambda params: self._on_console(target, params))
 
-    def _on_console(self, params: dict[str, Any]) -> None:
+    def _on_console(self, target: Target, params: dict[str, Any]) -> None:
         line = conditions.logged_line(params)
-        if line is not None:
-            self._events.on_output(LOGPOINT, logpoint_line(line))
+        if line is not None:  # a trace's mark of the thread: the target that logged (main, a worker, a child)
+            self._events.on_output(LOGPOINT, logpoint_line(line.replace(TRACE_THREAD, target.name, 1)))
 
     async def _configure_target(self, target: Target) -> None:
         await self._breakpoints.configure(target)
@@ -380,6 +381,10 @@ class NodeBackend(Backend):
         if handle is None or handle.kind != "object":
             return None
         return await inspection.children(target, handle, start, count)
+
+    def trace_thread(self) -> str:
+        """The target that hit (main, a worker, a child process), named as the stacks name it (``_on_console``)."""
+        return TRACE_THREAD
 
     def is_noise(self, variable: Variable) -> bool:
         return inspection.is_noise(variable)
