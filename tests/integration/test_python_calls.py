@@ -73,7 +73,29 @@ async def test_points_and_functions_are_traced_in_one_run(tools: Tools) -> None:
                          functions=["parse_date"])
     assert result["total_hits"] == 3 and result["calls"]["calls"] == 3, result
     text = await tools.text("debug_output", stream="trace", max_bytes=30_000)
-    assert f"dates.py:{month} [MainThread]  text='13'" in text and "parse_date(s='2024-13-01') → raised Month" in text, text
+    assert f"dates.py:{month} [MainThread]  text='13'" in text, text
+    assert "parse_date(s='2024-13-01') → raised Month" in text, text
+    await tools("debug_terminate")
+
+
+async def test_a_session_that_records_no_calls_has_no_recorder_slowing_its_stops(tools: Tools) -> None:
+    """A recorder's thread in the program makes every later stop arrive 200 ms late (pydevd's suspended thread waits
+    out its poll): it was in every launched program, and ten continues took at least 2 s, whatever the load. It is
+    in a program only once calls are recorded (a launch's trace, a debug_trace(functions=…))."""
+    await tools("debug_launch", program=DATES, args=["1000"],
+                breakpoints=[{"file": DATES, "line": line_of("calls/dates.py", "total += fib(1)")}])
+    began = time.monotonic()
+    for _ in range(10):
+        assert (await tools("debug_continue"))["reason"] == "breakpoint"
+    assert time.monotonic() - began < 2.0
+    await tools("debug_terminate")
+
+
+async def test_a_call_trace_of_a_running_program_is_refused_saying_to_begin_it_at_a_stop(tools: Tools) -> None:
+    report = await tools("debug_launch", program=DATES, args=["2000000"])
+    assert report["state"] == "running", report
+    refused = await tools.error("debug_trace", functions=["fib"])
+    assert "begins at a stop: debug_pause" in refused, refused
     await tools("debug_terminate")
 
 

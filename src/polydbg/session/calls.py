@@ -17,7 +17,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
-from polydbg.backends.base import Backend
+from polydbg.backends.base import Backend, LaunchSpec
 from polydbg.backends.recording import CallSpec, Recorder
 from polydbg.errors import AdapterError, SessionEndedError, SessionError, UsageError
 from polydbg.session.calllog import CallLog
@@ -132,6 +132,9 @@ class CallTracer:
         recording, self.at_start = self.at_start, None
         if recording is None:
             return report
+        spec = self.core.spec
+        if isinstance(spec, LaunchSpec):  # a restart records nothing: its backend need not prepare
+            self.core.spec = spec._replace(recorded=False)
         await recording.stop()
         return report.model_copy(update={"trace": recording.result()})
 

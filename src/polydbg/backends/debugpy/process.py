@@ -81,6 +81,7 @@ class DebugpyProcess(DapBackend):
         self._just_my_code = True  # library code is left out (steps, stacks); children inherit it
         self._probe = probe.Probe()  # wakes a thread of the program's when a pause stops nothing
         self._calls = calls.CallChannel()  # the launched program's call recorder connects to it
+        self._configuring = False  # a launch's configure callback runs: the program's code has not started
         self._stopped = asyncio.Event()  # set by a stop: a pause that has stopped the program needs no probe
         self._stop_thread: int | None = None  # the thread debugpy stopped (the probe's too): it can evaluate
         self._names: dict[int, str] = {}  # the threads' names at this stop
@@ -104,8 +105,17 @@ class DebugpyProcess(DapBackend):
         return await self._spawn_stdio_adapter([sys.executable, "-c", ADAPTER_SHIM], env=env)
 
     async def launch(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
-        await self._calls.create()
-        await super().launch(spec, configure, timeout_s)
+        await self._calls.close()
+        if spec.recorded:  # the recorder listens from the start (otherwise from the stop a trace begins at)
+            await self._calls.create()
+        self._configuring = True
+
+        async def configured() -> None:
+            try:
+                await configure()
+            finally:
+                self._configuring = False
+        await super().launch(spec, configured, timeout_s)
 
     def _launch_arguments(self, spec: LaunchSpec) -> dict[str, Any]:
         interpreter = python.find_python(spec.runtime, spec.cwd, spec.program)
@@ -281,9 +291,15 @@ class DebugpyProcess(DapBackend):
 
     async def record_calls(self, spec: CallSpec, sink: CallSink) -> Recorder:
         """Calls recorded by a profile hook in the program (``calls``, ``shims/calls.py``)."""
-        if self._calls.path is None:
+        if not self._launched:
             raise UsageError("calls are recorded in a Python program debug_launch started (its recorder starts with "
                              "it), not in an attached one; trace lines with debug_trace(points=…) instead")
+        if not self._configuring:  # the program runs its code: its recorder starts at a stop
+            path = self._calls.path or await self._calls.create()
+            if not await self._in_each_stopped_thread(f"__import__('_polydbg').calls_at({path!r})"):
+                raise UsageError("a call trace of a running Python program begins at a stop: debug_pause (or a "
+                                 "breakpoint), then debug_trace(functions=…); or debug_launch(trace=…) records from "
+                                 "the first line")
         return await calls.record_calls(self._calls, spec, sink, self._in_each_stopped_thread)
 
     async def _in_each_stopped_thread(self, expression: str) -> int:

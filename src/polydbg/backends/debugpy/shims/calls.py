@@ -1,19 +1,22 @@
 """Records the calls of named functions inside the debuggee, for the debugpy backend's ``record_calls``.
 
 The debuggee shim loads this file when ``POLYDBG_CALLS`` names polydbg's socket: a daemon thread (hidden from
-pydevd as one of its own) connects, reads commands (JSON lines: ``arm``, ``stop``) and sends the records back in
-batches every ``FLUSH_S``. Armed, a profile function runs in each thread: set in the main thread as the program's
+pydevd as one of its own) connects, reads commands (JSON lines: ``arm``, ``stop``) from the FIFO beside it and
+sends the answers and the records back over the socket, looking every ``FLUSH_S`` (it sleeps in between: see
+``_serve``). Armed, a profile function runs in each thread: set in the main thread as the program's
 code starts (``started``) or by an evaluation in a stopped thread (``here``), in threads started later through
 ``threading.setprofile``, and in every thread at once where Python can (3.12's ``setprofile_all_threads``). It
 looks a code object up once (a dict hit afterwards), records a call of a named function with its arguments, its
 callees to the depth asked, and its end: the value returned, or the exception that left it (seen by a frame trace
 function wrapped around pydevd's: a profile function sees an exception leave a frame as a return of None, told
-apart by the instruction the frame is at). Values are ``repr``s cut to ``chars``, made with the recorder off
-(a ``__repr__`` that calls traced code records nothing). Disarmed, each thread's profile function removes itself
+apart by the instruction the frame is at). Values are ``repr``s cut to ``chars`` (a long container or string
+through ``reprlib``, never written whole), made with the recorder off (a ``__repr__`` that calls traced code
+records nothing). A failure of the recorder's own is swallowed: out of a profile function it would be raised in
+the program's code. Disarmed, each thread's profile function removes itself
 at its next event. Coroutines and generators are one call from their first start to their end. A forked child
 records nothing (its parent's socket is not its own).
 """
-import collections, difflib, dis, itertools, json, os, select, socket, sys, threading, time
+import collections, difflib, dis, itertools, json, os, reprlib, socket, sys, threading, time
 
 FLUSH_S = 0.02
 NAMES_LISTED = 5
@@ -71,7 +74,9 @@ class _Spec:
 
 _spec = None
 _channel = None
+_commands = None
 _started = False
+_serving = False  # the recorder's thread runs
 
 
 def _cut(text, chars):
@@ -79,10 +84,19 @@ def _cut(text, chars):
     return text if len(text) <= chars else text[:chars - 1] + '…'
 
 
+_short = reprlib.Repr()
+_short.maxlevel, _short.maxlist, _short.maxtuple, _short.maxdict, _short.maxset = 3, 12, 12, 8, 12
+_LARGE = 64  # a container or string longer than this is written by reprlib (its repr is never made whole)
+_SIZED = (list, tuple, dict, set, frozenset, str, bytes, bytearray, collections.deque)
+
+
 def _repr(value, chars):
     me = threading.get_ident()
     _busy.add(me)
     try:
+        if type(value) in _SIZED and len(value) > _LARGE:
+            _short.maxstring = _short.maxother = chars
+            return _cut(_short.repr(value), chars)
         return _cut(repr(value), chars)
     except BaseException as e:
         return '<repr failed: %s>' % type(e).__name__
@@ -156,57 +170,60 @@ def _watch(frame, entry):
 
 
 def _profile(frame, event, arg):
-    spec = _spec
-    if spec is None:
-        sys.setprofile(None)
-        return
-    if event == 'call':
-        if _busy and threading.get_ident() in _busy:
+    try:  # never the program's: an exception out of a profile function would be raised in its code
+        spec = _spec
+        if spec is None:
+            sys.setprofile(None)
             return
-        code = frame.f_code
-        name = spec.cache.get(code, _MISS)
-        if name is _MISS:
-            name = spec.cache[code] = spec.match(code, frame.f_globals.get('__name__', ''))
-        if code.co_flags & _SUSPENDS and frame in spec.suspended:
-            spec.stacks.setdefault(threading.get_ident(), []).append(spec.suspended.pop(frame))  # resumed
-            return
-        if name is None and not spec.depth:
-            return
-        stack = spec.stacks.get(threading.get_ident())
-        if name is not None:
-            if _theirs() or _debuggers(frame.f_back):
+        if event == 'call':
+            if _busy and threading.get_ident() in _busy:
                 return
-            depth = 0
-            spec.found.add(name)
-        elif stack and stack[-1][0] is frame.f_back and stack[-1][2] < spec.depth:
-            depth = stack[-1][2] + 1
-        else:
-            return
-        if spec.count >= spec.max:
-            return
-        spec.count += 1
-        if stack is None:
-            stack = spec.stacks[threading.get_ident()] = []
-        # frame, function, depth, args, start, order, exception, caller, thread
-        entry = [frame, getattr(code, 'co_qualname', code.co_name), depth, _args(frame, spec.chars),
-                 time.perf_counter(), next(spec.seq), None, _where(frame.f_back) if depth == 0 else None,
-                 _thread_name()]
-        stack.append(entry)
-        _watch(frame, entry)
-    elif event == 'return':
-        stack = spec.stacks.get(threading.get_ident())
-        if not stack or stack[-1][0] is not frame:
-            return
-        entry = stack.pop()
-        code = frame.f_code
-        op = code.co_code[frame.f_lasti] if frame.f_lasti >= 0 else None
-        if code.co_flags & _SUSPENDS and op in _YIELDS:
-            spec.suspended[frame] = entry  # suspended, not ended
-            return
-        if arg is None and op not in _RETURNS:
-            _send(spec, entry, None, _raised(entry[6], spec.chars), True)
-        else:
-            _send(spec, entry, _repr(arg, spec.chars), None, True)
+            code = frame.f_code
+            name = spec.cache.get(code, _MISS)
+            if name is _MISS:
+                name = spec.cache[code] = spec.match(code, frame.f_globals.get('__name__', ''))
+            if code.co_flags & _SUSPENDS and frame in spec.suspended:
+                spec.stacks.setdefault(threading.get_ident(), []).append(spec.suspended.pop(frame))  # resumed
+                return
+            if name is None and not spec.depth:
+                return
+            stack = spec.stacks.get(threading.get_ident())
+            if name is not None:
+                if _theirs() or _debuggers(frame.f_back):
+                    return
+                depth = 0
+                spec.found.add(name)
+            elif stack and stack[-1][0] is frame.f_back and stack[-1][2] < spec.depth:
+                depth = stack[-1][2] + 1
+            else:
+                return
+            if spec.count >= spec.max:
+                return
+            spec.count += 1
+            if stack is None:
+                stack = spec.stacks[threading.get_ident()] = []
+            # frame, function, depth, args, start, order, exception, caller, thread
+            entry = [frame, getattr(code, 'co_qualname', code.co_name), depth, _args(frame, spec.chars),
+                     time.perf_counter(), next(spec.seq), None, _where(frame.f_back) if depth == 0 else None,
+                     _thread_name()]
+            stack.append(entry)
+            _watch(frame, entry)
+        elif event == 'return':
+            stack = spec.stacks.get(threading.get_ident())
+            if not stack or stack[-1][0] is not frame:
+                return
+            entry = stack.pop()
+            code = frame.f_code
+            op = code.co_code[frame.f_lasti] if frame.f_lasti >= 0 else None
+            if code.co_flags & _SUSPENDS and op in _YIELDS:
+                spec.suspended[frame] = entry  # suspended, not ended
+                return
+            if arg is None and op not in _RETURNS:
+                _send(spec, entry, None, _raised(entry[6], spec.chars), True)
+            else:
+                _send(spec, entry, _repr(arg, spec.chars), None, True)
+    except Exception:
+        pass
 
 
 def _send(spec, entry, returned, raised, ended):
@@ -303,11 +320,30 @@ def here():
 
 
 def started():
-    """The program's code starts in this (the main) thread."""
-    global _started
+    """The program's code starts in this (the main) thread: it is recorded from here when armed, else the
+    recorder's thread ends (``serve`` starts it again at a stop)."""
+    global _started, _serving
     _started = True
     if _spec is not None:
         sys.setprofile(_profile)
+    else:
+        _serving = False
+
+
+def serve():
+    """Start the recorder's thread again (evaluated by polydbg in a stopped thread, to arm a trace)."""
+    global _serving
+    if _channel is not None and not _serving:
+        _serving = True
+        _thread()
+    return 'serving'
+
+
+def _thread():
+    thread = threading.Thread(target=_serve, args=(_commands, _channel), name='polydbg-calls', daemon=True)
+    thread.pydev_do_not_trace = True
+    thread.is_pydev_daemon_thread = True
+    thread.start()
 
 
 def _flush(sock):
@@ -324,31 +360,39 @@ def _flush(sock):
         _busy.discard(me)
 
 
-def _serve(sock):
-    global _spec
+def _serve(commands, sock):
+    """Commands from polydbg's FIFO, answered over the socket, and the records sent, every ``FLUSH_S``. The thread
+    sleeps in between and never blocks reading: a thread of the program's blocked in a read (of this FIFO, of the
+    socket) made every stop of the program arrive 200 ms late (pydevd's suspended thread waited out its poll)."""
+    global _spec, _serving
     pending = b''
+    me = threading.get_ident()
+    _busy.add(me)  # this thread's calls are never the program's
     try:
-        while True:
-            ready, _, _ = select.select([sock], [], [], FLUSH_S)
-            if ready:
-                data = sock.recv(65536)
-                if not data:
-                    break
-                pending += data
-                while b'\n' in pending:
-                    line, pending = pending.split(b'\n', 1)
-                    _busy.add(threading.get_ident())  # this thread's calls are never the program's
-                    command = json.loads(line)
-                    answer = _arm(command) if command['op'] == 'arm' else _stop(command)
-                    _flush(sock)  # a stop's records before its answer
-                    _busy.add(threading.get_ident())
-                    with _sending:
-                        sock.sendall((json.dumps(answer) + '\n').encode())
-            _flush(sock)
+        while _serving:
+            time.sleep(FLUSH_S)
+            try:
+                pending += os.read(commands, 65536)
+            except BlockingIOError:
+                pass
+            while b'\n' in pending:
+                line, pending = pending.split(b'\n', 1)
+                command = json.loads(line)
+                answer = _arm(command) if command['op'] == 'arm' else _stop(command)
+                _flush(sock)  # a stop's records before its answer
+                _busy.add(me)
+                with _sending:
+                    sock.sendall((json.dumps(answer) + '\n').encode())
+                if command['op'] == 'stop' and _started:
+                    _serving = False  # until the next trace (``serve``): see ``_hide``
+            if _out:
+                _flush(sock)
+                _busy.add(me)
     except (OSError, ValueError):
-        pass
-    finally:
         _spec = None
+    finally:
+        _serving = False
+        _busy.discard(me)
 
 
 def drain():
@@ -381,13 +425,30 @@ def _forked():
 
 
 def start(path):
-    global _channel
+    """Connect to polydbg's socket ``path`` and read commands from the FIFO beside it until the program's code
+    starts (a launch's trace is armed before that) or, armed, until the trace stops."""
+    global _channel, _commands, _serving
+    _commands = os.open(os.path.join(os.path.dirname(path), 'commands'), os.O_RDWR | os.O_NONBLOCK)  # never at EOF
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(path)
     _channel = sock
     if hasattr(os, 'register_at_fork'):
         os.register_at_fork(after_in_child=_forked)
-    thread = threading.Thread(target=_serve, args=(sock,), name='polydbg-calls', daemon=True)
-    thread.pydev_do_not_trace = True
-    thread.is_pydev_daemon_thread = True
-    thread.start()
+    _serving = True
+    _thread()
+
+
+def _hide():
+    """The recorder's code is pydevd's to pydevd (a file name it never traces, steps into nor shows): its thread is
+    marked as pydevd's own, but pydevd's patched ``threading.enumerate`` hides such threads from the list it leaves
+    untraced too, so it set tracing on the thread's frame when breakpoints changed."""
+    name = os.path.join(os.path.dirname(__file__), 'pydevd_daemon_thread.py')
+    for value in list(globals().values()):
+        functions = vars(value).values() if isinstance(value, type) else (value,)
+        for function in functions:
+            code = getattr(function, '__code__', None)
+            if code is not None and code.co_filename == __file__:
+                function.__code__ = code.replace(co_filename=name)
+
+
+_hide()

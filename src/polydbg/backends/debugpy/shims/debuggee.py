@@ -140,15 +140,23 @@ if _w:  # the probe starts with the program, once pydevd traces new threads
 del _w
 _p = os.environ.pop('POLYDBG_VALUES', None) if '--connect' in a else None
 _k = os.environ.pop('POLYDBG_CALLS', None) if '--connect' in a else None
+_shims = os.path.dirname(_p or '')
+def _calls_at(path, running=True, shims=_shims):  # the recorder of calls (shims/calls.py), started
+    m = sys.modules.get('_polydbg_calls')
+    if m is None:
+        import importlib.util
+        s = importlib.util.spec_from_file_location('_polydbg_calls', os.path.join(shims, 'calls.py'))
+        m = importlib.util.module_from_spec(s); s.loader.exec_module(m)
+        m._started = running; m.start(path)
+        sys.modules['_polydbg_calls'] = sys.modules['_polydbg'].calls = m
+    else: m.serve()
+    return 'recording'
+sys.modules['_polydbg'].calls_at = _calls_at  # evaluated by polydbg at a stop, to record calls from there
 _calls = None
-if _k and _p:  # the recorder of calls (shims/calls.py, beside the formatters' folder) and its channel
-    import importlib.util
-    _s = importlib.util.spec_from_file_location('_polydbg_calls', os.path.join(os.path.dirname(_p), 'calls.py'))
-    _calls = importlib.util.module_from_spec(_s); _s.loader.exec_module(_calls)
-    try: _calls.start(_k); _first.append(_calls.started); sys.modules['_polydbg'].calls = _calls
+if _k and _p:  # a launch's trace: the recorder listens from the start
+    try: _calls_at(_k, False); _calls = sys.modules['_polydbg_calls']; _first.append(_calls.started)
     except OSError: _calls = None
-    del _s
-del _k
+del _k, _shims
 if _p:
     _d = os.path.abspath(os.path.join(a[0], '_vendored', 'pydevd'))  # as debugpy names its copy
     sys.path[:0] = [_d, _p]
