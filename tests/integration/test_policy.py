@@ -201,6 +201,8 @@ async def test_gdb_raw_commands_and_shell_in_expressions(project: Path, points: 
                       log_message=f'{{$_shell("touch {marker}")}}')
         await refused(tools, "debug_trace", "allow_command", points=[{"file": "points.c", "line": LOOP_CALL}],
                       expressions=[f'$_shell("touch {marker}")'])
+        await refused(tools, "debug_trace", "allow_command", points=[{"file": "points.c", "line": LOOP_CALL}],
+                      expressions=["sum"], where=f'$_shell("touch {marker}") == 0')
         await refused(tools, "debug_watch", "allow_command", expression=f'$_shell("touch {marker}")')
         await refused(tools, "debug_memory", "allow_command", address=f'$_shell("touch {marker}")')
         await refused(tools, "debug_set_variable", "allow_command", name="sum", value=f'$_shell("touch {marker}")')

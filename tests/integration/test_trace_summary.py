@@ -69,6 +69,8 @@ async def test_a_lost_update_reads_in_the_summary_of_one_answer(tools: Tools, ra
         launch["adapter"] = race.adapter
     assert (await tools("debug_launch", **launch))["state"] == "stopped"
     write = race.line("the write")
+    refused = await tools.error("debug_trace", functions=["work"], where="seen >= 250")
+    assert refused.startswith("where is for points and expressions"), refused
     answer = await tools.client.call_tool("debug_trace", {
         "points": [{"file": race.path, "line": write}], "expressions": ["seen"], "where": "seen >= 250",
         "max_hits": 100_000, "timeout_s": 120})
@@ -92,7 +94,8 @@ async def test_a_lost_update_reads_in_the_summary_of_one_answer(tools: Tools, ra
     else:
         first, second = race.threads
         threads = result["threads"]
-        assert threads[0] == "threads: 2" and len(threads) == 4, threads
+        assert re.fullmatch(rf"threads: 2, hits: ({first}|{second}) {ROUNDS}, ({first}|{second}) {ROUNDS}",
+                            threads[0]) and len(threads) == 4, threads
         each = f": {ROUNDS} hits; seen {ROUNDS} distinct (each once), 0..{ROUNDS - 1}"
         assert sorted(re.sub(r"^  (.*?)(?=: )", "T", line) for line in threads[1:3]) == [f"T{each}"] * 2, threads
         assert re.fullmatch(rf"  ({first}|{second}){re.escape(each)}", threads[1]), threads
@@ -106,7 +109,7 @@ async def test_a_lost_update_reads_in_the_summary_of_one_answer(tools: Tools, ra
                         rf"cursor=\d+\)$", result["where"]), result["where"]
     cursor = int(re.findall(r"cursor=(\d+)", result["where"])[0])
     rows = await tools("debug_output", stream="trace", cursor=cursor, max_bytes=200)
-    assert re.match(rf"{name}:{write}( \[[^]]+\])?  seen=25[01]\n", rows["text"]), rows
+    assert re.match(rf"{name}:{write}( \[[^]]+\])?  seen=25[01]  ← where\n", rows["text"]), rows  # marked in the log
     output = await tools("debug_output", max_bytes=30_000)
     assert f"counter {ROUNDS} of {hits}" in output["text"], output
     await tools("debug_terminate")

@@ -214,6 +214,7 @@ class Capabilities:
     set_variable: bool = False
     exception_info: bool = False  # the exception's type and message at an exception stop
     exception_filters: tuple[str, ...] = ()
+    exception_types: bool = False  # exception type names beside the filters (a class and its subclasses)
     # native-code operations (debug_memory, debug_disassemble, debug_registers, debug_watch, debug_command)
     memory: bool = False
     disassemble: bool = False

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from polydbg.session.inspection import clip
 from polydbg.session.model import (
     BreakpointInfo,
     BreakpointList,
@@ -32,7 +33,7 @@ from polydbg.session.model import (
     Var,
     VariablesResult,
 )
-from polydbg.session.trace import row_labels, row_text
+from polydbg.session.trace import REPORT_BYTES, ROW_CHARS, row_labels, row_text
 
 
 def _short(path: str | None, base: str | None) -> str:
@@ -60,7 +61,6 @@ def var_line(v: Var, indent: str = "  ") -> str:
 
 
 REPORT_BUDGET = 2000  # bytes of text for a default stop report
-TRACE_REPORT_BUDGET = 600  # at least this much of a trace's answer for the report that ends it
 
 
 def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = None) -> str:
@@ -344,15 +344,15 @@ def trace(r: TraceResult, base: str | None = None) -> str:
         lines = call_trace(calls, f"[{r.session_id}] {calls.calls} calls, {calls.raised} raised "
                                   f"({r.stopped_because}); program {r.state.value}")
         if r.report is not None:
-            used = len("\n".join(lines).encode())
-            lines.append(stop_report(r.report, budget=max(TRACE_REPORT_BUDGET, REPORT_BUDGET - used), base=base))
+            used = len("\n".join(lines).encode()) + 1  # and the line break before the report
+            lines.append(stop_report(r.report, budget=max(REPORT_BYTES, REPORT_BUDGET - used), base=base))
         return "\n".join(lines)
     traced = [] if calls is None else call_trace(calls, f"also recorded: {calls.calls} calls, {calls.raised} raised")
     labels = row_labels([h.file for h in r.hits + (r.last_hits or [])], base)
     several = r.threads is not None
 
     def row(h: TraceHit) -> str:
-        return "  " + row_text(labels[h.file], h.line, h.values, h.thread if several else None)
+        return "  " + clip(row_text(labels[h.file], h.line, h.values, h.thread if several else None), ROW_CHARS)[0]
 
     def assemble(last: list[TraceHit]) -> tuple[list[str], str]:
         lines = [f"[{r.session_id}] {r.total_hits} hits ({r.stopped_because}); program {r.state.value}"]
@@ -372,8 +372,8 @@ def trace(r: TraceResult, base: str | None = None) -> str:
         lines.extend(traced)
         report = ""
         if r.report is not None:
-            used = len("\n".join(lines).encode())
-            report = stop_report(r.report, budget=max(TRACE_REPORT_BUDGET, REPORT_BUDGET - used), base=base)
+            used = len("\n".join(lines).encode()) + 1  # and the line break before the report
+            report = stop_report(r.report, budget=max(REPORT_BYTES, REPORT_BUDGET - used), base=base)
         return lines + ([report] if report else []), report
 
     lines, report = assemble(r.last_hits or [])

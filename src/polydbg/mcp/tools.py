@@ -297,7 +297,7 @@ def register(server: MCPServer[Clients]) -> None:
         condition: str | None = None,
         hit_condition: Annotated[str | None, Field(description="e.g. >= 3")] = None,
         log_message: Annotated[str | None, Field(description="print {expr}s, no stop")] = None,
-        exception: Annotated[list[str] | None, Field(description="raised, uncaught")] = None,
+        exception: Annotated[list[str] | None, Field(description="raised, uncaught, or type names")] = None,
         session_id: SessionId = None,
     ) -> Annotated[CallToolResult, BreakpointList]:
         """Add a breakpoint (file+line or function) or set exception filters."""
@@ -411,7 +411,7 @@ def register(server: MCPServer[Clients]) -> None:
     @tool(RUNS)
     async def debug_evaluate(ctx: Context, expression: str, frame_id: FrameIndex = None, thread_id: int | None = None,
                              session_id: SessionId = None) -> Annotated[CallToolResult, EvaluateResult]:
-        """Evaluate an expression."""
+        """Evaluate an expression ($exception: the exception stopped at)."""
         return await on_session(ctx, session_id, "debug_evaluate",
                                 lambda s: s.evaluate(expression, frame_id, thread_id),
                                 _plain(render.evaluate), True)
@@ -462,6 +462,9 @@ def register(server: MCPServer[Clients]) -> None:
         """Run, recording expressions at points, or calls, without stopping."""
         async def traced(s: Session) -> TraceResult:
             if functions and not points and not expressions:
+                if where:
+                    raise UsageError("where is for points and expressions (it is evaluated at each hit); a call "
+                                     "trace's summary counts each function's arguments and returned values already")
                 return await s.trace_calls(functions, depth, max_hits or CALLS_MAX_HITS, timeout_s, progress_of(ctx))
             if not points or not expressions:
                 raise UsageError("pass at least one point {file, line} and one expression, or functions (or both)")

@@ -11,12 +11,29 @@ from __future__ import annotations
 from collections.abc import Awaitable
 
 from polydbg.backends.base import Backend, BreakpointResult, FrameRef, StopEvent
-from polydbg.errors import AdapterRequestError, SessionEndedError, UsageError, echo
+from polydbg.errors import AdapterRequestError, SessionEndedError, UsageError, closest, echo
 from polydbg.session import conditions
 from polydbg.session import source as src
 from polydbg.session.breakpoints import Breakpoint, data_spec, function_spec, source_spec
 from polydbg.session.core import SessionCore
 from polydbg.session.model import BreakpointInfo, State
+
+
+def _check_exception_names(names: list[str], backend: Backend, adapter: str) -> None:
+    """Refuse a name that is neither one of the backend's filters nor, where it takes them, a type name: a
+    lowercase word close to a filter (``raise``) is a misspelt filter, not a class."""
+    offered = backend.capabilities.exception_filters
+    unknown = [n for n in names if n not in offered]
+    if not unknown:
+        return
+    if not backend.capabilities.exception_types:
+        raise UsageError(f"unknown exception filter(s) {echo(unknown)}; {adapter} offers {list(offered)} and "
+                         "takes no exception type names")
+    for name in unknown:
+        near = closest(name, offered) if name.islower() and name.isidentifier() else None
+        if near is not None:
+            raise UsageError(f"unknown exception filter {echo(name)}; did you mean {near!r}? {adapter} offers "
+                             f"{list(offered)}, or an exception type's name")
 
 
 class BreakpointSync:
@@ -173,15 +190,14 @@ class BreakpointSync:
         return bp
 
     async def set_exception_filters(self, filters: list[str]) -> None:
+        """Filters and, where the backend takes them, exception type names (any name that is not a filter)."""
         backend = self.core.live_backend()
+        wanted = list(dict.fromkeys(filters))
         if backend is not None and backend.capabilities.exception_filters:
-            unknown = [f for f in filters if f not in backend.capabilities.exception_filters]
-            if unknown:
-                raise UsageError(f"unknown exception filter(s) {echo(unknown)}; {self.core.adapter} offers "
-                                 f"{list(backend.capabilities.exception_filters)}")
-        self.core.exception_filters = list(dict.fromkeys(filters))
+            _check_exception_names(wanted, backend, self.core.adapter)
         if backend is not None:
-            await self._send(backend.set_exception_filters(self.core.exception_filters))
+            await self._send(backend.set_exception_filters(wanted))
+        self.core.exception_filters = wanted
 
     async def remove(self, bp_id: int | None, file: str | None, everything: bool) -> list[int]:
         store = self.core.breakpoints

@@ -41,19 +41,26 @@ log = logging.getLogger(__name__)
 # A printable token (str.splitlines treats \x1c-\x1e as line breaks) and a unit separator.
 _SEPARATOR = "\x1f"
 MAX_EXPRESSIONS = 32
-ROWS_BYTES = 1100  # the first rows and the summary ahead of them, in bytes of their text
-FIRST_ROWS_BYTES = 800  # the most the first rows take of it (when the summary is short)
-MIN_FIRST_ROWS_BYTES = 150  # and the least (when it is long)
-LAST_ROWS_BYTES = 250  # the last rows, when the first do not reach them
+ANSWER_BYTES = 2000  # a trace's answer, in bytes of its text
+HEAD_BYTES = 150  # of which its first line, a note and the line that says how to read the rows left out
+REPORT_BYTES = 600  # the report of the stop or the exit that ended the trace
+REPORT_HEAD_BYTES = 250  # of which the lines besides its source it keeps (where, and how to read the rest)
+FIRST_ROWS_BYTES = 800  # the first rows at most, when the summary leaves room
+LAST_ROWS_BYTES = 250  # the last rows at most, when the first do not reach them
 LAST_ROWS = 8
+ROW_CHARS = 300  # a row as the answer quotes it (the trace log holds all of it)
 ROW_BYTES = 2000  # one row's values together (each value at most VALUE_CHARS)
 VALUE_CHARS = 200
-VALUES_BYTES = 450  # the expressions' summaries together (the first expression's always)
-THREADS_BYTES = 350  # the threads' lines together (the first thread's always)
+VALUES_BYTES = 400  # the expressions' summaries together (the first expression's always)
+THREADS_BYTES = 360  # the threads' lines together (the first thread's always)
+WHERE_BYTES = 350  # the where line (the rows it quotes are cut to fit)
 THREADS_SHOWN = 4  # threads a summary details, the busiest first
+THREAD_CHARS = 110  # a thread's line
 THREADS_KEPT = 64  # threads counted apart (the others together)
 THREAD_DISTINCT = 1_000  # distinct values counted per expression per thread
-WHERE_ROW_CHARS = 120  # a row the where line quotes
+THREAD_EXPRESSIONS = 4  # the expressions counted per thread (the first ones)
+WHERE_ROW_CHARS = 120  # a row the where line quotes, at most
+WHERE_MARK = "  ← where"  # ends a row of the trace log where the where condition held
 EXPRESSIONS_CHARS = 2000  # all of a trace's expressions together: every row names them
 # What a `where` expression's value reads as when it does not hold, in the languages traced.
 _FALSY = frozenset({"", "false", "False", "0", "0.0", "-0", "None", "null", "nil", "undefined", "NaN", "''", '""',
@@ -78,6 +85,16 @@ def row_labels(files: list[str], cwd: str | None) -> dict[str, str]:
     return labels
 
 
+def _summary_bytes(values: dict[str, str] | None, threads: list[str] | None, where: str | None) -> int:
+    return sum(len(e) + len(v) + 3 for e, v in (values or {}).items()) + \
+        sum(len(line) + 1 for line in threads or []) + len(where or "") + len("rows:\n")
+
+
+def answered(size: int) -> int:
+    """The bytes a row of ``size`` bytes in the trace log takes in the answer (indented, cut to ROW_CHARS)."""
+    return min(size, ROW_CHARS + 1) + 2
+
+
 def holds(value: str) -> bool | None:
     """Whether a `where` expression's value (as the debugger wrote it) holds; None for an error."""
     if value.startswith("<error"):
@@ -86,11 +103,11 @@ def holds(value: str) -> bool | None:
 
 
 class _Thread:
-    """One thread's hits: how many, and what each expression took in it."""
+    """One thread's hits: how many, and what the first expressions took in it (a thread's line has room for few)."""
 
     def __init__(self, expressions: list[str]) -> None:
         self.hits = 0
-        self.values = {e: Tally(THREAD_DISTINCT) for e in expressions}
+        self.values = {e: Tally(THREAD_DISTINCT) for e in expressions[:THREAD_EXPRESSIONS]}
 
 
 class _Where:
@@ -104,7 +121,8 @@ class _Where:
         self.first: tuple[int, TraceHit, int] | None = None  # hit number, the row, its cursor in the trace log
         self.last: tuple[int, TraceHit] | None = None
 
-    def add(self, value: str, number: int, row: TraceHit, cursor: int) -> None:
+    def add(self, value: str, number: int, row: TraceHit, cursor: int) -> bool:
+        """Count hit ``number``'s value of the condition; whether it held."""
         verdict = holds(value)
         if verdict is None:
             self.errors += 1
@@ -114,24 +132,27 @@ class _Where:
             if self.first is None:
                 self.first = (number, row, cursor)
             self.last = (number, row)
+        return bool(verdict)
 
     def text(self, total: int, labels: dict[str, str], several_threads: bool) -> str:
-        def at(number: int, row: TraceHit) -> str:
-            thread = row.thread if several_threads else None
-            text = row_text(labels.get(row.file, row.file), row.line, row.values, thread)
-            return f"hit {number} ({clip(text, WHERE_ROW_CHARS)[0]})"
-        said = f"where {clip(self.expression, 80)[0]}: "
+        """``where …: held at 14 of 101 hits; first at hit 4 (row), last at hit 95 (row); rows from the first:
+        debug_output(…)``, within WHERE_BYTES (the rows quoted are cut to fit)."""
+        errors = f"; not evaluated at {self.errors}: {clip(self.error or '', 60)[0]}" if self.errors else ""
+        said = f"where {clip(self.expression, 60)[0]}: "
         if self.first is None or self.last is None:
-            said += f"never held in {total} hits"
-        else:
-            number, row, cursor = self.first
-            said += f"held at {self.held} of {total} hits; first at {at(number, row)}"
-            if self.last[0] != number:
-                said += f", last at {at(*self.last)}"
-            said += f"; rows from the first: debug_output(stream=\"trace\", cursor={cursor})"
-        if self.errors:
-            said += f"; not evaluated at {self.errors}: {clip(self.error or '', 100)[0]}"
-        return said
+            return said + f"never held in {total} hits" + errors
+        number, row, cursor = self.first
+        rows = [(number, row)] + ([self.last] if self.last[0] != number else [])
+        said += f"held at {self.held} of {total} hits; "
+        after = f"; rows from the first: debug_output(stream=\"trace\", cursor={cursor})" + errors
+        room = (WHERE_BYTES - len(said) - len(after)) // len(rows) - len("first at hit  (), ") - len(str(total))
+        quoted = [f"hit {n} ({clip(self._row(r, labels, several_threads), max(30, min(WHERE_ROW_CHARS, room)))[0]})"
+                  for n, r in rows]
+        return said + "first at " + quoted[0] + (f", last at {quoted[1]}" if len(quoted) > 1 else "") + after
+
+    @staticmethod
+    def _row(row: TraceHit, labels: dict[str, str], several_threads: bool) -> str:
+        return row_text(labels.get(row.file, row.file), row.line, row.values, row.thread if several_threads else None)
 
 
 class _Collector:
@@ -183,13 +204,12 @@ class _Collector:
             if not self.last:
                 self.after_first = cursor
             self.last.append((row, cursor, size))
-        self.core.trace_log.append("trace", text + "\n")
+        held = self.where is not None and condition is not None and self.where.add(condition, self.total, row, cursor)
+        self.core.trace_log.append("trace", text + (WHERE_MARK if held else "") + "\n")
         for expression, value in values.items():
             self.values[expression].add(value, thread)
         if thread is not None:
             self._count_thread(thread, values)
-        if self.where is not None and condition is not None:
-            self.where.add(condition, self.total, row, cursor)
         if self.total >= self.max_hits:
             self.done.set()
 
@@ -201,8 +221,9 @@ class _Collector:
                 return
             counted = self.threads[thread] = _Thread(self.expressions)
         counted.hits += 1
-        for expression, value in values.items():
-            counted.values[expression].add(value)
+        for expression, tally in counted.values.items():
+            if expression in values:
+                tally.add(values[expression])
 
     def summaries(self) -> dict[str, str]:
         """Per expression, the values it took with their counts (the first expression's always)."""
@@ -216,29 +237,39 @@ class _Collector:
             shown[expression] = text
         return shown
 
-    def thread_lines(self) -> list[str] | None:
+    def thread_lines(self, detailed: bool = True) -> list[str] | None:
         """With several threads: each (the busiest first) with its hits and what each expression took in it,
         and how many values more than one thread saw (a lost update: two threads read the same count)."""
         if len(self.threads) < 2:
             return None
         busiest = sorted(self.threads.items(), key=lambda item: -item[1].hits)
-        lines = [f"threads: {len(self.threads)}{'+' if self.other_threads else ''}"]
-        size = len(lines[0])
-        for name, counted in busiest[:THREADS_SHOWN]:
-            line = f"  {name}: {counted.hits} hits; " + "; ".join(
-                f"{e} {t.brief()}" for e, t in counted.values.items())
-            line = clip(line, THREADS_BYTES // 2)[0]
-            if size + len(line) > THREADS_BYTES and len(lines) > 1:
+        head = self._hits_line(busiest)
+        shared = [(e, t.shared) for e, t in self.values.items() if t.shared]
+        tail = [] if not shared else [f"  {shared[0][0]}: {shared[0][1]} values seen in more than one thread"] \
+            if len(shared) == 1 else [clip("  values seen in more than one thread: " + ", ".join(
+                f"{e} {count}" for e, count in shared), THREAD_CHARS)[0]]
+        room = THREADS_BYTES - len(head) - sum(len(line) + 1 for line in tail)
+        details: list[str] = []
+        for name, counted in busiest[:THREADS_SHOWN if detailed else 0]:
+            line = clip(f"  {name}: {counted.hits} hits; " + "; ".join(
+                f"{e} {t.brief()}" for e, t in counted.values.items()), THREAD_CHARS)[0]
+            if len(line) + 1 > room:
                 break
-            lines.append(line)
-            size += len(line) + 1
-        rest = busiest[len(lines) - 1:]
-        if rest or self.other_threads:
-            hits = sum(counted.hits for _, counted in rest) + self.other_threads
-            lines.append(f"  … {len(rest)}{'+' if self.other_threads else ''} more threads: {hits} hits")
-        lines.extend(f"  {e}: {t.shared} values seen in more than one thread"
-                     for e, t in self.values.items() if t.shared)
-        return lines
+            details.append(line)
+            room -= len(line) + 1
+        return [head, *details, *tail]
+
+    def _hits_line(self, busiest: list[tuple[str, _Thread]]) -> str:
+        """``threads: 4, hits: server_3 328, server_1 250, …`` (the busiest first), within THREAD_CHARS."""
+        line = f"threads: {len(busiest)}{'+' if self.other_threads else ''}, hits:"
+        for shown, (name, counted) in enumerate(busiest):
+            more = len(busiest) - shown
+            entry = f" {clip(name, 30)[0]} {counted.hits},"
+            if len(line) + len(entry) + len(f" … {more} more ({self.other_threads} hits)") > THREAD_CHARS:
+                rest = sum(each.hits for _, each in busiest[shown:]) + self.other_threads
+                return line + f" … {more}{'+' if self.other_threads else ''} more ({rest} hits)"
+            line += entry
+        return line.rstrip(",") + (f", others {self.other_threads}" if self.other_threads else "")
 
     def result(self, session_id: str, stopped_because: str, state: State, report: StopReport | None,
                note: str | None) -> TraceResult:
@@ -248,24 +279,33 @@ class _Collector:
         threads = self.thread_lines()
         several = threads is not None
         where = self.where.text(self.total, self.labels, several) if self.where is not None and self.total else None
-        summary = sum(len(e) + len(v) + 3 for e, v in (values or {}).items()) + \
-            sum(len(line) + 1 for line in threads or []) + len(where or "")
-        budget = min(FIRST_ROWS_BYTES, max(MIN_FIRST_ROWS_BYTES, ROWS_BYTES - summary))
+        # a report keeps its source lines whatever its budget (its locals and output give way)
+        reserved = 0 if report is None else max(REPORT_BYTES, len((report.source or "").encode()) + REPORT_HEAD_BYTES)
+        room = ANSWER_BYTES - HEAD_BYTES - reserved
+        summary = _summary_bytes(values, threads, where)
+        if summary > room and threads:  # each thread's values give way first (their hits stay)
+            threads = self.thread_lines(detailed=False)
+            summary = _summary_bytes(values, threads, where)
+        while summary > room and values and len(values) > 1:  # then the last expressions' (the first's stays)
+            values = dict(list(values.items())[:-1])
+            summary = _summary_bytes(values, threads, where)
+        budget = room - summary
+        first_budget = min(FIRST_ROWS_BYTES, budget - min(LAST_ROWS_BYTES, budget // 3))
         kept = 0
         used = 0
         for _, _, size in self.first:
-            if kept and used + size > budget:
-                break
+            if used + answered(size) > first_budget and (kept or used + answered(size) > budget):
+                break  # the first row is shown whenever it fits at all
             kept += 1
-            used += size
+            used += answered(size)
         rest = self.first[kept:] + list(self.last)
         last: list[TraceHit] = []
-        left = LAST_ROWS_BYTES
+        left = min(LAST_ROWS_BYTES, budget - used)
         for row, _, size in reversed(rest[-LAST_ROWS:]):
-            if last and size > left:
+            if answered(size) > left:
                 break
             last.insert(0, row)
-            left -= size
+            left -= answered(size)
         skipped = self.total - kept - len(last)
         more_cursor = self.first[kept][1] if kept < len(self.first) else self.after_first
         if not several:  # a thread named on every row says nothing
@@ -336,8 +376,11 @@ class Tracer:
             ended_first = life.ended  # the program ended as the points were sent: the answer is its end
             unbound = [] if ended_first else [bp for bp in added if _never_binds(bp)]
             if unbound and len(unbound) == len(added):
-                raise UsageError(f"no trace point can be bound, so nothing ran: {unbound_text(unbound)}; "
-                                 "trace lines with code (debug_source shows them)")
+                refused = [bp for bp in unbound if "expression" in (bp.message or "")]
+                advice = "fix the expression (it is evaluated in the program's language at each hit)" if refused \
+                    else "trace lines with code (debug_source shows them)"
+                raise UsageError(f"no trace point can be bound, so nothing ran: "
+                                 f"{unbound_text(refused or unbound)}; {advice}")
             since = life.stops if ended_first else await self.execution.run_on()
             reason = await self._wait(collector, since, timeout_s, progress)
             await self.execution.settle_end()  # the hits in transit at an exit
@@ -408,6 +451,8 @@ class Tracer:
 
 
 def unbound_text(bps: list[Breakpoint]) -> str:
-    shown = "; ".join(f"{os.path.basename(bp.file or '')}:{bp.line}" + (f": {bp.message}" if bp.message else "")
+    """Each point's place and the debugger's reason, which speaks of the logpoint a trace point is made of."""
+    shown = "; ".join(f"{os.path.basename(bp.file or '')}:{bp.line}" +
+                      (f": {(bp.message or '').replace(' in log_message', '')}" if bp.message else "")
                       for bp in bps[:3])
     return shown + (f" (and {len(bps) - 3} more)" if len(bps) > 3 else "")

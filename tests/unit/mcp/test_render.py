@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,36 @@ def test_a_stack_reads_deadlocks_first_then_each_thread_s_locks_and_its_async_ca
                                      "  blocked; holds mutex A; waits for mutex B (held by thread 3)"], text
     assert "— await — (async callers: listed, not selectable)\n     outer at a.js:9" in text, text
     assert "pending tasks (1):\n  waiter: awaits Event.wait; middle at aio.py:5" in text, text
+
+
+def test_a_trace_with_many_expressions_threads_and_a_where_leads_with_its_summary_in_two_kilobytes() -> None:
+    """Every part of the summary bounded: the expressions' lines, the threads' (the busiest first), the where line;
+    the first rows take what is left, and a stop's report still fits."""
+    from polydbg.session.trace import _Where
+
+    class Core:
+        trace_log = OutputBuffer()
+    expressions = [f"expression_{n}" for n in range(12)]
+    collector = _Collector(Core(), "<<t>>", expressions, 1_000_000, threaded=True)  # type: ignore[arg-type]
+    collector.where = _Where("a_condition_that_is_long(expression_0) and " * 3 + "True")
+    for i in range(3000):
+        values = "\x1f".join(f"'{'v' * 30}{i * n % 97}'" for n in range(12))
+        collector.take(f"/opt/elsewhere/prog.py:13\x1fworker-{i % 9}\x1f{values}\x1f{i % 5 == 0}")
+    for report in (None, _report(locals_count=8, value_len=40, output_len=5, line_len=120)):
+        result = collector.result("s1", "stopped" if report else "exited", State.stopped if report else State.exited,
+                                  report, "ended by breakpoint #2 (prog.py:13)" if report else None)
+        text = trace(result)
+        assert len(text.encode()) <= REPORT_BUDGET, text
+        lines = text.splitlines()
+        assert lines[1 + bool(report)].startswith("expression_0: 3000 hits, 1 distinct: "), text
+        if report is None:  # with a report this wide, the other expressions' lines give way
+            assert lines[2].startswith("expression_1: 3000 hits, 97 distinct (90 seen 31 times, "), text
+        hits = next(line for line in lines if line.startswith("threads: "))
+        assert hits.startswith("threads: 9, hits: worker-0 334, worker-1 334, worker-2 334, "), text
+        listed = [int(n) for n in re.findall(r"worker-\d (\d+)", hits)]
+        assert hits.endswith(f" … {9 - len(listed)} more ({3000 - sum(listed)} hits)"), text
+        assert any(line.startswith("where a_condition_that_is_long(expression_0) and ") for line in lines), text
+        if report is None:
+            assert "  prog.py:13 [worker-0]  expression_0='" in text, text  # a row, with its thread
+        else:  # the summary and the report leave no room for a row this long: the log has them all
+            assert '  … 3000 more rows: debug_output(stream="trace", cursor=0)' in lines, text

@@ -178,6 +178,18 @@ async def test_unknown_exception_filters_are_refused_with_the_ones_offered(progr
     assert rig.backend.sent[-1] == ("filters", ["uncaught"]) and rig.session.exception_filters == ["uncaught"]
 
 
+async def test_exception_type_names_pass_beside_filters_where_the_backend_takes_them(program: str) -> None:
+    rig = Rig(program)
+    await rig.start()
+    rig.backend.capabilities.exception_filters = ("raised", "uncaught")
+    rig.backend.capabilities.exception_types = True
+    await rig.session.set_exception_filters(["uncaught", "ParseError", "json.JSONDecodeError"])
+    assert rig.backend.sent[-1] == ("filters", ["uncaught", "ParseError", "json.JSONDecodeError"])
+    with pytest.raises(UsageError, match=r"unknown exception filter 'raise'; did you mean 'raised'\? fake offers"):
+        await rig.session.set_exception_filters(["raise"])
+    assert rig.session.exception_filters == ["uncaught", "ParseError", "json.JSONDecodeError"]  # kept as it was
+
+
 async def test_removing_what_is_not_there_says_what_is(program: str) -> None:
     rig = Rig(program)
     bp = await rig.session.add_line_breakpoint(program, 5)

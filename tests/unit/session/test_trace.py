@@ -16,7 +16,7 @@ import pytest
 from polydbg.backends.base import LOGPOINT
 from polydbg.errors import AdapterRequestError, SessionEndedError, UsageError
 from polydbg.session import execution
-from polydbg.session.model import State, TraceHit, TraceResult
+from polydbg.session.model import State, StopReport, TraceHit, TraceResult
 from polydbg.session.output import OutputBuffer
 from polydbg.session.trace import _SEPARATOR, FIRST_ROWS_BYTES, _Collector, _Where, holds, row_labels
 from tests.unit.session.rig import Rig, write_program
@@ -272,7 +272,8 @@ def test_a_lost_update_reads_in_the_summary_ahead_of_the_rows() -> None:
             taken.take(f"/src/race.py:16{_SEPARATOR}{thread}{_SEPARATOR}{n}")
     result = taken.result("s1", "exited", State.exited, None, None)
     assert result.values == {"seen": "1000 hits, 500 distinct (each twice), 0..499, first 0, last 499"}
-    assert result.threads == ["threads: 2", "  adder-1: 500 hits; seen 500 distinct (each once), 0..499",
+    assert result.threads == ["threads: 2, hits: adder-1 500, adder-2 500",
+                              "  adder-1: 500 hits; seen 500 distinct (each once), 0..499",
                               "  adder-2: 500 hits; seen 500 distinct (each once), 0..499",
                               "  seen: 500 values seen in more than one thread"]
     assert result.hits[1] == TraceHit(file="/src/race.py", line=16, values={"seen": "0"}, thread="adder-2")
@@ -283,7 +284,9 @@ def test_a_summary_leaves_the_first_rows_less_room_and_the_cursor_reads_from_the
     taken, log = collector(100_000, [f"e{n}" for n in range(6)])
     for n in range(400):
         taken.take(f"/a.py:3{_SEPARATOR}" + _SEPARATOR.join(f"'{'v' * 30}{n * k}'" for k in range(6)))
-    result = taken.result("s1", "exited", State.exited, None, None)
+    alone = taken.result("s1", "running", State.running, None, None)
+    assert len(alone.hits) == len(taken.first)  # with no report, the first rows the collector kept fit
+    result = taken.result("s1", "exited", State.exited, StopReport(session_id="s1", state=State.exited), None)
     shown = len(result.hits)
     assert 1 <= shown < len(taken.first)  # the summary took room the first rows had while collecting
     assert result.more_cursor is not None
@@ -303,7 +306,7 @@ def test_where_names_how_often_a_condition_held_and_its_first_and_last_hit() -> 
     assert result.where == ("where i % 7 == 3: held at 14 of 101 hits; first at hit 4 (app.py:12  i=3), last at "
                             f"hit 95 (app.py:12  i=94); rows from the first: debug_output(stream=\"trace\", "
                             f"cursor={cursor}); not evaluated at 1: <error: ZeroDivisionError: division by zero>")
-    assert log.read(cursor, 20).text.startswith("app.py:12  i=3\n")
+    assert log.read(cursor, 60).text.startswith("app.py:12  i=3  ← where\napp.py:12  i=4\n")  # rows where it held
     assert result.hits[0].values == {"i": "0"}  # the condition's value is not a row's
 
 
@@ -332,3 +335,13 @@ async def test_each_point_sends_the_thread_and_the_where_condition_with_the_expr
     assert result.where is not None and result.where.startswith(
         "where line_4 > 4: held at 1 of 2 hits; first at hit 2 (prog.py:4 [worker]  line_4=5)")
     assert trace_rows(rig)[0] == "trace 1: prog.py:4 — line_4 where line_4 > 4"
+
+
+def test_each_thread_counts_the_values_of_the_first_expressions_only() -> None:
+    taken, _ = collector(5000, [f"e{n}" for n in range(10)])
+    taken.threaded = True
+    for n in range(40):
+        taken.take(f"/a.py:3{_SEPARATOR}t{n % 2}{_SEPARATOR}" + _SEPARATOR.join(str(n * k) for k in range(10)))
+    assert {name: list(counted.values) for name, counted in taken.threads.items()} == {
+        "t0": ["e0", "e1", "e2", "e3"], "t1": ["e0", "e1", "e2", "e3"]}
+    assert taken.threads["t1"].values["e1"].text() == "20 hits, 20 distinct (each once), 1..39, first 1, last 39"

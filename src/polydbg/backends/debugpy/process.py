@@ -10,6 +10,7 @@ package docstring for why).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
@@ -38,9 +39,9 @@ from polydbg.backends.base import (
 from polydbg.backends.dap.backend import DapBackend
 from polydbg.backends.debugpy import calls, inject, lines, probe, python, threads
 from polydbg.backends.debugpy.pydevd_log import PydevdLog
-from polydbg.backends.kit import shims, timeouts
-from polydbg.backends.recording import CallSink, CallSpec, Recorder
-from polydbg.errors import AdapterError, AdapterRequestError, EnvironmentProblem, UsageError
+from polydbg.backends.kit import shims, thrown, timeouts
+from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
+from polydbg.errors import AdapterError, AdapterRequestError, EnvironmentProblem, SessionError, UsageError
 from polydbg.transport.streams import FramedStream
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,8 @@ class DebugpyProcess(DapBackend):
         super().__init__(listener, language)
         self._lengths: dict[int, int] = {}
         self._launched = False  # launched under our shim (not attached)
+        self._exception_names: list[str] = []  # the session's exception filters and types, as last set
+        self._raised_sink: RaisedSink | None = None  # the raised log, while armed (record_raised)
         self._connect_to: tuple[str, int] | None = None
         self._pydevd_log = PydevdLog()  # pydevd's messages, out of the program's stderr
         self._injecting: asyncio.Future[str] | None = None  # while attaching by pid: debugpy's injector failed
@@ -199,6 +202,11 @@ class DebugpyProcess(DapBackend):
                 self._injector_failed = True
             elif self._injector_failed and not self._injecting.done():
                 self._injecting.set_result(inject.gdb_error(text))  # the output debugpy collected from it
+            return
+        record = python.raised_record(text) if body.get("category") == "console" else None
+        if record is not None:
+            if self._raised_sink is not None:
+                self._raised_sink(record)
             return
         if text.startswith(python.SKIPPED_STEP_IN):
             body = {**body, "output": python.SKIPPED_STEP_IN_NOTE}
@@ -478,8 +486,44 @@ class DebugpyProcess(DapBackend):
         """Modules, functions and classes in a scope listing (they flood module-level stops)."""
         return python.is_noise(variable)
 
+    def _tune_capabilities(self) -> None:
+        self.capabilities.exception_types = True
+
+    async def set_exception_filters(self, filters: list[str]) -> None:
+        self._exception_names = list(filters)
+        offered = self.capabilities.exception_filters
+        types = [f for f in filters if f not in offered]
+        if not types and self._raised_sink is None:
+            await super().set_exception_filters(filters)
+            return
+        options = python.exception_options(filters, types, self._raised_sink is not None)
+        await self._request("setExceptionBreakpoints", {"filters": [], "exceptionOptions": options})
+
+    async def record_raised(self, sink: RaisedSink) -> Recorder:
+        """Every exception the user's code raises, recorded in the debuggee by the shim (``shims/debuggee.py``)."""
+        if not self._launched:
+            raise UsageError("the log of raised exceptions needs the program started by debug_launch (it is recorded "
+                             "inside it); stop on them with debug_break(exception=[\"raised\"]) instead")
+        self._raised_sink = sink
+        await self.set_exception_filters(self._exception_names)
+        return _RaisedLog(self, sink)
+
+    async def _stop_raised_log(self, sink: RaisedSink) -> None:
+        if self._raised_sink is sink:
+            self._raised_sink = None
+            await self.set_exception_filters(self._exception_names)  # answered after the log's last lines
+
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
-        """An evaluation; in a frame of a thread blocked in C code, by the helper from a stopped thread's frame."""
+        """An evaluation; in a frame of a thread blocked in C code, by the helper from a stopped thread's frame.
+        ``$exception`` is the exception pydevd keeps in the stopping frame's locals at an exception stop."""
+        if thrown.names_it(expression):
+            try:
+                return (await self.evaluate(thrown.substitute(expression, "__exception__[1]"), frame, context)
+                        )._replace(name=expression, evaluate_name=expression)
+            except AdapterRequestError as exc:
+                if "__exception__" in exc.message:
+                    raise thrown.not_at_an_exception(self.name) from exc
+                raise
         try:
             if frame is None or frame.thread_id not in self._blocked:
                 try:
@@ -512,3 +556,14 @@ def cannot_inject(pid: int, why: str) -> str:
             "debugpy --listen 5678 yourprogram.py (with --wait-for-client it waits for you before it runs), then "
             f"debug_attach(port=5678); or debug_attach(pid={pid}, language=\"c\") for its native view (the "
             "interpreter's C stack, native breakpoints)")
+
+
+class _RaisedLog:
+    def __init__(self, process: DebugpyProcess, sink: RaisedSink) -> None:
+        self._process = process
+        self._sink = sink
+
+    async def stop(self) -> list[str]:
+        with contextlib.suppress(AdapterError, SessionError):
+            await self._process._stop_raised_log(self._sink)
+        return []

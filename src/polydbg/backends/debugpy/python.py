@@ -8,13 +8,16 @@ the expression that slices a container, since pydevd ignores ``start``/``count``
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from polydbg.backends import shebang
 from polydbg.backends.base import Variable
+from polydbg.backends.recording import RaisedRecord
 from polydbg.errors import UsageError
 
 # pydevd's synthetic children: groups of dunders/methods, the length, and the "more items" marker.
@@ -155,3 +158,36 @@ def frameless(thread_id: int, name: str, pid: int | None, evaluate_in: int | Non
     return (f"thread {thread_id} lists no frames: it runs only library code, which this session leaves out of stacks "
             f"(it debugs your code only); its frames, outermost first: debug_evaluate(expression=\"{frames}\"{thread})"
             f"{where}")
+
+
+RAISED = "polydbg.raised"  # as the debuggee shim names the raised log's breakpoint and prefixes its lines
+RAISED_MARK = "\x1epolydbg-raised "
+_BREAK_MODES = {"raised": "always", "uncaught": "unhandled", "userUnhandled": "userUnhandled"}
+_ROOT = {"names": ["Python Exceptions"]}
+
+
+def exception_options(filters: list[str], types: list[str], recording: bool = False) -> list[dict[str, Any]]:
+    """debugpy's ``exceptionOptions`` for filters and class names together (with options pydevd ignores the
+    filters): a class stops where it is raised, caught or not, its subclasses too. The debuggee shim lets a
+    name pydevd cannot import (a class of ``__main__``, of a module not imported yet) match by name along the
+    raised class's MRO (``MyError``, ``pkg.errors.MyError``)."""
+    options: list[dict[str, Any]] = [{"path": [_ROOT], "breakMode": _BREAK_MODES[f]}
+                                     for f in filters if f in _BREAK_MODES]
+    if types:
+        options.append({"path": [_ROOT, {"names": types}], "breakMode": "always"})
+    if recording:  # the raised log (shims/debuggee.py): a breakpoint the shim records at and never stops for
+        options.append({"path": [_ROOT, {"names": [RAISED]}], "breakMode": "always"})
+    return options
+
+
+def raised_record(text: str) -> RaisedRecord | None:
+    """A record the debuggee shim's raised log wrote to the console (None: a line of the program's)."""
+    if not text.startswith(RAISED_MARK):
+        return None
+    try:
+        row = json.loads(text[len(RAISED_MARK):])
+        return RaisedRecord(type=str(row["type"]), message=str(row["message"]), file=row.get("file"),
+                            line=row.get("line"), function=row.get("function"), thread=row.get("thread"),
+                            caught=row.get("caught"))
+    except (ValueError, KeyError, TypeError):
+        return None

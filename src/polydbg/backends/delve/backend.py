@@ -41,9 +41,9 @@ from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
 from polydbg.backends.delve import assign, build, goroutines, native, output, races, testfail, waits
 from polydbg.backends.delve.stops import PROGRAM_VANISHED, DelveStops, unquote
-from polydbg.backends.kit import timeouts
+from polydbg.backends.kit import thrown, timeouts
 from polydbg.backends.kit.ordering import OrderedEvents
-from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError
+from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError, echo
 from polydbg.transport.streams import FramedStream
 
 log = logging.getLogger(__name__)
@@ -382,7 +382,26 @@ class DelveBackend(DapBackend):
         self._remember_frame(self._frame_of(parent.ref) or frame, [v.ref for v in found])
         return found
 
+    async def set_exception_filters(self, filters: list[str]) -> None:
+        """Go has no exceptions to choose: every unrecovered panic (and fatal error) stops where it happens."""
+        if filters:
+            raise UsageError(
+                f"delve takes no exception filters or types ({echo(filters)}): Go has panics, not exceptions, and "
+                "every panic that is not recovered stops the program where it panicked, with its value ($exception); a "
+                "panic's type cannot be chosen. To stop at every panic, recovered ones too, "
+                "debug_break(function=\"runtime.gopanic\")")
+        await super().set_exception_filters(filters)
+
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
+        """``$exception`` is the value of the panic the goroutine is in (``runtime.curg._panic.arg``)."""
+        if thrown.names_it(expression):
+            try:
+                found = await self.evaluate(thrown.substitute(expression, "runtime.curg._panic.arg"), frame, context)
+            except AdapterRequestError as exc:
+                if "_panic" in exc.message or "nil" in exc.message:
+                    raise thrown.not_at_an_exception("delve") from exc
+                raise
+            return found._replace(name=expression, evaluate_name=expression)
         value = _tidy(await super().evaluate(expression, frame, context))
         if value.memory_reference is None and (value.type or "").startswith(("*", "unsafe.Pointer")):
             # delve shows a pointer as *<target> and sends no memoryReference: ask for the address

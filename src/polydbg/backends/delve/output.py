@@ -9,7 +9,8 @@ server listening at: host:port``, is the readiness signal the backend waits for 
 Of delve's ``output`` events, console lines about itself ("Type 'dlv help' …", "Detaching") are
 dropped, the exit status line ("Process N has exited with status S") is an exit, and the
 ``> [Go N]: `` prefix delve puts on a logpoint's message is removed (its goroutine takes the place of a trace's
-mark of the thread).
+mark of the thread), and an {expression} delve could not evaluate reads ``<error: …>`` as on the other debuggers
+(a trace's `where` that fails is then no hit where it held).
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ _OWN_LINE = re.compile(
     r"|working directory ignored|debug arguments ignored|program flags ignored))")
 _HOUSEKEEPING = re.compile(r"Type 'dlv help'|Detaching(?: and terminating target process)?\n?$")
 _LOGPOINT_PREFIX = re.compile(r"> \[Go (-?\d+)\]: ")
+# delve writes an {expression} it cannot evaluate with a Go format meant for an error value (1.20):
+# {eval err: &{%!e(string=could not find symbol value for x)}}
+_EVAL_ERROR = re.compile(r"\{eval err: &\{%!e\(string=(.*?)\)\}\}")
 _EXIT_STATUS = re.compile(r"Process (\d+) has exited with status (-?\d+)")
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")
 
@@ -64,11 +68,12 @@ def is_housekeeping(text: str) -> bool:
 
 def logpoint_text(text: str) -> str | None:
     """A logpoint's message without delve's ``> [Go N]: `` prefix, a trace's mark of the thread (``TRACE_THREAD``)
-    replaced by that goroutine; None if it has none."""
+    replaced by that goroutine, its evaluation errors as ``<error: …>``; None if it has none."""
     prefix = _LOGPOINT_PREFIX.match(text)
     if prefix is None:
         return None
-    return text[prefix.end():].replace(TRACE_THREAD, f"goroutine {prefix[1]}", 1)
+    message = _EVAL_ERROR.sub(lambda error: f"<error: {error[1]}>", text[prefix.end():])
+    return message.replace(TRACE_THREAD, f"goroutine {prefix[1]}", 1)
 
 
 class DlvPipes:

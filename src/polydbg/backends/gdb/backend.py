@@ -46,12 +46,13 @@ from polydbg.backends.base import (
     ThreadLocks,
     Variable,
 )
-from polydbg.backends.gdb import stops
+from polydbg.backends.gdb import raised, stops
 from polydbg.backends.gdb.breakpoints import Breakpoints
 from polydbg.backends.gdb.calls import Calls
 from polydbg.backends.gdb.commands import (
     GDB_PYTHON,
     LOG_MARK,
+    RAISED_MARK,
     console,
     gdb_arg,
     program_commands,
@@ -66,14 +67,16 @@ from polydbg.backends.gdb.native import Native
 from polydbg.backends.gdb.state import Execution, GdbState
 from polydbg.backends.gdb.terminal import InferiorTerminal
 from polydbg.backends.gdb.values import to_int
-from polydbg.backends.kit import sanitizers
+from polydbg.backends.kit import cxx, sanitizers
 from polydbg.backends.kit.lifecycle import Lifecycle, Phase
+from polydbg.backends.recording import RaisedSink, Recorder
 from polydbg.errors import (
     AdapterError,
     AdapterGoneError,
     AdapterRequestError,
     AdapterTimeoutError,
     EnvironmentProblem,
+    UsageError,
 )
 from polydbg.mi.client import MiClient, MiResult
 from polydbg.transport.streams import LineStream
@@ -100,7 +103,7 @@ class GdbMiBackend(Backend):
         self.language = language
         self.capabilities = Capabilities(
             conditional_breakpoints=True, hit_conditional_breakpoints=True, log_points=True,
-            function_breakpoints=True, set_variable=True, exception_info=True,
+            function_breakpoints=True, set_variable=True, exception_info=True, exception_types=language == "cpp",
             exception_filters=("throw", "catch") if language == "cpp" else ("panic",) if language == "rust" else (),
             memory=True, disassemble=True, registers=True, data_breakpoints=True, raw_command=True,
             stops_on_faults=True)
@@ -114,6 +117,7 @@ class GdbMiBackend(Backend):
         self.debuggee_pid: int | None = None
         self._terminal = InferiorTerminal(self._on_program_output)
         self._console_line = ""
+        self._raised_sink: RaisedSink | None = None  # the log of raised exceptions, while armed
         self._rust_etc: str | None = None
         self._frames = Frames(self._gdb)
         self._breakpoints = Breakpoints(self._gdb, self._frames, listener, self.capabilities.exception_filters)
@@ -191,7 +195,7 @@ class GdbMiBackend(Backend):
         process = await self._proc.start(argv, env=env)
         assert process.stdout is not None and process.stdin is not None
         client = self._gdb.mi = MiClient(LineStream(process.stdout, process.stdin, "gdb"), "gdb",
-                                         claim_console=lambda text: text.startswith(LOG_MARK))
+                                         claim_console=lambda text: text.startswith((LOG_MARK, RAISED_MARK)))
         client.on_async("stopped", self._on_stopped)
         client.on_async("running", self._on_running)
         client.on_async("thread-group-started", self._on_group_started)
@@ -240,7 +244,11 @@ class GdbMiBackend(Backend):
         *lines, self._console_line = self._console_line.split("\n")
         logged = [line[len(LOG_MARK):] for line in lines if line.startswith(LOG_MARK)]
         for line in lines:
-            if not line.startswith(LOG_MARK):
+            if line.startswith(RAISED_MARK):
+                record = cxx.raised_record(line[len(RAISED_MARK):])
+                if record is not None and self._raised_sink is not None:
+                    self._raised_sink(record)
+            elif not line.startswith(LOG_MARK):
                 log.debug("gdb console: %s", line)
         if logged:
             self._listener.on_output(LOGPOINT, "".join(line + "\n" for line in logged))
@@ -326,6 +334,19 @@ class GdbMiBackend(Backend):
 
     async def set_exception_filters(self, filters: list[str]) -> None:
         await self._breakpoints.set_exception_filters(filters)
+
+    async def record_raised(self, sink: RaisedSink) -> Recorder:
+        """Every C++ exception the program throws, recorded by breakpoints of gdb's Python that never stop
+        (``_PolydbgRaised`` in shims/gdb_init.py; raised.py)."""
+        if self.language != "cpp" or not self._gdb.python:
+            raise UsageError("gdb records raised exceptions of C++ programs only (with its Python); stop on them "
+                             "with debug_break(exception=[\"throw\"]) instead")
+        self._raised_sink = sink
+        await self._gdb.cmd(console("python _polydbg_raised.arm()"))
+        return raised.Log(self._gdb, lambda: self._raised_sink is sink, self._forget_raised)
+
+    def _forget_raised(self) -> None:
+        self._raised_sink = None
 
     async def set_data_breakpoints(self, breakpoints: list[DataBreakpoint],
                                    frame: FrameRef | None) -> list[BreakpointResult]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -38,6 +39,7 @@ from polydbg.backends.base import (
 from polydbg.backends.gdb.commands import (
     WATCH_FLAGS,
     breakpoint_result,
+    console,
     function_key,
     line_key,
     logpoint_call,
@@ -50,8 +52,12 @@ from polydbg.backends.gdb.values import as_dict, to_int
 from polydbg.backends.kit import bpdiff, hits
 from polydbg.backends.kit.bpdiff import Placed
 from polydbg.backends.kit.handles import IdMap
-from polydbg.errors import AdapterRequestError
+from polydbg.errors import AdapterRequestError, UsageError, did_you_mean, echo
 from polydbg.mi.client import mi_quote
+
+CATCH_FILTERS = ("throw", "catch", "panic")  # C++'s and Rust's; any other name is a C++ type's
+# a type in gdb's ``info types`` listing: "11:     ParseError;", "        struct app::Error;"
+_TYPE_LINE = re.compile(r"^\d*:?\s*(?:(?:struct|class|union|enum)\s+|typedef .*?\s+)?([\w:]+);$", re.MULTILINE)
 
 
 class Breakpoints:
@@ -65,6 +71,8 @@ class Breakpoints:
         self._function: list[Placed[int]] = []
         self._watch: list[Placed[int]] = []
         self._catch: dict[str, int] = {}  # exception filter → gdb number
+        self._types: list[str] = []  # C++ type names a throw stops for (with their subclasses)
+        self._types_catch = 0  # the throw catchpoint for them
         self._kinds: dict[int, str] = {}  # gdb number → line | function | watch | catch
         self._ids: IdMap[int] = IdMap()  # polydbg breakpoint id ↔ gdb number
         self._placed: dict[int, Placed[int]] = {}  # gdb number → its line, function or watch breakpoint
@@ -109,6 +117,21 @@ class Breakpoints:
 
     async def set_exception_filters(self, filters: list[str]) -> None:
         wanted = [f for f in filters if f in self._exception_filters]
+        types = [f for f in filters if f not in CATCH_FILTERS]  # (the registry's "raised" names every language's)
+        if types != self._types:
+            await self._check_types(types)
+            if self._types_catch:
+                self._kinds.pop(self._types_catch, None)
+                with contextlib.suppress(AdapterRequestError):
+                    await self._gdb.cmd(f"-break-delete {self._types_catch}")
+                self._types_catch = 0
+            self._types = types
+            if types:  # one throw catchpoint whose condition judges the type (shims/gdb_init.py)
+                number = to_int(as_dict((await self._gdb.cmd("-catch-throw")).payload.get("bkpt")).get("number"), 0)
+                names = "\n".join(types).encode().hex()
+                await self._gdb.cmd(f'-break-condition {number} $_polydbg_throws("{names}")')
+                self._types_catch = number
+                self._kinds[number] = "catch"
         for name in list(self._catch):
             if name not in wanted:
                 number = self._catch.pop(name)
@@ -125,6 +148,21 @@ class Breakpoints:
                 if number:
                     self._catch[name] = number
                     self._kinds[number] = "catch"
+
+    async def _check_types(self, types: list[str]) -> None:
+        """Refuse a C++ type name the program's debug info does not have (the standard library's are taken as
+        they are: its types are described only with its debug symbols), naming the closest it has."""
+        for name in types:
+            if name.startswith("std::"):
+                continue
+            try:
+                await self._gdb.cmd(console(f"ptype {name}"))
+            except AdapterRequestError:
+                listing = await self._gdb.cmd(console(f"info types {re.escape(name.rpartition('::')[2][:3])}"))
+                known = sorted(set(_TYPE_LINE.findall(listing.console)))
+                raise UsageError(f"no C++ type {echo(name)} in the program's debug info"
+                                 f"{did_you_mean(name, known, '')}; name a class it throws (AppError, app::Error, "
+                                 "std::runtime_error), or a filter: throw, catch") from None
 
     async def _replace(self, placed: list[Placed[int]], wanted: list[Any], key: Callable[[Any], tuple[Any, ...]],
                        insert: Callable[[Any], Awaitable[Placed[int]]],

@@ -35,7 +35,8 @@ CORE_SIGNAL = re.compile(r"Program terminated with signal (SIG[A-Z0-9]+), ([^.\n
 REGISTER_LINE = re.compile(r"^(\w+)\s+(\S+)")
 
 # gdb's Python at start: logpoint formatting and a refusing $_shell (shims/gdb_init.py).
-GDB_PYTHON = shims.source(__file__, "gdb_init.py").replace("MARK", LOG_MARK)
+RAISED_MARK = "<polydbg-raised>"  # prefixes each record of the log of raised C++ exceptions (see GDB_PYTHON)
+GDB_PYTHON = shims.source(__file__, "gdb_init.py").replace("RAISED_MARK", RAISED_MARK).replace("MARK", LOG_MARK)
 
 
 def breakpoint_result(bkpt: dict[str, Any]) -> BreakpointResult:

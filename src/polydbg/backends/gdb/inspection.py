@@ -52,7 +52,7 @@ from polydbg.backends.gdb.values import (
     summary_of,
     to_int,
 )
-from polydbg.backends.kit import cxx, sanitizers, timeouts
+from polydbg.backends.kit import cxx, sanitizers, thrown, timeouts
 from polydbg.backends.kit.handles import HandleTable
 from polydbg.backends.kit.panics import panic_message
 from polydbg.backends.kit.typenames import short_type
@@ -247,8 +247,27 @@ class Inspection:
     # -- evaluation and assignment ----------------------------------------------------------------------------
 
     async def evaluate(self, expression: str, frame: FrameRef | None) -> Variable:
-        value, kind = await self._evaluate_with_type(expression, frame)
+        """``$exception`` is the C++ exception of a throw or catch stop: gdb's ``$_exception``, which it reads only
+        in the runtime's frame (``__cxa_throw``), so it is named by type and address in the shown frames."""
+        if thrown.names_it(expression):
+            expression_in_frame = thrown.substitute(expression, await self._thrown_object())
+        else:
+            expression_in_frame = expression
+        value, kind = await self._evaluate_with_type(expression_in_frame, frame)
         return self._value(expression, expression, value, kind, None, frame)
+
+    async def _thrown_object(self) -> str:
+        thread = self._gdb.stop.machinery_thread
+        if self._gdb.stop.catch not in ("throw", "catch") or thread is None:
+            raise thrown.not_at_an_exception("gdb")
+        where = f"--thread {thread} --frame 0 "
+        kind = cxx.whatis_type(await self._printed(where, "$_exception", command="whatis") or "")
+        address = await self._printed(where, "(unsigned long) &$_exception")
+        if not kind or not address:
+            raise AdapterRequestError("evaluate", f"{thrown.NAME} cannot be read here: gdb has no type for the "
+                                      "exception (the standard library's types are described only with its debug "
+                                      "symbols); the stop's exception says its type and message")
+        return f"(*({kind} *) {address})"
 
     async def _evaluate_with_type(self, expression: str, frame: FrameRef | None) -> tuple[str, str | None]:
         """The value (the expression may call a function: bounded by ``calls``) and its type."""

@@ -61,7 +61,8 @@ from polydbg.backends.java import kotlin, launcher, mainclass
 from polydbg.backends.java import vm as jvm
 from polydbg.backends.java.breakpoints import EntryBreakpoint, LineBreakpoints
 from polydbg.backends.java.conditions import Conditions
-from polydbg.backends.java.exceptions import USER_UNHANDLED, Exceptions
+from polydbg.backends.java.exceptions import FILTERS as EXCEPTION_FILTERS
+from polydbg.backends.java.exceptions import Exceptions
 from polydbg.backends.java.inspection import Inspection
 from polydbg.backends.java.methods import MethodBreakpoints
 from polydbg.backends.java.monitors import Monitors
@@ -73,6 +74,7 @@ from polydbg.backends.java.watch import FieldWatches
 from polydbg.backends.kit import runtime, timeouts
 from polydbg.backends.kit.lifecycle import Lifecycle, Phase
 from polydbg.backends.kit.ordering import OrderedEvents
+from polydbg.backends.recording import RaisedSink, Recorder
 from polydbg.errors import AdapterRequestError, AdapterTimeoutError, UsageError
 from polydbg.jdwp.client import JdwpClient
 from polydbg.jdwp.codec import CommandSet, EventKind
@@ -92,7 +94,7 @@ class JavaBackend(Backend):
         self.language = language
         self.capabilities = Capabilities(
             conditional_breakpoints=True, hit_conditional_breakpoints=True, log_points=True, set_variable=True,
-            exception_info=True, exception_filters=("raised", "uncaught", USER_UNHANDLED), function_breakpoints=True,
+            exception_info=True, exception_filters=EXCEPTION_FILTERS, exception_types=True, function_breakpoints=True,
             data_breakpoints=True, raw_command=True)
         self._events = OrderedEvents(listener)
         self._life = Lifecycle("java", self._events)
@@ -325,6 +327,10 @@ class JavaBackend(Backend):
 
     async def set_exception_filters(self, filters: list[str]) -> None:
         await self._exceptions.set_filters(filters)
+
+    async def record_raised(self, sink: RaisedSink) -> Recorder:
+        """Every throw the program's code makes or catches, recorded on the throwing thread (raised.py)."""
+        return await self._exceptions.record_raised(sink)
 
     async def command(self, text: str, frame: FrameRef | None) -> str:
         """Read-only queries of the JVM (commands.py): ``classes [glob]``, ``methods <Class>``,

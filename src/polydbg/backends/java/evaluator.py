@@ -127,9 +127,9 @@ class Evaluator:
         """The class that declares ``wanted`` (ReferenceType.GetValues wants it, not a subclass)."""
         return await self.lookup.declaring(cls, wanted)
 
-    async def overridden_message(self, thrown: Value, cls: JavaClass, frame: FrameScope) -> str | None:
-        """An exception's message computed by its own ``getMessage()`` (``Invoker.overridden_message``)."""
-        return await self.invoker.overridden_message(thrown, cls, frame)
+    async def message(self, thrown: Value, cls: JavaClass, frame: FrameScope) -> str | None:
+        """An exception's message: ``getMessage()``'s where its class overrides it (``Invoker.message``)."""
+        return await self.invoker.message(thrown, cls, frame)
 
     # -- the tree ---------------------------------------------------------------------------------
 

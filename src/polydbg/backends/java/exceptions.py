@@ -13,6 +13,10 @@ exception stop says about its exception.
   exception again on its way out (a re-throw). One the program's own code caught first and threw again (a
   ``finally``, try-with-resources, ``catch … throw e``) stops where it left that code, the re-throw: where
   it was first thrown is kept and said in the stop's details.
+- Type names (``IOException``, ``java.io.IOException``, ``Outer.Inner``): an ``Exception`` request with
+  ``ExceptionOnly`` on each loaded class the name means (JDWP matches its subclasses), caught and uncaught; a
+  ``ClassPrepare`` request binds the classes that load later. A caught throw of one stops when the program's code
+  throws or catches it, as with ``raised``.
 - Detail: the exception's class and message: ``getMessage()`` where its class overrides it (JUnit 4's
   ``ComparisonFailure`` builds "expected:<…> but was:<…>" there; jopt-simple's exceptions build theirs
   from fields), called on the thread stopped at the exception event — not after debug_pause, when JDWP
@@ -26,14 +30,19 @@ import os
 import re
 
 from polydbg.backends.base import ExceptionDetail
+from polydbg.backends.java import vm as jvm
 from polydbg.backends.java.classes import JavaClass
+from polydbg.backends.java.inspection import PAUSED
+from polydbg.backends.java.raised import RaisedLog
 from polydbg.backends.java.threads import Threads
 from polydbg.backends.java.vm import LIBRARY_PACKAGES, Vm, is_library
-from polydbg.errors import AdapterRequestError, AdapterTimeoutError
+from polydbg.backends.recording import RaisedSink, Recorder
+from polydbg.errors import AdapterRequestError, AdapterTimeoutError, UsageError, echo
 from polydbg.jdwp.client import JdwpRequestError
 from polydbg.jdwp.codec import Event, EventKind, Location, Modifier, Suspend, Value
 
 USER_UNHANDLED = "userUnhandled"
+FILTERS = ("raised", "uncaught", USER_UNHANDLED)
 # a library's catch that expects the exception (the test passes when it comes): assertThrows (JUnit 4.13, 5),
 # assertThrowsExactly, kotlin.test's assertFails…, AssertJ's catchThrowable…, Truth's/TestNG's expectThrows
 _EXPECTING_METHOD = re.compile(r"^(?:assert(?:Throws\w*|Fails\w*|ThatThrownBy|ThatCode)|expectThrows|catchThrowable\w*"
@@ -57,12 +66,33 @@ class Exceptions:
         self._stopped_at: list[int] = []  # exception object ids, newest last
         self._caught_by_program: dict[int, Location] = {}  # exception object id → where it was first thrown
         self._computed_messages: dict[int, str | None] = {}  # exception object id → its getMessage()
+        self._types: list[str] = []  # class names as the agent wrote them (IOException, java.io.IOException)
+        self._by_type: dict[int, str] = {}  # exception request → the class it is for
+        self._bound: set[int] = set()  # classes with a request
+        self._prepares: list[int] = []  # ClassPrepare requests for the classes the names may mean
+        self._raised_log: RaisedLog | None = None  # the log of raised exceptions, while armed
 
     async def set_filters(self, filters: list[str]) -> None:
-        for request in self._requests:
+        types = [f for f in filters if f not in FILTERS]
+        for name in types:
+            if not jvm.valid_qualifier(name):
+                raise UsageError(f"{echo(name)} is neither an exception filter {list(FILTERS)} nor a Java class name "
+                                 "(IOException, java.io.IOException, Outer.Inner)")
+        loaded = await jvm.loaded_classes(self._vm) if types else []
+        for name in types:  # a class loaded by that name that is no Throwable is no exception's type
+            named = [cls for cls in loaded if jvm.class_matches(cls, name) and not jvm.is_hidden(cls)]
+            if named and not [cls for cls in named if await self._throwable(cls)]:
+                raise UsageError(f"{echo(name)} names {named[0].name}, which is not an exception class (no Throwable "
+                                 "among its superclasses); name an exception's class, e.g. IllegalStateException")
+        for request in self._requests + list(self._by_type):
             await self._vm.clear_request(EventKind.EXCEPTION, request)
-        self._requests = []
+        await jvm.clear_prepares(self._vm, self._prepares)
+        self._requests, self._by_type, self._prepares, self._types, self._bound = [], {}, [], types, set()
         self._caught_request = None
+        for cls in loaded:
+            await self.class_loaded(cls)
+            for name in types:
+                self._prepares.extend(await jvm.prepare_requests(self._vm, name))
         self._raised = "raised" in filters
         self._user_unhandled = USER_UNHANDLED in filters
         if self._raised or self._user_unhandled:  # caught throws: which stop is decided at each (stops_at)
@@ -75,8 +105,42 @@ class Exceptions:
                 True)
             self._requests.append(await self._vm.event_request(EventKind.EXCEPTION, Suspend.ALL, writer.bytes(), 1))
 
+    async def _throwable(self, cls: JavaClass) -> bool:
+        current: JavaClass | None = cls
+        with contextlib.suppress(JdwpRequestError, AdapterTimeoutError):  # (an interface has no superclass)
+            while current is not None and current.name != "java.lang.Throwable":
+                current = await self._vm.classes.superclass(current)
+        return current is not None and current.name == "java.lang.Throwable"
+
+    async def record_raised(self, sink: RaisedSink) -> Recorder:
+        """Arm the log of every throw the program's code makes (raised.py); one at a time."""
+        if self._raised_log is not None:
+            await self._raised_log.stop()
+        log = self._raised_log = RaisedLog(self._vm, self._threads, sink)
+        await log.arm()
+        return log
+
+    def records(self, event: Event) -> bool:
+        return self._raised_log is not None and event.request_id == self._raised_log.request != 0
+
+    async def record(self, event: Event) -> None:
+        if self._raised_log is not None:
+            await self._raised_log.record(event)
+
+    async def class_loaded(self, cls: JavaClass) -> None:
+        """A class loaded (or found loaded): one exception request for it when a type name means it. JDWP matches
+        its subclasses too, loaded now or later."""
+        if cls.id in self._bound or jvm.is_hidden(cls) or not any(jvm.class_matches(cls, t) for t in self._types):
+            return
+        self._bound.add(cls.id)
+        writer = self._vm.client.writer().u1(Modifier.EXCEPTION_ONLY).reference_type(cls.id).boolean(True).boolean(True)
+        self._by_type[await self._vm.event_request(EventKind.EXCEPTION, Suspend.ALL, writer.bytes(), 1)] = cls.name
+
     async def stops_at(self, event: Event) -> bool:
         """Whether an exception event is a stop (a caught throw only when it concerns the program)."""
+        if event.request_id in self._by_type:  # a type named: caught by the JDK's own code, it is the JDK's
+            caught = event.catch_location is not None and event.catch_location.class_id != 0
+            return not caught or await self._ours(event)
         if event.request_id != self._caught_request:
             return True
         stops = (self._raised and await self._ours(event)) or (self._user_unhandled and await self._unhandled(event))
@@ -141,15 +205,11 @@ class Exceptions:
         exception = self._threads.stop.exception
         if exception is None or not exception.value:
             return None
-        values = self._vm.values
-        cls = await values.class_of(int(exception.value))
+        cls = await self._vm.values.class_of(int(exception.value))
         key = int(exception.value)
         if key not in self._computed_messages:
-            self._computed_messages = {key: await self._computed_message(exception, cls)}
+            self._computed_messages = {key: await self._message(exception, cls)}
         text = self._computed_messages[key]
-        if text is None:
-            message = await self._field(exception, "detailMessage")
-            text = await values.string(int(message.value)) if message is not None and message.value else None
         return ExceptionDetail(cls.name, "null" if text is None else text, await self._first_throw(key))
 
     async def _first_throw(self, key: int) -> tuple[str, ...]:
@@ -167,25 +227,14 @@ class Exceptions:
         return (f"first thrown at {where} in {frame.name}, caught by the program's code there (a finally, "
                 "try-with-resources, a catch) and thrown on",)
 
-    async def _field(self, value: Value, name: str) -> Value | None:
-        if not value.is_object or not value.value:
-            return None
-        cls = await self._vm.values.class_of(int(value.value))
-        for candidate in await self._vm.classes.fields(cls):
-            if candidate.name == name:
-                if candidate.is_static:
-                    return (await self._vm.values.static_values(cls.id, [candidate.id]))[0]
-                return (await self._vm.values.field_values(int(value.value), [candidate.id]))[0]
-        return None
-
-    async def _computed_message(self, exception: Value, cls: JavaClass) -> str | None:
-        """``getMessage()`` of an exception whose class overrides it, called on the thread stopped at the
-        exception event (not after debug_pause: no calls then); None otherwise."""
+    async def _message(self, exception: Value, cls: JavaClass) -> str | None:
+        """The message of the exception stopped at: ``getMessage()``'s, called on the thread stopped at the
+        exception event where its class overrides it (not after debug_pause: no calls then); else its field."""
         stop = self._threads.stop
-        if stop.thread is None or stop.paused:
+        if stop.thread is None:
             return None
-        scope = self._threads.scope(stop.thread, 0, None)
+        scope = self._threads.scope(stop.thread, 0, PAUSED if stop.paused else None)
         try:
-            return await self._vm.evaluator.overridden_message(exception, cls, scope)
+            return await self._vm.evaluator.message(exception, cls, scope)
         except AdapterRequestError:
             return None

@@ -197,11 +197,35 @@ class Inspection:
                         ) -> Variable:
         """A value as a variable; its ref keeps ``origin``'s frame, where a new value for its members is evaluated."""
         found = await self._vm.values.describe(value)
+        if found.children == "object" and await self._is_throwable(int(value.value)):
+            found = found._replace(text=await self._thrown_text(value, found.text, origin))
         ref = 0
         if found.children:
             thread, frame = (origin.thread, origin.frame) if origin is not None else (0, 0)
             ref = self._refs.add(Ref(found.children, thread, frame, int(value.value), evaluate_name))
         return Variable(name, found.text, found.type, ref, evaluate_name, found.length)
+
+    async def _is_throwable(self, object_id: int) -> bool:
+        current: JavaClass | None = await self._vm.values.class_of(object_id)
+        while current is not None and current.name != "java.lang.Throwable":
+            current = await self._vm.classes.superclass(current)
+        return current is not None
+
+    async def _thrown_text(self, value: Value, text: str, origin: Ref | None) -> str:
+        """An exception's text led by its message as ``getMessage()`` returns it: ``Mismatch: expected:<3> but
+        was:<4> {expected="3", …}``."""
+        thread = origin.thread if origin is not None and origin.thread else self._threads.stop.thread
+        if thread is None:
+            return text
+        scope = self._threads.scope(thread, origin.frame if origin is not None else 0, self._refusal(thread))
+        cls = await self._vm.values.class_of(int(value.value))
+        try:
+            message = await self._vm.evaluator.message(value, cls, scope)
+        except AdapterRequestError:
+            return text
+        head, _, fields = text.partition(" {")
+        return f"{head}: {json.dumps(message[:STRING_CHARS], ensure_ascii=False) if message is not None else 'null'}" \
+            + (f" {{{fields}" if fields else "")
 
     @staticmethod
     def is_noise(variable: Variable) -> bool:

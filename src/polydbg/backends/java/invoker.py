@@ -135,15 +135,24 @@ class Invoker:
 
     async def exception_text(self, thrown: Value, frame: FrameScope) -> str:
         cls = await self.values.class_of(int(thrown.value))
-        message = await self.lookup.field_of(thrown, "detailMessage", cls)
-        text = await self.values.string(int(message.value)) if message is not None and message.value else None
-        if text is None and not self._messaging:  # (not when getMessage() itself threw)
+        text = await self.message(thrown, cls, frame)
+        return f"{cls.name}: {text}" if text is not None else cls.name
+
+    async def message(self, thrown: Value, cls: JavaClass, frame: FrameScope) -> str | None:
+        """An exception's message as ``getMessage()`` returns it: called where its class overrides it (JUnit 4's
+        ComparisonFailure builds "expected:<…> but was:<…>" there, around ``detailMessage``), else (or where no
+        call can be made: after debug_pause, in another thread's frame) its ``detailMessage`` field."""
+        text = None
+        if not self._messaging:  # (not when getMessage() itself threw)
             self._messaging = True
             try:
-                text = await self.overridden_message(thrown, cls, frame)
+                text = await self.overridden_message(thrown, cls, frame) if frame.invoke_refusal is None else None
             finally:
                 self._messaging = False
-        return f"{cls.name}: {text}" if text is not None else cls.name
+        if text is None:
+            field = await self.lookup.field_of(thrown, "detailMessage", cls)
+            text = await self.values.string(int(field.value)) if field is not None and field.value else None
+        return text
 
     async def overridden_message(self, thrown: Value, cls: JavaClass, frame: FrameScope) -> str | None:
         """The message of an exception whose class overrides ``getMessage()`` (its ``detailMessage``

@@ -1,4 +1,5 @@
-"""One frame of a stopped thread as the evaluator sees it: locals by name, ``this``, its class.
+"""One frame of a stopped thread as the evaluator sees it: locals by name (``$exception`` too, at an exception
+stop), ``this``, its class.
 
 The frame id is looked up when first needed and forgotten when an invoke runs the thread (JDWP
 invalidates a thread's frame ids whenever it resumes), so it is found again by (thread, depth).
@@ -10,7 +11,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from polydbg.backends.java.classes import Classes, JavaClass
-from polydbg.backends.kit import timeouts
+from polydbg.backends.java.terms import EvaluationError
+from polydbg.backends.kit import thrown, timeouts
 from polydbg.jdwp.client import JdwpClient
 from polydbg.jdwp.codec import CommandSet, Location, Tag, Value
 
@@ -22,7 +24,7 @@ Invoking = Callable[[int, "asyncio.Future[bytes]", str, Callable[[], Awaitable[N
 class StoppedFrame:
     def __init__(self, client: JdwpClient, classes: Classes, frame_at: FrameAt, thread: int, index: int,
                  invoke_refusal: str | None, forget: Callable[[int], None],
-                 invoking: Invoking) -> None:
+                 invoking: Invoking, thrown: Value | None = None) -> None:
         self.client = client
         self.classes = classes
         self.thread = thread
@@ -32,6 +34,7 @@ class StoppedFrame:
         self._forget = forget
         self._invoking = invoking
         self._found: tuple[int, Location] | None = None
+        self._thrown = thrown  # the exception of the thread's exception stop: ``$exception`` (kit.thrown)
 
     async def frame(self) -> tuple[int, Location]:
         if self._found is None:
@@ -39,6 +42,10 @@ class StoppedFrame:
         return self._found
 
     async def local(self, name: str) -> Value | None:
+        if name == thrown.NAME:
+            if self._thrown is None:
+                raise EvaluationError(str(thrown.not_at_an_exception("the JVM")))
+            return self._thrown
         frame_id, where = await self.frame()
         cls, method = await self.classes.method(where.class_id, where.method_id)
         if method is None:

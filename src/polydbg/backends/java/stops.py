@@ -88,6 +88,9 @@ class Stops:
                 thread = event.thread
                 if stop is None and not await self._stepping.steps_on(thread, event.location):  # Kotlin's: on
                     stop = StopEvent("step", 0, "Paused after step")
+            elif event.kind == EventKind.EXCEPTION and self._exceptions.records(event):
+                await self._exceptions.record(event)  # the log of raised exceptions: never a stop
+                resume_thread, thread = event.suspend_policy == Suspend.EVENT_THREAD, event.thread
             elif event.kind == EventKind.EXCEPTION:
                 thread = event.thread
                 if not await self._exceptions.stops_at(event):
@@ -125,6 +128,7 @@ class Stops:
             await self._lines.class_prepared(cls)
             await self._methods.class_loaded(cls)
             await self._watches.class_loaded(cls)
+            await self._exceptions.class_loaded(cls)
 
     async def resume_vm(self) -> None:
         """Resume a stop the agent is not shown (what was read of it is dropped)."""

@@ -298,8 +298,9 @@ class Threads:
 
     def scope(self, thread: int, index: int, refusal: str | None) -> StoppedFrame:
         """Frame ``index`` of ``thread`` as the evaluator sees it (``refusal``: why no method may be called)."""
+        thrown = self.stop.exception if thread == self.stop.thread else None
         return StoppedFrame(self._vm.client, self._vm.classes, self._frame_of, thread, index, refusal,
-                            self.forget_frames, self._invoke)
+                            self.forget_frames, self._invoke, thrown)
 
     async def _invoke(self, thread: int, reply: asyncio.Future[bytes], label: str,
                       after: Callable[[], Awaitable[None]]) -> bytes:

@@ -14,7 +14,10 @@ its fields. A thrown ``const char *`` is its string, a thrown number its value.
 
 from __future__ import annotations
 
+import json
 import re
+
+from polydbg.backends.recording import RaisedRecord
 
 # x86-64 System V: the first two integer arguments
 ARGUMENT_REGISTERS = ("rdi", "rsi")
@@ -33,7 +36,9 @@ NO_FIELDS = "(its fields: its type is not in the program's debug info)"  # a typ
 C_STRINGS = frozenset({"const char *", "char *"})  # ``throw "text"``: the object is the pointer
 # a debugger's print of an object read as its type: "(ConfigError) 0x55… = (std::runtime_error = …, code = 7)"
 _PRINTED_OBJECT = re.compile(r"^\([^)]*\)\s*0x[0-9a-fA-F]+\s*=\s*(.*)$", re.DOTALL)
-_FIRST_BASE = re.compile(r"^[({]\s*<?(std::[\w:]+)>?\s*=")  # lldb: (std::runtime_error = …; gdb: {<std::…> = …
+# the first base, through first bases of the program's own classes: lldb's "(AppError = (std::runtime_error = …",
+# gdb's "{<AppError> = {<std::runtime_error> = …"
+_FIRST_BASE = re.compile(r"^[({]\s*(?:<?[\w:]+>?\s*=\s*[({]\s*)*<?(std::[\w:]+)>?\s*=")
 _EMPTY_BASE = re.compile(r"<[^<>=]+> = \{<No data fields>\}(?:,\s*)?")  # gdb's base class with no fields
 _STRING_MEMBER = re.compile(r'\b\w+\s*=\s*(?:0x[0-9a-fA-F]+\s*)?"((?:[^"\\]|\\.)*)"')
 _REAL_TYPE = re.compile(r"/\* real type = (.+?) \*/")
@@ -107,3 +112,23 @@ def fields_message(printed: str) -> tuple[bool, str]:
     if value[:1] + value[-1:] in ("()", "{}"):
         value = value[1:-1]
     return False, value.strip()
+
+
+def raised_record(text: str) -> RaisedRecord | None:
+    """A record of the log of raised C++ exceptions, as gdb's and lldb's scripts of polydbg's write it (one JSON
+    object: the type as the debugger names it or the type_info's mangled name, the object as it prints it, the
+    string after the vtable pointer, where it was thrown and caught), its message told as an exception stop tells
+    it; None for a line it cannot read."""
+    try:
+        row = json.loads(text)
+        kind = str(row.get("type") or "") or demangle_type(str(row.get("mangled") or "")) or "C++ exception"
+        printed = str(row.get("printed") or "")
+        std_base, message = fields_message(printed) if printed else (False, "")
+        if kind in STRING_MESSAGE_TYPES or std_base:
+            message = str(row.get("string") or "")
+        elif not printed:
+            message = NO_FIELDS
+        return RaisedRecord(type=kind, message=message, file=row.get("file"), line=row.get("line"),
+                            function=row.get("function"), thread=str(row.get("thread")), caught=row.get("caught"))
+    except (ValueError, TypeError, AttributeError):
+        return None

@@ -40,19 +40,25 @@ from polydbg.backends.base import (
 )
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.kit import mutexes, timeouts
+from polydbg.backends.kit import cxx, mutexes, thrown, timeouts
 from polydbg.backends.kit.lifecycle import Phase
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.lldb import expressions, hits, launch, lines, stops, values
 from polydbg.backends.lldb.launch import COMMAND_PREFIX
 from polydbg.backends.lldb.locks import LldbMutexes
 from polydbg.backends.locate import find_lldb_dap
+from polydbg.backends.recording import RaisedSink, Recorder
 from polydbg.dap.client import DapClient
-from polydbg.errors import AdapterError, AdapterRequestError, EnvironmentProblem, UsageError
+from polydbg.errors import AdapterError, AdapterRequestError, EnvironmentProblem, UsageError, echo
 from polydbg.transport.streams import FramedStream
 
 log = logging.getLogger(__name__)
 
+THROW_FILTER = "cpp_throw"
+_FILTER_PREFIXES = ("cpp_", "objc_", "swift_")  # lldb-dap's filters (the registry's "raised" names cpp_throw)
+_BREAKPOINT_MADE = re.compile(r"^Breakpoint (\d+):", re.MULTILINE)
+RAISED_MARK = "<polydbg-raised>"  # the raised log's lines (shims/throws.py)
+_THROW_BREAKPOINT = re.compile(r"^(\d+): Exception breakpoint \(catch: off throw: on\)", re.MULTILINE)
 CHILDREN_CAP = 256  # children listed when no count is asked for (lldb's own max-children-count)
 PREVIEWS_PER_LIST = 64  # container previews built per listing (each costs a request)
 DISABLE_WATCH_S = 2.0  # for lldb to disarm the watchpoints before a detach
@@ -81,6 +87,8 @@ class LldbDapBackend(DapBackend):
         self._quiet = launch.QUIET
         self._scope_refs: set[int] = set()  # variable references of scopes at this stop (never capped)
         self._helpers: list[procs.ProcStat] = []  # lldb-server and the debuggee, found before the end
+        self._judging = False  # the throw breakpoint carries the callback that judges C++ types (shims/throws.py)
+        self._raised_sink: RaisedSink | None = None  # the log of raised exceptions, while armed
         self._stops = stops.LldbStops(language, ordered, self._frames, self._request, self._stop_event,
                                       self._breakpoints.ids, self._breakpoints.watch_label)
         self._listed: list[Thread] = []  # the threads of the last listing (lldb-dap lists none while it runs)
@@ -144,6 +152,7 @@ class LldbDapBackend(DapBackend):
         # C++ throw/catch filters only mean something for C++; Objective-C ones never here
         caps.exception_filters = tuple(f for f in caps.exception_filters if f.startswith("cpp_")) \
             if self.language == "cpp" else ()
+        caps.exception_types = self.language == "cpp"
 
     # -- events -------------------------------------------------------------------------------------
 
@@ -165,6 +174,10 @@ class LldbDapBackend(DapBackend):
             return  # start-up chatter (banner, "Executable binary set to …", "Attached to process …"), blank lines
         if self._stops.output(category, text):
             return  # lldb's report of a watchpoint hit: the stop's description says it
+        if RAISED_MARK in text:
+            text = self._took_raised(text)
+            if not text:
+                return
         super()._on_output({**body, "output": text})
 
     def _on_stopped(self, body: dict[str, Any]) -> None:
@@ -236,7 +249,79 @@ class LldbDapBackend(DapBackend):
         return hits.merged(breakpoints, await super().set_function_breakpoints(sent), refused)
 
     async def set_exception_filters(self, filters: list[str]) -> None:
-        await super().set_exception_filters([f for f in filters if f in self.capabilities.exception_filters])
+        """The filters lldb-dap offers; C++ type names through its throw breakpoint, which a callback of
+        polydbg's (``shims/throws.py``) lets stop only for those types and their subclasses."""
+        sent = [f for f in filters if f in self.capabilities.exception_filters]
+        types = [f for f in filters if not f.startswith(_FILTER_PREFIXES)] if self.capabilities.exception_types else []
+        for name in types:
+            await self._check_type(name)
+        judged = bool(types) and THROW_FILTER not in sent
+        await super().set_exception_filters([*sent, THROW_FILTER] if judged else sent)
+        if judged or (self._judging and THROW_FILTER in sent):  # lldb-dap may keep its breakpoint: its command too
+            number = await self._throw_breakpoint()
+            names = "\n".join(types).encode().hex()
+            await self.command(f"breakpoint command add -F throws.throws -k names -v {names} {number}" if judged
+                               else f"breakpoint command delete {number}", None)
+        self._judging = judged
+
+    def _took_raised(self, text: str) -> str:
+        """The records of the raised log out of a piece of output (shims/throws.py); what is left of it."""
+        kept = []
+        for line in text.splitlines(keepends=True):
+            record = cxx.raised_record(line.strip()[len(RAISED_MARK):]) if line.startswith(RAISED_MARK) else None
+            if record is None:
+                kept.append(line)
+            elif self._raised_sink is not None:
+                self._raised_sink(record)
+        return "".join(kept)
+
+    async def record_raised(self, sink: RaisedSink) -> Recorder:
+        """Every C++ exception the program throws, recorded by callbacks of polydbg's that never stop
+        (shims/throws.py)."""
+        if self.language != "cpp":
+            raise UsageError("lldb-dap records raised exceptions of C++ programs only; stop on them with "
+                             "debug_break(exception=[\"cpp_throw\"]) instead")
+        numbers = []
+        for where, callback in (("__cxa_throw", "raised_throw"), ("__cxa_begin_catch", "raised_catch"),
+                                ("std::terminate", "raised_terminate")):
+            made = _BREAKPOINT_MADE.search(await self.command(f"breakpoint set -n {where}", None))
+            if made is not None:
+                numbers.append(made.group(1))
+                await self.command(f"breakpoint command add -F throws.{callback} {made.group(1)}", None)
+        self._raised_sink = sink
+        return _RaisedLog(self, sink, numbers)
+
+    async def _stop_raised(self, sink: RaisedSink, numbers: list[str]) -> None:
+        if self._raised_sink is sink:
+            self._raised_sink = None
+            with contextlib.suppress(AdapterError, UsageError):
+                await self.command(f"breakpoint delete {' '.join(numbers)}", None)
+
+    async def _check_type(self, name: str) -> None:
+        """Refuse a C++ type the program's debug info does not have (the standard library's are taken as they are)."""
+        if name.startswith("std::"):
+            return
+        try:
+            found = "found in" in await self.command(f"image lookup -t {name}", None)
+        except AdapterRequestError:
+            found = False
+        if not found:
+            raise UsageError(f"no C++ type {echo(name)} in the program's debug info; name a class it throws "
+                             "(AppError, app::Error, std::runtime_error), or a filter: cpp_throw, cpp_catch")
+
+    async def _throw_breakpoint(self) -> int:
+        listed = await self.command("breakpoint list", None)
+        found = _THROW_BREAKPOINT.search(listed)
+        if found is None:
+            raise AdapterRequestError("setExceptionBreakpoints", "lldb-dap set no C++ throw breakpoint")
+        return int(found.group(1))
+
+    def _thrown_object(self, frame: FrameRef | None) -> str:
+        objects = self._stops.thrown_objects
+        found = objects.get(frame.thread_id) if frame is not None else next(iter(objects.values()), None)
+        if found is None:
+            raise thrown.not_at_an_exception("lldb")
+        return f"(*({found[0]} *) {hex(found[1])})"
 
     def _data_name(self, expression: str) -> str:
         return f"&({expression})"  # lldb-dap evaluates the name as the address to watch
@@ -298,6 +383,10 @@ class LldbDapBackend(DapBackend):
         return out
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
+        """``$exception`` is the C++ object a throw stop is at, named by its type and address."""
+        if thrown.names_it(expression):
+            found = await self.evaluate(thrown.substitute(expression, self._thrown_object(frame)), frame, context)
+            return found._replace(name=expression, evaluate_name=expression)
         try:
             found = await self._evaluated(expression, frame, context)
         except AdapterRequestError as exc:
@@ -438,3 +527,14 @@ class LldbDapBackend(DapBackend):
             if (terminate_debuggee or helper.name.startswith("lldb-server")) and procs.read_stat(helper.pid) == helper:
                 with contextlib.suppress(OSError):
                     os.kill(helper.pid, signal.SIGKILL)
+
+
+class _RaisedLog:
+    def __init__(self, backend: LldbDapBackend, sink: RaisedSink, numbers: list[str]) -> None:
+        self._backend = backend
+        self._sink = sink
+        self._numbers = numbers
+
+    async def stop(self) -> list[str]:
+        await self._backend._stop_raised(self._sink, self._numbers)
+        return []

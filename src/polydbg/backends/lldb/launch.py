@@ -25,6 +25,7 @@ from polydbg.errors import UsageError
 COMMAND_PREFIX = "`"  # lldb-dap's commandEscapePrefix: a repl line starting with it is an lldb command
 QUIET = "?"  # lldb-dap's prefix for commands whose output is shown only on error (lldb ≥ 18)
 CXX_FORMATTERS = str(shims.path(__file__, "cxx_formatters.py"))
+THROWS = str(shims.path(__file__, "throws.py"))
 # Step into never stops in the standard library (its source is not on this machine).
 _RUST_STEP_AVOID = r"^(<|_\$LT\$)?(std|core|alloc)(::|\.\.)"
 
@@ -76,6 +77,7 @@ def common_arguments(language: str, rust_etc: str | None, quiet: str, panics: bo
             pre_run.append(f"{quiet}breakpoint set --name rust_panic")
     if language == "cpp":  # lldb 22 crashes on some GCC unique_ptrs without these (see the script)
         init.append(f'{quiet}command script import "{CXX_FORMATTERS}"')
+        init.append(f'{quiet}command script import "{THROWS}"')  # exceptions by type (shims/throws.py)
     init.insert(0, f"{quiet}settings set symbols.enable-lldb-index-cache true")
     args: dict[str, Any] = {"commandEscapePrefix": COMMAND_PREFIX, "enableAutoVariableSummaries": True,
                             "enableSyntheticChildDebugging": False, "displayExtendedBacktrace": False}

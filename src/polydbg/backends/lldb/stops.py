@@ -169,6 +169,7 @@ class LldbStops:
         self._stepping = False  # a step is under way: its stop is shown whatever the breakpoints there count
         self._panics: dict[int, str] = {}  # thread id → panic message at this stop
         self._aborts: dict[int, ExceptionDetail] = {}  # thread id → why it aborted (uncaught C++ exception …)
+        self.thrown_objects: dict[int, tuple[str, int]] = {}  # thread → (type, address) of the C++ throw it is at
         self._above: dict[int, list[Frame]] = {}  # thread id → library frames above a watchpoint stop's frame 0
         self._watch_values = ""  # what lldb printed about the watchpoint that is about to stop ("'\0' → ','")
         self._watch_report = False  # lldb's console lines about a watchpoint hit are arriving
@@ -207,6 +208,7 @@ class LldbStops:
     def running(self, stepping: bool) -> None:
         """The program is resumed (``stepping``: by a step, whose stop is always shown)."""
         self._stepping = stepping
+        self.thrown_objects.clear()
 
     def forget(self) -> None:
         self._frames.clear()
@@ -480,6 +482,7 @@ class LldbStops:
                         found[register["name"]] = int(str(register["value"]).split()[0], 0)
             first, second = (found[r] for r in cxx.ARGUMENT_REGISTERS)
             type_ = cxx.demangle_type(await self._c_string_at(second + 8))
+            self.thrown_objects[thread] = (type_, first)
             return ExceptionDetail(type=type_, message=await self._thrown_message(type_, first))
         return None
 

@@ -46,14 +46,16 @@ from polydbg.backends.kit import runtime, timeouts
 from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
 from polydbg.backends.kit.ordering import OrderedEvents
-from polydbg.backends.node import commands, compile_errors, conditions, failures, inspection, launcher
+from polydbg.backends.node import commands, compile_errors, conditions, inspection, launcher
 from polydbg.backends.node import values as jsv
+from polydbg.backends.node.breakpoints import FILTERS as EXCEPTION_FILTERS
 from polydbg.backends.node.breakpoints import Breakpoints
 from polydbg.backends.node.children import ChildReports
 from polydbg.backends.node.scripts import PathMap, path_of
 from polydbg.backends.node.stops import PAUSE_LIMITS, Stops
 from polydbg.backends.node.target import Target
 from polydbg.backends.node.targets import Targets, prepare
+from polydbg.backends.recording import RaisedSink, Recorder
 from polydbg.cdp.client import CdpChannel
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
 
@@ -75,7 +77,7 @@ class NodeBackend(Backend):
         self.capabilities = Capabilities(
             conditional_breakpoints=True, hit_conditional_breakpoints=True, log_points=True,
             function_breakpoints=True, set_variable=True, exception_info=True,
-            exception_filters=("raised", "uncaught", failures.FILTER), raw_command=True)
+            exception_filters=EXCEPTION_FILTERS, exception_types=True, raw_command=True)
         self._life = Lifecycle("node", self._events)
         self._proc = procs.DebuggerProcess("node")
         self._attached = False
@@ -319,6 +321,11 @@ class NodeBackend(Backend):
     async def set_exception_filters(self, filters: list[str]) -> None:
         await self._breakpoints.set_exception_filters(filters)
 
+    async def record_raised(self, sink: RaisedSink) -> Recorder:
+        """Every throw with a frame of the user's code, recorded at a pause resumed at once (raised.py)."""
+        await self._breakpoints.record_raised(sink)
+        return _RaisedRecorder(self._breakpoints, sink)
+
     async def resume(self, thread_id: int | None) -> None:
         await self._stops.resume(thread_id)
 
@@ -433,3 +440,14 @@ def _maybe_compile_error(exception: dict[str, Any]) -> bool:
     return (compile_errors.is_compile_error(str(exception.get("description") or ""))
             or props.get("name") == "TransformError"
             or compile_errors.is_compile_error(str(props.get("message") or "")))
+
+
+class _RaisedRecorder:
+    def __init__(self, breakpoints: Breakpoints, sink: RaisedSink) -> None:
+        self._breakpoints = breakpoints
+        self._sink = sink
+
+    async def stop(self) -> list[str]:
+        if self._breakpoints.raised_sink is self._sink:
+            await self._breakpoints.record_raised(None)
+        return []

@@ -49,17 +49,19 @@ from typing import Any
 from polydbg.backends.base import BreakpointResult, FunctionBreakpoint, SourceBreakpoint
 from polydbg.backends.kit import bpdiff, hits
 from polydbg.backends.kit.bpdiff import Placed
-from polydbg.backends.node import conditions, failures, inspection, launcher
+from polydbg.backends.node import conditions, failures, inspection, launcher, thrown_types
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.scripts import position, url_of
 from polydbg.backends.node.target import Target
 from polydbg.backends.node.targets import BLACKBOX, Targets
+from polydbg.backends.recording import RaisedSink
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
 
 log = logging.getLogger(__name__)
 
 ENTRY_REGEX = r"^file://(?!.*/node_modules/)"  # the entry breakpoint: line 0 of every user script
 BEFORE_MAPPED = "beforeScriptWithSourceMapExecution"  # V8's pause before a script with a map runs
+FILTERS = ("raised", "uncaught", failures.FILTER)  # the exception filters; any other name is a constructor's
 INSTRUMENTATION_ID = 8  # V8 names an instrumentation breakpoint "8:<instrumentation>"
 
 
@@ -107,6 +109,8 @@ class Breakpoints:
         self._files: dict[str, list[int]] = {}
         self._functions: list[int] = []
         self._filters: list[str] = []
+        self._types: list[str] = []  # constructor names (thrown_types)
+        self.raised_sink: RaisedSink | None = None  # the log of raised exceptions, while armed (raised.py)
         self._transformed: set[str] = set()  # JavaScript files seen loaded with a map of themselves
         self._wide_entry = False  # the entry breakpoint pauses every user script (stop_on_entry under a loader)
         self.caught_passed = 0  # exception pauses judged no test's failure and resumed (``failures``)
@@ -182,7 +186,8 @@ class Breakpoints:
                     await target.request("Debugger.removeBreakpoint", {"breakpointId": native})
 
     def _exception_state(self) -> str:
-        if "raised" in self._filters or (failures.FILTER in self._filters and self.caught_passed < failures.BUDGET):
+        judging = failures.FILTER in self._filters and self.caught_passed < failures.BUDGET
+        if "raised" in self._filters or self._types or judging or self.raised_sink is not None:
             return "all"
         return "uncaught" if "uncaught" in self._filters else "none"
 
@@ -192,7 +197,8 @@ class Breakpoints:
         return failures.FILTER in self._filters and "raised" not in self._filters
 
     async def set_exception_filters(self, filters: list[str]) -> None:
-        self._filters = list(filters)
+        self._filters = [f for f in filters if f in FILTERS]
+        self._types = [f for f in filters if f not in FILTERS]
         for target in self._targets.live():
             await self._send_exception_state(target)
 
@@ -213,7 +219,25 @@ class Breakpoints:
 
     @property
     def breaks_on_exceptions(self) -> bool:
-        return bool(self._filters)
+        return bool(self._filters or self._types)
+
+    async def wants_exception(self, target: Target) -> bool | None:
+        """With constructor names set or the raised log armed, whether an exception pause stops (True) or is resumed
+        (False); None: as the filters alone decide (the ``failures`` judgment, or a stop)."""
+        if not self._types and self.raised_sink is None:
+            return None
+        if "raised" in self._filters or ((target.pause_data or {}).get("uncaught") and "uncaught" in self._filters):
+            return True
+        if self._types and await thrown_types.matches(target, self._types):
+            return True
+        return None if failures.FILTER in self._filters else False
+
+    async def record_raised(self, sink: RaisedSink | None) -> None:
+        """Arm (or, with None, disarm) the log of raised exceptions: V8 pauses on every throw meanwhile."""
+        self.raised_sink = sink
+        for target in self._targets.live():
+            with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
+                await self._send_exception_state(target)
 
     # -- targets coming and going -------------------------------------------------------------------------
 
@@ -224,7 +248,7 @@ class Breakpoints:
                 if isinstance(bp.spec, SourceBreakpoint) and not bp.refused:
                     self._improve(target, bp, await self._place_in(target, bp))
         await self.refresh_entry(target)
-        if self._filters:
+        if self._filters or self._types or self.raised_sink is not None:
             await self._send_exception_state(target)
 
     def forget(self, target: Target) -> None:

@@ -17,7 +17,7 @@ import asyncio
 from typing import Any
 
 from polydbg.backends.base import Scope, Variable
-from polydbg.backends.kit import timeouts
+from polydbg.backends.kit import thrown, timeouts
 from polydbg.backends.node import deadzone
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.target import GROUP, Ref, Target
@@ -203,7 +203,25 @@ async def evaluate_variable(target: Target, expression: str, frame_index: int | 
 
 async def evaluate(target: Target, expression: str, frame_index: int | None) -> dict[str, Any]:
     """Evaluate in a frame of the stop (or the target's default context): V8's answer; the exception
-    it threw as an AdapterRequestError."""
+    it threw as an AdapterRequestError. ``$exception`` is the value thrown, at an exception pause."""
+    if not thrown.names_it(expression):
+        return await _evaluate(target, expression, frame_index)
+    if not target.paused or target.pause_reason not in ("exception", "promiseRejection") or target.pause_data is None:
+        raise thrown.not_at_an_exception("Node")
+    # the expression as an arrow function of $exception made in the frame (its scope and `this` are the frame's),
+    # called with the pause's value: V8 cannot name a remote object inside an evaluation
+    closure = (await _evaluate(target, f"(({thrown.NAME}) => ({expression}))", frame_index)).get("result") or {}
+    found = await target.request("Runtime.callFunctionOn", {
+        "objectId": closure.get("objectId"), "functionDeclaration": "function (value) { return this(value); }",
+        "arguments": [jsv.call_argument(target.pause_data)], "objectGroup": GROUP, "generatePreview": True,
+        "silent": True}, timeout=timeouts.INSPECT_S)
+    details = found.get("exceptionDetails")
+    if details:
+        raise AdapterRequestError("evaluate", jsv.exception_text(details))
+    return found
+
+
+async def _evaluate(target: Target, expression: str, frame_index: int | None) -> dict[str, Any]:
     deadline = timeouts.INSPECT_S  # one deadline, as every request: a Node that cannot answer costs no more
     params: dict[str, Any] = {"expression": expression, "objectGroup": GROUP, "generatePreview": True,
                               "silent": True, "timeout": int(deadline * EVALUATE_SHARE * 1000)}

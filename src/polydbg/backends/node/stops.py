@@ -21,7 +21,7 @@ from polydbg.backends.kit import timeouts
 from polydbg.backends.kit.frames import leading
 from polydbg.backends.kit.gate import StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
-from polydbg.backends.node import compile_errors, failures
+from polydbg.backends.node import compile_errors, failures, raised
 from polydbg.backends.node.breakpoints import Breakpoints
 from polydbg.backends.node.scripts import position
 from polydbg.backends.node.target import Step, Target
@@ -105,7 +105,13 @@ class Stops:
             return
         stopping = [b for b in user if self._breakpoints.counts(b)]
         exception = reason in ("exception", "promiseRejection")
-        if exception and self._breakpoints.judges_failures and not stopping:
+        if exception and self._breakpoints.raised_sink is not None:
+            await raised.record(target, self._breakpoints.raised_sink)
+        wanted = await self._breakpoints.wants_exception(target) if exception and not stopping else None
+        if wanted is False:
+            await self._resume_quietly(target)  # no filter and no constructor named wants this throw
+            return
+        if exception and self._breakpoints.judges_failures and not stopping and not wanted:
             if await failures.failing_frame(target) is None:
                 counted = failures.in_users_code(target)
                 await self._resume_quietly(target)  # caught on purpose, or not the user's: not where a test fails

@@ -185,13 +185,13 @@ class Target:
         if not self.paused:
             return [], 0
         shown = self.shown()
-        return [self._frame(cdp) for cdp in shown[start:start + levels]], len(shown)
+        return [self.frame_of(cdp) for cdp in shown[start:start + levels]], len(shown)
 
     def frames_above(self) -> list[Frame]:
         """At a test's failure, the assertion library's frames above the user's (listed, not selectable)."""
-        return [self._frame(cdp) for cdp in self.frames[:self.hidden]] if self.paused and self.failure else []
+        return [self.frame_of(cdp) for cdp in self.frames[:self.hidden]] if self.paused and self.failure else []
 
-    def _frame(self, cdp: dict[str, Any]) -> Frame:
+    def frame_of(self, cdp: dict[str, Any]) -> Frame:
         place = self.scripts.place(*position(cdp.get("location") or {}))
         return Frame(cdp.get("functionName") or "(anonymous)", place.file, place.line, place.column)
 

@@ -32,6 +32,12 @@ def test_delves_console_events() -> None:
     assert output.logpoint_text("x = 3\n") is None
 
 
+def test_a_trace_s_line_names_its_goroutine_and_reads_delves_evaluation_errors_as_the_others_do() -> None:
+    line = "> [Go 18]: <<t>>main.go:27\x1f\x1a\x1fx={eval err: &{%!e(string=seen (type int) is not a struct)}}, y=2\n"
+    assert output.logpoint_text(line) == \
+        "<<t>>main.go:27\x1fgoroutine 18\x1fx=<error: seen (type int) is not a struct>, y=2\n"
+
+
 async def test_a_pipe_is_forwarded_minus_delves_lines() -> None:
     sent: list[tuple[str, str]] = []
     proc = procs.DebuggerProcess("delve")

@@ -15,6 +15,8 @@ from polydbg.backends.kit.cxx import fields_message, whatis_type
     ('(Plain) 0x55 = (code = 3, text = 0x00005555555560a4 "plain \\"struct\\"")', (False, 'plain "struct"')),
     ("(Point) 0x55 = (x = 3, y = 4)", (False, "x = 3, y = 4")),  # no string: its fields
     ("(int) 0x555555571510 = 42", (False, "42")),
+    ("(ParseError) 0x55 = (AppError = (std::runtime_error = <incomplete type>, code = 3))",
+     (True, "")),  # derived from runtime_error through a class of the program's
 ])
 def test_what_a_thrown_object_says(printed: str, message: tuple[bool, str]) -> None:
     assert fields_message(printed) == message
@@ -25,6 +27,7 @@ def test_what_a_thrown_object_says(printed: str, message: tuple[bool, str]) -> N
     ("{<std::runtime_error> = {<No data fields>}, code = 7}", (True, "")),
     ("{<std::exception> = {<No data fields>}, code = 7}", (False, "code = 7")),
     ("{code = 7}", (False, "code = 7")),
+    ("{<AppError> = {<std::runtime_error> = {<No data fields>}, code = 3}, <No data fields>}", (True, "")),
     ("42", (False, "42")),
 ])
 def test_what_a_thrown_object_says_as_gdb_prints_it(printed: str, message: tuple[bool, str]) -> None:
