@@ -44,6 +44,21 @@ async def test_a_launch_trace_records_the_whole_run_with_recursion_threads_and_e
     await tools("debug_terminate")
 
 
+async def test_calls_and_the_raised_log_in_one_launch_each_name_the_exception(tools: Tools) -> None:
+    """The raised log is an exception breakpoint: after pydevd handles one it sets its own trace function on the
+    frames (pydevd_frame's set_trace_for_frame_and_parents), which lost the recorder's: the call read 'raised an
+    exception', without its type and message."""
+    report = await tools("debug_launch", program=DATES, trace=["parse_date", "raised"])
+    trace = report["trace"]
+    assert trace["calls"] == 3 and trace["raised"] == 1, trace
+    assert trace["rows"][1].startswith("parse_date(s='2024-13-01') → raised Month: month must be in 1..12, not 13"), \
+        trace
+    raised, caught = line_of("calls/dates.py", "raise Month"), line_of("calls/dates.py", "except ValueError as error")
+    assert trace["raised_rows"] == [f"Month: month must be in 1..12, not 13 at dates.py:{raised} in parse_month → "
+                                    f"caught in main (dates.py:{caught})"], trace
+    await tools("debug_terminate")
+
+
 async def test_a_trace_begun_at_a_stop_records_callees_to_its_depth_and_refuses_a_misspelt_name(
         tools: Tools) -> None:
     await tools("debug_launch", program=DATES, breakpoints=[{"file": DATES, "line": line_of("calls/dates.py",

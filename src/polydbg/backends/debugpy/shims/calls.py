@@ -164,9 +164,29 @@ def _watch(frame, entry):
         if trace is not None:
             inner[0] = trace(f, event, arg)
         return local
+    local.polydbg = True
     if inner[0] is None:
         frame.f_trace_lines = False
     frame.f_trace = local
+
+
+def _keep_watching():
+    """pydevd sets its own trace function on a frame and its callers after it handled an exception for an exception
+    breakpoint (the raised log's, a filter's): the recorded calls among them are watched again."""
+    debugger = getattr(sys.modules.get('pydevd'), 'PyDB', None)
+    if debugger is None or getattr(debugger, 'polydbg_watch', False):
+        return
+    original = debugger.set_trace_for_frame_and_parents
+
+    def again(self, thread_id, frame, *args, **kwargs):
+        result = original(self, thread_id, frame, *args, **kwargs)
+        spec = _spec
+        for entry in list(spec.stacks.get(thread_id, ())) if spec is not None else ():
+            if not getattr(entry[0].f_trace, 'polydbg', False):
+                _watch(entry[0], entry)
+        return result
+    debugger.set_trace_for_frame_and_parents = again
+    debugger.polydbg_watch = True
 
 
 def _profile(frame, event, arg):
@@ -272,6 +292,7 @@ def _arm(command):
     global _spec
     spec = _Spec(command)
     _spec = spec
+    _keep_watching()
     threading.setprofile(_profile)
     everywhere = hasattr(threading, 'setprofile_all_threads')
     if everywhere:
