@@ -51,6 +51,7 @@ class LaunchSpec(NamedTuple):
     runtime: str | None = None  # the interpreter or runtime executable (python, node), when not the one found
     runtime_args: tuple[str, ...] = ()  # flags for the runtime itself (node --max-old-space-size=…)
     test: bool = False  # runs one test (debug_launch(test=…)): built as a test, stopped where the runner fails it
+    recorded: bool = False  # calls are recorded from the first line (debug_launch(trace=…)): a backend may prepare
 
 
 class AttachSpec(NamedTuple):

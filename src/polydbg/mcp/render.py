@@ -320,7 +320,8 @@ def output(r: OutputResult) -> str:
 def call_trace(c: CallTrace, head: str) -> list[str]:
     """A call trace's summary, then its rows (how to read those left out between the first and the last)."""
     lines = [head] + ([f"note: {c.note}"] if c.note else []) + [f"  {line}" for line in c.summary]
-    more = [f"  … {c.skipped} more rows: debug_output(stream=\"trace\", cursor={c.more_cursor})"] \
+    more = [f"  … {c.skipped} more row{'s' if c.skipped != 1 else ''}: debug_output(stream=\"trace\", "
+            f"cursor={c.more_cursor})"] \
         if c.skipped and c.more_cursor is not None else []
     if c.rows:
         lines.append("calls:")
@@ -335,15 +336,18 @@ def call_trace(c: CallTrace, head: str) -> list[str]:
 
 def trace(r: TraceResult, base: str | None = None) -> str:
     """The summary first (what each expression took, with counts; each thread's hits when several; where the
-    `where` condition held), then the first rows, how to read those between, the last ones, then the report (in
-    what is left of the budget). Rows name their thread when several threads hit."""
-    if r.calls is not None:
-        lines = call_trace(r.calls, f"[{r.session_id}] {r.calls.calls} calls, {r.calls.raised} raised "
-                                    f"({r.stopped_because}); program {r.state.value}")
+    `where` condition held), then the first rows, how to read those between, the last ones, the calls recorded in
+    the same run, then the report (in what is left of the budget). Rows name their thread when several threads
+    hit."""
+    calls = r.calls
+    if calls is not None and not r.hits and r.total_hits == calls.calls + calls.raised:  # only calls were traced
+        lines = call_trace(calls, f"[{r.session_id}] {calls.calls} calls, {calls.raised} raised "
+                                  f"({r.stopped_because}); program {r.state.value}")
         if r.report is not None:
             used = len("\n".join(lines).encode()) + 1  # and the line break before the report
             lines.append(stop_report(r.report, budget=max(REPORT_BYTES, REPORT_BUDGET - used), base=base))
         return "\n".join(lines)
+    traced = [] if calls is None else call_trace(calls, f"also recorded: {calls.calls} calls, {calls.raised} raised")
     labels = row_labels([h.file for h in r.hits + (r.last_hits or [])], base)
     several = r.threads is not None
 
@@ -365,6 +369,7 @@ def trace(r: TraceResult, base: str | None = None) -> str:
         if skipped and r.more_cursor is not None:
             lines.append(f"  … {skipped} more rows: debug_output(stream=\"trace\", cursor={r.more_cursor})")
         lines.extend(row(h) for h in last)
+        lines.extend(traced)
         report = ""
         if r.report is not None:
             used = len("\n".join(lines).encode()) + 1  # and the line break before the report

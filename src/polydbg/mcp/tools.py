@@ -461,17 +461,15 @@ def register(server: MCPServer[Clients]) -> None:
                           session_id: SessionId = None) -> Annotated[CallToolResult, TraceResult]:
         """Run, recording expressions at points, or calls, without stopping."""
         async def traced(s: Session) -> TraceResult:
-            if functions:
-                if points or expressions:
-                    raise UsageError("pass functions, or points and expressions, not both; trace one after the other")
+            if functions and not points and not expressions:
                 if where:
                     raise UsageError("where is for points and expressions (it is evaluated at each hit); a call "
                                      "trace's summary counts each function's arguments and returned values already")
                 return await s.trace_calls(functions, depth, max_hits or CALLS_MAX_HITS, timeout_s, progress_of(ctx))
             if not points or not expressions:
-                raise UsageError("pass at least one point {file, line} and one expression, or functions")
+                raise UsageError("pass at least one point {file, line} and one expression, or functions (or both)")
             return await s.trace([(p.file, p.line) for p in points], expressions, max_hits or POINTS_MAX_HITS,
-                                 timeout_s, progress_of(ctx), where or None)
+                                 timeout_s, progress_of(ctx), where or None, functions, depth)
         return await on_session(ctx, session_id, "debug_trace", traced, render.trace)
 
     @tool(OVERWRITES)

@@ -30,10 +30,10 @@ HELD = 5000  # call records held to be put in the order they began
 ROW_VALUE_CHARS = 60  # a value in a row of the answer (the trace log has it as the backend gave it)
 LOG_ROW_CHARS = 4000
 ROW_CHARS = 300  # a row in the answer
-FIRST_ROWS_BYTES = 700  # the first rows an answer holds, in bytes of their text
+FIRST_ROWS_BYTES = 550  # the first rows an answer holds, in bytes of their text
 LAST_ROWS_BYTES = 250  # and the last ones, when the first do not reach them
 LAST_ROWS = 6
-SUMMARY_BYTES = 800  # the summary lines of an answer together (the first function's always)
+SUMMARY_BYTES = 1100  # the summary lines of an answer together (the first function's always)
 SUMMARY_VALUE_CHARS = 30  # a value as a summary quotes it
 LISTED = 3  # the most frequent values a summary names
 DISTINCT = 10_000  # distinct values counted per function and kind
@@ -88,7 +88,7 @@ def call_row(record: CallRecord, cwd: str | None, value_chars: int | None, threa
     if thread and record.thread:
         text += f" [{record.thread}]"
     if record.duration_us is not None and record.ended:
-        text += f" {duration_text(record.duration_us)}"
+        text += f"  {duration_text(record.duration_us)}"
     return text
 
 

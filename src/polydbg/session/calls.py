@@ -15,8 +15,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 
-from polydbg.backends.base import Backend
+from polydbg.backends.base import Backend, LaunchSpec
 from polydbg.backends.recording import CallSpec, Recorder
 from polydbg.errors import AdapterError, SessionEndedError, SessionError, UsageError
 from polydbg.session.calllog import CallLog
@@ -131,6 +132,9 @@ class CallTracer:
         recording, self.at_start = self.at_start, None
         if recording is None:
             return report
+        spec = self.core.spec
+        if isinstance(spec, LaunchSpec):  # a restart records nothing: its backend need not prepare
+            self.core.spec = spec._replace(recorded=False)
         await recording.stop()
         return report.model_copy(update={"trace": recording.result()})
 
@@ -164,6 +168,21 @@ class CallTracer:
         calls = recording.result()
         return TraceResult(session_id=core.id, hits=[], total_hits=recording.log.total, stopped_because=reason,
                            state=life.state, report=report, calls=calls)
+
+    async def beside(self, functions: list[str], depth: int,
+                     trace: Callable[[], Awaitable[TraceResult]]) -> TraceResult:
+        """A line trace (``trace``) with calls recorded in the same run: ``max_hits`` counts the lines' hits, the
+        calls are bounded by ``LAUNCH_MAX_CALLS``."""
+        names, raised = split_functions(functions)
+        if self.core.life.state not in (State.stopped, State.running):
+            raise SessionEndedError(self.core.life.ended_text())
+        recording = Recording(self.core, names, raised, depth, LAUNCH_MAX_CALLS)
+        await self.core.call(recording.arm(self.core.backend))
+        try:
+            result = await trace()
+        finally:
+            await recording.stop()
+        return result.model_copy(update={"calls": recording.result()})
 
     async def _wait(self, recording: Recording, since: int, timeout_s: float, progress: Progress | None) -> str:
         """Until ``max_hits`` records, a stop, the program's end or the deadline: which came first."""

@@ -264,7 +264,7 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
                       env=tuple(sorted((request.env or {}).items())), stop_on_entry=request.stop_on_entry,
                       core=core_path, stdin=request.stdin,
                       runtime=request.runtimes.get(runtime_argument) if runtime_argument else None,
-                      runtime_args=tuple(request.runtime_args), test=plan is not None)
+                      runtime_args=tuple(request.runtime_args), test=plan is not None, recorded=bool(request.trace))
     return await manager.start(session, spec, timeout_s, progress)
 
 

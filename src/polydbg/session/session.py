@@ -199,10 +199,16 @@ class Session:
         return await self.reporter.report(timed_out, note)
 
     async def trace(self, points: Sequence[tuple[str, int | str]], expressions: list[str], max_hits: int,
-                    timeout_s: float, progress: Progress | None, where: str | None = None) -> TraceResult:
+                    timeout_s: float, progress: Progress | None, where: str | None = None,
+                    functions: list[str] | None = None, depth: int = 0) -> TraceResult:
+        """Tracepoints; with ``functions``, their calls recorded in the same run (``calls``)."""
         self.policy.check_paths((self.resolve_path(file) for file, _ in points), "trace point file")
-        self.policy.check_expressions(self.adapter, *expressions, *([where] if where is not None else []))
+        self.policy.check_expressions(self.adapter, *expressions, *([where] if where is not None else []),
+                                      *(functions or ()))
         numbered = [(file, src.line_number(self.resolve_path(file), line)) for file, line in points]
+        if functions:
+            return await self.calls.beside(functions, depth, lambda: self.tracer.trace(
+                numbered, expressions, max_hits, timeout_s, progress, where))
         return await self.tracer.trace(numbered, expressions, max_hits, timeout_s, progress, where)
 
     def trace_at_start(self, functions: list[str]) -> None:

@@ -73,15 +73,15 @@ async def test_a_call_trace_arms_the_recorder_runs_and_answers_with_a_summary_th
     assert calls is not None and calls.calls == 6 and calls.raised == 0
     assert calls.summary[0].startswith("parse_date: 3 calls; args s='2024-13-01' ×2, s='2024-01-01' ×1; "
                                        "returned date(2024, 1, 1) ×1; raised ValueError ×2; 0.20 ms avg")
-    assert calls.rows == [
-        "parse_date(s='2024-01-01') → date(2024, 1, 1)  ← test_dates (/proj/tests/test_dates.py:12) 0.20 ms",
-        "  parse_month(m='01') → 1 0.20 ms",
+    assert calls.rows + (calls.last_rows or []) == [
+        "parse_date(s='2024-01-01') → date(2024, 1, 1)  ← test_dates (/proj/tests/test_dates.py:12)  0.20 ms",
+        "  parse_month(m='01') → 1  0.20 ms",
         "parse_date(s='2024-13-01') → raised ValueError: month must be in 1..12  "
-        "← test_dates (/proj/tests/test_dates.py:12) 0.20 ms",
-        "  parse_month(m='13') → raised ValueError: month must be in 1..12 0.20 ms",
+        "← test_dates (/proj/tests/test_dates.py:12)  0.20 ms",
+        "  parse_month(m='13') → raised ValueError: month must be in 1..12  0.20 ms",
         "parse_date(s='2024-13-01') → raised ValueError: month must be in 1..12  "
-        "← test_dates (/proj/tests/test_dates.py:12) 0.20 ms",
-        "  parse_month(m='13') → raised ValueError: month must be in 1..12 0.20 ms"]
+        "← test_dates (/proj/tests/test_dates.py:12)  0.20 ms",
+        "  parse_month(m='13') → raised ValueError: month must be in 1..12  0.20 ms"]
     rows = trace_rows(rig)
     assert rows[0] == "trace 1: calls of parse_date and their callees to depth 1"
     assert rows[1].startswith("parse_date(s='2024-01-01') → date(2024, 1, 1)") and "[MainThread]" in rows[1]
@@ -150,7 +150,7 @@ async def test_a_launch_trace_is_armed_as_the_debugger_is_configured_and_answere
     assert "parse_date: 2 calls (1 still running)" in report.trace.summary[0]
     text = render.stop_report(report)
     assert "trace: 3 calls, 0 raised\n  parse_date: 2 calls (1 still running)" in text
-    assert "  parse_month(m='01') → 1 0.20 ms" in text
+    assert "  parse_month(m='01') → 1  0.20 ms" in text
     # the launch's recording ended with its answer: a restart records nothing
     await rig.session.restart(DEADLINE_S, None)
     assert "record_calls" not in rig.backend.calls
@@ -180,7 +180,7 @@ def test_a_hundred_thousand_calls_answer_within_the_budget_and_every_row_reaches
     assert result.calls == 100_000 and result.skipped == 100_000 - len(result.rows) - len(result.last_rows or [])
     assert result.summary[0].startswith("step: 100000 calls; args i=0, name= ×1, i=1, name='x' ×1, i=2, ")
     assert "threads worker-0 ×33334, worker-1 ×33333, worker-2 ×33333" in result.summary[0]
-    assert result.rows[0] == "step(i=0, name=) → 0  ← run (app.py:9) [worker-0] 0.00 ms"
+    assert result.rows[0] == "step(i=0, name=) → 0  ← run (app.py:9) [worker-0]  0.00 ms"
     assert (result.last_rows or [])[-1].startswith("step(i=99999, name='x'") and result.more_cursor is not None
     lines = log.read(0, 64 * 1024 * 1024).text.splitlines()
     assert len(lines) == 100_000 and lines[99_999].startswith("step(i=99999,")

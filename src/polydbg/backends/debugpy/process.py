@@ -37,10 +37,10 @@ from polydbg.backends.base import (
     Variable,
 )
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.debugpy import inject, lines, probe, python, threads
+from polydbg.backends.debugpy import calls, inject, lines, probe, python, threads
 from polydbg.backends.debugpy.pydevd_log import PydevdLog
 from polydbg.backends.kit import returns, shims, thrown, timeouts
-from polydbg.backends.recording import RaisedSink, Recorder
+from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
 from polydbg.errors import AdapterError, AdapterRequestError, EnvironmentProblem, SessionError, UsageError
 from polydbg.transport.streams import FramedStream
 
@@ -82,6 +82,8 @@ class DebugpyProcess(DapBackend):
         self._injector_failed = False  # debugpy said so; its next output is what the injector printed
         self._just_my_code = True  # library code is left out (steps, stacks); children inherit it
         self._probe = probe.Probe()  # wakes a thread of the program's when a pause stops nothing
+        self._calls = calls.CallChannel()  # the launched program's call recorder connects to it
+        self._configuring = False  # a launch's configure callback runs: the program's code has not started
         self._stopped = asyncio.Event()  # set by a stop: a pause that has stopped the program needs no probe
         self._stop_thread: int | None = None  # the thread debugpy stopped (the probe's too): it can evaluate
         self._names: dict[int, str] = {}  # the threads' names at this stop
@@ -104,6 +106,19 @@ class DebugpyProcess(DapBackend):
         env.pop("PYTHONSTARTUP", None)
         return await self._spawn_stdio_adapter([sys.executable, "-c", ADAPTER_SHIM], env=env)
 
+    async def launch(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
+        await self._calls.close()
+        if spec.recorded:  # the recorder listens from the start (otherwise from the stop a trace begins at)
+            await self._calls.create()
+        self._configuring = True
+
+        async def configured() -> None:
+            try:
+                await configure()
+            finally:
+                self._configuring = False
+        await super().launch(spec, configured, timeout_s)
+
     def _launch_arguments(self, spec: LaunchSpec) -> dict[str, Any]:
         interpreter = python.find_python(spec.runtime, spec.cwd, spec.program)
         self._launched = True
@@ -122,7 +137,7 @@ class DebugpyProcess(DapBackend):
         if spec.cwd:
             args["cwd"] = spec.cwd
         args["env"] = {**dict(spec.env), **self._pydevd_log.env(), "POLYDBG_VALUES": str(VALUES),
-                       probe.ENV: self._probe.create()}
+                       probe.ENV: self._probe.create(), **({calls.ENV: self._calls.path} if self._calls.path else {})}
         if spec.stdin is not None:  # the shim puts it on fd 0 before the program runs
             args["env"] = {**args.get("env", {}), "POLYDBG_STDIN": self._proc.input_file(spec.stdin)}
         return args
@@ -175,6 +190,7 @@ class DebugpyProcess(DapBackend):
     async def _after_end(self, terminate_debuggee: bool) -> None:
         self._pydevd_log.close()
         self._probe.close()
+        await self._calls.close()
 
     # -- events -----------------------------------------------------------------------------------
 
@@ -277,6 +293,35 @@ class DebugpyProcess(DapBackend):
         self._tops.clear()
         self._blocked.clear()
         self._scope_frames.clear()
+
+    # -- recording ----------------------------------------------------------------------------------
+
+    async def record_calls(self, spec: CallSpec, sink: CallSink) -> Recorder:
+        """Calls recorded by a profile hook in the program (``calls``, ``shims/calls.py``)."""
+        if not self._launched:
+            raise UsageError("calls are recorded in a Python program debug_launch started (its recorder starts with "
+                             "it), not in an attached one; trace lines with debug_trace(points=…) instead")
+        if not self._configuring:  # the program runs its code: its recorder starts at a stop
+            path = self._calls.path or await self._calls.create()
+            if not await self._in_each_stopped_thread(f"__import__('_polydbg').calls_at({path!r})"):
+                raise UsageError("a call trace of a running Python program begins at a stop: debug_pause (or a "
+                                 "breakpoint), then debug_trace(functions=…); or debug_launch(trace=…) records from "
+                                 "the first line")
+        return await calls.record_calls(self._calls, spec, sink, self._in_each_stopped_thread)
+
+    async def _in_each_stopped_thread(self, expression: str) -> int:
+        """Evaluate ``expression`` in the top frame of every thread stopped now (pydevd runs it in that thread); how
+        many ran it."""
+        ran = 0
+        for thread in await self.threads():
+            try:
+                frames, _ = await self.stack_trace(thread.id, 0, 1)
+                if frames:
+                    await super().evaluate(expression, FrameRef(thread.id, 0), "repl")
+                    ran += 1
+            except AdapterError:
+                continue  # running, or blocked in C code: not stopped by pydevd
+        return ran
 
     async def threads(self) -> list[Thread]:
         """The program's threads, without the probe."""

@@ -219,29 +219,50 @@ if _i:
     _f = os.open(_i, os.O_RDONLY); os.dup2(_f, 0); os.close(_f)
 del _i
 _w = os.environ.pop('POLYDBG_PROBE', None) if '--connect' in a else None
+_first = []  # run in the main thread as the program's code starts (once)
+def _starts(m):  # pydevd's runpy: its entry points run _first before the program's code, hidden as pydevd's
+    def started(run):
+        def first(*args, **kwargs):
+            while _first:
+                f = _first.pop(0); f.__code__ = f.__code__.replace(co_filename=m.__file__); f()
+            return run(*args, **kwargs)
+        first.__code__ = first.__code__.replace(co_filename=m.__file__)  # pydevd's frame: hidden as its own
+        return first
+    for n in ('run_path', 'run_module', '_run_module_as_main'):
+        if hasattr(m, n): setattr(m, n, started(getattr(m, n)))
+_patches['_pydevd_bundle.pydevd_runpy'] = _starts
 if _w:  # the probe starts with the program, once pydevd traces new threads
-    def _probing(m, left=[_w]):  # noqa: B006 (one probe, whichever runs first)
-        def started(run):
-            def first(*args, **kwargs):
-                if left:
-                    import threading
-                    w = left.pop()
-                    # it waits in library code (a step into "my code" never stops there); woken, it runs a line of
-                    # "user" code (named <ipython…), where a pause stops
-                    g = {'os': os}
-                    exec(compile('def ran():\n    pass  # a pause stops here\n\ndef wake(fd):\n'
-                                 '    while os.read(fd, 1):\n        ran()\n', '<polydbg-probe>', 'exec'), g)
-                    g['ran'].__code__ = g['ran'].__code__.replace(co_filename='<ipython-polydbg-probe>')
-                    threading.Thread(target=g['wake'], args=(os.open(w, os.O_RDWR),), name='polydbg-probe',
-                                     daemon=True).start()
-                return run(*args, **kwargs)
-            first.__code__ = first.__code__.replace(co_filename=m.__file__)  # pydevd's frame: hidden as its own
-            return first
-        for n in ('run_path', 'run_module', '_run_module_as_main'):
-            if hasattr(m, n): setattr(m, n, started(getattr(m, n)))
-    _patches['_pydevd_bundle.pydevd_runpy'] = _probing
+    def _probing(w=_w):
+        import threading
+        # it waits in library code (a step into "my code" never stops there); woken, it runs a line of
+        # "user" code (named <ipython…), where a pause stops
+        g = {'os': os}
+        exec(compile('def ran():\n    pass  # a pause stops here\n\ndef wake(fd):\n'
+                     '    while os.read(fd, 1):\n        ran()\n', '<polydbg-probe>', 'exec'), g)
+        g['ran'].__code__ = g['ran'].__code__.replace(co_filename='<ipython-polydbg-probe>')
+        threading.Thread(target=g['wake'], args=(os.open(w, os.O_RDWR),), name='polydbg-probe',
+                         daemon=True).start()
+    _first.append(_probing)
 del _w
 _p = os.environ.pop('POLYDBG_VALUES', None) if '--connect' in a else None
+_k = os.environ.pop('POLYDBG_CALLS', None) if '--connect' in a else None
+_shims = os.path.dirname(_p or '')
+def _calls_at(path, running=True, shims=_shims):  # the recorder of calls (shims/calls.py), started
+    m = sys.modules.get('_polydbg_calls')
+    if m is None:
+        import importlib.util
+        s = importlib.util.spec_from_file_location('_polydbg_calls', os.path.join(shims, 'calls.py'))
+        m = importlib.util.module_from_spec(s); s.loader.exec_module(m)
+        m._started = running; m.start(path)
+        sys.modules['_polydbg_calls'] = sys.modules['_polydbg'].calls = m
+    else: m.serve()
+    return 'recording'
+sys.modules['_polydbg'].calls_at = _calls_at  # evaluated by polydbg at a stop, to record calls from there
+_calls = None
+if _k and _p:  # a launch's trace: the recorder listens from the start
+    try: _calls_at(_k, False); _calls = sys.modules['_polydbg_calls']; _first.append(_calls.started)
+    except OSError: _calls = None
+del _k, _shims
 if _p:
     _d = os.path.abspath(os.path.join(a[0], '_vendored', 'pydevd'))  # as debugpy names its copy
     sys.path[:0] = [_d, _p]
@@ -267,4 +288,5 @@ except SystemExit as e:
     print(e.code, file=sys.stderr)
     raise SystemExit(1) from None
 finally:
+    if _calls is not None: _calls.drain()
     _drain()

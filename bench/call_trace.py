@@ -1,0 +1,108 @@
+"""Benchmark: what one recorded call costs, against a line trace and a ``debug_continue`` per hit, per language.
+
+Each language's program calls a small function N times in a loop, after a line the bench stops at first (a
+breakpoint; the program is launched afresh for each way). From that stop, through an in-process MCP client:
+
+- call trace: ``debug_trace(functions=[the function], max_hits=N)``, every call recorded with its argument and value;
+- line trace: ``debug_trace(points=[the function's line], expressions=[its argument], max_hits=N)``;
+- continue per hit: a breakpoint in the function and ``debug_continue`` ``--continues`` times;
+- the program alone: ``debug_continue`` to its end with no breakpoint (the loop under the debugger, no trace).
+
+Printed per language: the time per call (per hit) of each way, in ms, and the load average at the start and end.
+Target (issue 21): a call trace costs ≤ 1 ms per recorded call on Python, Node and Java. A language is a function
+``(client, calls, continues) -> row`` in ``LANGUAGES``: the others add theirs beside Python's.
+
+Run: .venv/bin/python bench/call_trace.py [--calls 20000] [--continues 100] [--languages python]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcp import Client
+
+from _util import BENCH, line_of, table
+from polydbg.mcp.server import build_server
+
+Row = list[object]
+PYTHON = str(BENCH / "programs" / "calls_target.py")
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error and result.structured_content is not None, (tool, arguments, result)
+    return dict(result.structured_content)
+
+
+async def timed(client: Client, tool: str, **arguments: Any) -> tuple[float, dict[str, Any]]:
+    began = time.perf_counter()
+    answer = await call(client, tool, **arguments)
+    return time.perf_counter() - began, answer
+
+
+async def per_call(client: Client, launch: dict[str, Any], start: dict[str, Any], function: str,
+                   body: dict[str, Any], expression: str, calls: int, continues: int) -> Row:
+    """The four ways on one program: ``launch``'s arguments, ``start`` the place to stop at first, ``function`` and
+    ``body`` (its line) what is traced; each way from a fresh launch; ms per call (per hit)."""
+    async def fresh(*places: dict[str, Any]) -> None:
+        report = await call(client, "debug_launch", **launch, breakpoints=list(places), timeout_s=120)
+        assert report.get("reason") == "breakpoint", report
+
+    costs: Row = []
+    await fresh(start)
+    took, traced = await timed(client, "debug_trace", functions=[function], max_hits=calls, timeout_s=600)
+    assert traced["total_hits"] == calls, traced
+    costs.append(f"{took / calls * 1000:.3f}")
+    await call(client, "debug_terminate")
+    await fresh(start)
+    took, traced = await timed(client, "debug_trace", points=[body], expressions=[expression], max_hits=calls,
+                               timeout_s=600)
+    assert traced["total_hits"] == calls, traced
+    costs.append(f"{took / calls * 1000:.3f}")
+    await call(client, "debug_terminate")
+    await fresh(start, body)
+    await call(client, "debug_continue")  # to the first hit
+    began = time.perf_counter()
+    for _ in range(continues):
+        assert (await call(client, "debug_continue"))["state"] == "stopped"
+    costs.append(f"{(time.perf_counter() - began) / continues * 1000:.3f}")
+    await call(client, "debug_terminate")
+    await fresh(start)
+    took, ended = await timed(client, "debug_continue", timeout_s=600)
+    assert ended["state"] == "exited", ended
+    costs.append(f"{took / calls * 1000:.4f}")
+    await call(client, "debug_terminate")
+    return costs
+
+
+async def python(client: Client, calls: int, continues: int) -> Row:
+    return ["python (debugpy)", *await per_call(
+        client, {"program": PYTHON, "args": [str(calls)]}, {"file": PYTHON, "line": line_of("# start", PYTHON)},
+        "work", {"file": PYTHON, "line": line_of("# body", PYTHON)}, "i", calls, continues)]
+
+
+LANGUAGES: dict[str, Callable[[Client, int, int], Awaitable[Row]]] = {"python": python}
+
+
+async def main(calls: int, continues: int, languages: list[str]) -> None:
+    load = os.getloadavg()[0]
+    rows = []
+    async with Client(build_server()) as client:
+        for language in languages:
+            rows.append(await LANGUAGES[language](client, calls, continues))
+    table(f"ms per call: {calls:,} calls traced, {continues} continues; load average {load:.1f} → "
+          f"{os.getloadavg()[0]:.1f}", ["", "call trace", "line trace", "continue per hit", "program alone"], rows)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=20_000)
+    parser.add_argument("--continues", type=int, default=100)
+    parser.add_argument("--languages", nargs="+", default=list(LANGUAGES), choices=list(LANGUAGES))
+    arguments = parser.parse_args()
+    asyncio.run(main(arguments.calls, arguments.continues, arguments.languages))

@@ -1,0 +1,142 @@
+"""Call traces of a Python program through the MCP tools, on debugpy (tests/programs/calls/dates.py): a launch's
+trace records the whole run from its first line (recursion, threads, a callee that raises, a ``__repr__`` that
+calls traced code and records nothing, a bare name only in the program's code, a library's function by its
+module), ``debug_trace(functions=…)`` begun at a stop records the stopped thread
+with callees to a depth, a misspelt name is refused with the closest ones before anything runs, ``max_hits`` ends a
+100,000-call run exactly, and a test run by name answers its failure with what the code under test was called
+with."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.conftest import PROGRAMS, Tools, line_of
+
+pytestmark = pytest.mark.anyio
+
+DATES = str(PROGRAMS / "calls" / "dates.py")
+
+
+async def test_a_launch_trace_records_the_whole_run_with_recursion_threads_and_exceptions(tools: Tools) -> None:
+    report = await tools("debug_launch", program=DATES,
+                         trace=["parse_date", "dates.parse_month", "fib", "worker", "shout", "inner", "json.dumps"])
+    assert report["state"] == "exited", report
+    trace = report["trace"]
+    summary = "\n".join(trace["summary"])
+    assert "parse_date: 3 calls; args s='2024-01-15' ×1, s='2024-13-01' ×1, s='2024-02-30' ×1; returned " \
+           "(2024, 1, 15) ×1, (2024, 2, 30) ×1; raised Month ×1" in summary, summary
+    # Loud's __repr__ calls parse_month while its value is written: that call is the recorder's, not the program's
+    assert "parse_month: 3 calls" in summary, summary
+    assert "fib: 29 calls" in summary and "threads MainThread ×15, worker-4 ×9, worker-3 ×5" in summary, summary
+    assert "shout: 1 call; args value=Loud(1) ×1" in summary, summary
+    assert "inner: 1 call; args n=1 ×1; returned '{\"n\": 1}' ×1" in summary, summary  # not typing's inner
+    assert "dumps: 1 call; args obj={'n': 1}, skipkeys=False" in summary, summary  # not pydevd's own
+    rows = (await tools("debug_output", stream="trace", max_bytes=30_000))["text"].splitlines()
+    assert rows[0].startswith("trace 1: calls of parse_date, dates.parse_month"), rows
+    calls = rows[1:]
+    assert len(calls) == trace["calls"] == 3 + 3 + 29 + 2 + 1 + 1 + 1, calls
+    assert calls[0].startswith("parse_date(s='2024-01-15') → (2024, 1, 15)  ← main (dates.py:"), calls
+    assert calls[1].startswith("parse_month(text='01') → 1  ← parse_date (dates.py:"), calls  # in call order
+    assert calls[3].startswith("parse_month(text='13') → raised Month: month must be in 1..12, not 13"), calls
+    assert calls[2].startswith("parse_date(s='2024-13-01') → raised Month: month must be in 1..12, not 13"), calls
+    await tools("debug_terminate")
+
+
+async def test_calls_and_the_raised_log_in_one_launch_each_name_the_exception(tools: Tools) -> None:
+    """The raised log is an exception breakpoint: after pydevd handles one it sets its own trace function on the
+    frames (pydevd_frame's set_trace_for_frame_and_parents), which lost the recorder's: the call read 'raised an
+    exception', without its type and message."""
+    report = await tools("debug_launch", program=DATES, trace=["parse_date", "raised"])
+    trace = report["trace"]
+    assert trace["calls"] == 3 and trace["raised"] == 1, trace
+    assert trace["rows"][1].startswith("parse_date(s='2024-13-01') → raised Month: month must be in 1..12, not 13"), \
+        trace
+    raised, caught = line_of("calls/dates.py", "raise Month"), line_of("calls/dates.py", "except ValueError as error")
+    assert trace["raised_rows"] == [f"Month: month must be in 1..12, not 13 at dates.py:{raised} in parse_month → "
+                                    f"caught in main (dates.py:{caught})"], trace
+    await tools("debug_terminate")
+
+
+async def test_a_trace_begun_at_a_stop_records_callees_to_its_depth_and_refuses_a_misspelt_name(
+        tools: Tools) -> None:
+    await tools("debug_launch", program=DATES, breakpoints=[{"file": DATES, "line": line_of("calls/dates.py",
+                                                                                              "# dates")}])
+    both = await tools.error("debug_trace", functions=["parse_date"], expressions=["s"])
+    assert "pass at least one point {file, line} and one expression, or functions (or both)" in both, both
+    refused = await tools.error("debug_trace", functions=["parse_dat"])
+    assert "parse_dat (closest: parse_date" in refused, refused
+    assert (await tools("debug_sessions"))["sessions"][0]["state"] == "stopped"  # nothing ran
+    result = await tools("debug_trace", functions=["parse_date"], depth=1)
+    assert result["stopped_because"] == "exited", result
+    assert result["calls"]["rows"][:2] == [
+        f"parse_date(s='2024-01-15') → (2024, 1, 15)  ← main (dates.py:{line_of('calls/dates.py', '# dates') + 3})"
+        + result["calls"]["rows"][0].rsplit(")", 1)[1],
+        "  parse_month(text='01') → 1" + result["calls"]["rows"][1].rsplit(" → 1", 1)[1]], result
+    # int() and str.split are C functions: the callees are the Python ones
+    assert sum(row.startswith("  parse_month(") for row in result["calls"]["rows"]) == 3, result
+    await tools("debug_terminate")
+
+
+async def test_points_and_functions_are_traced_in_one_run(tools: Tools) -> None:
+    await tools("debug_launch", program=DATES, breakpoints=[{"file": DATES, "line": line_of("calls/dates.py",
+                                                                                              "# dates")}])
+    await tools("debug_clear", all=True)
+    month = line_of("calls/dates.py", "month = int(text)")
+    result = await tools("debug_trace", points=[{"file": DATES, "line": month}], expressions=["text"],
+                         functions=["parse_date"])
+    assert result["total_hits"] == 3 and result["calls"]["calls"] == 3, result
+    text = await tools.text("debug_output", stream="trace", max_bytes=30_000)
+    assert f"dates.py:{month} [MainThread]  text='13'" in text, text
+    assert "parse_date(s='2024-13-01') → raised Month" in text, text
+    await tools("debug_terminate")
+
+
+async def test_a_session_that_records_no_calls_has_no_recorder_slowing_its_stops(tools: Tools) -> None:
+    """A recorder's thread in the program makes every later stop arrive 200 ms late (pydevd's suspended thread waits
+    out its poll): it was in every launched program, and ten continues took at least 2 s, whatever the load. It is
+    in a program only once calls are recorded (a launch's trace, a debug_trace(functions=…))."""
+    await tools("debug_launch", program=DATES, args=["1000"],
+                breakpoints=[{"file": DATES, "line": line_of("calls/dates.py", "total += fib(1)")}])
+    began = time.monotonic()
+    for _ in range(10):
+        assert (await tools("debug_continue"))["reason"] == "breakpoint"
+    assert time.monotonic() - began < 2.0
+    await tools("debug_terminate")
+
+
+async def test_a_call_trace_of_a_running_program_is_refused_saying_to_begin_it_at_a_stop(tools: Tools) -> None:
+    report = await tools("debug_launch", program=DATES, args=["2000000"])
+    assert report["state"] == "running", report
+    refused = await tools.error("debug_trace", functions=["fib"])
+    assert "begins at a stop: debug_pause" in refused, refused
+    await tools("debug_terminate")
+
+
+async def test_max_hits_ends_a_trace_of_a_hundred_thousand_calls_exactly(tools: Tools) -> None:
+    await tools("debug_launch", program=DATES, args=["150000"],
+                breakpoints=[{"file": DATES, "line": line_of("calls/dates.py", "# rounds")}])
+    began = time.monotonic()
+    result = await tools("debug_trace", functions=["fib"], max_hits=100_000, timeout_s=120)
+    took = time.monotonic() - began
+    assert result["stopped_because"] == "max_hits" and result["total_hits"] == 100_000, result
+    assert result["calls"]["calls"] == 100_000 and result["calls"]["summary"][0].startswith(
+        "fib: 100000 calls; args n=1 ×100000; returned 1 ×100000"), result
+    assert took < 60, took
+    chunk = await tools("debug_output", stream="trace", cursor=result["calls"]["more_cursor"], max_bytes=200)
+    # the trace log keeps the last 4 MiB of rows: the first of these were dropped, and the read says so
+    assert chunk["dropped"] > 0 and "\nfib(n=1) → 1  ← main (dates.py:" in chunk["text"], chunk
+    await tools("debug_terminate")
+
+
+async def test_a_test_run_by_name_answers_its_failure_with_the_calls_of_the_code_under_test(tools: Tools) -> None:
+    report = await tools("debug_launch", test="tests/test_prices.py::TestBulk::test_bulk_discount[10]",
+                         cwd=str(PROGRAMS / "pytests"), trace=["total", "parse_price"])
+    assert report["state"] == "stopped" and report["location"]["function"] == "test_bulk_discount", report
+    trace = report["trace"]
+    assert trace["rows"] == [f"total(prices=[1.0], quantity=10) → 10.0  ← TestBulk.test_bulk_discount "
+                             f"(tests/test_prices.py:{line_of('pytests/tests/test_prices.py', 'got = total')})"
+                             + trace["rows"][0].rsplit(")", 1)[1]], trace
+    assert trace["note"] == "never called: parse_price", trace
+    await tools("debug_terminate")
