@@ -1,5 +1,6 @@
 """Call traces on the JVM (``JavaBackend.record_calls``), on a real JVM: a recursive method, a method that throws
-(caught by its caller), a class loaded after the trace began, a thread of the program's, unknown names.
+(caught by its caller), a class loaded after the trace began, a thread of the program's, unknown names, and the
+callees of a recorded method to a depth (through the MCP tools).
 
 The session drives the program (launched at its entry, then run to its end); the records come from the
 backend through the sink, as the session's call trace reads them.
@@ -7,6 +8,7 @@ backend through the sink, as the session's call trace reads them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 
 import pytest
@@ -18,6 +20,7 @@ from tests.conftest import Tools, line_of, require
 from tests.integration.recorded_calls import CALLS, at_entry, launched_with_trace, run_recording
 
 PROGRAM = str(CALLS / "Calls.java")
+CALLEES = str(CALLS / "Callees.java")
 
 
 @pytest.fixture
@@ -84,3 +87,32 @@ async def test_a_launch_records_a_whole_run_through_the_tools(tools: Tools) -> N
     assert "Calls.fib: 25 calls" in summary and "Calls.square: 4 calls" in summary
     assert any(row.startswith('Calls.Parser.parse(text="") → raised java.lang.IllegalArgumentException: empty input')
                for row in rows)
+
+
+async def callee_rows(tools: Tools, depth: int) -> list[str]:
+    """The rows of a trace of ``Callees.total`` to ``depth``, begun at the program's entry, durations left out."""
+    require("java", "javac")
+    await tools("debug_launch", program=CALLEES, stop_on_entry=True)
+    result = await tools("debug_trace", functions=["Callees.total"], depth=depth)
+    assert result["stopped_because"] == "exited" and result["report"]["output"]["text"] == "total 7\nafter 10 1\n"
+    await tools("debug_terminate")
+    return [re.sub(r"  [\d.]+ m?s$", "", row) for row in result["calls"]["rows"]]
+
+
+async def test_callees_to_depth_one_leave_out_the_jdk_and_calls_outside_the_recorded_one(tools: Tools) -> None:
+    """weight is called through a stream (the JDK's frames and a lambda's hidden class between: still one level
+    below), once throwing a NumberFormatException the JDK raised; countdown's recursion is below the depth; weight
+    and countdown called again after total are not its callees."""
+    assert await callee_rows(tools, 1) == [
+        f'Callees.total(words=ImmutableCollections.List12 size=2 ["1", " 2"]) → 7  ← Callees.main (Callees.java:'
+        f'{line_of("calls/Callees.java", "total(List.of")})',
+        '  Callees.weight(word="1") → 2',
+        '  Callees.weight(word=" 2") → 4',
+        '  Callees.weight(word="x") → raised java.lang.NumberFormatException: For input string: "x"',
+        "  Callees.countdown(n=2) → 2"]
+
+
+async def test_callees_to_depth_two_follow_a_recursion_one_level_further(tools: Tools) -> None:
+    rows = await callee_rows(tools, 2)
+    assert rows[-2:] == ["  Callees.countdown(n=2) → 2", "    Callees.countdown(n=1) → 1"], rows
+    assert len(rows) == 6, rows
