@@ -13,8 +13,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from polydbg.backends.recording import CallSpec
+from polydbg.backends.recording import CallRecord, CallSpec
 from polydbg.errors import UsageError
+from polydbg.session.model import State
 from polydbg.session.session import Session
 from tests.conftest import Tools, line_of, require
 from tests.integration.recorded_calls import CALLS, at_entry, launched_with_trace, run_recording
@@ -27,6 +28,13 @@ CALLEES = str(CALLS / "Callees.java")
 async def session() -> AsyncIterator[Session]:
     require("java", "javac")
     async with at_entry("java", "java", PROGRAM, 60) as session:
+        yield session
+
+
+@pytest.fixture
+async def callees() -> AsyncIterator[Session]:
+    require("java", "javac")
+    async with at_entry("java", "java", CALLEES, 60) as session:
         yield session
 
 
@@ -94,25 +102,43 @@ async def callee_rows(tools: Tools, depth: int) -> list[str]:
     require("java", "javac")
     await tools("debug_launch", program=CALLEES, stop_on_entry=True)
     result = await tools("debug_trace", functions=["Callees.total"], depth=depth)
-    assert result["stopped_because"] == "exited" and result["report"]["output"]["text"] == "total 7\nafter 10 1\n"
+    assert result["stopped_because"] == "exited" and result["report"]["output"]["text"] == "total 6\nafter 10 1\n2\n"
     await tools("debug_terminate")
-    return [re.sub(r"  [\d.]+ m?s$", "", row) for row in result["calls"]["rows"]]
+    calls = result["calls"]
+    assert calls["skipped"] == 0, calls  # (the rows are shown whole, some of them as its last ones)
+    return [re.sub(r"  [\d.]+ m?s$", "", row) for row in calls["rows"] + calls.get("last_rows", [])]
 
 
 async def test_callees_to_depth_one_leave_out_the_jdk_and_calls_outside_the_recorded_one(tools: Tools) -> None:
     """weight is called through a stream (the JDK's frames and a lambda's hidden class between: still one level
-    below), once throwing a NumberFormatException the JDK raised; countdown's recursion is below the depth; weight
-    and countdown called again after total are not its callees."""
+    below), once throwing a NumberFormatException the JDK raised; the recursions of dive and countdown are below the
+    depth (dive's, ended by an exception safeDepth catches, ends no recorded call); weight and countdown called again
+    after total are not its callees."""
     assert await callee_rows(tools, 1) == [
-        f'Callees.total(words=ImmutableCollections.List12 size=2 ["1", " 2"]) → 7  ← Callees.main (Callees.java:'
+        f'Callees.total(words=ImmutableCollections.List12 size=2 ["1", " 2"]) → 6  ← Callees.main (Callees.java:'
         f'{line_of("calls/Callees.java", "total(List.of")})',
         '  Callees.weight(word="1") → 2',
         '  Callees.weight(word=" 2") → 4',
         '  Callees.weight(word="x") → raised java.lang.NumberFormatException: For input string: "x"',
+        "  Callees.safeDepth(n=3) → -1",
         "  Callees.countdown(n=2) → 2"]
 
 
 async def test_callees_to_depth_two_follow_a_recursion_one_level_further(tools: Tools) -> None:
     rows = await callee_rows(tools, 2)
-    assert rows[-2:] == ["  Callees.countdown(n=2) → 2", "    Callees.countdown(n=1) → 1"], rows
-    assert len(rows) == 6, rows
+    assert rows[-4:] == ["  Callees.safeDepth(n=3) → -1",
+                         "    Callees.dive(n=3) → raised java.lang.IllegalStateException: bottom",
+                         "  Callees.countdown(n=2) → 2", "    Callees.countdown(n=1) → 1"], rows
+    assert len(rows) == 8, rows
+
+
+async def test_a_call_that_returns_just_before_the_program_ends_is_recorded(callees: Session) -> None:
+    """Its exit suspends nothing, so the object it returned may be gone (the JVM ended) before it is read: the call
+    was left out of the trace."""
+    records: list[CallRecord] = []
+    recorder = await callees.core.backend.record_calls(CallSpec(("Callees.letters",)), records.append)
+    assert (await callees.resume(None, None, 60, None)).state == State.exited
+    await recorder.stop()
+    [letters] = records
+    assert letters.args == (("word", '"ab"'),) and letters.returned in (
+        'ImmutableCollections.List12 size=2 ["a", "b"]', "(not read: the program ended or dropped it first)")

@@ -44,7 +44,7 @@ _GONE = (JdwpRequestError, AdapterGoneError, AdapterTimeoutError)
 class _Open:
     traced: Traced
     args: tuple[tuple[str, str], ...]
-    depth: int  # frames on the thread at entry (the call's own included)
+    depth: int  # frames on the thread at entry (the call's own included); 0: not read (a callee not recorded)
     caller: str | None
     began: float  # time.perf_counter() at the entry event
     held_at: float  # the thread's time held by the recording by then
@@ -230,11 +230,8 @@ class CallTrace:
         level = state.open[-1].level + 1
         if level <= self.spec.depth and self._delivered < self.spec.max_calls:
             opened = await self._read_entry(event, traced, level, caller=False)
-        else:  # followed, not recorded: only its depth is read (for an exception that pops it)
-            count = await self._vm.request(CommandSet.THREAD_REFERENCE, 7,
-                                           self._vm.client.writer().object_id(event.thread).bytes(),
-                                           "ThreadReference.FrameCount")
-            opened = _Open(traced, (), count.i4(), None, self._now, state.held, level=self.spec.depth + 1)
+        else:  # followed, not recorded: nothing read (an exception finds its frame, ``_placed``)
+            opened = _Open(traced, (), 0, None, self._now, state.held, level=self.spec.depth + 1)
         if opened is not None:
             state.open.append(opened)
 
@@ -276,7 +273,12 @@ class CallTrace:
         state.open.pop()
         if call.level <= self.spec.depth:
             value = event.value
-            returned = None if value is None or value.tag == Tag.VOID else await self._text(value)
+            returned = None
+            if value is not None and value.tag != Tag.VOID:
+                try:
+                    returned = await self._text(value)
+                except _GONE:  # the thread ran on (its exit suspends nothing): the object collected, the JVM ended
+                    returned = "(not read: the program ended or dropped it first)"
             self._emit(state, call, returned=returned)
         await self._closed(event.thread, state)
 
@@ -301,6 +303,7 @@ class CallTrace:
                     catching = len(frames) - index  # its depth from the bottom
                     break
         raised = await self._exception_text(event.exception)
+        _placed(state.open, [where for _, where in reversed(frames)])
         while state.open and state.open[-1].depth > (catching if catching <= len(frames) else 0):
             call = state.open.pop()
             if call.level <= self.spec.depth:
@@ -372,3 +375,15 @@ class CallTrace:
             notes.append(f"never loaded: {', '.join(never)} (no class with that method was loaded)")
         return notes
 
+
+def _placed(calls: list[_Open], frames: list[Location]) -> None:
+    """Give each open call whose depth was not read the frame it runs in (``frames`` from the bottom): the next
+    frame of its method above the call below it (one the stack no longer has is above every frame)."""
+    index = 0
+    for call in calls:
+        if not call.depth:
+            key = (call.traced.cls.id, call.traced.method.id)
+            while index < len(frames) and (frames[index].class_id, frames[index].method_id) != key:
+                index += 1
+            call.depth = index + 1
+        index = call.depth
