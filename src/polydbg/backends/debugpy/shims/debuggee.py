@@ -287,6 +287,6 @@ except SystemExit as e:
     if e.code is None or isinstance(e.code, int): raise
     print(e.code, file=sys.stderr)
     raise SystemExit(1) from None
-finally:
-    if _calls is not None: _calls.drain()
+finally:  # the recorder's pending records, whether a launch or a stop started it (its thread dies with us)
+    if '_polydbg_calls' in sys.modules: sys.modules['_polydbg_calls'].drain()
     _drain()
