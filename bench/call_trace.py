@@ -31,6 +31,7 @@ from polydbg.mcp.server import build_server
 
 Row = list[object]
 PYTHON = str(BENCH / "programs" / "calls_target.py")
+GO = str(BENCH / "programs" / "calls_target.go")
 
 
 async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -86,7 +87,13 @@ async def python(client: Client, calls: int, continues: int) -> Row:
         "work", {"file": PYTHON, "line": line_of("# body", PYTHON)}, "i", calls, continues)]
 
 
-LANGUAGES: dict[str, Callable[[Client, int, int], Awaitable[Row]]] = {"python": python}
+async def go(client: Client, calls: int, continues: int) -> Row:
+    return ["go (delve)", *await per_call(
+        client, {"program": GO, "args": [str(calls)]}, {"file": GO, "line": line_of("// start", GO)},
+        "main.work", {"file": GO, "line": line_of("// body", GO)}, "i", calls, continues)]
+
+
+LANGUAGES: dict[str, Callable[[Client, int, int], Awaitable[Row]]] = {"python": python, "go": go}
 
 
 async def main(calls: int, continues: int, languages: list[str]) -> None:
