@@ -86,7 +86,9 @@ class DelveBackend(DapBackend):
                                   lambda: self._stops.generation)
         self._listed: tuple[int, list[int]] | None = None  # (stop, goroutine ids) of the last threads answer
         self._refs: tuple[int, dict[int, FrameRef]] = (-1, {})  # (stop, value ref → the frame it was read in)
-        self._races = races.RaceStops(self._request, ordered.refine, self._stops.take, self._moving)
+        self._instructions = races.SharedInstructions(self._request)  # races.py's and calls.py's
+        self._races = races.RaceStops(self._request, ordered.refine, self._stops.take, self._moving,
+                                      self._instructions.send)
         self._functions: list[FunctionBreakpoint] = []  # the session's (races.py and testfail.py add their own)
         self._failures: testfail.TestFailures | None = None  # a test run's failures, placed
         self._calls: calls.DelveCalls | None = None  # the call trace recording (calls.py)
@@ -316,7 +318,8 @@ class DelveBackend(DapBackend):
         async def arm(wanted: list[FunctionBreakpoint]) -> None:
             self._traced = wanted
             await self._send_functions(race_stops=self._races.symbolizer_id is not None)
-        trace = calls.DelveCalls(self._request, self._ordered.refine, resume, arm, spec, sink)
+        trace = calls.DelveCalls(self._request, self._ordered.refine, resume, arm, self._instructions.send, spec,
+                                 sink)
         self._calls = trace
         await trace.arm()
         if trace.unbound:

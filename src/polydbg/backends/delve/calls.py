@@ -156,8 +156,11 @@ class DelveCalls:
 
     def __init__(self, request: Request, refine: Callable[[Coroutine[Any, Any, None]], None],
                  resume: Callable[[int], Awaitable[None]],
-                 send: Callable[[list[FunctionBreakpoint]], Awaitable[None]], spec: CallSpec, sink: CallSink) -> None:
+                 send: Callable[[list[FunctionBreakpoint]], Awaitable[None]],
+                 send_instructions: Callable[[str, list[int]], Awaitable[dict[int, int]]], spec: CallSpec,
+                 sink: CallSink) -> None:
         self._request = request
+        self._send_instructions = send_instructions  # its RETs' breakpoints, beside a race report's
         self._send = send  # the trace's function breakpoints, sent with the session's (replacing the last)
         self._refine = refine  # runs a stop's handling while later events wait (kit.ordering)
         self._resume = resume
@@ -269,10 +272,7 @@ class DelveCalls:
 
     async def _place_rets(self) -> None:
         addresses = sorted({address for found in self._rets.values() for address in found})
-        body = await self._request("setInstructionBreakpoints", {"breakpoints": [
-            {"instructionReference": hex(address)} for address in addresses]})
-        self._ret_ids = {answer["id"] for answer in body.get("breakpoints") or []
-                         if answer.get("verified") and isinstance(answer.get("id"), int)}
+        self._ret_ids = set((await self._send_instructions("calls", addresses)).values())
 
     async def _returning(self, thread: int, now: float) -> None:
         frames = await self._frames(thread, 1)
