@@ -97,3 +97,6 @@ async def test_a_go_test_by_name_records_the_code_it_tests(tools: Tools) -> None
     assert report["reason"] == "exception", report  # the test's t.Errorf, where delve's failure stop is
     [row] = report["trace"]["rows"]
     assert row.startswith("gotests.Total(unit=1, quantity=10) → 10  ← gotests.TestBulkDiscount (prices_test.go:"), row
+    refused = await tools.error("debug_launch", test="TestBulkDiscount", cwd=str(PROGRAMS / "gotests"),
+                                trace=["Totl"])  # the test binary's own functions, the standard library's left out
+    assert "no function Totl in the program; the closest: gotests.Total (" in refused, refused

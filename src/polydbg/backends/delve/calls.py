@@ -15,7 +15,9 @@ takes and which cannot read the caller or see the call end. So a call is recorde
 
 A call that never reaches a ``RET`` of its own left by a panic: the next stop on its goroutine at its frame or
 above it ends it, as raised with the value ``runtime.gopanic`` was last given on that goroutine (a third internal
-breakpoint) or, with no panic seen, ended without a value. Durations include the stops' own cost (a few ms).
+breakpoint) or, with no panic seen, ended without a value. A call's time runs from the resume
+after its entry was read to its RET's stop: it includes one stop's cost (1-3 ms) and those of the recorded calls
+it made.
 """
 
 from __future__ import annotations
@@ -44,8 +46,6 @@ TRACED_BREAKPOINTS = -100  # one per function the trace records (-100, -101, …
 _RESULT = re.compile(r"^~r\d+$")
 SCAN_INSTRUCTIONS = 4000  # at most this many instructions of a function looked at for its RETs
 NM_TIMEOUT_S = 10.0
-_INTERNAL_PACKAGES = ("runtime.", "internal/", "type:", "go:", "sync.", "syscall.", "reflect.", "unicode",
-                      "strconv.", "errors.", "fmt.", "os.", "io.", "sort.", "time.", "math.")
 NAMES = "name it as Go does: pkg.Func, main.fib, (*T).Method or T.Method, or a bare Func of the main package"
 
 
@@ -130,9 +130,17 @@ def rets(instructions: list[dict[str, Any]]) -> list[int]:
     return found
 
 
+def _users(function: str) -> bool:
+    """Whether a function is the program's own: of package main or of a module (its path's first element has a
+    dot: ``example.com/shop``), not the standard library's (``bytes``, ``compress/flate``) or the runtime's."""
+    if function.startswith("main."):
+        return function not in ("main.main", "main.init") and not function.startswith("main.init.")
+    return "/" in function.split("(")[0] and "." in function.split("/")[0]
+
+
 async def closest_functions(binary: str | None, name: str) -> list[str]:
-    """The program's own functions (its executable's symbols, the runtime's and standard library's left out)
-    nearest to ``name``."""
+    """The program's own functions (its executable's symbols, the standard library's left out) nearest to
+    ``name``."""
     if not binary or not Path(binary).exists():
         return []
     try:
@@ -144,11 +152,15 @@ async def closest_functions(binary: str | None, name: str) -> list[str]:
     names: set[str] = set()
     for line in out.decode(errors="replace").splitlines():
         parts = line.split(maxsplit=2)
-        if len(parts) == 3 and parts[1] in ("T", "t") and not parts[2].startswith(_INTERNAL_PACKAGES):
-            names.add(parts[2])
-    wanted = name if "." in name else f"main.{name}"
-    by_tail = {full.rpartition("/")[2]: full for full in names}
-    return [by_tail[tail] for tail in difflib.get_close_matches(wanted, sorted(by_tail), n=5, cutoff=0.6)]
+        if len(parts) == 3 and parts[1] in ("T", "t") and _users(parts[2]):
+            names.add(short(parts[2]))
+    # a qualified name against the functions' (main.fib, list.(*List).Len), a bare one against their own names
+    keyed: dict[str, list[str]] = {}
+    for found in names:
+        key = found if "." in name else re.split(r"[.)]", found)[-1]
+        keyed.setdefault(key, []).append(found)
+    return sorted({found for key in difflib.get_close_matches(name, sorted(keyed), n=5, cutoff=0.6)
+                   for found in keyed[key]})[:5]
 
 
 class DelveCalls:
@@ -261,8 +273,8 @@ class DelveCalls:
         if function not in self._rets:
             await self._find_rets(function, str(top.get("instructionPointerReference", "0")))
         self._goroutines.setdefault(thread, _Goroutine()).calls.append(_Call(
-            function, args, results, caller_of(frames[1]) if len(frames) > 1 else None, thread, offset, now,
-            path, top.get("line"), now - self._clock))
+            function, args, results, caller_of(frames[1]) if len(frames) > 1 else None, thread, offset,
+            time.monotonic(), path, top.get("line"), now - self._clock))  # timed from its resume (see the docstring)
 
     async def _find_rets(self, function: str, pc: str) -> None:
         listing = await self._request("disassemble", {"memoryReference": pc, "instructionOffset": 0,
