@@ -100,3 +100,16 @@ async def test_a_go_test_by_name_records_the_code_it_tests(tools: Tools) -> None
     refused = await tools.error("debug_launch", test="TestBulkDiscount", cwd=str(PROGRAMS / "gotests"),
                                 trace=["Totl"])  # the test binary's own functions, the standard library's left out
     assert "no function Totl in the program; the closest: gotests.Total (" in refused, refused
+
+
+async def test_a_function_the_session_breaks_at_is_refused_until_its_breakpoint_is_cleared(tools: Tools) -> None:
+    require("dlv", "go")
+    await tools("debug_launch", program=PROGRAM, stop_on_entry=True)
+    await tools("debug_break", function="main.fib")
+    assert (await tools("debug_continue"))["reason"] == "function breakpoint"
+    refused = await tools.error("debug_trace", functions=["main.fib"])
+    assert "main.fib already has a breakpoint of this session" in refused and "debug_clear" in refused, refused
+    await tools("debug_clear", all=True)
+    traced = await tools("debug_trace", functions=["main.fib"])  # from fib(6)'s first line: the 24 calls it makes
+    assert traced["calls"]["calls"] == 24 and traced["calls"]["note"].startswith(
+        "1 call(s) ended whose start was not seen"), traced  # fib(6), begun before the trace

@@ -298,8 +298,10 @@ class DelveBackend(DapBackend):
         if race_stops:
             self._races.symbolizer_id = self._bound(RACE_BREAKPOINT, bound)
         if self._calls is not None and not self._calls.stopped:
+            answered = zip((breakpoint.id for breakpoint in internal), results[len(self._functions):], strict=False)
             self._calls.bound({traced.id: native for traced in self._traced
-                               if (native := self._bound(traced.id, bound)) is not None})
+                               if (native := self._bound(traced.id, bound)) is not None},
+                              {index: result.message or "" for index, result in answered if not result.verified})
         if self._failures is not None:
             self._failures.native_id = self._bound(FAILURE_BREAKPOINT, bound)
             if self._failures.native_id is None:
@@ -322,12 +324,10 @@ class DelveBackend(DapBackend):
                                  sink)
         self._calls = trace
         await trace.arm()
-        if trace.unbound:
+        refused = await trace.refusal(self._executable)
+        if refused is not None:
             await trace.stop()
-            name = trace.unbound[0]
-            closest = await calls.closest_functions(self._executable, name)
-            raise UsageError(f"no function {name} in the program" + (f"; the closest: {', '.join(closest)}"
-                                                                     if closest else "") + f" ({calls.NAMES})")
+            raise refused
         return trace
 
     def _bound(self, internal_id: int, bound: set[int]) -> int | None:

@@ -34,7 +34,7 @@ from typing import Any
 
 from polydbg.backends.base import FunctionBreakpoint
 from polydbg.backends.recording import CallRecord, CallSink, CallSpec
-from polydbg.errors import AdapterError
+from polydbg.errors import AdapterError, UsageError
 
 log = logging.getLogger(__name__)
 
@@ -184,6 +184,7 @@ class DelveCalls:
         self._panicking: set[int] = set()  # goroutines in a panic that recorded calls may be left by
         self.unbound: list[str] = []  # the names that bound nowhere
         self.unseen = 0  # calls seen ending whose entry was not seen
+        self._refused: dict[str, str] = {}  # a function the trace names → why delve refused its breakpoint
         self._rets: dict[str, list[int]] = {}  # function → its RET addresses, once disassembled
         self._ret_ids: set[int] = set()
         self._goroutines: dict[int, _Goroutine] = {}
@@ -205,13 +206,28 @@ class DelveCalls:
     async def arm(self) -> None:
         await self._send(self.wanted())
 
-    def bound(self, natives: dict[int, int]) -> None:
-        """delve's ids of the breakpoints :meth:`wanted` that bound."""
+    def bound(self, natives: dict[int, int], refused: dict[int, str]) -> None:
+        """delve's ids of the breakpoints :meth:`wanted` that bound, and its reasons for those it refused."""
+        self._refused = {name: refused.get(TRACED_BREAKPOINTS - index, "")
+                         for index, name in enumerate(self.spec.functions)}
         self.entry_ids = {natives[index] for index in natives if index <= TRACED_BREAKPOINTS}
         self.panic_id = natives.get(PANIC_BREAKPOINT)
         self.recovered_id = natives.get(RECOVERED_BREAKPOINT)
         self.unbound = [name for index, name in enumerate(self.spec.functions)
                         if TRACED_BREAKPOINTS - index not in natives]
+
+    async def refusal(self, executable: str | None) -> UsageError | None:
+        """Why the trace cannot record a function it names (None: it can record them all)."""
+        if not self.unbound:
+            return None
+        name = self.unbound[0]
+        if "exists" in self._refused.get(name, ""):
+            return UsageError(f"{name} already has a breakpoint of this session where it begins, and delve takes one "
+                              "breakpoint a place: remove it (debug_clear) to trace the function, or trace "
+                              "lines with debug_trace(points=…)")
+        closest = await closest_functions(executable, name)
+        return UsageError(f"no function {name} in the program" + (f"; the closest: {', '.join(closest)}" if closest
+                                                                  else "") + f" ({NAMES})")
 
     def claims(self, body: dict[str, Any]) -> bool:
         """Whether a ``stopped`` body is one of the trace's own stops (handled and resumed here)."""
