@@ -105,7 +105,7 @@ async def test_async_typescript_functions_record_what_their_code_returned(tools:
     trace, _ = await launched_with_trace(tools, ["leaf", "middle", "top"], program=str(program))
     def awaiting(marker: str) -> str:
         return f"(awaits.ts:{line_of('node/tsx/awaits.ts', marker)})"
-    assert [row.rsplit(" ", 2)[0] for row in trace["rows"]] == [  # in the order they began
+    assert [row.rsplit(" ", 2)[0].rstrip() for row in trace["rows"]] == [  # in the order they began
         f"top() → 22  ← start {awaiting('top().then')}",
         f"middle(order={{count: 3, price: 7}}) → 22  ← top {awaiting('top awaits')}",
         f"leaf(order={{count: 3, price: 7}}) → 21  ← middle {awaiting('middle awaits')}"]
