@@ -278,9 +278,8 @@ class DelveCalls:
         if not frames:
             return
         top = frames[0]
-        offset = await self._frame_offset(top["id"])
+        offset, local = await asyncio.gather(self._frame_offset(top["id"]), self._locals(top["id"]))  # pipelined
         self._gone(thread, offset, now, including=True)
-        local = await self._locals(top["id"])
         path = (top.get("source") or {}).get("path")
         named = named_results(path, top.get("line")) if not any(_RESULT.match(name) for name, _ in local) else ()
         results = tuple(name for name, _ in local if _RESULT.match(name) or name in named)
@@ -306,7 +305,7 @@ class DelveCalls:
         frames = await self._frames(thread, 1)
         if not frames or frames[0].get("name") not in self._rets:
             return  # another function's RET after the end of this one's
-        offset = await self._frame_offset(frames[0]["id"])
+        offset, local = await asyncio.gather(self._frame_offset(frames[0]["id"]), self._locals(frames[0]["id"]))
         self._gone(thread, offset, now, including=False)
         goroutine = self._goroutines.setdefault(thread, _Goroutine())
         call = goroutine.calls[-1] if goroutine.calls else None
@@ -314,14 +313,9 @@ class DelveCalls:
             self.unseen += 1  # a call begun before the trace, or whose entry delve did not report
             return
         goroutine.calls.pop()
-        returned = None
-        try:
-            values = {name: value for name, value in await self._locals(frames[0]["id"]) if name in call.results}
-            if values:
-                returned = bounded(", ".join(values[name] for name in call.results if name in values),
-                                   self.spec.value_chars)
-        finally:
-            self._deliver(call, now, returned=returned)
+        values = {name: value for name, value in local if name in call.results}
+        returned = ", ".join(values[name] for name in call.results if name in values)
+        self._deliver(call, now, returned=bounded(returned, self.spec.value_chars) if values else None)
 
     async def _locals(self, frame_id: int) -> list[tuple[str, str]]:
         """The frame's arguments, results and locals in scope, as (name, value)."""
