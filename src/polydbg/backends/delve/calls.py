@@ -130,7 +130,7 @@ def rets(instructions: list[dict[str, Any]]) -> list[int]:
     return found
 
 
-def _users(function: str) -> bool:
+def own_function(function: str) -> bool:
     """Whether a function is the program's own: of package main or of a module (its path's first element has a
     dot: ``example.com/shop``), not the standard library's (``bytes``, ``compress/flate``) or the runtime's."""
     if function.startswith("main."):
@@ -152,7 +152,7 @@ async def closest_functions(binary: str | None, name: str) -> list[str]:
     names: set[str] = set()
     for line in out.decode(errors="replace").splitlines():
         parts = line.split(maxsplit=2)
-        if len(parts) == 3 and parts[1] in ("T", "t") and _users(parts[2]):
+        if len(parts) == 3 and parts[1] in ("T", "t") and own_function(parts[2]):
             names.add(short(parts[2]))
     # a qualified name against the functions' (main.fib, list.(*List).Len), a bare one against their own names
     keyed: dict[str, list[str]] = {}
