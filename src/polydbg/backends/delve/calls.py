@@ -44,6 +44,7 @@ PANIC_BREAKPOINT = -22  # on runtime.gopanic: a panic begins
 RECOVERED_BREAKPOINT = -23  # on runtime.deferreturn in a goroutine whose panic may be recovered
 TRACED_BREAKPOINTS = -100  # one per function the trace records (-100, -101, …)
 _RESULT = re.compile(r"^~r\d+$")
+_BOXED = re.compile(r"^interface \{\}\((.+?)\) (.*)$", re.S)
 SCAN_INSTRUCTIONS = 4000  # at most this many instructions of a function looked at for its RETs
 NM_TIMEOUT_S = 10.0
 NAMES = "name it as Go does: pkg.Func, main.fib, (*T).Method or T.Method, or a bare Func of the main package"
@@ -107,6 +108,19 @@ def short(function: str) -> str:
     """A function as Go names it in code, its package by its last path element: ``example.com/shop.Total`` →
     ``shop.Total`` (``main.(*Parser).Parse`` as it is)."""
     return function[function.split("(")[0].split("[")[0].rfind("/") + 1:]
+
+
+def panic_value(shown: str) -> str:
+    """A panic's value as delve shows gopanic's ``e``, without the empty interface around it:
+    ``interface {}(string) "boom"`` → ``"boom"``, ``interface {}(*errors.errorString) *{s: "x"}`` →
+    ``*errors.errorString {s: "x"}``."""
+    boxed = _BOXED.match(shown)
+    if boxed is None:
+        return shown
+    kind, value = boxed.groups()
+    if kind == "string":
+        return value
+    return f"{kind} {value[1:] if kind.startswith('*') and value.startswith('*') else value}"
 
 
 def caller_of(frame: dict[str, Any]) -> str:
@@ -330,7 +344,7 @@ class DelveCalls:
         frames = await self._frames(thread, 1)
         goroutine = self._goroutines.get(thread)
         if frames and goroutine is not None and goroutine.calls:
-            goroutine.panic = (now, await self._value("e", frames[0]["id"]))
+            goroutine.panic = (now, panic_value(await self._value("e", frames[0]["id"])))
             if thread not in self._panicking:
                 self._panicking.add(thread)
                 await self.arm()

@@ -45,3 +45,10 @@ def test_the_program_s_own_functions_are_main_s_and_its_modules() -> None:
     assert calls.own_function("main.fib") and calls.own_function("example.com/list.(*List).Len")
     assert not calls.own_function("main.main") and not calls.own_function("main.init.0")
     assert not calls.own_function("bytes.(*Buffer).Len") and not calls.own_function("compress/flate.(*byFreq).Len")
+
+
+def test_a_panic_s_value_without_its_empty_interface() -> None:
+    assert calls.panic_value('interface {}(string) "boom"') == '"boom"'
+    assert calls.panic_value('interface {}(*errors.errorString) *{s: "x"}') == '*errors.errorString {s: "x"}'
+    assert calls.panic_value("interface {}(runtime.boundsError) {x: 3, y: 3}") == "runtime.boundsError {x: 3, y: 3}"
+    assert calls.panic_value("nil") == "nil"
