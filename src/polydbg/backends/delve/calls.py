@@ -13,11 +13,15 @@ takes and which cannot read the caller or see the call end. So a call is recorde
   entry), where frame 0 is still the call's own frame, so its results are read by their names (``~r0``, a named
   result) as Go's register ABI left them in their slots: delve's DAP server sends no return values.
 
-A call that never reaches a ``RET`` of its own left by a panic: the next stop on its goroutine at its frame or
-above it ends it, as raised with the value ``runtime.gopanic`` was last given on that goroutine (a third internal
-breakpoint) or, with no panic seen, ended without a value. A call's time runs from the resume
-after its entry was read to its RET's stop: it includes one stop's cost (1-3 ms) and those of the recorded calls
-it made.
+A call that never reaches a ``RET`` of its own was left by a panic: ``runtime.gopanic`` (an internal breakpoint)
+gives the panic's value, and ``runtime.deferreturn`` in that goroutine (a breakpoint whose condition delve judges,
+armed only while it panics) is where the function that recovered goes on: the recorded calls deeper than it end
+there, raised with that value. The next stop on the goroutine at a call's frame or above it ends it too (raised
+if a panic began after it, else ended without a value). A call's time runs from the resume after its entry was
+read to its RET's stop: it includes one stop's cost (1-3 ms) and those of the recorded calls it made.
+
+delve reports one breakpoint hit per stop: when two goroutines hit theirs at the same moment, the other's hit is
+lost (its entry: the call's end is counted as unseen in the notes; its RET: the call reads as not ended).
 """
 
 from __future__ import annotations
