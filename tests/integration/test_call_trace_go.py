@@ -4,7 +4,9 @@ test by name traced through the MCP tools."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -113,3 +115,20 @@ async def test_a_function_the_session_breaks_at_is_refused_until_its_breakpoint_
     traced = await tools("debug_trace", functions=["main.fib"])  # from fib(6)'s first line: the 24 calls it makes
     assert traced["calls"]["calls"] == 24 and traced["calls"]["note"].startswith(
         "1 call(s) ended whose start was not seen"), traced  # fib(6), begun before the trace
+
+
+@pytest.fixture
+def optimised(tmp_path: Path) -> str:
+    require("dlv", "go")
+    built = tmp_path / "calls"  # go build's defaults: inlined and optimised
+    subprocess.run(["go", "build", "-o", str(built), PROGRAM], check=True, capture_output=True, timeout=300)
+    return str(built)
+
+
+async def test_an_optimised_build_says_what_it_hides(tools: Tools, optimised: str) -> None:
+    trace, _ = await launched_with_trace(tools, ["main.fib", "square"], program=optimised)
+    assert trace["calls"] == 29
+    assert trace["note"].startswith("an optimised build: main.square inlined: delve sees where each call begins, not "
+                                    "its end or value (listed as not ended); the results of 25 call(s) unreadable at "
+                                    "their RET (kept in registers); build with -gcflags='all=-N -l'"), trace["note"]
+    assert not any("unreadable" in row for row in trace["rows"])  # no value rather than delve's complaint

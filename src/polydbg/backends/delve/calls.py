@@ -202,6 +202,8 @@ class DelveCalls:
         self._panicking: set[int] = set()  # goroutines in a panic that recorded calls may be left by
         self.unbound: list[str] = []  # the names that bound nowhere
         self.unseen = 0  # calls seen ending whose entry was not seen
+        self.inlined: set[str] = set()  # functions an optimised build inlined: their calls never end for delve
+        self.unreadable = 0  # calls whose results delve could not read at their RET
         self._refused: dict[str, str] = {}  # a function the trace names → why delve refused its breakpoint
         self._rets: dict[str, list[int]] = {}  # function → its RET addresses, once disassembled
         self._ret_ids: set[int] = set()
@@ -297,17 +299,21 @@ class DelveCalls:
             return
         top = frames[0]
         offset, local = await asyncio.gather(self._frame_offset(top["id"]), self._locals(top["id"]))  # pipelined
-        self._gone(thread, offset, now, including=True)
         path = (top.get("source") or {}).get("path")
         named = named_results(path, top.get("line")) if not any(_RESULT.match(name) for name, _ in local) else ()
         results = tuple(name for name, _ in local if _RESULT.match(name) or name in named)
         args = tuple((name, bounded(value, self.spec.value_chars)) for name, value in local if name not in results)
         function = str(top.get("name"))
+        call = _Call(function, args, results, caller_of(frames[1]) if len(frames) > 1 else None, thread, offset,
+                     time.monotonic(), path, top.get("line"), now - self._clock)  # timed from its resume (docstring)
+        if len(frames) > 1 and top.get("instructionPointerReference") == frames[1].get("instructionPointerReference"):
+            self.inlined.add(short(function))  # inlined into its caller (its frame's): no RET of its own
+            self._deliver(call, None)
+            return
+        self._gone(thread, offset, now, including=True)
         if function not in self._rets:
             await self._find_rets(function, str(top.get("instructionPointerReference", "0")))
-        self._goroutines.setdefault(thread, _Goroutine()).calls.append(_Call(
-            function, args, results, caller_of(frames[1]) if len(frames) > 1 else None, thread, offset,
-            time.monotonic(), path, top.get("line"), now - self._clock))  # timed from its resume (see the docstring)
+        self._goroutines.setdefault(thread, _Goroutine()).calls.append(call)
 
     async def _find_rets(self, function: str, pc: str) -> None:
         listing = await self._request("disassemble", {"memoryReference": pc, "instructionOffset": 0,
@@ -331,7 +337,8 @@ class DelveCalls:
             self.unseen += 1  # a call begun before the trace, or whose entry delve did not report
             return
         goroutine.calls.pop()
-        values = {name: value for name, value in local if name in call.results}
+        values = {name: value for name, value in local if name in call.results and not value.startswith("(unreadable")}
+        self.unreadable += len(values) < len(call.results)
         returned = ", ".join(values[name] for name in call.results if name in values)
         self._deliver(call, now, returned=bounded(returned, self.spec.value_chars) if values else None)
 
@@ -396,6 +403,13 @@ class DelveCalls:
                 log.debug("delve: a call trace's breakpoints could not be cleared", exc_info=True)
             self.unended()
         notes = ["callees are not recorded under delve: name them too"] if self.spec.depth else []
+        optimised = [f"{', '.join(sorted(self.inlined))} inlined: delve sees where each call begins, not its end "
+                     "or value (listed as not ended)"] if self.inlined else []
+        if self.unreadable:
+            optimised.append(f"the results of {self.unreadable} call(s) unreadable at their RET (kept in registers)")
+        if optimised:
+            notes.append(f"an optimised build: {'; '.join(optimised)}; build with -gcflags='all=-N -l' (delve does "
+                         "for the .go file or package it builds)")
         if not self.unseen:
             return notes
         return [*notes, f"{self.unseen} call(s) ended whose start was not seen, not listed: begun before the trace, "
