@@ -12,7 +12,7 @@ Printed per language: the time per call (per hit) of each way, in ms, and the lo
 Target (issue 21): a call trace costs ≤ 1 ms per recorded call on Python, Node and Java. A language is a function
 ``(client, calls, continues) -> row`` in ``LANGUAGES``: the others add theirs beside Python's.
 
-Run: .venv/bin/python bench/call_trace.py [--calls 20000] [--continues 100] [--languages python node java]
+Run: .venv/bin/python bench/call_trace.py [--calls 20000] [--continues 100] [--languages python node java go]
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ Row = list[object]
 PYTHON = str(BENCH / "programs" / "calls_target.py")
 NODE = str(BENCH / "programs" / "calls_target.js")
 JAVA = str(BENCH / "programs" / "java" / "CallsTarget.java")
+GO = str(BENCH / "programs" / "calls_target.go")
 
 
 async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -105,7 +106,14 @@ async def java(client: Client, calls: int, continues: int) -> Row:
         {"file": JAVA, "line": line_of("// body", JAVA)}, "i", calls, continues)]
 
 
-LANGUAGES: dict[str, Callable[[Client, int, int], Awaitable[Row]]] = {"python": python, "node": node, "java": java}
+async def go(client: Client, calls: int, continues: int) -> Row:
+    return ["go (delve)", *await per_call(
+        client, {"program": GO, "args": [str(calls)]}, {"file": GO, "line": line_of("// start", GO)},
+        "main.work", {"file": GO, "line": line_of("// body", GO)}, "i", calls, continues)]
+
+
+LANGUAGES: dict[str, Callable[[Client, int, int], Awaitable[Row]]] = {"python": python, "node": node, "java": java,
+                                                                     "go": go}
 
 
 async def main(calls: int, continues: int, languages: list[str]) -> None:

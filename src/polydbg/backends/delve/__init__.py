@@ -17,8 +17,9 @@ pause or fatal error is shown on, hidden runtime frames), ``native`` (memory and
 ``goroutines`` (how many there are when delve lists only some), ``waits`` and ``held`` (each goroutine's
 wait, the mutex it waits for and the one its source says it holds), ``races`` (a -race report as a stop),
 ``assign`` (a variable set in any goroutine's frame), ``testfail`` (a Go test's failure, placed at the test's
-line with its message). ``races`` and ``testfail`` each stop through an internal function breakpoint sent
-with the session's (``DelveBackend._send_functions``).
+line with its message), ``calls`` (call traces: stops taken and resumed unseen at each traced function's entry
+and ``RET``s). ``races``, ``testfail`` and ``calls`` each stop through internal function breakpoints sent with the
+session's (``DelveBackend._send_functions``).
 
 Quirks (checked against delve 1.20 with Go 1.19):
 

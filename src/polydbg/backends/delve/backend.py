@@ -39,10 +39,11 @@ from polydbg.backends.base import (
 )
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.delve import assign, build, goroutines, native, output, races, testfail, waits
+from polydbg.backends.delve import assign, build, calls, goroutines, native, output, races, testfail, waits
 from polydbg.backends.delve.stops import PROGRAM_VANISHED, DelveStops, unquote
 from polydbg.backends.kit import thrown, timeouts
 from polydbg.backends.kit.ordering import OrderedEvents
+from polydbg.backends.recording import CallSink, CallSpec, Recorder
 from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError, echo
 from polydbg.transport.streams import FramedStream
 
@@ -85,15 +86,21 @@ class DelveBackend(DapBackend):
                                   lambda: self._stops.generation)
         self._listed: tuple[int, list[int]] | None = None  # (stop, goroutine ids) of the last threads answer
         self._refs: tuple[int, dict[int, FrameRef]] = (-1, {})  # (stop, value ref → the frame it was read in)
-        self._races = races.RaceStops(self._request, ordered.refine, self._stops.take, self._moving)
+        self._instructions = races.SharedInstructions(self._request)  # races.py's and calls.py's
+        self._races = races.RaceStops(self._request, ordered.refine, self._stops.take, self._moving,
+                                      self._instructions.send)
         self._functions: list[FunctionBreakpoint] = []  # the session's (races.py and testfail.py add their own)
         self._failures: testfail.TestFailures | None = None  # a test run's failures, placed
+        self._calls: calls.DelveCalls | None = None  # the call trace recording (calls.py)
+        self._traced: list[FunctionBreakpoint] = []  # its function breakpoints
+        self._executable: str | None = None  # the one delve built, or the user's
 
     # -- starting ---------------------------------------------------------------------------------
 
     def _launch_arguments(self, spec: LaunchSpec) -> dict[str, Any]:
         planned = build.launch(spec)
         self._workdir, self._build_dir, self._env = planned.workdir, planned.build_dir, planned.env
+        self._executable = planned.arguments.get("output") or planned.arguments.get("program")
         if spec.test:  # stopped where testing fails the test, not in package testing (testfail.py)
             self._failures = testfail.TestFailures(self._stops)
         return planned.arguments
@@ -212,7 +219,7 @@ class DelveBackend(DapBackend):
     # -- events -----------------------------------------------------------------------------------
 
     def _on_stopped(self, body: dict[str, Any]) -> None:
-        if not self._races.claims(body):
+        if not self._races.claims(body) and not (self._calls is not None and self._calls.claims(body)):
             self._stops.take(body)
 
     def _program_output(self, category: str, text: str) -> None:
@@ -280,20 +287,48 @@ class DelveBackend(DapBackend):
         ``race_stops`` the one a race report stops at (races.py: bound only in a -race build), and in a test
         run the one on testing's Fail (testfail.py)."""
         internal = [FunctionBreakpoint(RACE_BREAKPOINT, races.SYMBOLIZER)] if race_stops else []
+        internal += self._traced
         if self._failures is not None:
             internal.append(FunctionBreakpoint(FAILURE_BREAKPOINT, testfail.FAIL_FUNCTION))
-        if not self._functions and not internal:
+        if not self._functions and not internal and self._calls is None:  # (a call trace's are taken away)
             return []
         results = await super().set_function_breakpoints(self._functions + internal)
         bound = {breakpoint.id for breakpoint, result in zip(internal, results[len(self._functions):], strict=False)
                  if result.verified}
         if race_stops:
             self._races.symbolizer_id = self._bound(RACE_BREAKPOINT, bound)
+        if self._calls is not None and not self._calls.stopped:
+            answered = zip((breakpoint.id for breakpoint in internal), results[len(self._functions):], strict=False)
+            self._calls.bound({traced.id: native for traced in self._traced
+                               if (native := self._bound(traced.id, bound)) is not None},
+                              {index: result.message or "" for index, result in answered if not result.verified})
         if self._failures is not None:
             self._failures.native_id = self._bound(FAILURE_BREAKPOINT, bound)
             if self._failures.native_id is None:
                 log.warning("delve: no breakpoint on %s: a test's failures stop nowhere", testfail.FAIL_FUNCTION)
         return results[:len(self._functions)]
+
+    async def record_calls(self, spec: CallSpec, sink: CallSink) -> Recorder:
+        """Every call of ``spec.functions``, recorded by stops taken and resumed at once (calls.py)."""
+        if self._calls is not None and not self._calls.stopped:
+            raise UsageError("a call trace is already recording in this session: let it end first")
+
+        async def resume(thread: int) -> None:
+            self._moving()
+            await self._request("continue", {"threadId": thread})
+
+        async def arm(wanted: list[FunctionBreakpoint]) -> None:
+            self._traced = wanted
+            await self._send_functions(race_stops=self._races.symbolizer_id is not None)
+        trace = calls.DelveCalls(self._request, self._ordered.refine, resume, arm, self._instructions.send, spec,
+                                 sink)
+        self._calls = trace
+        await trace.arm()
+        refused = await trace.refusal(self._executable)
+        if refused is not None:
+            await trace.stop()
+            raise refused
+        return trace
 
     def _bound(self, internal_id: int, bound: set[int]) -> int | None:
         """delve's id of an internal function breakpoint, when it bound."""

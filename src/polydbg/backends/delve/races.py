@@ -148,12 +148,32 @@ class _Pending:
     places: dict[int, tuple[str | None, int | None]] = field(default_factory=dict)  # return address → file, line
 
 
+class SharedInstructions:
+    """delve's instruction breakpoints, which one request replaces whole, wanted by a race report's stop and by a
+    call trace (calls.py) at once: each owner's sent with the others'."""
+
+    def __init__(self, request: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]) -> None:
+        self._request = request
+        self._wanted: dict[str, list[int]] = {}
+
+    async def send(self, owner: str, addresses: list[int]) -> dict[int, int]:
+        """``owner``'s addresses now (its last replaced): address → delve's id, of those that bound."""
+        self._wanted[owner] = addresses
+        wanted = sorted({address for found in self._wanted.values() for address in found})
+        body = await self._request("setInstructionBreakpoints", {"breakpoints": [
+            {"instructionReference": hex(address)} for address in wanted]})
+        return {address: answer["id"] for address, answer in zip(wanted, body.get("breakpoints") or [], strict=False)
+                if answer.get("verified") and isinstance(answer.get("id"), int) and address in addresses}
+
+
 class RaceStops:
     """Turns delve's stops inside a race report into one stop at the racy line (see the module docstring)."""
 
     def __init__(self, request: Request, refine: Callable[[Any], None], report: Callable[[dict[str, Any]], None],
-                 moving: Callable[[], None]) -> None:
+                 moving: Callable[[], None],
+                 send_instructions: Callable[[str, list[int]], Awaitable[dict[int, int]]]) -> None:
         self._request = request
+        self._send_instructions = send_instructions  # its instruction breakpoints, beside the call trace's
         self._refine = refine  # runs the handling while later events wait (kit.ordering)
         self._report = report  # a stopped body for the ordinary path (DelveStops.take)
         self._moving = moving
@@ -210,11 +230,8 @@ class RaceStops:
     async def _place_breakpoints(self) -> None:
         """One instruction breakpoint at each place a racing goroutine may come back to (delve's set replaced)."""
         wanted = [(pending.thread, address) for pending in self._pending.values() for address in pending.places]
-        body = await self._request("setInstructionBreakpoints", {"breakpoints": [
-            {"instructionReference": hex(address)} for _, address in wanted]})
-        self._natives = {answer["id"]: place for answer, place in zip(body.get("breakpoints") or [], wanted,
-                                                                      strict=False)
-                         if answer.get("verified") and isinstance(answer.get("id"), int)}
+        bound = await self._send_instructions("races", [address for _, address in wanted])
+        self._natives = {bound[address]: (goroutine, address) for goroutine, address in wanted if address in bound}
 
     async def _access(self, thread: int) -> tuple[int, tuple[str | None, int | None]] | None:
         """The address after the call this pc is the access of, and its file and line, if it is one."""

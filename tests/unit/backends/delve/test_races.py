@@ -75,7 +75,8 @@ def _race_stops(requests: FakeRequests) -> tuple[races.RaceStops, RecordingListe
     def event(body: dict[str, Any]) -> StopEvent:
         return StopEvent(str(body.get("reason")), body.get("threadId"), body.get("description"), body.get("text"))
     delve_stops = stops.DelveStops(ordered, FrameHandles(), requests, event, lambda: True, lambda cause: None)
-    found = races.RaceStops(requests, ordered.refine, delve_stops.take, lambda: None)
+    found = races.RaceStops(requests, ordered.refine, delve_stops.take, lambda: None,
+                            races.SharedInstructions(requests).send)
     found.symbolizer_id = 1
     return found, listener, delve_stops
 
@@ -148,3 +149,17 @@ async def test_a_racing_goroutine_that_comes_back_after_the_next_report_began_st
     assert found.claims({"reason": "instruction breakpoint", "threadId": 20, "hitBreakpointIds": [7]})
     await asyncio.wait_for(listener.stopped.wait(), 2.0)
     assert listener.events[0][1].thread_id == 20 and listener.events[0][1].description == "data race"
+
+
+async def test_a_race_stop_s_instruction_breakpoints_and_a_call_trace_s_are_sent_together() -> None:
+    def bound(arguments: dict[str, Any]) -> dict[str, Any]:  # delve numbers them in order; 0x30 binds nowhere
+        return {"breakpoints": [{"id": 10 + index, "verified": b["instructionReference"] != "0x30"}
+                                for index, b in enumerate(arguments["breakpoints"])]}
+    requests = FakeRequests(setInstructionBreakpoints=bound)
+    shared = races.SharedInstructions(requests)
+    assert await shared.send("calls", [0x20, 0x30]) == {0x20: 10}
+    assert await shared.send("races", [0x10]) == {0x10: 10}
+    assert requests.sent[-1][:2] == ("setInstructionBreakpoints", {"breakpoints": [
+        {"instructionReference": "0x10"}, {"instructionReference": "0x20"}, {"instructionReference": "0x30"}]})
+    assert await shared.send("races", []) == {}
+    assert requests.sent[-1][1] == {"breakpoints": [{"instructionReference": "0x20"}, {"instructionReference": "0x30"}]}

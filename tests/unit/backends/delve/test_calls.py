@@ -1,0 +1,54 @@
+"""The pure parts of delve's call traces (calls.py): a function's RETs in delve's disassembly, named results from
+a declaration, Go's names as code writes them, and which functions are the program's own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from polydbg.backends.delve import calls
+
+
+def _listing(*texts: str) -> list[dict[str, str]]:
+    return [{"address": hex(0x100 + index), "instruction": text} for index, text in enumerate(texts)]
+
+
+def test_rets_are_the_function_s_own_up_to_its_padding_or_its_stack_growing_tail() -> None:
+    assert calls.rets(_listing("MOVQ AX, 0x8(SP)", "RET", "CALL $main.fib(SB)", "RET", "INT $0x3", "RET")) == [
+        0x101, 0x103]
+    assert calls.rets(_listing("RET", "CALL $runtime.morestack_noctxt(SB)", "JMP $main.fib(SB)", "RET")) == [0x100]
+
+
+def test_named_results_come_from_the_declaration(tmp_path: Path) -> None:
+    source = tmp_path / "x.go"
+    declarations = {
+        "func parseAll(p *Parser, texts []string) (parsed int) {": ("parsed",),
+        "func f(a, b int) (x, y int, err error) {": ("x", "y", "err"),
+        "func (p P) Q() (n int) {": ("n",),
+        "func f() (int, error) {": (),
+        "func (p *P) M(x int) int {": (),
+        "func g(x func() (int, error)) {": (),
+        "func h() {": ()}
+    for declaration, names in declarations.items():
+        source.write_text(f"package x\n\n{declaration}\n}}\n")
+        assert calls.named_results(str(source), 3) == names, declaration
+    assert calls.named_results(str(tmp_path / "gone.go"), 3) == ()
+
+
+def test_names_as_go_code_writes_them() -> None:
+    assert calls.short("polydbg.test/gotests.Total") == "gotests.Total"
+    assert calls.short("example.com/a/list.(*List).Len") == "list.(*List).Len"
+    assert calls.short("main.(*Parser).Parse") == "main.(*Parser).Parse"
+    assert calls.short("example.com/m.Map[go.shape.int]") == "m.Map[go.shape.int]"
+
+
+def test_the_program_s_own_functions_are_main_s_and_its_modules() -> None:
+    assert calls.own_function("main.fib") and calls.own_function("example.com/list.(*List).Len")
+    assert not calls.own_function("main.main") and not calls.own_function("main.init.0")
+    assert not calls.own_function("bytes.(*Buffer).Len") and not calls.own_function("compress/flate.(*byFreq).Len")
+
+
+def test_a_panic_s_value_without_its_empty_interface() -> None:
+    assert calls.panic_value('interface {}(string) "boom"') == '"boom"'
+    assert calls.panic_value('interface {}(*errors.errorString) *{s: "x"}') == '*errors.errorString {s: "x"}'
+    assert calls.panic_value("interface {}(runtime.boundsError) {x: 3, y: 3}") == "runtime.boundsError {x: 3, y: 3}"
+    assert calls.panic_value("nil") == "nil"
