@@ -9,12 +9,10 @@ answered by one line on the socket; records come back on it as JSON lists in bat
 a last word on the functions never called. The program's side is one thread pydevd does not trace, from the start
 (or the stop) until the trace stops, which sleeps ``FLUSH_S`` (20 ms) between looks at the FIFO.
 
-Measured (debugpy 1.8, Python 3.11): once such a thread has run in the program, each later stop arrives 200 ms after
-the resume that led to it (pydevd's suspended thread waits out its 0.2 s poll instead of being woken), whatever the
-thread waits on (a read, a poll of the socket, a sleep between looks at the FIFO), and after it has ended: a
-``debug_continue`` to the next hit takes 205 ms instead of 6. So the recorder is in a program only once calls are
-recorded, never in every launched one. A profile hook in the program costs far less than a stop per call: no round
-trip to the debugger, no suspension (``bench/call_trace.py`` measures it).
+The recorder is in a program only once calls are recorded, never in every launched one. A profile hook in the
+program costs far less than a stop per call: no round trip to the debugger, no suspension (``bench/call_trace.py``
+measures it). (Stops after a recorded launch arrived 200 ms late: not the recorder's doing but pydevd waking another
+thread than the one it resumed, which the debuggee shim corrects for every session: see ``shims/debuggee.py``.)
 
 Every thread is recorded from the moment it is armed where Python sets a profile function in all threads at once
 (3.12's ``threading.setprofile_all_threads``). Before 3.12, a profile function is set in a thread by that thread:

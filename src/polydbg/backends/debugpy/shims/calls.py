@@ -382,9 +382,8 @@ def _flush(sock):
 
 
 def _serve(commands, sock):
-    """Commands from polydbg's FIFO, answered over the socket, and the records sent, every ``FLUSH_S``. The thread
-    sleeps in between and never blocks reading: a thread of the program's blocked in a read (of this FIFO, of the
-    socket) made every stop of the program arrive 200 ms late (pydevd's suspended thread waited out its poll)."""
+    """Commands from polydbg's FIFO, answered over the socket, and the records sent, every ``FLUSH_S`` (the thread
+    sleeps in between: one look at the FIFO and one write a batch)."""
     global _spec, _serving
     pending = b''
     me = threading.get_ident()
