@@ -111,3 +111,16 @@ async def test_a_bare_assert_in_a_helper_stops_there_without_a_made_up_message(t
     stack = await tools("debug_stack")
     assert [f["function"] for f in stack["threads"][0]["frames"][:2]] == ["same", "test_total_through_a_helper"]
     await tools("debug_terminate")
+
+
+async def test_dollar_exception_is_the_failing_assertion_at_a_tests_stop(tools: Tools) -> None:
+    """A test's failure is pydevd's user-unhandled stop (the exception leaving the test into pytest), where pydevd
+    put no ``__exception__`` in the frame: ``$exception`` answered that debugpy was not stopped at an exception."""
+    report = await tools("debug_launch", test="tests/test_prices.py::TestBulk::test_bulk_discount[10]",
+                         cwd=str(PROJECT))
+    assert report["reason"] == "exception", report
+    value = await tools("debug_evaluate", expression="$exception")
+    assert value["type"] == "AssertionError" and "assert 10.0 == 9.0" in value["value"], value
+    named = await tools("debug_evaluate", expression="type($exception).__name__")
+    assert named["value"] == "'AssertionError'", named
+    await tools("debug_terminate")

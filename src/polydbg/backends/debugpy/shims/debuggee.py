@@ -37,7 +37,9 @@ A frame that returns sits on a return instruction; one an exception leaves, on t
 veto is made where pydevd tells the client about the stop (``PyDB.send_caught_exception_stack``, whose caller's
 frame is the one stopping), and skips that stop's suspension and its messages; 3.12's ``sys.monitoring`` tells
 an unwinding apart by itself. A ``SystemExit`` leaving the user's code (``sys.exit("message")``, whose code pydevd
-does not ignore) is vetoed the same way: an exit is an exit.
+does not ignore) is vetoed the same way: an exit is an exit. A user-unhandled stop it lets through gets the
+``__exception__`` pydevd puts in the frame of its other exception stops (``$exception``), which pydevd takes out
+again when the thread resumes.
 When the program's main code is done, it waits for pydevd's writer thread to send what it still holds (as long
 as it keeps sending): pydevd gives the writer 0.5 s once no thread of the program is alive, then drops the rest
 (a trace of 20,000 hits lost 12,000 of them). This runs while the main thread is alive still: in an exit hook
@@ -127,7 +129,10 @@ def _returned(P):  # a user-unhandled exception whose frame returned normally is
         t.v = _record(self, thread, arg, f if f is not None and id(f) == fid else None) or (
             isinstance(arg[0], type) and issubclass(arg[0], SystemExit)) or (  # an exit is an exit
             f is not None and id(f) == fid and f.f_lasti >= 0 and f.f_code.co_code[f.f_lasti] in R)
-        if not t.v: return s0(self, thread, arg, fid)
+        if t.v: return
+        if f is not None and id(f) == fid and '__exception__' not in f.f_locals:
+            f.f_locals['__exception__'] = arg  # a user-unhandled stop's ($exception); pydevd's removes it after
+        return s0(self, thread, arg, fid)
     def suspend(self, *a, **k):
         if not getattr(t, 'v', False): return s1(self, *a, **k)
     def wait(self, *a, **k):
