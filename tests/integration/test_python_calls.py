@@ -140,3 +140,15 @@ async def test_a_test_run_by_name_answers_its_failure_with_the_calls_of_the_code
                              + trace["rows"][0].rsplit(")", 1)[1]], trace
     assert trace["note"] == "never called: parse_price", trace
     await tools("debug_terminate")
+
+
+async def test_a_package_s_public_name_records_its_submodule_s_function(tools: Tools) -> None:
+    """humanize.ordinal is humanize.number.ordinal: a trace of the name the package exports recorded nothing and
+    said the function was never called, and a function named exactly but not called yet read as misspelt (its
+    note offered 'closest: discount')."""
+    report = await tools("debug_launch", program=str(PROGRAMS / "calls" / "reexports" / "main.py"),
+                         trace=["shop.total", "shop.pricing.discount"])
+    trace = report["trace"]
+    assert trace["rows"][0].startswith("total(prices=[1, 2]) → 3  ← <module> (main.py:"), trace
+    assert trace["note"] == "never called: shop.pricing.discount", trace
+    await tools("debug_terminate")
