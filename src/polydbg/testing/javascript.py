@@ -6,10 +6,10 @@ The runner is the project's own: the one its package.json's ``test`` script runs
 (jest, vitest, mocha; found in the nearest node_modules, as npm finds them), else Node's own test runner
 (``node:test``). Each runs in the debugged Node itself, never in a worker or a child, so the stop is the
 test's: ``node --test-name-pattern=… file`` (the file run as a program runs its tests in-process), ``jest
---runInBand``, ``vitest run --pool=threads --poolOptions.threads.singleThread`` (a worker the node backend
-follows; vitest has no in-process mode), ``mocha``. The launch pauses on the exceptions that fail a test
-(the node backend's ``failures`` filter: an assertion library's error or a throw in the user's code that
-reaches the runner), at the user's frame.
+--runInBand``, ``vitest run --pool=threads --poolOptions.threads.singleThread`` (vitest 4: ``--maxWorkers=1
+--no-isolate``; a worker the node backend follows; vitest has no in-process mode), ``mocha``. The launch pauses
+on the exceptions that fail a test (the node backend's ``failures`` filter: an assertion library's error or a
+throw in the user's code that reaches the runner), at the user's frame.
 """
 
 from __future__ import annotations
@@ -170,14 +170,27 @@ async def plan(test: str, cwd: str, node: str | None, runtime_args: tuple[str, .
         args: tuple[str, ...] = ("--runInBand", "--coverage=false", *options, *named,
                                  *(("--runTestsByPath", *files) if files else ()))
     elif runner == "vitest":
-        args = ("run", *files, *options, *named, "--pool=threads", "--poolOptions.threads.singleThread", "--no-color",
-                "--coverage.enabled=false")
+        args = ("run", *files, *options, *named, *_one_vitest_thread(package), "--no-color", "--coverage.enabled=false")
     else:
         args = (*options, *files, *(("-g", _pattern(parts)) if parts else ()))
     judge, names = _RUNNERS[runner]
     return TestPlan(name=test, runner=runner, language="javascript", cwd=cwd, program=entry, args=args, judge=judge,
                     names=functools.partial(names, node, (entry, *listing), cwd, where),
                     exception_filters=(FAILURES_FILTER,))
+
+
+def _one_vitest_thread(package: str) -> tuple[str, ...]:
+    """The options that run vitest's tests in one worker thread: vitest 4 took out ``poolOptions`` (``Unknown option
+    `--poolOptions``` ended every run) for ``maxWorkers`` and ``isolate``."""
+    try:
+        with open(os.path.join(package, "package.json"), encoding="utf-8") as file:
+            version = str(json.load(file).get("version", ""))
+    except (OSError, ValueError, AttributeError):
+        version = ""
+    major = re.match(r"\d+", version)
+    if major is not None and int(major.group()) >= 4:
+        return ("--pool=threads", "--maxWorkers=1", "--no-isolate")
+    return ("--pool=threads", "--poolOptions.threads.singleThread")
 
 
 def _node_test(test: str, cwd: str, where: str, parts: list[str], node: str,
