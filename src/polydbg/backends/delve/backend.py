@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import shutil
 from collections.abc import Sequence
@@ -405,10 +404,10 @@ class DelveBackend(DapBackend):
                 failure = await self.exception_info(frame.thread_id) if frame is not None else None
                 if failure is None or failure.type != testfail.FAILURE_TYPE:
                     raise thrown.not_at_an_exception("delve") from exc
-                message = json.dumps(failure.message, ensure_ascii=False)  # a Go string literal
+                said = thrown.message(expression, failure.message, "string")
                 if expression.strip() == thrown.NAME:
-                    return Variable(name=expression, value=message, type="string", evaluate_name=expression)
-                found = await self.evaluate(thrown.substitute(expression, message), frame, context)
+                    return said
+                found = await self.evaluate(thrown.substitute(expression, said.value), frame, context)
             return found._replace(name=expression, evaluate_name=expression)
         value = _tidy(await super().evaluate(expression, frame, context))
         if value.memory_reference is None and (value.type or "").startswith(("*", "unsafe.Pointer")):
