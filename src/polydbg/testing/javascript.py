@@ -160,7 +160,8 @@ async def plan(test: str, cwd: str, node: str | None, runtime_args: tuple[str, .
     if package is None:
         raise UsageError(f"the project in {cwd} runs its tests with {runner}, which is not installed in its "
                          f"node_modules; run npm install (or npm install --save-dev {runner}) there first")
-    entry = os.path.join(package, _ENTRIES[runner])
+    manifest = _manifest(package)
+    entry = _entry(package, runner, manifest)
     files = (where,) if where else ()
     named = ("-t", _pattern(parts)) if parts else ()
     options = script_options(_test_script(cwd), runner)
@@ -170,7 +171,8 @@ async def plan(test: str, cwd: str, node: str | None, runtime_args: tuple[str, .
         args: tuple[str, ...] = ("--runInBand", "--coverage=false", *options, *named,
                                  *(("--runTestsByPath", *files) if files else ()))
     elif runner == "vitest":
-        args = ("run", *files, *options, *named, *_one_vitest_thread(package), "--no-color", "--coverage.enabled=false")
+        args = ("run", *files, *options, *named, *_one_vitest_thread(manifest), "--no-color",
+                "--coverage.enabled=false")
     else:
         args = (*options, *files, *(("-g", _pattern(parts)) if parts else ()))
     judge, names = _RUNNERS[runner]
@@ -179,15 +181,30 @@ async def plan(test: str, cwd: str, node: str | None, runtime_args: tuple[str, .
                     exception_filters=(FAILURES_FILTER,))
 
 
-def _one_vitest_thread(package: str) -> tuple[str, ...]:
-    """The options that run vitest's tests in one worker thread: vitest 4 took out ``poolOptions`` (``Unknown option
-    `--poolOptions``` ended every run) for ``maxWorkers`` and ``isolate``."""
+def _manifest(package: str) -> dict[str, Any]:
+    """An installed package's package.json (empty when it cannot be read)."""
     try:
         with open(os.path.join(package, "package.json"), encoding="utf-8") as file:
-            version = str(json.load(file).get("version", ""))
-    except (OSError, ValueError, AttributeError):
-        version = ""
-    major = re.match(r"\d+", version)
+            found = json.load(file)
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _entry(package: str, runner: str, manifest: dict[str, Any]) -> str:
+    """The runner's command as its package.json's ``bin`` names it (mocha 9's is ``bin/mocha``, 10's
+    ``bin/mocha.js``: every mocha 9 project's run by name was refused, its entry "not found")."""
+    bin_ = manifest.get("bin")
+    named = bin_ if isinstance(bin_, str) else bin_.get(runner) if isinstance(bin_, dict) else None
+    if isinstance(named, str) and os.path.isfile(os.path.join(package, named)):
+        return os.path.normpath(os.path.join(package, named))
+    return os.path.join(package, _ENTRIES[runner])
+
+
+def _one_vitest_thread(manifest: dict[str, Any]) -> tuple[str, ...]:
+    """The options that run vitest's tests in one worker thread: vitest 4 took out ``poolOptions`` (``Unknown option
+    `--poolOptions``` ended every run) for ``maxWorkers`` and ``isolate``."""
+    major = re.match(r"\d+", str(manifest.get("version", "")))
     if major is not None and int(major.group()) >= 4:
         return ("--pool=threads", "--maxWorkers=1", "--no-isolate")
     return ("--pool=threads", "--poolOptions.threads.singleThread")
