@@ -152,3 +152,12 @@ async def test_a_package_s_public_name_records_its_submodule_s_function(tools: T
     assert trace["rows"][0].startswith("total(prices=[1, 2]) → 3  ← <module> (main.py:"), trace
     assert trace["note"] == "never called: shop.pricing.discount", trace
     await tools("debug_terminate")
+
+
+async def test_a_bare_name_of_a_library_s_function_is_offered_qualified(tools: Tools) -> None:
+    """A bare name is the program's own code: the code under test installed in site-packages (dateutil's easter,
+    beside freezegun's copy) recorded nothing, and the note offered only the program's own names."""
+    report = await tools("debug_launch", program=DATES, trace=["dumps"])
+    note = report["trace"]["note"]
+    assert note.startswith("never called: dumps (closest: ") and "json.dumps" in note, report
+    await tools("debug_terminate")

@@ -303,10 +303,20 @@ def _user_names(spec=None):
 
 def _closest(names, known, spec=None):
     """The closest of ``known`` to each name; none for a name of the program's functions (not misspelt: only
-    never called, as an ``intcomma`` whose tests come after the stop)."""
+    never called, as an ``intcomma`` whose tests come after the stop); a bare name of a library's function first
+    qualified (``dateutil.easter.easter``: a bare name is the program's own code)."""
     return {name: [] if spec is not None and any(spec.match(c, m) for c, m in _codes_named(name)) else
-            [k for k in difflib.get_close_matches(name.rpartition(':')[2], known, NAMES_LISTED + 1, 0.5)
-             if k != name][:NAMES_LISTED] for name in names}
+            (_qualified(name) + [k for k in difflib.get_close_matches(name.rpartition(':')[2], known,
+                                                                      NAMES_LISTED + 1, 0.5)
+                                 if k != name])[:NAMES_LISTED] for name in names}
+
+
+def _qualified(name):
+    """A bare name's library functions, by their modules' names."""
+    if '.' in name or ':' in name:
+        return []
+    return sorted({'%s.%s' % (module, getattr(code, 'co_qualname', code.co_name)) for code, module in
+                   _codes_named(name) if module and not _mine(code.co_filename)})[:NAMES_LISTED]
 
 
 def _arm(command):
