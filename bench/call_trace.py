@@ -12,7 +12,7 @@ Printed per language: the time per call (per hit) of each way, in ms, and the lo
 Target (issue 21): a call trace costs ≤ 1 ms per recorded call on Python, Node and Java. A language is a function
 ``(client, calls, continues) -> row`` in ``LANGUAGES``: the others add theirs beside Python's.
 
-Run: .venv/bin/python bench/call_trace.py [--calls 20000] [--continues 100] [--languages python]
+Run: .venv/bin/python bench/call_trace.py [--calls 20000] [--continues 100] [--languages python node java]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -31,6 +32,8 @@ from polydbg.mcp.server import build_server
 
 Row = list[object]
 PYTHON = str(BENCH / "programs" / "calls_target.py")
+NODE = str(BENCH / "programs" / "calls_target.js")
+JAVA = str(BENCH / "programs" / "java" / "CallsTarget.java")
 
 
 async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -86,7 +89,23 @@ async def python(client: Client, calls: int, continues: int) -> Row:
         "work", {"file": PYTHON, "line": line_of("# body", PYTHON)}, "i", calls, continues)]
 
 
-LANGUAGES: dict[str, Callable[[Client, int, int], Awaitable[Row]]] = {"python": python}
+async def node(client: Client, calls: int, continues: int) -> Row:
+    return ["node (CDP)", *await per_call(
+        client, {"program": NODE, "args": [str(calls)]}, {"file": NODE, "line": line_of("// start", NODE)},
+        "work", {"file": NODE, "line": line_of("// body", NODE)}, "i", calls, continues)]
+
+
+async def java(client: Client, calls: int, continues: int) -> Row:
+    classes = tempfile.mkdtemp(prefix="polydbg-bench-calls-")
+    compiled = await asyncio.create_subprocess_exec("javac", "-g", "-d", classes, JAVA)
+    assert await compiled.wait() == 0, "javac failed"
+    return ["java (JDWP)", *await per_call(
+        client, {"program": "CallsTarget", "args": [str(calls)], "runtime_args": ["-cp", classes], "cwd": classes},
+        {"file": JAVA, "line": line_of("// start", JAVA)}, "CallsTarget.work",
+        {"file": JAVA, "line": line_of("// body", JAVA)}, "i", calls, continues)]
+
+
+LANGUAGES: dict[str, Callable[[Client, int, int], Awaitable[Row]]] = {"python": python, "node": node, "java": java}
 
 
 async def main(calls: int, continues: int, languages: list[str]) -> None:

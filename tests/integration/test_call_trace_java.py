@@ -1,5 +1,6 @@
 """Call traces on the JVM (``JavaBackend.record_calls``), on a real JVM: a recursive method, a method that throws
-(caught by its caller), a class loaded after the trace began, a thread of the program's, unknown names.
+(caught by its caller), a class loaded after the trace began, a thread of the program's, unknown names, and the
+callees of a recorded method to a depth (through the MCP tools).
 
 The session drives the program (launched at its entry, then run to its end); the records come from the
 backend through the sink, as the session's call trace reads them.
@@ -7,23 +8,33 @@ backend through the sink, as the session's call trace reads them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 
 import pytest
 
-from polydbg.backends.recording import CallSpec
+from polydbg.backends.recording import CallRecord, CallSpec
 from polydbg.errors import UsageError
+from polydbg.session.model import State
 from polydbg.session.session import Session
 from tests.conftest import Tools, line_of, require
 from tests.integration.recorded_calls import CALLS, at_entry, launched_with_trace, run_recording
 
 PROGRAM = str(CALLS / "Calls.java")
+CALLEES = str(CALLS / "Callees.java")
 
 
 @pytest.fixture
 async def session() -> AsyncIterator[Session]:
     require("java", "javac")
     async with at_entry("java", "java", PROGRAM, 60) as session:
+        yield session
+
+
+@pytest.fixture
+async def callees() -> AsyncIterator[Session]:
+    require("java", "javac")
+    async with at_entry("java", "java", CALLEES, 60) as session:
         yield session
 
 
@@ -84,3 +95,50 @@ async def test_a_launch_records_a_whole_run_through_the_tools(tools: Tools) -> N
     assert "Calls.fib: 25 calls" in summary and "Calls.square: 4 calls" in summary
     assert any(row.startswith('Calls.Parser.parse(text="") → raised java.lang.IllegalArgumentException: empty input')
                for row in rows)
+
+
+async def callee_rows(tools: Tools, depth: int) -> list[str]:
+    """The rows of a trace of ``Callees.total`` to ``depth``, begun at the program's entry, durations left out."""
+    require("java", "javac")
+    await tools("debug_launch", program=CALLEES, stop_on_entry=True)
+    result = await tools("debug_trace", functions=["Callees.total"], depth=depth)
+    assert result["stopped_because"] == "exited" and result["report"]["output"]["text"] == "total 6\nafter 10 1\n2\n"
+    await tools("debug_terminate")
+    calls = result["calls"]
+    assert calls["skipped"] == 0, calls  # (the rows are shown whole, some of them as its last ones)
+    return [re.sub(r"  [\d.]+ m?s$", "", row) for row in calls["rows"] + calls.get("last_rows", [])]
+
+
+async def test_callees_to_depth_one_leave_out_the_jdk_and_calls_outside_the_recorded_one(tools: Tools) -> None:
+    """weight is called through a stream (the JDK's frames and a lambda's hidden class between: still one level
+    below), once throwing a NumberFormatException the JDK raised; the recursions of dive and countdown are below the
+    depth (dive's, ended by an exception safeDepth catches, ends no recorded call); weight and countdown called again
+    after total are not its callees."""
+    assert await callee_rows(tools, 1) == [
+        f'Callees.total(words=ImmutableCollections.List12 size=2 ["1", " 2"]) → 6  ← Callees.main (Callees.java:'
+        f'{line_of("calls/Callees.java", "total(List.of")})',
+        '  Callees.weight(word="1") → 2',
+        '  Callees.weight(word=" 2") → 4',
+        '  Callees.weight(word="x") → raised java.lang.NumberFormatException: For input string: "x"',
+        "  Callees.safeDepth(n=3) → -1",
+        "  Callees.countdown(n=2) → 2"]
+
+
+async def test_callees_to_depth_two_follow_a_recursion_one_level_further(tools: Tools) -> None:
+    rows = await callee_rows(tools, 2)
+    assert rows[-4:] == ["  Callees.safeDepth(n=3) → -1",
+                         "    Callees.dive(n=3) → raised java.lang.IllegalStateException: bottom",
+                         "  Callees.countdown(n=2) → 2", "    Callees.countdown(n=1) → 1"], rows
+    assert len(rows) == 8, rows
+
+
+async def test_a_call_that_returns_just_before_the_program_ends_is_recorded(callees: Session) -> None:
+    """Its exit suspends nothing, so the object it returned may be gone (the JVM ended) before it is read: the call
+    was left out of the trace."""
+    records: list[CallRecord] = []
+    recorder = await callees.core.backend.record_calls(CallSpec(("Callees.letters",)), records.append)
+    assert (await callees.resume(None, None, 60, None)).state == State.exited
+    await recorder.stop()
+    [letters] = records
+    assert letters.args == (("word", '"ab"'),) and letters.returned in (
+        'ImmutableCollections.List12 size=2 ["a", "b"]', "(not read: the program ended or dropped it first)")

@@ -105,7 +105,7 @@ async def test_async_typescript_functions_record_what_their_code_returned(tools:
     trace, _ = await launched_with_trace(tools, ["leaf", "middle", "top"], program=str(program))
     def awaiting(marker: str) -> str:
         return f"(awaits.ts:{line_of('node/tsx/awaits.ts', marker)})"
-    assert [row.rsplit(" ", 2)[0] for row in trace["rows"]] == [  # in the order they began
+    assert [row.rsplit(" ", 2)[0].rstrip() for row in trace["rows"]] == [  # in the order they began
         f"top() → 22  ← start {awaiting('top().then')}",
         f"middle(order={{count: 3, price: 7}}) → 22  ← top {awaiting('top awaits')}",
         f"leaf(order={{count: 3, price: 7}}) → 21  ← middle {awaiting('middle awaits')}"]
@@ -117,3 +117,12 @@ async def test_a_call_the_program_ended_inside_is_recorded_unended() -> None:
         records, _ = await run_recording(session, "shutdown")
     [call] = records
     assert (call.function, call.args, call.ended, call.returned) == ("shutdown", (("code", "0"),), False, None)
+
+
+async def test_a_depth_names_the_functions_a_traced_one_calls(tools: Tools) -> None:
+    """Node records no callees: the note says which of the program's functions to name instead."""
+    require("node")
+    await tools("debug_launch", program=PROGRAM, stop_on_entry=True)
+    result = await tools("debug_trace", functions=["parseAll", "fib"], depth=1)
+    assert result["calls"]["note"] == "callees are not recorded on Node: name them too (parseAll calls Parser.parse)"
+    await tools("debug_terminate")

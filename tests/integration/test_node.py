@@ -604,3 +604,17 @@ async def test_a_step_out_of_a_library_function_that_throws_says_what_left_it(to
     assert (out["location"]["file"], out["location"]["line"]) == (str(main), 6), out
     assert out["returned"] == ["parse() raised SyntaxError: not a number: x"], out
     await tools("debug_terminate")
+
+
+async def test_a_file_whose_first_function_is_called_in_a_loop_runs_at_full_speed(tools: Tools) -> None:
+    """The entry breakpoint polydbg sets on line 0 of a file with breakpoints bound in square()'s body (nothing
+    before it at the top level): every one of its 200,000 calls paused and was resumed (2 ms each, ~7 minutes).
+    The deadline guards a wait for the exit; the program needs a fraction of a second."""
+    program = str(NODE / "first_function.js")
+    report = await tools("debug_launch", program=program,
+                         breakpoints=[{"file": program, "line": line_of("node/first_function.js", "// start")}])
+    assert report["state"] == "stopped" and report["reason"] == "breakpoint", report
+    done = await tools("debug_continue", timeout_s=60)
+    assert done["state"] == "exited", done
+    assert "total 5700000" in await tools.text("debug_output", stream="stdout"), done
+    await tools("debug_terminate")

@@ -8,8 +8,6 @@ with."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from tests.conftest import PROGRAMS, Tools, line_of
@@ -99,10 +97,10 @@ async def test_a_session_that_records_no_calls_has_no_recorder_slowing_its_stops
     in a program only once calls are recorded (a launch's trace, a debug_trace(functions=…))."""
     await tools("debug_launch", program=DATES, args=["1000"],
                 breakpoints=[{"file": DATES, "line": line_of("calls/dates.py", "total += fib(1)")}])
-    began = time.monotonic()
-    for _ in range(10):
+    for _ in range(3):
         assert (await tools("debug_continue"))["reason"] == "breakpoint"
-    assert time.monotonic() - began < 2.0
+    loaded = await tools("debug_evaluate", expression="__import__('sys').modules.get('_polydbg_calls') is None")
+    assert loaded["value"] == "True", loaded  # no recorder (nor its thread) in a program that records no calls
     await tools("debug_terminate")
 
 
@@ -117,13 +115,10 @@ async def test_a_call_trace_of_a_running_program_is_refused_saying_to_begin_it_a
 async def test_max_hits_ends_a_trace_of_a_hundred_thousand_calls_exactly(tools: Tools) -> None:
     await tools("debug_launch", program=DATES, args=["150000"],
                 breakpoints=[{"file": DATES, "line": line_of("calls/dates.py", "# rounds")}])
-    began = time.monotonic()
     result = await tools("debug_trace", functions=["fib"], max_hits=100_000, timeout_s=120)
-    took = time.monotonic() - began
     assert result["stopped_because"] == "max_hits" and result["total_hits"] == 100_000, result
     assert result["calls"]["calls"] == 100_000 and result["calls"]["summary"][0].startswith(
         "fib: 100000 calls; args n=1 ×100000; returned 1 ×100000"), result
-    assert took < 60, took
     chunk = await tools("debug_output", stream="trace", cursor=result["calls"]["more_cursor"], max_bytes=200)
     # the trace log keeps the last 4 MiB of rows: the first of these were dropped, and the read says so
     assert chunk["dropped"] > 0 and "\nfib(n=1) → 1  ← main (dates.py:" in chunk["text"], chunk

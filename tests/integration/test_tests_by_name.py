@@ -113,6 +113,16 @@ async def test_a_bare_assert_in_a_helper_stops_there_without_a_made_up_message(t
     await tools("debug_terminate")
 
 
+@pytest.mark.parametrize("test", ["tests.test_prices.PricesCase.test_refuses_blank",
+                                  "tests/test_prices.py::test_refused_through_the_callable_form"])
+async def test_an_exception_the_runners_callable_form_expects_is_no_stop(tools: Tools, test: str) -> None:
+    """assertRaises(E, func) and pytest.raises(E, func) call the user's function and catch E in the library: the
+    exception leaves the user's code into the library, which pydevd's user-unhandled setting took for a failure."""
+    report = await tools("debug_launch", test=test, cwd=str(PROJECT))
+    assert report["state"] == "exited" and report["test"]["outcome"] == "passed", report
+    await tools("debug_terminate")
+
+
 async def test_dollar_exception_is_the_failing_assertion_at_a_tests_stop(tools: Tools) -> None:
     """A test's failure is pydevd's user-unhandled stop (the exception leaving the test into pytest), where pydevd
     put no ``__exception__`` in the frame: ``$exception`` answered that debugpy was not stopped at an exception."""

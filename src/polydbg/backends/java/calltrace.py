@@ -15,6 +15,8 @@ JDWP has events for all of it, so the program never stops for the agent:
 A class not loaded yet is bound as it loads (``ClassPrepare``). A call's duration is the time between its
 entry and exit events less the time the recording held the thread meanwhile (its own entry's and those of
 the traced calls it made).
+
+With a depth, the callees of a recorded call are recorded too (callees.py).
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from dataclasses import dataclass, field
 
 from polydbg.backends.java import methods as named
 from polydbg.backends.java import vm as jvm
-from polydbg.backends.java.classes import JavaClass, Method, short_name
+from polydbg.backends.java.callees import Callees, Traced, described, is_compilers
+from polydbg.backends.java.classes import JavaClass
 from polydbg.backends.java.threads import Threads
 from polydbg.backends.recording import CallRecord, CallSink, CallSpec
 from polydbg.errors import AdapterGoneError, AdapterTimeoutError, UsageError
@@ -35,28 +38,17 @@ from polydbg.jdwp.client import JdwpRequestError
 from polydbg.jdwp.codec import CommandSet, Event, EventKind, Location, Modifier, Reader, Suspend, Tag, Value
 
 _GONE = (JdwpRequestError, AdapterGoneError, AdapterTimeoutError)
-SYNTHETIC = 0x1000
-BRIDGE = 0x40
-
-
-@dataclass
-class _Traced:
-    cls: JavaClass
-    method: Method
-    name: str  # ``Calls.fib``
-    params: list[tuple[str, int, str]]  # (name, slot, signature) of each parameter, in order
-    file: str | None
-    line: int | None
 
 
 @dataclass
 class _Open:
-    traced: _Traced
+    traced: Traced
     args: tuple[tuple[str, str], ...]
-    depth: int  # frames on the thread at entry (the call's own included)
+    depth: int  # frames on the thread at entry (the call's own included); 0: not read (a callee not recorded)
     caller: str | None
     began: float  # time.perf_counter() at the entry event
     held_at: float  # the thread's time held by the recording by then
+    level: int = 0  # 0: a named method's call; n: a callee n levels below one (deeper than the depth: not recorded)
 
 
 @dataclass
@@ -75,8 +67,8 @@ class CallTrace:
         self.spec = spec
         self._sink = sink
         self._names = [self._parse(name) for name in spec.functions]
-        self._traced: dict[tuple[int, int], _Traced] = {}  # (class id, method id) →
-        self._entries: dict[int, _Traced] = {}  # breakpoint request id →
+        self._traced: dict[tuple[int, int], Traced] = {}  # (class id, method id) →
+        self._entries: dict[int, Traced] = {}  # breakpoint request id →
         self._exits: dict[int, int] = {}  # class id → its MethodExitWithReturnValue request
         self._exception_request: int | None = None
         self._prepares: list[int] = []
@@ -85,6 +77,7 @@ class CallTrace:
         self._arrived: dict[int, float] = {}  # id() of an event of the trace's → when its packet arrived
         self._delivered = 0
         self.stopped = False
+        self._callees = Callees(vm, threads, {name.qualifier for name in self._names}) if spec.depth else None
 
     @staticmethod
     def _parse(name: str) -> named.MethodName:
@@ -121,7 +114,7 @@ class CallTrace:
 
     async def _bind(self, name: named.MethodName, cls: JavaClass, refuse: bool) -> None:
         classes = self._vm.classes
-        methods = [m for m in (await classes.methods(cls)).values() if not m.modifiers & (SYNTHETIC | BRIDGE)]
+        methods = [m for m in (await classes.methods(cls)).values() if not is_compilers(m)]
         wanted = [m for m in methods if m.name == name.method]
         if not wanted and refuse:
             others = sorted({m.name for m in methods if not m.name.startswith("<")})
@@ -131,15 +124,10 @@ class CallTrace:
         for method in wanted:
             if (cls.id, method.id) in self._traced:
                 continue
-            table = await classes.lines(cls, method)
-            if not table:
+            traced = await described(self._vm, self._threads, cls, method)
+            if traced is None:
                 continue  # abstract or native: no code to enter
-            variables = await classes.variables(cls, method)
-            params = sorted((v for v in variables if v.code_index == 0), key=lambda v: v.slot)
-            where = Location(cls.tag, cls.id, method.id, table[0][0])
-            shown = await self._threads.describe(where)
-            traced = _Traced(cls, method, f"{short_name(cls.signature)}.{method.name}",
-                             [(v.name, v.slot, v.signature) for v in params], shown.file, shown.line)
+            where = Location(cls.tag, cls.id, method.id, (await classes.lines(cls, method))[0][0])
             self._traced[(cls.id, method.id)] = traced
             modifiers = self._vm.client.writer().u1(Modifier.LOCATION_ONLY).location(where).bytes()
             self._entries[await self._vm.event_request(EventKind.BREAKPOINT, Suspend.EVENT_THREAD, modifiers, 1)] = \
@@ -155,7 +143,7 @@ class CallTrace:
         """A packet arrived (its handling may wait behind others'): the time its events happened, near enough."""
         now = time.perf_counter()
         for event in events:
-            if event.kind in (EventKind.BREAKPOINT, EventKind.METHOD_EXIT_WITH_RETURN_VALUE):
+            if event.kind in (EventKind.BREAKPOINT, EventKind.METHOD_ENTRY, EventKind.METHOD_EXIT_WITH_RETURN_VALUE):
                 self._arrived[id(event)] = now
 
     async def handle(self, events: list[Event]) -> list[Event]:
@@ -165,16 +153,22 @@ class CallTrace:
         mine = False
         arrived = [self._arrived.pop(id(event), None) for event in events]
         self._now = next((t for t in arrived if t is not None), time.perf_counter())
+        callees = self._callees
         for event in events:
             if event.kind == EventKind.BREAKPOINT and event.request_id in self._entries:
                 mine = True
                 with contextlib.suppress(*_GONE):
                     if not self.stopped:  # (an event sent before the request was cleared is resumed, unrecorded)
                         await self._entered(event, self._entries[event.request_id])
-            elif event.kind == EventKind.METHOD_EXIT_WITH_RETURN_VALUE and event.request_id in self._exits.values():
+            elif event.kind == EventKind.METHOD_ENTRY and callees is not None and callees.entry(event.request_id):
                 mine = True
                 with contextlib.suppress(*_GONE):
                     if not self.stopped:
+                        await self._callee_entered(event)
+            elif event.kind == EventKind.METHOD_EXIT_WITH_RETURN_VALUE and self._owns_exit(event.request_id):
+                mine = True
+                with contextlib.suppress(*_GONE):
+                    if not self.stopped and self._counts_exit(event):
                         await self._exited(event)
             elif event.kind == EventKind.EXCEPTION and event.request_id == self._exception_request:
                 mine = True
@@ -196,22 +190,62 @@ class CallTrace:
                     await self._vm.resume()
         return rest
 
+    def _owns_exit(self, request_id: int) -> bool:
+        return request_id in self._exits.values() or (self._callees is not None and self._callees.exit(request_id))
+
+    def _counts_exit(self, event: Event) -> bool:
+        """A thread whose callees are followed has every exit from its own request: the named class's is its twin."""
+        callees = self._callees
+        return callees is None or callees.exit(event.request_id) or not callees.armed(event.thread)
+
     def _state(self, thread: int) -> _ThreadState:
         state = self._states.get(thread)
         if state is None:
             state = self._states[thread] = _ThreadState()
         return state
 
-    async def _entered(self, event: Event, traced: _Traced) -> None:
+    async def _entered(self, event: Event, traced: Traced) -> None:
+        state = self._state(event.thread)
+        opened = await self._read_entry(event, traced, 0, caller=True)
+        if opened is None:
+            return
+        if state.name is None:
+            with contextlib.suppress(*_GONE):
+                state.name = await self._threads.name(event.thread)
+        state.open.append(opened)
+        if self._callees is not None:
+            await self._callees.arm(event.thread)
+
+    async def _callee_entered(self, event: Event) -> None:
+        """A method entered on a thread whose callees are followed: a callee of the innermost open call (recorded
+        when within the depth), a named method (its breakpoint records it), or one passed through."""
+        state = self._states.get(event.thread)
+        where = event.location
+        if (state is None or not state.open or where is None or self._callees is None
+                or (where.class_id, where.method_id) in self._traced):
+            return
+        traced = await self._callees.method(where)
+        if traced is None:
+            return
+        level = state.open[-1].level + 1
+        if level <= self.spec.depth and self._delivered < self.spec.max_calls:
+            opened = await self._read_entry(event, traced, level, caller=False)
+        else:  # followed, not recorded: nothing read (an exception finds its frame, ``_placed``)
+            opened = _Open(traced, (), 0, None, self._now, state.held, level=self.spec.depth + 1)
+        if opened is not None:
+            state.open.append(opened)
+
+    async def _read_entry(self, event: Event, traced: Traced, level: int, caller: bool) -> _Open | None:
+        """A call just entered, as its record will say: its arguments, its depth in frames, its caller."""
         began = self._now
         state = self._state(event.thread)
         writer = self._vm.client.writer
         count, frames = await self._vm.client.request_all([
             (CommandSet.THREAD_REFERENCE, 7, writer().object_id(event.thread).bytes()),
-            (CommandSet.THREAD_REFERENCE, 6, writer().object_id(event.thread).i4(0).i4(2).bytes())],
+            (CommandSet.THREAD_REFERENCE, 6, writer().object_id(event.thread).i4(0).i4(2 if caller else 1).bytes())],
             "ThreadReference.Frames", 10.0)
         if not isinstance(count, Reader) or not isinstance(frames, Reader):
-            return
+            return None
         depth = count.i4()
         listed = [(frames.frame_id(), frames.location()) for _ in range(frames.i4())]
         args: tuple[tuple[str, str], ...] = ()
@@ -223,24 +257,35 @@ class CallTrace:
             values = [reply.value() for _ in range(reply.i4())]
             args = tuple([(name, await self._text(value)) for (name, _, _), value in
                           zip(traced.params, values, strict=False)])
-        caller = await self._caller(listed[1][1]) if len(listed) > 1 else None
-        if state.name is None:
-            with contextlib.suppress(*_GONE):
-                state.name = await self._threads.name(event.thread)
-        state.open.append(_Open(traced, args, depth, caller, began, state.held))
+        called_from = await self._caller(listed[1][1]) if caller and len(listed) > 1 else None
+        return _Open(traced, args, depth, called_from, began, state.held, level)
 
     async def _exited(self, event: Event) -> None:
         where = event.location
         if where is None:
             return
-        traced = self._traced.get((where.class_id, where.method_id))
         state = self._states.get(event.thread)
-        if traced is None or state is None or not state.open or state.open[-1].traced is not traced:
+        if state is None or not state.open:
             return
-        call = state.open.pop()
-        value = event.value
-        returned = None if value is None or value.tag == Tag.VOID else await self._text(value)
-        self._emit(state, call, returned=returned)
+        call = state.open[-1]
+        if (call.traced.cls.id, call.traced.method.id) != (where.class_id, where.method_id):
+            return
+        state.open.pop()
+        if call.level <= self.spec.depth:
+            value = event.value
+            returned = None
+            if value is not None and value.tag != Tag.VOID:
+                try:
+                    returned = await self._text(value)
+                except _GONE:  # the thread ran on (its exit suspends nothing): the object collected, the JVM ended
+                    returned = "(not read: the program ended or dropped it first)"
+            self._emit(state, call, returned=returned)
+        await self._closed(event.thread, state)
+
+    async def _closed(self, thread: int, state: _ThreadState) -> None:
+        """A call ended: with none open on its thread any more, the thread's callees are no longer followed."""
+        if not state.open and self._callees is not None:
+            await self._callees.disarm(thread)
 
     async def _thrown(self, event: Event) -> None:
         """An exception on a thread with traced calls open: those deeper than the frame that catches it end."""
@@ -258,8 +303,12 @@ class CallTrace:
                     catching = len(frames) - index  # its depth from the bottom
                     break
         raised = await self._exception_text(event.exception)
+        _placed(state.open, [where for _, where in reversed(frames)])
         while state.open and state.open[-1].depth > (catching if catching <= len(frames) else 0):
-            self._emit(state, state.open.pop(), raised=raised)
+            call = state.open.pop()
+            if call.level <= self.spec.depth:
+                self._emit(state, call, raised=raised)
+        await self._closed(event.thread, state)
 
     async def _exception_text(self, exception: Value | None) -> str:
         if exception is None or not exception.value:
@@ -294,7 +343,7 @@ class CallTrace:
         traced = call.traced
         self._sink(CallRecord(traced.name, call.args, returned=returned, raised=raised, caller=call.caller,
                               thread=state.name, duration_us=None if took is None else round(took, 1),
-                              file=traced.file, line=traced.line, ended=ended, started=call.began))
+                              depth=call.level, file=traced.file, line=traced.line, ended=ended, started=call.began))
         self._delivered += 1
 
     # -- the end ----------------------------------------------------------------------------------------
@@ -311,16 +360,30 @@ class CallTrace:
             if self._exception_request is not None:
                 await self._vm.clear_request(EventKind.EXCEPTION, self._exception_request)
             await jvm.clear_prepares(self._vm, self._prepares)
+            if self._callees is not None:
+                await self._callees.disarm_all()
         for state in self._states.values():
             while state.open:
-                self._emit(state, state.open.pop(0), ended=False)
+                call = state.open.pop(0)
+                if call.level <= self.spec.depth:
+                    self._emit(state, call, ended=False)
         notes = []
         bound = {t.method.name for t in self._traced.values()}
         never = [name for name, parsed in zip(self.spec.functions, self._names, strict=True)
                  if parsed.method not in bound]
         if never:
             notes.append(f"never loaded: {', '.join(never)} (no class with that method was loaded)")
-        if self.spec.depth:
-            notes.append("callees are not recorded on the JVM: name them too")
         return notes
 
+
+def _placed(calls: list[_Open], frames: list[Location]) -> None:
+    """Give each open call whose depth was not read the frame it runs in (``frames`` from the bottom): the next
+    frame of its method above the call below it (one the stack no longer has is above every frame)."""
+    index = 0
+    for call in calls:
+        if not call.depth:
+            key = (call.traced.cls.id, call.traced.method.id)
+            while index < len(frames) and (frames[index].class_id, frames[index].method_id) != key:
+                index += 1
+            call.depth = index + 1
+        index = call.depth

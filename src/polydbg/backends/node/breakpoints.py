@@ -113,6 +113,7 @@ class Breakpoints:
         self.raised_sink: RaisedSink | None = None  # the log of raised exceptions, while armed (raised.py)
         self._transformed: set[str] = set()  # JavaScript files seen loaded with a map of themselves
         self._wide_entry = False  # the entry breakpoint pauses every user script (stop_on_entry under a loader)
+        self.entry_inside_functions: set[str] = set()  # scripts whose line 0 bound in a function: never paused
         self.caught_passed = 0  # exception pauses judged no test's failure and resumed (``failures``)
         self.recording = False  # a call trace is recording: every exception pauses (``calls``)
         self.recording_mapped = False  # and waits for a mapped file: every user script pauses as it loads
@@ -391,8 +392,19 @@ class Breakpoints:
         files = [path for path, ids in self._files.items()
                  if any((bp := self._bps.get(i)) is not None and not bp.refused for i in ids)]
         if self._wide_entry or self.recording_mapped or any(self._needs_map(path) for path in files):
-            return ENTRY_REGEX
-        return _url_pattern([url_of(self._targets.paths.remote(path)) for path in sorted(files)]) if files else None
+            return f"^(?!{_url_pattern(sorted(self.entry_inside_functions))[1:]})" + ENTRY_REGEX[1:] \
+                if self.entry_inside_functions else ENTRY_REGEX
+        urls = [url for path in sorted(files) if (url := url_of(self._targets.paths.remote(path)))
+                not in self.entry_inside_functions]
+        return _url_pattern(urls) if urls else None
+
+    async def entered_again(self, target: Target, url: str) -> None:
+        """The entry breakpoint paused a script a second time: line 0 bound inside a function (a script whose top
+        level has nothing to stop at before its first function's body), so it would pause every call of that
+        function. The script's URL is left out of the entry breakpoint from now on (its first pause bound it)."""
+        self.entry_inside_functions.add(url)
+        for live in self._targets.live():
+            await self.refresh_entry(live)
 
     async def refresh_entry(self, target: Target) -> None:
         """The entry breakpoint in ``target`` as ``_entry_regex`` says now."""

@@ -154,6 +154,7 @@ class CallRecording:
         self._later: dict[str, list[Definition]] = {}  # files on disk not loaded yet: their named functions
         self._texts: dict[str, str] = {}  # the project's files read from disk
         self._indexes: dict[tuple[str, int], int] = {}  # (path or URL, definition offset) → function index
+        self._calls_made: dict[str, set[str]] = {}  # with a depth: the names each named function's body calls
         self._binding = "__polydbgCall"
         self._delivered = 0
         self._over = False
@@ -272,6 +273,8 @@ class CallRecording:
         bound: list[int] = []
         for definition in await self._definitions(target, script):
             if any(functions.matches(w, definition, script.path) for w in self.spec.functions):
+                if self.spec.depth:
+                    self._calls_made[definition.qualified] = functions.called_names(source.text, definition)
                 with contextlib.suppress(*_GONE):
                     index = await self._bind_function(target, state, script, source.text, definition, not by_url)
                     if index is not None:
@@ -491,8 +494,19 @@ class CallRecording:
         if never:
             notes.append(f"never loaded: {', '.join(never)} (no script defining it ran)")
         if self.spec.depth:
-            notes.append("callees are not recorded on Node: name them too")
+            notes.append("callees are not recorded on Node: name them too" + self._callees_named())
         return notes
+
+    def _callees_named(self) -> str:
+        """The program's functions each named one calls by name (`` (total calls weight, countdown)``): what to
+        name in the next trace."""
+        defined: dict[str, set[str]] = {}
+        for defs in self._defs.values():
+            for definition in defs:
+                defined.setdefault(definition.name, set()).add(definition.qualified)
+        found = [f"{function} calls {', '.join(sorted(set().union(*(defined[n] for n in names if n in defined))))}"
+                 for function, names in sorted(self._calls_made.items()) if any(n in defined for n in names)]
+        return f" ({'; '.join(found)})" if found else ""
 
 
 def _line_column(text: str, offset: int) -> tuple[int, int]:

@@ -78,6 +78,31 @@ def definitions(source: str) -> list[Definition]:
     return found
 
 
+_NOT_CALLS = frozenset(("if", "for", "while", "switch", "catch", "function", "return", "typeof", "await", "new",
+                        "super", "import", "require"))
+
+
+def called_names(source: str, definition: Definition) -> set[str]:
+    """The names a function's body calls (``helper(…)``, ``this.parse(…)``, ``list.map(…)``), where its callees
+    may be found; not those of the functions it defines."""
+    toks = [tok for tok in lexical.tokens(source) if tok[0] != "\n"]
+    start = next((i for i, tok in enumerate(toks) if tok[1] >= definition.body), len(toks))
+    if start == len(toks):
+        return set()
+    if toks[start][0] == "{":
+        end = _closing(toks, start) or len(toks)
+    else:  # an arrow's expression: to the end of the expression
+        depth = toks[start][2]
+        end = next((j for j in range(start, len(toks))
+                    if toks[j][2] < depth or (toks[j][0] in ";," and toks[j][2] == depth)), len(toks))
+    names = set()
+    for j in range(start, end - 1):
+        text = toks[j][0]
+        if toks[j + 1][0] == "(" and _is_word(text) and text not in _NOT_CALLS and text != definition.name:
+            names.add(text)
+    return names
+
+
 def closest(name: str, known: list[str], count: int = 5) -> list[str]:
     """The known names nearest to one that matched none (by its last part too: ``Parser.prase`` → ``parse``)."""
     last = name.rsplit(".", 1)[-1].rsplit(":", 1)[-1]

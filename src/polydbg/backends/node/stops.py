@@ -89,6 +89,11 @@ class Stops:
                 entry = True
             elif (bp_id := target.by_native.get(native)) is not None:
                 user.append(bp_id)
+        if entry:
+            script = target.scripts.get(script_id)
+            if script_id in target.entered and script is not None:
+                await self._breakpoints.entered_again(target, script.url)
+            target.entered.add(script_id)
         if entry and self.recording is not None:
             await self.recording.bind(target, script_id)
         if entry:

@@ -86,6 +86,7 @@ class Target:
     context_id: int | None = None
     entry_bp: str | None = None
     entry_regex: str | None = None  # the scripts its entry breakpoint pauses at their start
+    entered: set[str] = field(default_factory=set)  # the scripts its entry breakpoint has paused once
     before_mapped: bool = False  # V8 pauses it before a script with a source map runs
     by_native: dict[str, int] = field(default_factory=dict)  # V8 breakpoint id → polydbg's
     native_at: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # V8 id → (script, line, column)

@@ -13,6 +13,10 @@ def test_empty_price_is_refused():
         parse_price("  ")  # expected: raised in the code under test, caught by pytest.raises
 
 
+def test_refused_through_the_callable_form():
+    pytest.raises(ValueError, parse_price, "\t")  # noqa: RUF061  (the callable form is what this test is for)
+
+
 class TestBulk:
     @pytest.mark.parametrize("quantity", [5, 10])
     def test_bulk_discount(self, quantity):
@@ -24,6 +28,10 @@ class TestBulk:
 class PricesCase(unittest.TestCase):
     def test_parse(self):
         self.assertEqual(parse_price("3.5"), 3.5)
+
+    def test_refuses_blank(self):
+        self.assertRaises(ValueError, parse_price, " ")  # expected: unittest's callable form catches it
+        self.assertRaisesRegex(ValueError, "empty", lambda: parse_price(""))
 
     def test_bulk_again(self):
         cart = [1.0, 1.0]

@@ -3,7 +3,7 @@ owner, its parameters, and how an agent's name matches it."""
 
 from __future__ import annotations
 
-from polydbg.backends.node.functions import closest, definitions, matches
+from polydbg.backends.node.functions import called_names, closest, definitions, matches
 
 SOURCE = """#!/usr/bin/env node
 function fib(n) { if (n < 2) return n; return fib(n - 1) + fib(n - 2); }
@@ -79,3 +79,14 @@ const twice = (n: number): number => n * 2;
     assert found == {"Cart.total": ((("discount", "discount"),), True, "{"),
                      "leaf": ((("order", "order"),), True, "{"),
                      "twice": ((("n", "n"),), False, "n")}
+
+
+def test_the_names_a_function_calls_for_a_trace_of_its_callees() -> None:
+    """Where a trace with a depth tells the agent to look (Node records no callees): each body's calls, by name, its
+    own recursion and the keywords that take parentheses left out; an arrow's expression body ends with it."""
+    source = ("const g = (x) => helper(x) + other(x), h = k(1);\n"
+              "function helper(y) { if (y) { return [y].map((z) => twice(z)); } return this.parse(y); }\n")
+    called = {d.qualified: called_names(source, d) for d in definitions(source)}
+    assert called == {"g": {"helper", "other"}, "helper": {"map", "twice", "parse"}}
+    called = {d.qualified: called_names(SOURCE, d) for d in definitions(SOURCE)}
+    assert called["fib"] == set() and called["Parser.parse"] == {"helper"} and called["Parser.of"] == {"Parser"}

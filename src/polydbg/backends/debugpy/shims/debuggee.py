@@ -37,9 +37,10 @@ A frame that returns sits on a return instruction; one an exception leaves, on t
 veto is made where pydevd tells the client about the stop (``PyDB.send_caught_exception_stack``, whose caller's
 frame is the one stopping), and skips that stop's suspension and its messages; 3.12's ``sys.monitoring`` tells
 an unwinding apart by itself. A ``SystemExit`` leaving the user's code (``sys.exit("message")``, whose code pydevd
-does not ignore) is vetoed the same way: an exit is an exit. A user-unhandled stop it lets through gets the
-``__exception__`` pydevd puts in the frame of its other exception stops (``$exception``), which pydevd takes out
-again when the thread resumes.
+does not ignore) is vetoed the same way: an exit is an exit; so is one the library frame it enters expects
+(unittest's ``assertRaises(E, func)`` and pytest's ``raises(E, func)`` call the user's function and catch E).
+A user-unhandled stop it lets through gets the ``__exception__`` pydevd puts in the frame of its other exception
+stops (``$exception``), which pydevd takes out again when the thread resumes.
 When the program's main code is done, it waits for pydevd's writer thread to send what it still holds (as long
 as it keeps sending): pydevd gives the writer 0.5 s once no thread of the program is alive, then drops the rest
 (a trace of 20,000 hits lost 12,000 of them). This runs while the main thread is alive still: in an exit hook
@@ -118,6 +119,14 @@ def _record(py_db, thread, arg, f):  # the raised log: this raise recorded; True
            'thread': threading.current_thread().name, 'caught': _catcher(py_db, f, kind)}
     py_db.writer.add_command(py_db.cmd_factory.make_console_message(RAISED_MARK + json.dumps(row) + '\n'))
     return only
+def _expected(g, kind):  # the library frame an exception enters expects it: assertRaises' or pytest.raises' callable
+    if g is None: return False  # form (``self.expected`` of unittest's context, pytest's ``expected_exception``)
+    try:
+        ctx = g.f_locals.get('self')
+        wanted = getattr(ctx, 'expected', None) if hasattr(type(ctx), '__exit__') else None
+        wanted = g.f_locals.get('expected_exception') if wanted is None else wanted
+        return wanted is not None and issubclass(kind, wanted)
+    except Exception: return False
 def _returned(P):  # a user-unhandled exception whose frame returned normally is no stop (see the docstring)
     import dis, threading
     R, t = {dis.opmap[n] for n in ('RETURN_VALUE', 'RETURN_CONST') if n in dis.opmap}, threading.local()
@@ -128,7 +137,8 @@ def _returned(P):  # a user-unhandled exception whose frame returned normally is
         while f is not None and id(f) != fid and n < 8: f, n = f.f_back, n + 1
         t.v = _record(self, thread, arg, f if f is not None and id(f) == fid else None) or (
             isinstance(arg[0], type) and issubclass(arg[0], SystemExit)) or (  # an exit is an exit
-            f is not None and id(f) == fid and f.f_lasti >= 0 and f.f_code.co_code[f.f_lasti] in R)
+            f is not None and id(f) == fid and f.f_lasti >= 0 and f.f_code.co_code[f.f_lasti] in R) or (
+            f is not None and id(f) == fid and isinstance(arg[0], type) and _expected(f.f_back, arg[0]))
         if t.v: return
         if f is not None and id(f) == fid and '__exception__' not in f.f_locals:
             f.f_locals['__exception__'] = arg  # a user-unhandled stop's ($exception); pydevd's removes it after
@@ -292,6 +302,6 @@ except SystemExit as e:
     if e.code is None or isinstance(e.code, int): raise
     print(e.code, file=sys.stderr)
     raise SystemExit(1) from None
-finally:
-    if _calls is not None: _calls.drain()
+finally:  # the recorder's pending records, whether a launch or a stop started it (its thread dies with us)
+    if '_polydbg_calls' in sys.modules: sys.modules['_polydbg_calls'].drain()
     _drain()
