@@ -100,3 +100,15 @@ async def test_a_passing_test_passes_and_an_unknown_one_answers_with_the_closest
     await tools("debug_terminate")
     refused = await tools.error("debug_launch", test="TestSingleItem", cwd=str(PROGRAMS), language="go")
     assert "no Go test files" in refused and "./gotests" in refused, refused
+
+
+async def test_dollar_exception_at_a_t_errorf_failure_is_its_message(tools: Tools) -> None:
+    """A failing t.Errorf stops as an exception ("test failed") without a panic: $exception answered that delve
+    was not stopped at an exception."""
+    report = await tools("debug_launch", test="TestBulkDiscount", cwd=str(PROJECT))
+    assert report["exception"]["type"] == "test failed", report
+    value = await tools("debug_evaluate", expression="$exception")
+    assert value["value"] == '"Total(1.0, 10) = 10, want 9"' and value["type"] == "string", value
+    length = await tools("debug_evaluate", expression="len($exception)")
+    assert length["value"] == str(len("Total(1.0, 10) = 10, want 9")), length
+    await tools("debug_terminate")

@@ -289,6 +289,22 @@ async def test_logpoints_print_without_stopping(tools: Tools) -> None:
     await tools("debug_terminate")
 
 
+async def test_logpoints_and_line_traces_log_where_the_program_replaced_its_console(tools: Tools) -> None:
+    """vitest's worker and jest put a console.Console of their own in globalThis, without console.context():
+    every logpoint and line trace of a test run logged nothing (0 hits, and the run went on as if none was set)."""
+    program = str(NODE / "own_console.js")
+    line = line_of("node/own_console.js", "own console loop")
+    done = await tools("debug_launch", program=program,
+                       breakpoints=[{"file": program, "line": line, "log_message": "i={i}"}])
+    assert done["state"] == "exited", done
+    assert (await tools("debug_output", stream="logpoints"))["text"].splitlines() == [f"i={i}" for i in range(5)]
+    await tools("debug_terminate")
+    await tools("debug_launch", program=program, stop_on_entry=True)
+    traced = await tools("debug_trace", points=[{"file": program, "line": line}], expressions=["i"], where="i > 2")
+    assert traced["total_hits"] == 5 and traced["where"].startswith("where i > 2: held at 2 of 5 hits"), traced
+    await tools("debug_terminate")
+
+
 async def test_a_bare_hit_count_stops_on_that_hit_only(tools: Tools) -> None:
     """``hit_condition: "5"`` is the 5th hit and no other, as with every other debugger (not "from the 5th on")."""
     fifth = await tools("debug_launch", program=str(NODE / "loop.js"),

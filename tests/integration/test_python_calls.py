@@ -173,3 +173,24 @@ async def test_a_resume_or_a_step_wakes_the_stopped_thread_at_once_in_a_program_
     looks = await tools("debug_evaluate", expression=COMMAND_LOOKS)
     assert looks["value"] == "True", looks
     await tools("debug_terminate")
+
+
+async def test_a_package_s_public_name_records_its_submodule_s_function(tools: Tools) -> None:
+    """humanize.ordinal is humanize.number.ordinal: a trace of the name the package exports recorded nothing and
+    said the function was never called, and a function named exactly but not called yet read as misspelt (its
+    note offered 'closest: discount')."""
+    report = await tools("debug_launch", program=str(PROGRAMS / "calls" / "reexports" / "main.py"),
+                         trace=["shop.total", "shop.pricing.discount"])
+    trace = report["trace"]
+    assert trace["rows"][0].startswith("total(prices=[1, 2]) → 3  ← <module> (main.py:"), trace
+    assert trace["note"] == "never called: shop.pricing.discount", trace
+    await tools("debug_terminate")
+
+
+async def test_a_bare_name_of_a_library_s_function_is_offered_qualified(tools: Tools) -> None:
+    """A bare name is the program's own code: the code under test installed in site-packages (dateutil's easter,
+    beside freezegun's copy) recorded nothing, and the note offered only the program's own names."""
+    report = await tools("debug_launch", program=DATES, trace=["dumps"])
+    note = report["trace"]["note"]
+    assert note.startswith("never called: dumps (closest: ") and "json.dumps" in note, report
+    await tools("debug_terminate")

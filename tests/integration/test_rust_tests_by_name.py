@@ -42,6 +42,9 @@ async def test_a_failing_assert_eq_stops_at_its_line_with_left_and_right(tools: 
     message = report["exception"]["message"]
     assert "total(1.0, 10)" in message and "left: 10.0 right: 9.0" in message, report
     assert values(report)["got"] == "10" and values(report)["quantity"] == "10", report
+    # a panic has no object lldb can show: $exception is its message (it answered "not stopped at one")
+    thrown = await tools("debug_evaluate", expression="$exception")
+    assert thrown["type"] == "&str" and thrown["value"] == f'"{message}"', thrown
     done = await tools("debug_continue")
     assert done["state"] == "exited" and done["exit_code"] == 101, done
     assert done["test"]["outcome"] == "failed" and done["test"]["runner"] == "cargo test", done

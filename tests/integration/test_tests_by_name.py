@@ -121,3 +121,16 @@ async def test_an_exception_the_runners_callable_form_expects_is_no_stop(tools: 
     report = await tools("debug_launch", test=test, cwd=str(PROJECT))
     assert report["state"] == "exited" and report["test"]["outcome"] == "passed", report
     await tools("debug_terminate")
+
+
+async def test_dollar_exception_is_the_failing_assertion_at_a_tests_stop(tools: Tools) -> None:
+    """A test's failure is pydevd's user-unhandled stop (the exception leaving the test into pytest), where pydevd
+    put no ``__exception__`` in the frame: ``$exception`` answered that debugpy was not stopped at an exception."""
+    report = await tools("debug_launch", test="tests/test_prices.py::TestBulk::test_bulk_discount[10]",
+                         cwd=str(PROJECT))
+    assert report["reason"] == "exception", report
+    value = await tools("debug_evaluate", expression="$exception")
+    assert value["type"] == "AssertionError" and "assert 10.0 == 9.0" in value["value"], value
+    named = await tools("debug_evaluate", expression="type($exception).__name__")
+    assert named["value"] == "'AssertionError'", named
+    await tools("debug_terminate")

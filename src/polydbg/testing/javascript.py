@@ -6,10 +6,10 @@ The runner is the project's own: the one its package.json's ``test`` script runs
 (jest, vitest, mocha; found in the nearest node_modules, as npm finds them), else Node's own test runner
 (``node:test``). Each runs in the debugged Node itself, never in a worker or a child, so the stop is the
 test's: ``node --test-name-pattern=… file`` (the file run as a program runs its tests in-process), ``jest
---runInBand``, ``vitest run --pool=threads --poolOptions.threads.singleThread`` (a worker the node backend
-follows; vitest has no in-process mode), ``mocha``. The launch pauses on the exceptions that fail a test
-(the node backend's ``failures`` filter: an assertion library's error or a throw in the user's code that
-reaches the runner), at the user's frame.
+--runInBand``, ``vitest run --pool=threads --poolOptions.threads.singleThread`` (vitest 4: ``--maxWorkers=1
+--no-isolate``; a worker the node backend follows; vitest has no in-process mode), ``mocha``. The launch pauses
+on the exceptions that fail a test (the node backend's ``failures`` filter: an assertion library's error or a
+throw in the user's code that reaches the runner), at the user's frame.
 """
 
 from __future__ import annotations
@@ -160,7 +160,8 @@ async def plan(test: str, cwd: str, node: str | None, runtime_args: tuple[str, .
     if package is None:
         raise UsageError(f"the project in {cwd} runs its tests with {runner}, which is not installed in its "
                          f"node_modules; run npm install (or npm install --save-dev {runner}) there first")
-    entry = os.path.join(package, _ENTRIES[runner])
+    manifest = _manifest(package)
+    entry = _entry(package, runner, manifest)
     files = (where,) if where else ()
     named = ("-t", _pattern(parts)) if parts else ()
     options = script_options(_test_script(cwd), runner)
@@ -170,7 +171,7 @@ async def plan(test: str, cwd: str, node: str | None, runtime_args: tuple[str, .
         args: tuple[str, ...] = ("--runInBand", "--coverage=false", *options, *named,
                                  *(("--runTestsByPath", *files) if files else ()))
     elif runner == "vitest":
-        args = ("run", *files, *options, *named, "--pool=threads", "--poolOptions.threads.singleThread", "--no-color",
+        args = ("run", *files, *options, *named, *_one_vitest_thread(manifest), "--no-color",
                 "--coverage.enabled=false")
     else:
         args = (*options, *files, *(("-g", _pattern(parts)) if parts else ()))
@@ -178,6 +179,35 @@ async def plan(test: str, cwd: str, node: str | None, runtime_args: tuple[str, .
     return TestPlan(name=test, runner=runner, language="javascript", cwd=cwd, program=entry, args=args, judge=judge,
                     names=functools.partial(names, node, (entry, *listing), cwd, where),
                     exception_filters=(FAILURES_FILTER,))
+
+
+def _manifest(package: str) -> dict[str, Any]:
+    """An installed package's package.json (empty when it cannot be read)."""
+    try:
+        with open(os.path.join(package, "package.json"), encoding="utf-8") as file:
+            found = json.load(file)
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _entry(package: str, runner: str, manifest: dict[str, Any]) -> str:
+    """The runner's command as its package.json's ``bin`` names it (mocha 9's is ``bin/mocha``, 10's
+    ``bin/mocha.js``: every mocha 9 project's run by name was refused, its entry "not found")."""
+    bin_ = manifest.get("bin")
+    named = bin_ if isinstance(bin_, str) else bin_.get(runner) if isinstance(bin_, dict) else None
+    if isinstance(named, str) and os.path.isfile(os.path.join(package, named)):
+        return os.path.normpath(os.path.join(package, named))
+    return os.path.join(package, _ENTRIES[runner])
+
+
+def _one_vitest_thread(manifest: dict[str, Any]) -> tuple[str, ...]:
+    """The options that run vitest's tests in one worker thread: vitest 4 took out ``poolOptions`` (``Unknown option
+    `--poolOptions``` ended every run) for ``maxWorkers`` and ``isolate``."""
+    major = re.match(r"\d+", str(manifest.get("version", "")))
+    if major is not None and int(major.group()) >= 4:
+        return ("--pool=threads", "--maxWorkers=1", "--no-isolate")
+    return ("--pool=threads", "--poolOptions.threads.singleThread")
 
 
 def _node_test(test: str, cwd: str, where: str, parts: list[str], node: str,

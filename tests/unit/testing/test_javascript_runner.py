@@ -124,3 +124,32 @@ async def test_a_jest_plan_runs_in_band_without_coverage_with_the_scripts_option
     assert plan.runner == "jest" and plan.program == str(tmp_path / "node_modules" / "jest" / "bin" / "jest.js")
     assert plan.args == ("--runInBand", "--coverage=false", "--env", "node", "-t", r"(?:^| )parse\ reads\ 1m$",
                          "--runTestsByPath", "a.test.ts"), plan
+
+
+@pytest.mark.parametrize(("version", "one_thread"), [
+    ("3.2.7", ("--pool=threads", "--poolOptions.threads.singleThread")),
+    ("4.1.12", ("--pool=threads", "--maxWorkers=1", "--no-isolate"))])
+async def test_a_vitest_plan_runs_one_worker_thread_as_its_version_spells_it(
+        tmp_path: Path, version: str, one_thread: tuple[str, ...]) -> None:
+    """vitest 4 took out poolOptions: every run by name of a vitest 4 project ended 'Unknown option
+    `--poolOptions`' (content-type's tests)."""
+    cwd = _project(tmp_path, {"devDependencies": {"vitest": version}})
+    (tmp_path / "node_modules" / "vitest").mkdir(parents=True)
+    (tmp_path / "node_modules" / "vitest" / "package.json").write_text(json.dumps({"version": version}))
+    (tmp_path / "a.test.ts").write_text("")
+    plan = await testing.plan("a.test.ts::parse", cwd, None, {})
+    assert plan.args == ("run", "a.test.ts", "-t", "(?:^| )parse$", *one_thread, "--no-color",
+                         "--coverage.enabled=false"), plan
+
+
+async def test_the_runner_s_entry_is_the_one_its_package_json_names(tmp_path: Path) -> None:
+    """mocha 9's command is bin/mocha (10's bin/mocha.js): every mocha 9 project's run by name was refused, its
+    runner's entry "not found" (bytes.js's tests)."""
+    cwd = _project(tmp_path, {"scripts": {"test": "mocha --check-leaks --reporter spec"}})
+    mocha = tmp_path / "node_modules" / "mocha"
+    (mocha / "bin").mkdir(parents=True)
+    (mocha / "bin" / "mocha").write_text("")
+    (mocha / "package.json").write_text(json.dumps({"bin": {"mocha": "./bin/mocha", "_mocha": "./bin/_mocha"}}))
+    (tmp_path / "a.test.js").write_text("")
+    plan = await testing.plan("a.test.js::adds", cwd, None, {})
+    assert plan.program == str(mocha / "bin" / "mocha"), plan

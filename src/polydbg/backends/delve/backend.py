@@ -428,14 +428,21 @@ class DelveBackend(DapBackend):
         await super().set_exception_filters(filters)
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
-        """``$exception`` is the value of the panic the goroutine is in (``runtime.curg._panic.arg``)."""
+        """``$exception`` is the value of the panic the goroutine is in (``runtime.curg._panic.arg``); at a test's
+        failure (``t.Errorf``: no panic) the failure's message, as a Go string."""
         if thrown.names_it(expression):
             try:
                 found = await self.evaluate(thrown.substitute(expression, "runtime.curg._panic.arg"), frame, context)
             except AdapterRequestError as exc:
-                if "_panic" in exc.message or "nil" in exc.message:
+                if "_panic" not in exc.message and "nil" not in exc.message:
+                    raise
+                failure = await self.exception_info(frame.thread_id) if frame is not None else None
+                if failure is None or failure.type != testfail.FAILURE_TYPE:
                     raise thrown.not_at_an_exception("delve") from exc
-                raise
+                said = thrown.message(expression, failure.message, "string")
+                if expression.strip() == thrown.NAME:
+                    return said
+                found = await self.evaluate(thrown.substitute(expression, said.value), frame, context)
             return found._replace(name=expression, evaluate_name=expression)
         value = _tidy(await super().evaluate(expression, frame, context))
         if value.memory_reference is None and (value.type or "").startswith(("*", "unsafe.Pointer")):

@@ -414,8 +414,16 @@ class LldbDapBackend(DapBackend):
         return out
 
     async def evaluate(self, expression: str, frame: FrameRef | None, context: EvaluateContext) -> Variable:
-        """``$exception`` is the C++ object a throw stop is at, named by its type and address."""
+        """``$exception`` is the C++ object a throw stop is at, named by its type and address; at a Rust panic, its
+        message."""
         if thrown.names_it(expression):
+            thread = frame.thread_id if frame is not None else None
+            panic = self._stops.known_detail(thread) if thread is not None else None
+            if panic is not None and panic.type == "panic" and thread not in self._stops.thrown_objects:
+                if expression.strip() != thrown.NAME:
+                    raise UsageError(f"at a panic {thrown.NAME} is its message, a string, evaluated alone; "
+                                     f"evaluate {thrown.NAME} and read it")
+                return thrown.message(expression, panic.message, "&str")
             found = await self.evaluate(thrown.substitute(expression, self._thrown_object(frame)), frame, context)
             return found._replace(name=expression, evaluate_name=expression)
         try:

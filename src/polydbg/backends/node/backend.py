@@ -50,7 +50,7 @@ from polydbg.backends.node import commands, compile_errors, conditions, inspecti
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.breakpoints import FILTERS as EXCEPTION_FILTERS
 from polydbg.backends.node.breakpoints import Breakpoints
-from polydbg.backends.node.calls import CallRecording
+from polydbg.backends.node.calls import CallRecording, search_home
 from polydbg.backends.node.children import ChildReports
 from polydbg.backends.node.scripts import PathMap, path_of
 from polydbg.backends.node.stops import PAUSE_LIMITS, Stops
@@ -332,7 +332,7 @@ class NodeBackend(Backend):
         self._check_connected()
         if self._stops.recording is not None and not self._stops.recording.stopped:
             raise UsageError("a call trace is already recording in this session: let it end first")
-        home = os.path.dirname(os.path.abspath(self._program)) if self._program else self._cwd or os.getcwd()
+        home = search_home(self._program, self._cwd or os.getcwd())
         recording = CallRecording(spec, sink, home, self._targets.paths, self._targets.live, self._disarm)
         await recording.resolve(self._targets.live())
         self._stops.recording = recording

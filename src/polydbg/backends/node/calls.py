@@ -514,6 +514,17 @@ def _line_column(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1)
 
 
+def search_home(program: str | None, cwd: str) -> str:
+    """Where a trace's functions not loaded yet are looked for first: the program's folder, unless the program is
+    a package's in node_modules (a test runner's entry: vitest.mjs, jest.js): then the session's directory, the
+    project's. From the runner's folder the look read the runner's own files and, a folder up, every package's:
+    vitest's bundled acorn has two ``parse`` at one place, and the launch failed on V8's "Breakpoint at specified
+    location already exists"."""
+    if program and "node_modules" not in os.path.abspath(program).split(os.sep):
+        return os.path.dirname(os.path.abspath(program))
+    return cwd
+
+
 def _roots(cwd: str) -> list[tuple[str, str | None]]:
     """Where a function not loaded yet is looked for: the session's directory, then each folder above it (a
     test project's code is often beside it: ``../cart.js``) up to the repository's root, at most

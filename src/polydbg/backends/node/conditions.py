@@ -1,7 +1,8 @@
 """What V8 evaluates at a breakpoint: the agent's condition, and a logpoint as a condition.
 
 V8 has no logpoints: a logpoint is a condition that logs and answers false, so the program never stops
-there. It logs through a console of its own (``console.context``, V8's): the inspector hears the call
+there. It logs through a console of its own (``console.context``, V8's; Node's console module's where the program put
+another console in ``globalThis``, as test runners do): the inspector hears the call
 (``Runtime.consoleAPICalled`` with that context) and the program's stdout does not, so a logpoint's line
 is never mixed into what the program prints, nor split by a pipe's reads. Each ``{expr}``
 in the message is evaluated on its own, its exception shown in place (``<error: …>``) instead of
@@ -23,6 +24,10 @@ from polydbg.errors import AdapterRequestError, echo
 _INTERPOLATION = re.compile(r"\{([^{}]+)\}")
 _FORMAT = re.compile(r"%s|%%")
 LOG_CONTEXT = "polydbg-log"  # the console context logpoints log through
+# Node's own console: a test runner puts one of its own in globalThis (vitest's worker, jest: a console.Console,
+# which has no context(): every logpoint and line trace of a test run logged nothing); Node's is its console module
+NODE_CONSOLE = ('(globalThis.console.context ? globalThis.console : globalThis.process?.getBuiltinModule?.("console") '
+            '?? globalThis.console)')
 
 
 def interpolated(message: str) -> list[str]:
@@ -39,7 +44,7 @@ def v8_condition(condition: str | None, log_message: str | None) -> str | None:
     arguments = "".join(
         f", (() => {{ try {{ return ({e}); }} catch (e) {{ return '<error: ' + (e && e.message) + '>'; }} }})()"
         for e in expressions)
-    log_call = f"(globalThis.console.context({json.dumps(LOG_CONTEXT)}).log({json.dumps(fmt)}{arguments}), false)"
+    log_call = f"({NODE_CONSOLE}.context({json.dumps(LOG_CONTEXT)}).log({json.dumps(fmt)}{arguments}), false)"
     return f"({condition}) && {log_call}" if condition else log_call
 
 

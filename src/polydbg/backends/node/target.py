@@ -251,10 +251,8 @@ class Target:
         if self.failure is not None or data is None:
             return self.failure
         if data.get("subtype") == "error" or data.get("type") == "object":
-            description = str(data.get("description") or "")
-            first = description.split("\n", 1)[0]
             class_name = str(data.get("className") or "Error")
-            message = first[len(class_name) + 2:] if first.startswith(class_name + ":") else first
+            message = jsv.error_message(class_name, str(data.get("description") or ""))
             if data.get("subtype") != "error":
                 message = jsv.text_of(data)
             return ExceptionDetail(class_name, message)

@@ -58,6 +58,17 @@ def text_of(obj: dict[str, Any]) -> str:
     return f"{head} {body}" if head else body
 
 
+def error_message(class_name: str, description: str) -> str:
+    """An Error's message from V8's description (``Name: message`` and the stack), without the name before it:
+    the class's, or the class's without the ``_`` a bundler put before it (chai's ``_AssertionError`` is named
+    ``AssertionError``: the raised log read "_AssertionError: AssertionError: expected …")."""
+    first = description.split("\n", 1)[0]
+    for name in (class_name, class_name.lstrip("_$")):
+        if name and first.startswith(name + ":"):
+            return first[len(name) + 2:]
+    return first
+
+
 def type_of(obj: dict[str, Any]) -> str:
     kind = str(obj.get("type", ""))
     if kind == "object":

@@ -10,6 +10,7 @@ import pytest
 
 from polydbg.backends.base import FunctionBreakpoint, SourceBreakpoint
 from polydbg.backends.node.breakpoints import function_key, line_key, needs_map
+from polydbg.backends.node.conditions import NODE_CONSOLE
 from tests.unit.backends.node.fakev8 import Session
 from tests.workcount import Budget, counted_ids
 
@@ -102,7 +103,7 @@ async def test_a_refused_breakpoint_is_not_set_in_a_target_that_arrives_later(se
 async def test_a_logpoint_is_a_condition_that_logs(session: Session) -> None:
     await session.breakpoints.set_breakpoints(APP, [SourceBreakpoint(1, 3, log_message="i={i}")])
     [params] = _v8_sets(session)
-    assert params["condition"].startswith('(globalThis.console.context("polydbg-log").log("i=%s", ')
+    assert params["condition"].startswith(f'({NODE_CONSOLE}.context("polydbg-log").log("i=%s", ')
     assert params["condition"].endswith(", false)")
 
 

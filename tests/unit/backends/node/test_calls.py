@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from polydbg.backends.node.calls import returns_read
+from polydbg.backends.node.calls import returns_read, search_home
 from polydbg.backends.node.functions import definitions, reads_only, returned_expression
 
 FIB = """function fib(n) {
@@ -53,3 +53,12 @@ def test_what_only_reads() -> None:
                                            "`${x}`", "x => x", "arr[i](1)", "x += 1"])
     assert returned_expression("  return;", 2, 9) == ""
     assert returned_expression("  returned(x);", 2, 13) is None
+
+
+def test_a_runner_s_entry_in_node_modules_looks_for_the_functions_in_the_project() -> None:
+    """A test run's program is the runner's entry (node_modules/vitest/vitest.mjs): the look for a trace's
+    functions from its folder read vitest's bundled files and every package's, and bound their ``parse``."""
+    assert search_home("/p/node_modules/vitest/vitest.mjs", "/p") == "/p"
+    assert search_home("/p/node_modules/.pnpm/jest@30/node_modules/jest/bin/jest.js", "/p/pkg") == "/p/pkg"
+    assert search_home("/p/src/app.js", "/elsewhere") == "/p/src"
+    assert search_home(None, "/p") == "/p"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from polydbg.backends.node.conditions import interpolated, logged_line, v8_condition
+from polydbg.backends.node.conditions import NODE_CONSOLE, interpolated, logged_line, v8_condition
 
-_LOG = 'globalThis.console.context("polydbg-log").log'
+_LOG = NODE_CONSOLE + '.context("polydbg-log").log'
 _GUARD = "(() => {{ try {{ return ({0}); }} catch (e) {{ return '<error: ' + (e && e.message) + '>'; }} }})()"
 
 

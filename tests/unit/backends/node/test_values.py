@@ -6,7 +6,7 @@ from __future__ import annotations
 from polydbg.backends.base import Variable
 from polydbg.backends.node.inspection import is_noise
 from polydbg.backends.node.scripts import Scripts
-from polydbg.backends.node.values import call_argument, exception_text, text_of
+from polydbg.backends.node.values import call_argument, error_message, exception_text, text_of
 
 
 def test_an_exception_reads_as_its_first_line() -> None:
@@ -15,6 +15,15 @@ def test_an_exception_reads_as_its_first_line() -> None:
     assert exception_text({"exception": {"type": "number", "value": 3, "description": ""}}) == "3"
     assert exception_text({"text": "Uncaught"}) == "Uncaught"
     assert exception_text({}) == "exception"
+
+
+def test_an_error_s_message_is_read_without_its_name_a_bundler_s_underscore_or_not() -> None:
+    """chai's class is _AssertionError, named AssertionError: the raised log read "_AssertionError: AssertionError:
+    expected …" (content-type's vitest tests)."""
+    stack = "\n    at f (a.js:1)"
+    assert error_message("_AssertionError", "AssertionError: expected 1 to equal 2" + stack) == "expected 1 to equal 2"
+    assert error_message("TypeError", "TypeError: x is undefined" + stack) == "x is undefined"
+    assert error_message("Oops", "Custom: named otherwise" + stack) == "Custom: named otherwise"
 
 
 def test_an_error_in_a_preview_is_one_line() -> None:

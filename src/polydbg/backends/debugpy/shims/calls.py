@@ -16,7 +16,7 @@ the program's code. Disarmed, each thread's profile function removes itself
 at its next event. Coroutines and generators are one call from their first start to their end. A forked child
 records nothing (its parent's socket is not its own).
 """
-import collections, difflib, dis, itertools, json, os, reprlib, socket, sys, threading, time
+import collections, difflib, dis, itertools, json, os, reprlib, socket, sys, threading, time, types
 
 FLUSH_S = 0.02
 NAMES_LISTED = 5
@@ -58,7 +58,8 @@ class _Spec:
         stem = os.path.splitext(os.path.basename(code.co_filename))[0]
         mine = None
         for name in self.dotted:
-            if '.' in name and (name in (q, full, '%s.%s' % (stem, q)) or full.endswith('.' + name)):
+            if '.' in name and (name in (q, full, '%s.%s' % (stem, q)) or full.endswith('.' + name)
+                                or _exported(name, code)):
                 return name
             if name in (q, code.co_name):  # a bare name: the program's own code (a library's: qualify it)
                 if mine is None:
@@ -70,6 +71,23 @@ class _Spec:
             if func in (q, code.co_name) and (file == path or file.endswith('/' + path.lstrip('./'))):
                 return '%s:%s' % (path, func)
         return None
+
+
+def _exported(name, code):
+    """Whether ``name`` reaches ``code`` through a module that re-exports it (``humanize.ordinal`` for
+    ``humanize.number.ordinal``: a package's public name), read from the modules' and classes' dicts, running none
+    of the program's code (a module's ``__getattr__``, a descriptor)."""
+    head, _, path = name.partition('.')
+    while path:
+        value = sys.modules.get(head)
+        for part in path.split('.') if value is not None else ():
+            value = vars(value).get(part) if isinstance(value, (type, types.ModuleType)) else None
+        value = value.__func__ if isinstance(value, (staticmethod, classmethod)) else value
+        if isinstance(value, types.FunctionType) and value.__code__ is code:
+            return True
+        part, _, path = path.partition('.')
+        head = head + '.' + part
+    return False
 
 
 _spec = None
@@ -283,9 +301,22 @@ def _user_names(spec=None):
     return sorted(names)
 
 
-def _closest(names, known):
-    return {name: [k for k in difflib.get_close_matches(name.rpartition(':')[2], known, NAMES_LISTED + 1, 0.5)
-                   if k != name][:NAMES_LISTED] for name in names}
+def _closest(names, known, spec=None):
+    """The closest of ``known`` to each name; none for a name of the program's functions (not misspelt: only
+    never called, as an ``intcomma`` whose tests come after the stop); a bare name of a library's function first
+    qualified (``dateutil.easter.easter``: a bare name is the program's own code)."""
+    return {name: [] if spec is not None and any(spec.match(c, m) for c, m in _codes_named(name)) else
+            (_qualified(name) + [k for k in difflib.get_close_matches(name.rpartition(':')[2], known,
+                                                                      NAMES_LISTED + 1, 0.5)
+                                 if k != name])[:NAMES_LISTED] for name in names}
+
+
+def _qualified(name):
+    """A bare name's library functions, by their modules' names."""
+    if '.' in name or ':' in name:
+        return []
+    return sorted({'%s.%s' % (module, getattr(code, 'co_qualname', code.co_name)) for code, module in
+                   _codes_named(name) if module and not _mine(code.co_filename)})[:NAMES_LISTED]
 
 
 def _arm(command):
@@ -329,7 +360,7 @@ def _stop(command):
         for entry in list(stack):
             _send(spec, entry, None, None, False)
     never = [n for n in spec.names if n not in spec.found]
-    return {'stopped': spec.id, 'never': never, 'closest': _closest(never, _user_names(spec)) if never else {},
+    return {'stopped': spec.id, 'never': never, 'closest': _closest(never, _user_names(spec), spec) if never else {},
             'bound': spec.count >= spec.max}
 
 
@@ -427,7 +458,7 @@ def drain():
         _busy.add(me)
         if spec is not None:
             never = [n for n in spec.names if n not in spec.found]
-            final = {'final': spec.id, 'closest': _closest(never, _user_names(spec)) if never else {},
+            final = {'final': spec.id, 'closest': _closest(never, _user_names(spec), spec) if never else {},
                      'bound': spec.count >= spec.max}
             with _sending:
                 _channel.sendall((json.dumps(final) + '\n').encode())

@@ -39,6 +39,8 @@ frame is the one stopping), and skips that stop's suspension and its messages; 3
 an unwinding apart by itself. A ``SystemExit`` leaving the user's code (``sys.exit("message")``, whose code pydevd
 does not ignore) is vetoed the same way: an exit is an exit; so is one the library frame it enters expects
 (unittest's ``assertRaises(E, func)`` and pytest's ``raises(E, func)`` call the user's function and catch E).
+A user-unhandled stop it lets through gets the ``__exception__`` pydevd puts in the frame of its other exception
+stops (``$exception``), which pydevd takes out again when the thread resumes.
 A thread resumed or stepped is woken at once. pydevd marks it running and means to set the event its suspended
 thread waits on 0.2 s at a time, but ``_update_stepping_info`` sets the event of the thread of the last entry of its
 set of all threads' infos (its loop variable shadows the argument, in the Cython build too); which entry comes last
@@ -147,7 +149,10 @@ def _returned(P):  # a user-unhandled exception whose frame returned normally is
             isinstance(arg[0], type) and issubclass(arg[0], SystemExit)) or (  # an exit is an exit
             f is not None and id(f) == fid and f.f_lasti >= 0 and f.f_code.co_code[f.f_lasti] in R) or (
             f is not None and id(f) == fid and isinstance(arg[0], type) and _expected(f.f_back, arg[0]))
-        if not t.v: return s0(self, thread, arg, fid)
+        if t.v: return
+        if f is not None and id(f) == fid and '__exception__' not in f.f_locals:
+            f.f_locals['__exception__'] = arg  # a user-unhandled stop's ($exception); pydevd's removes it after
+        return s0(self, thread, arg, fid)
     def suspend(self, *a, **k):
         if not getattr(t, 'v', False): return s1(self, *a, **k)
     def wait(self, *a, **k):
