@@ -134,3 +134,16 @@ async def test_dollar_exception_is_the_failing_assertion_at_a_tests_stop(tools: 
     named = await tools("debug_evaluate", expression="type($exception).__name__")
     assert named["value"] == "'AssertionError'", named
     await tools("debug_terminate")
+
+
+async def test_an_exception_type_set_during_a_test_run_keeps_its_failure_stop(tools: Tools) -> None:
+    """debug_break(exception=[a type]) replaced the filters, the run's user-unhandled one with them: the failing
+    assertion then ran past with no stop (found on humanize's suite)."""
+    report = await tools("debug_launch", test="tests/test_prices.py::TestBulk::test_bulk_discount[10]",
+                         cwd=str(PROJECT), stop_on_entry=True)
+    assert report["state"] == "stopped", report
+    listed = await tools("debug_break", exception=["KeyError"])
+    assert "KeyError" in listed["exception_filters"] and "userUnhandled" in listed["exception_filters"], listed
+    report = await tools("debug_continue")
+    assert report["state"] == "stopped" and report["location"]["line"] == line_of(TESTS, "# bulk check"), report
+    await tools("debug_terminate")

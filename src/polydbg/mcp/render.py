@@ -77,7 +77,7 @@ def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = N
         fixed.extend(f"  {line}" for line in r.exception.details or [])
     fixed.extend(f"returned: {line}" for line in r.returned or [])
     if r.trace:
-        traced = call_trace(r.trace, f"trace: {r.trace.calls} calls, {r.trace.raised} raised")
+        traced = call_trace(r.trace, f"trace: {_counted(r.trace.calls, 'call')}, {r.trace.raised} raised")
         fixed.extend(traced)
         budget += len("\n".join(traced).encode())  # the trace is bounded by its own budget, beside the report's
     if r.source:
@@ -317,6 +317,10 @@ def output(r: OutputResult) -> str:
     return "\n".join(lines)
 
 
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def call_trace(c: CallTrace, head: str) -> list[str]:
     """A call trace's summary, then its rows (how to read those left out between the first and the last)."""
     lines = [head] + ([f"note: {c.note}"] if c.note else []) + [f"  {line}" for line in c.summary]
@@ -341,13 +345,14 @@ def trace(r: TraceResult, base: str | None = None) -> str:
     hit."""
     calls = r.calls
     if calls is not None and not r.hits and r.total_hits == calls.calls + calls.raised:  # only calls were traced
-        lines = call_trace(calls, f"[{r.session_id}] {calls.calls} calls, {calls.raised} raised "
+        lines = call_trace(calls, f"[{r.session_id}] {_counted(calls.calls, 'call')}, {calls.raised} raised "
                                   f"({r.stopped_because}); program {r.state.value}")
         if r.report is not None:
             used = len("\n".join(lines).encode()) + 1  # and the line break before the report
             lines.append(stop_report(r.report, budget=max(REPORT_BYTES, REPORT_BUDGET - used), base=base))
         return "\n".join(lines)
-    traced = [] if calls is None else call_trace(calls, f"also recorded: {calls.calls} calls, {calls.raised} raised")
+    traced = [] if calls is None else call_trace(
+        calls, f"also recorded: {_counted(calls.calls, 'call')}, {calls.raised} raised")
     labels = row_labels([h.file for h in r.hits + (r.last_hits or [])], base)
     several = r.threads is not None
 
@@ -355,7 +360,7 @@ def trace(r: TraceResult, base: str | None = None) -> str:
         return "  " + clip(row_text(labels[h.file], h.line, h.values, h.thread if several else None), ROW_CHARS)[0]
 
     def assemble(last: list[TraceHit]) -> tuple[list[str], str]:
-        lines = [f"[{r.session_id}] {r.total_hits} hits ({r.stopped_because}); program {r.state.value}"]
+        lines = [f"[{r.session_id}] {_counted(r.total_hits, 'hit')} ({r.stopped_because}); program {r.state.value}"]
         if r.note:
             lines.append(f"note: {r.note}")
         lines.extend(f"{e}: {v}" for e, v in (r.values or {}).items())

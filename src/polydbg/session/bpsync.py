@@ -190,9 +190,14 @@ class BreakpointSync:
         return bp
 
     async def set_exception_filters(self, filters: list[str]) -> None:
-        """Filters and, where the backend takes them, exception type names (any name that is not a filter)."""
+        """Filters and, where the backend takes them, exception type names (any name that is not a filter). A test
+        run by name keeps the filter that stops where its test fails (a type set beside it must not hide the failure)
+        unless the filters are cleared (an empty list)."""
         backend = self.core.live_backend()
         wanted = list(dict.fromkeys(filters))
+        test = self.core.test
+        if wanted and test is not None:  # a test run's failure stop stays (an empty list clears it too)
+            wanted = list(dict.fromkeys([*wanted, *test.filters]))
         if backend is not None and backend.capabilities.exception_filters:
             _check_exception_names(wanted, backend, self.core.adapter)
         if backend is not None:

@@ -254,6 +254,8 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
         filters = registry.break_filters(session.adapter, request.break_on_exception)
         added = plan.exception_filters if plan is not None and filters else ()
         session.exception_filters = list(dict.fromkeys([*filters, *added]))
+        if session.core.test is not None:
+            session.core.test.filters = tuple(session.exception_filters)
         if request.trace:
             session.trace_at_start(list(request.trace))
     except PolydbgError:

@@ -22,6 +22,7 @@ class TestRun:
     def __init__(self, plan: TestPlan) -> None:
         self.plan = plan
         self.started = time.monotonic()
+        self.filters: tuple[str, ...] = ()  # the exception filters the run was launched with: where its test fails
         self._result: TestResult | None = None
 
     async def restarted(self) -> None:
