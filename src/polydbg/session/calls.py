@@ -75,7 +75,12 @@ class Recording:
             if self.spec.functions:
                 self.recorders.append(await backend.record_calls(self.spec, self.log.call))
             if self.raised:
-                self.recorders.append(await backend.record_raised(self.log.exception))
+                try:
+                    self.recorders.append(await backend.record_raised(self.log.exception))
+                except UsageError as exc:
+                    if not self.spec.functions:
+                        raise
+                    self.notes.append(f"exceptions raised not recorded: {exc}")  # the calls still are
         except BaseException:
             await self.stop()
             raise

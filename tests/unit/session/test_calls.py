@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from polydbg.backends.recording import CallRecord, RaisedRecord
-from polydbg.errors import UsageError
+from polydbg.errors import AdapterError, UsageError
 from polydbg.mcp import render
 from polydbg.session import calls as call_tracing
 from polydbg.session.calllog import CallLog
@@ -109,8 +109,8 @@ async def test_an_unknown_function_is_refused_with_the_closest_names_and_nothing
 
 
 async def test_a_recorder_that_fails_to_arm_disarms_the_one_armed_before_it(rig: Rig) -> None:
-    rig.backend.failures["record_raised"] = UsageError("fake cannot record raised exceptions")
-    with pytest.raises(UsageError, match="cannot record raised"):
+    rig.backend.failures["record_raised"] = AdapterError("fake cannot record raised exceptions")
+    with pytest.raises(AdapterError, match="cannot record raised"):
         await rig.session.trace_calls(["parse_date", "raised"], 0, 10, DEADLINE_S, None)
     assert "stop calls" in rig.backend.calls and "resume" not in rig.backend.calls
 
@@ -217,3 +217,21 @@ async def test_a_summary_names_a_qualified_exception_type_whole(rig: Rig) -> Non
     result = await rig.session.trace_calls(["parse"], 0, 100, DEADLINE_S, None)
     assert result.calls is not None
     assert "raised std::invalid_argument ×1, std::out_of_range ×1" in result.calls.summary[0], result.calls.summary
+
+
+async def test_calls_are_recorded_when_the_debugger_cannot_record_what_was_raised(rig: Rig) -> None:
+    """A Rust launch with trace=[…, "raised"] was refused whole (lldb records C++ throws only): the calls are
+    recorded and the note says why the raised ones are not; "raised" alone is still refused."""
+    rig.backend.failures["record_raised"] = UsageError("lldb records the raised exceptions of C++ programs only")
+    rig.backend.runs_calls = dates_run()
+    exits_when_resumed(rig)
+    result = await rig.session.trace_calls(["parse_date", "raised"], 1, 100, DEADLINE_S, None)
+    assert result.calls is not None and result.calls.calls == 6, result
+    assert "exceptions raised not recorded: lldb records the raised exceptions of C++" in (result.calls.note or ""), \
+        result.calls
+
+
+async def test_raised_alone_is_refused_when_the_debugger_cannot_record_it(rig: Rig) -> None:
+    rig.backend.failures["record_raised"] = UsageError("lldb records the raised exceptions of C++ programs only")
+    with pytest.raises(UsageError, match="C\\+\\+ programs only"):
+        await rig.session.trace_calls(["raised"], 0, 100, DEADLINE_S, None)
