@@ -618,3 +618,18 @@ async def test_a_file_whose_first_function_is_called_in_a_loop_runs_at_full_spee
     assert done["state"] == "exited", done
     assert "total 5700000" in await tools.text("debug_output", stream="stdout"), done
     await tools("debug_terminate")
+
+
+async def test_a_trace_on_a_line_the_agent_breaks_at_records_and_the_breakpoint_still_stops(tools: Tools) -> None:
+    """V8 refuses a second breakpoint by the same URL and line ("Breakpoint at specified location already exists"):
+    a trace point on a line with the agent's breakpoint was 'never bound', and nothing was traced."""
+    program = str(PROGRAMS / "trace" / "hits.js")
+    body = line_of("trace/hits.js", "// loop body")
+    report = await tools("debug_launch", program=program, args=["5"],
+                         breakpoints=[{"file": program, "line": line_of("trace/hits.js", "// before the loop")}])
+    assert report["reason"] == "breakpoint", report
+    await tools("debug_break", file=program, line=body, condition="i === 3")
+    traced = await tools("debug_trace", points=[{"file": program, "line": body}], expressions=["i"], max_hits=10)
+    assert traced["stopped_because"] == "stopped" and traced["total_hits"] == 4, traced  # i = 0..3, then the stop
+    assert traced["report"]["location"]["line"] == body, traced
+    await tools("debug_terminate")

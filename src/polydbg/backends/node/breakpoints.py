@@ -325,9 +325,9 @@ class Breakpoints:
         condition = bp.condition
         mapping = target.scripts.mapping(bp.file)
         if not self._needs_map(bp.file) and not mapping:
+            url = url_of(self._targets.paths.remote(bp.file))
             placed = await self._set(target, bp, "Debugger.setBreakpointByUrl", condition, {
-                "url": url_of(self._targets.paths.remote(bp.file)), "lineNumber": bp.spec.line - 1,
-                "columnNumber": 0})
+                **self._by_url(target, bp, url), "lineNumber": bp.spec.line - 1, "columnNumber": 0})
             if isinstance(placed, BreakpointResult):
                 return placed
             native, found = placed
@@ -344,6 +344,18 @@ class Breakpoints:
             return results[0]
         return BreakpointResult(False, message="not bound yet: no loaded script maps to this file; it binds when "
                                                f"the module that does loads{target.scripts.map_problems()}")
+
+    def _by_url(self, target: Target, bp: _Bp, url: str) -> dict[str, str]:
+        """How ``bp`` names its script: V8 refuses a second breakpoint by the same URL, line and column ("Breakpoint at
+        specified location already exists": a trace point on a line the agent breaks at), so the others on its line
+        name it by a regex of that URL alone, each spelt apart."""
+        line = bp.spec.line if isinstance(bp.spec, SourceBreakpoint) else None
+        others = len([i for i in self._files.get(bp.file or "", []) if (other := self._bps.get(i)) is not None
+                      and other is not bp and isinstance(other.spec, SourceBreakpoint) and other.spec.line == line
+                      and any(owner is target for owner, _ in other.natives)])
+        if not others:
+            return {"url": url}
+        return {"urlRegex": "^" + "(?:" * others + _url_pattern([url])[1:-1] + ")" * others + "$"}
 
     @staticmethod
     def _bound(target: Target, location: dict[str, Any], native: str) -> BreakpointResult:
