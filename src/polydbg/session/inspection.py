@@ -169,20 +169,29 @@ class Inspector:
             # or in library code only) is not made current
             scope.current_thread = thread_id
         thread = Thread(tid, names.get(tid, ""))
-        fits = stacks.fitting(thread, frames, self.core.cwd)
+        budget = stacks.budget_for(levels)
+        fits = stacks.fitting(thread, frames, self.core.cwd, budget)
         entry = stacks.Entry(thread, frames, total)
         shown = stacks.thread_stack(entry, start, fits, await self._above(scope, tid, start))
         held = await self.locks(scope, [tid])
         if tid in held:
             shown.locks = locks.state_of(held[tid], locks.owners(held))
         if fits == len(frames) and (total is None or start + fits >= total):  # the page that ends the stack
-            shown.async_frames = [AsyncFrame(function=f.name, file=f.file, line=f.line, via=via if i == 0 else None)
-                                  for via, segment in await self.core.read(scope, backend.async_callers(tid))
-                                  for i, f in enumerate(segment)] or None
+            callers = [AsyncFrame(function=f.name, file=f.file, line=f.line, via=via if i == 0 else None)
+                       for via, segment in await self.core.read(scope, backend.async_callers(tid))
+                       for i, f in enumerate(segment)]
+            kept = stacks.fitting_callers(callers, budget - stacks.Entry(thread, frames, total,
+                                                                          base=self.core.cwd).size(fits))
+            shown.async_frames = callers[:kept] or None
+            left_out = len(callers) - kept
+        else:
+            left_out = 0
         result = StackResult(session_id=self.core.id, threads=[shown], current_thread=scope.thread)
+        if left_out:
+            result.more = f"{left_out} more async callers (outermost) left out"
         if fits < len(frames) or (total is not None and start + fits < total):
             which = f"thread_id={thread_id}, " if thread_id is not None else ""
-            result.more = f"more frames: debug_stack({which}start={start + fits}, levels={levels})"
+            result.more = joined(result.more, f"more frames: debug_stack({which}start={start + fits}, levels={levels})")
         elif not frames and start == 0:
             result.more = backend.frameless(thread)
         return result

@@ -31,11 +31,13 @@ from dataclasses import dataclass, field
 
 from polydbg.backends.base import Frame, Thread
 from polydbg.errors import AdapterRequestError, AdapterTimeoutError
-from polydbg.session.model import FrameInfo, ThreadStack
+from polydbg.session.model import AsyncFrame, FrameInfo, ThreadStack
 
 PAGE_BYTES = 2000  # the text of one all-threads answer, at most (the structured copy is about as big)
 MORE_BYTES = 320  # of it, the closing lines that say what is left out and how to see it
 STACK_BYTES = 24_000  # the text of one thread's stack, at most, whatever ``levels`` (with its copy < 64 KB)
+DEFAULT_STACK_BYTES = 2000  # and at the default levels (20): the rest is paged
+MIN_CALLERS = 4  # async callers listed whatever the budget left
 FEWEST_FRAMES = 3  # frames an entry keeps before the listing pages instead
 LOCKS_BYTES = 90  # a thread's locks line, estimated
 SAME_IDS = 8  # ids of the threads that share an entry's stack, listed with it
@@ -117,6 +119,22 @@ async def read_all(threads: list[Thread], read: Callable[[int], Awaitable[Stack]
             return
         # as many as the rest of the budget can answer at this pace, halved: what is in flight at the end stays small
         window = max(1, min(IN_FLIGHT, int(len(batch) * left / max(loop.time() - began, 1e-3) / 2)))
+
+
+def budget_for(levels: int) -> int:
+    """One thread's answer: ~2 KB for the default 20 levels, more as the agent asks for more (up to STACK_BYTES)."""
+    return min(STACK_BYTES, max(DEFAULT_STACK_BYTES, levels * 100))
+
+
+def fitting_callers(callers: list[AsyncFrame], budget: int) -> int:
+    """How many async callers (innermost first) fit what is left of a thread's answer; at least a few."""
+    count, used = 0, 0
+    for caller in callers:
+        used += len(caller.function) + len(caller.file or "") + 16 + (len(caller.via) + 40 if caller.via else 0)
+        if used > budget and count >= MIN_CALLERS:
+            break
+        count += 1
+    return count
 
 
 def fitting(thread: Thread, frames: list[Frame], base: str | None = None, budget: int = STACK_BYTES) -> int:

@@ -13,7 +13,7 @@ from polydbg.backends.base import Frame, Thread
 from polydbg.errors import UsageError
 from polydbg.mcp import render
 from polydbg.session import stacks
-from polydbg.session.model import StackResult
+from polydbg.session.model import AsyncFrame, StackResult
 from tests.unit.session.rig import Rig, write_program
 
 
@@ -156,3 +156,15 @@ async def test_a_thread_that_lists_no_frames_is_said_why_when_the_debugger_knows
     alone = await rig.session.stack(3, 0, 20, False)
     assert alone.more == "thread 3 runs library code only" and alone.threads[0].frames == []
     assert (await rig.session.stack(1, 0, 20, False)).more is None
+
+
+def test_a_threads_answer_is_about_2_kb_at_the_default_levels_and_grows_with_levels() -> None:
+    """A vitest test's stack (long runner paths, 24 async callers) answered 3.8 KB at the default 20 levels."""
+    assert stacks.budget_for(20) == stacks.DEFAULT_STACK_BYTES == 2000
+    assert stacks.budget_for(100) == 10_000 and stacks.budget_for(1000) == stacks.STACK_BYTES
+    long_path = "/proj/node_modules/@vitest/runner/dist/chunks/index.DhVVvlAw.js"
+    callers = [AsyncFrame(function=f"runTest{i}", file=long_path, line=i, via="await" if i % 3 == 0 else None)
+               for i in range(24)]
+    kept = stacks.fitting_callers(callers, 1000)
+    assert stacks.MIN_CALLERS <= kept < 24
+    assert stacks.fitting_callers(callers, 0) == stacks.MIN_CALLERS  # a few whatever is left
