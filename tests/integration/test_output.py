@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import Tools, line_of, program
 
@@ -138,6 +140,18 @@ async def test_a_100_mb_flood_neither_stalls_nor_grows_memory(tools: Tools) -> N
     await tools("debug_terminate")
 
 
+async def all_of(tools: Tools, stream: str, expected: str, deadline_s: float = 30.0) -> dict[str, Any]:
+    """A stream of the program's once all of it came: debugpy's launcher reads stdout and stderr from pipes and sends
+    them apart from the stop (which comes from pydevd), so under load the last lines may be on their way still."""
+    loop = asyncio.get_running_loop()
+    ends = loop.time() + deadline_s
+    while True:
+        read = await tools("debug_output", stream=stream, max_bytes=30_000)
+        if read["text"] == expected or loop.time() > ends:
+            return read
+        await asyncio.sleep(0.05)
+
+
 async def test_logpoint_lines_are_a_stream_of_their_own_that_reports_keep(tools: Tools) -> None:
     """A logpoint's lines are neither the program's stdout nor the debugger's console: debug_output reads them as
     ``logpoints``, and a report shows them apart, so the program's chatter never cuts them away."""
@@ -150,8 +164,9 @@ async def test_logpoint_lines_are_a_stream_of_their_own_that_reports_keep(tools:
     assert "i=" not in report["output"]["text"]
     logged = await tools("debug_output", stream="logpoints", max_bytes=30_000)
     assert logged["text"] == "".join(f"i={i}\n" for i in range(40))
-    stdout = await tools("debug_output", stream="stdout", max_bytes=30_000)
+    stdout = await all_of(tools, "stdout", STDOUT_LINES)
     assert stdout["text"] == STDOUT_LINES
+    assert (await all_of(tools, "stderr", STDERR_LINES))["text"] == STDERR_LINES
     assert "i=" not in (await tools("debug_output", stream="console", max_bytes=30_000))["text"]
     everything = (await tools("debug_output", max_bytes=30_000))["text"]
     assert sorted(everything) == sorted(STDOUT_LINES + STDERR_LINES + logged["text"])  # interleaved by writes
