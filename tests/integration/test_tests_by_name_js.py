@@ -173,6 +173,17 @@ async def test_a_throw_that_reaches_the_runner_through_a_library_stops_where_it_
     await tools("debug_terminate")
 
 
+async def test_a_vitest_run_that_ends_in_an_error_is_summed_up_by_the_errors_line(tools: Tools) -> None:
+    """The test file imports a module that is not there: vitest runs no test, and the verdict says why (its summary
+    was vitest's timings, the last lines it printed)."""
+    project("vitest")
+    cwd = str(RUNNERS / "vitest-broken")
+    report = await tools("debug_launch", test="test/imports.test.ts::adds the prices", cwd=cwd)
+    assert report["state"] == "exited" and report["test"]["outcome"] == "error", report
+    assert report["test"]["summary"].startswith("Error: Cannot find module '../src/missing.js' imported from "), report
+    await tools("debug_terminate")
+
+
 @pytest.mark.parametrize(("runner", "test", "marker"), [
     ("mocha", "test/cart.test.mjs::cart totals takes the discount", "// discount check"),
     ("nodetest", "test/cart.test.js::waits for the total", "// async check")])  # past an await: the runner awaits it
