@@ -25,8 +25,8 @@ from polydbg.errors import AdapterRequestError, echo
 _INTERPOLATION = re.compile(r"\{([^{}]+)\}")
 # Before an interpolated expression: its value is shown as a value, a string quoted (a trace's expressions: an empty
 # string or a space must not read as nothing), where a logpoint's message has a string as it is (console.log's way)
-AS_VALUE = "\x1f"
-_FORMAT = re.compile(r"%s|%%")
+AS_VALUE = "\x1d"
+_FORMAT = re.compile(r"%s|%o|%%")
 LOG_CONTEXT = "polydbg-log"  # the console context logpoints log through
 # Node's own console: a test runner puts one of its own in globalThis (vitest's worker, jest: a console.Console,
 # which has no context(): every logpoint and line trace of a test run logged nothing); Node's is its console module
@@ -43,12 +43,18 @@ def v8_condition(condition: str | None, log_message: str | None) -> str | None:
     """The condition V8 gets: ``condition`` (None when empty), with a logpoint's ``console.log`` after it."""
     if log_message is None:
         return condition or None
-    fmt = _INTERPOLATION.sub("\x00", log_message.replace("%", "%%")).replace("\x00", "%s")
+    fmt = _INTERPOLATION.sub(_placeholder, log_message.replace("%", "%%"))
     arguments = "".join(
         f", (() => {{ try {{ return {_shown(e)}; }} catch (e) {{ return '<error: ' + (e && e.message) + '>'; }} }})()"
         for e in _INTERPOLATION.findall(log_message))
     log_call = f"({NODE_CONSOLE}.context({json.dumps(LOG_CONTEXT)}).log({json.dumps(fmt)}{arguments}), false)"
     return f"({condition}) && {log_call}" if condition else log_call
+
+
+def _placeholder(match: re.Match[str]) -> str:
+    """``console.log``'s: ``%s`` makes a logpoint's value a string (V8 converts it), ``%o`` keeps a trace's value an
+    object, read as the agent reads values (an object was "[object Object]", an array its items joined)."""
+    return "%o" if match.group(1).startswith(AS_VALUE) else "%s"
 
 
 def _shown(expression: str) -> str:
