@@ -171,3 +171,33 @@ async def test_a_throw_that_reaches_the_runner_through_a_library_stops_where_it_
     assert report["location"]["line"] == line and report["location"]["function"] == "comparator", report
     assert values(report) == {"left": "20", "right": "null"}, report
     await tools("debug_terminate")
+
+
+async def test_a_vitest_run_that_ends_in_an_error_is_summed_up_by_the_errors_line(tools: Tools) -> None:
+    """The test file imports a module that is not there: vitest runs no test, and the verdict says why (its summary
+    was vitest's timings, the last lines it printed)."""
+    project("vitest")
+    cwd = str(RUNNERS / "vitest-broken")
+    report = await tools("debug_launch", test="test/imports.test.ts::adds the prices", cwd=cwd)
+    assert report["state"] == "exited" and report["test"]["outcome"] == "error", report
+    assert report["test"]["summary"].startswith("Error: Cannot find module '../src/missing.js' imported from "), report
+    await tools("debug_terminate")
+
+
+@pytest.mark.parametrize(("runner", "test", "marker"), [
+    ("mocha", "test/cart.test.mjs::cart totals takes the discount", "// discount check"),
+    ("nodetest", "test/cart.test.js::waits for the total", "// async check")])  # past an await: the runner awaits it
+async def test_the_raised_log_calls_a_failing_tests_assertion_uncaught(tools: Tools, runner: str, test: str,
+                                                                     marker: str) -> None:
+    """The runner's catch fails the test, so the raised log says "uncaught" as Python's does, not "caught in
+    Runnable.run"; a library that expects the throw (node:assert's throws, in a passing test) still catches it."""
+    report = await tools("debug_launch", test=test, cwd=project(runner), trace=["raised"])
+    line = line_of(f"node/runners/{runner}/{test.split('::')[0]}", marker)
+    rows = report["trace"]["raised_rows"]
+    assert len(rows) == 1 and rows[0].endswith(f"{test.split('::')[0]}:{line} in (anonymous) → uncaught"), rows
+    await tools("debug_terminate")
+    passing = await tools("debug_launch", test="test/cart.test.js::expects a refusal", cwd=project("nodetest"),
+                          trace=["raised"])
+    assert [row.rsplit(" → ", 1)[1].rsplit(" (", 1)[0] for row in passing["trace"]["raised_rows"]] == [
+        "caught in getActual", "caught in (anonymous)"], passing["trace"]
+    await tools("debug_terminate")

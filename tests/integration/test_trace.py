@@ -130,6 +130,25 @@ async def test_a_traced_value_reads_as_it_does_in_a_listing(tools: Tools) -> Non
         "name='fig', price=2.25)]", "row['name']": "'pear'"}, result
     await tools("debug_terminate")
 
+async def test_a_node_trace_shows_strings_quoted_and_other_values_as_they_are(tools: Tools) -> None:
+    """An empty string read as nothing (`s=`) and a space as `s= ` in a Node trace (its logpoint logged strings as
+    console.log does, and an array as its items joined: "0"); as in debug_evaluate, a string reads as one, an array
+    as one, and a space is a `where` that holds."""
+    require("node")
+    hits = program("trace/hits.js")
+    await tools("debug_launch", program=hits, args=["4"], stop_on_entry=True)
+    result = await tools("debug_trace", points=[{"file": hits, "line": line_of("trace/hits.js", "// loop body")}],
+                         expressions=['" ".repeat(i)', "i", "void i", "[i]"], where='" ".repeat(i % 2)',
+                         timeout_s=TRACE_TIMEOUT_S)
+    assert [h["values"] for h in result["hits"]] == [
+        {'" ".repeat(i)': '""', "i": "0", "void i": "undefined", "[i]": "Array(1) [0]"},
+        {'" ".repeat(i)': '" "', "i": "1", "void i": "undefined", "[i]": "Array(1) [1]"},
+        {'" ".repeat(i)': '"  "', "i": "2", "void i": "undefined", "[i]": "Array(1) [2]"},
+        {'" ".repeat(i)': '"   "', "i": "3", "void i": "undefined", "[i]": "Array(1) [3]"}], result
+    assert "held at 2 of 4 hits" in str(result["where"]), result
+    await tools("debug_terminate")
+
+
 SLOW_EXIT = program("slow_exit.py")
 
 

@@ -40,6 +40,9 @@ _JEST_TESTS = re.compile(r"^Tests:\s+(.*\d+ total)$")
 _VITEST_TESTS = re.compile(r"^Tests\s+(.*\(\d+\))")
 _MOCHA_COUNT = re.compile(r"^(\d+) (passing|failing|pending)\b")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# an error's own line as Node and the runners print it: "TypeError: …", "Error [ERR_MODULE_NOT_FOUND]: …"
+_ERROR_LINE = re.compile(r"^(?:[A-Z][\w$.]*)?(?:Error|Exception)(?: \[[\w-]+\])?: \S")
+_ERROR_LINES = 400  # the lines of a run's end searched for it (a run that errs ends before printing much)
 
 
 def is_javascript_test(test: str, cwd: str) -> bool:
@@ -227,7 +230,7 @@ def node_test_verdict(code: int | None, text: str) -> Verdict:
     counts = {m.group(1): int(m.group(2)) for line in last_lines(_ANSI.sub("", text), 60)
               if (m := _NODE_COUNT.match(line.strip()))}
     if not counts:
-        return Verdict(ERROR, " / ".join(last_lines(text, 3)) or None)
+        return Verdict(ERROR, _error_summary(text))
     summary = ", ".join(f"{key} {value}" for key, value in counts.items() if key in ("tests", "pass", "fail",
                                                                                      "cancelled", "skipped"))
     if counts.get("fail") or counts.get("cancelled") or code not in (0, None):
@@ -237,9 +240,22 @@ def node_test_verdict(code: int | None, text: str) -> Verdict:
     return Verdict(NOT_FOUND, summary)
 
 
+def _error_summary(text: str) -> str | None:
+    """What a run that ended in an error (no count of tests: an import that failed, a syntax error, an unknown
+    option) says went wrong: the error's own line (``Error: Cannot find module …``, ``CACError: Unknown option``),
+    not the last lines, which are Node's stack of it or the runner's timings; else those last lines."""
+    lines = [line.strip() for line in last_lines(_ANSI.sub("", text), _ERROR_LINES)]
+    at = next((i for i, line in enumerate(lines) if _ERROR_LINE.match(line)), None)
+    if at is None:
+        return " / ".join(lines[-3:]) or None
+    if lines[at].endswith(":") and at + 1 < len(lines):  # "Transform failed with 1 error:", the error below it
+        return f"{lines[at]} {lines[at + 1]}"
+    return lines[at]
+
+
 def _counted(summary: str | None, code: int | None, failed: bool, passed: bool, text: str) -> Verdict:
     if summary is None:
-        return Verdict(ERROR, " / ".join(last_lines(text, 3)) or None)
+        return Verdict(ERROR, _error_summary(text))
     if failed or code not in (0, None):
         return Verdict(FAILED, summary)
     return Verdict(PASSED if passed else NOT_FOUND, summary)

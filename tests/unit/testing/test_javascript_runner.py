@@ -91,6 +91,41 @@ def test_jest_vitest_and_mocha_runs_read_as_verdicts() -> None:
     assert javascript._mocha_verdict(0, "\n  0 passing (2ms)\n").outcome == "not found"
 
 
+# vitest 3's ends (abridged) when it could not run the tests: an unknown option (Node's report of the uncaught
+# error: its stack last), and a test file esbuild could not transform
+VITEST_UNKNOWN_OPTION = """file:///p/node_modules/vitest/dist/chunks/cac.BfaZ95xE.js:404
+          throw new CACError(`Unknown option \\`${name.length > 1 ? `--${name}` : `-${name}`}\\``);
+                ^
+
+CACError: Unknown option `--bogusOpt`
+    at Command.checkUnknownOptions (file:///p/node_modules/vitest/dist/chunks/cac.BfaZ95xE.js:404:17)
+    at async asyncRunEntryPointWithESMLoader (node:internal/modules/run_main:117:5)
+
+Node.js v20.20.2
+"""
+VITEST_SYNTAX_ERROR = """ FAIL  test/s.test.ts [ test/s.test.ts ]
+Error: Transform failed with 1 error:
+/p/test/s.test.ts:2:22: ERROR: Expected identifier but found "="
+  Plugin: vite:esbuild
+ ❯ failureErrorWithLog node_modules/esbuild/lib/main.js:1752:15
+
+ Test Files  1 failed (1)
+      Tests  no tests
+   Duration  490ms (transform 80ms, setup 0ms, collect 0ms, tests 0ms, environment 0ms, prepare 147ms)
+"""
+
+
+def test_a_run_that_ends_in_an_error_is_summed_up_by_the_errors_line() -> None:
+    """Not by the last lines: Node's stack of the error, or vitest's timings."""
+    assert javascript._vitest_verdict(1, VITEST_UNKNOWN_OPTION) == testing.Verdict(
+        "error", "CACError: Unknown option `--bogusOpt`")
+    assert javascript._vitest_verdict(1, VITEST_SYNTAX_ERROR) == testing.Verdict("error", (
+        'Error: Transform failed with 1 error: /p/test/s.test.ts:2:22: ERROR: Expected identifier but found "="'))
+    missing = "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'chai'"
+    assert javascript._mocha_verdict(1, f"{missing}\n    at x (y:1:2)\n") == testing.Verdict("error", missing)
+    assert javascript._vitest_verdict(1, "killed\n").summary == "killed"  # no error line: the last lines
+
+
 async def test_a_runner_not_run_by_name_is_said(tmp_path: Path) -> None:
     cwd = _project(tmp_path, {"scripts": {"test": "c8 ava --verbose"}})
     assert javascript.runner_of(cwd) == "ava"

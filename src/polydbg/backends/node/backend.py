@@ -416,6 +416,10 @@ class NodeBackend(Backend):
             return None
         return await inspection.children(target, handle, start, count)
 
+    def trace_interpolation(self, expression: str) -> str:
+        """A trace's value, a string quoted (``conditions.AS_VALUE``)."""
+        return "{" + conditions.AS_VALUE + expression + "}"
+
     def trace_thread(self) -> str:
         """The target that hit (main, a worker, a child process), named as the stacks name it (``_on_console``)."""
         return TRACE_THREAD

@@ -58,14 +58,20 @@ def text_of(obj: dict[str, Any]) -> str:
     return f"{head} {body}" if head else body
 
 
+_STACK = re.compile(r"^\s+at ", re.MULTILINE)  # where an error's description goes on with its stack
+
+
 def error_message(class_name: str, description: str) -> str:
     """An Error's message from V8's description (``Name: message`` and the stack), without the name before it:
     the class's, or the class's without the ``_`` a bundler put before it (chai's ``_AssertionError`` is named
-    ``AssertionError``: the raised log read "_AssertionError: AssertionError: expected …")."""
-    first = description.split("\n", 1)[0]
+    ``AssertionError``: the raised log read "_AssertionError: AssertionError: expected …"), nor the code Node's own
+    errors have after it (``AssertionError [ERR_ASSERTION]: Expected values …``); a message of several lines
+    (node:assert's "strictly equal:", then the values) as one line, up to the stack."""
+    first = " ".join(line.strip() for line in _STACK.split(description, 1)[0].splitlines() if line.strip())
     for name in (class_name, class_name.lstrip("_$")):
-        if name and first.startswith(name + ":"):
-            return first[len(name) + 2:]
+        named = re.match(re.escape(name) + r"(?: \[[\w-]+\])?: ", first) if name else None
+        if named:
+            return first[named.end():]
     return first
 
 

@@ -24,6 +24,9 @@ def test_an_error_s_message_is_read_without_its_name_a_bundler_s_underscore_or_n
     assert error_message("_AssertionError", "AssertionError: expected 1 to equal 2" + stack) == "expected 1 to equal 2"
     assert error_message("TypeError", "TypeError: x is undefined" + stack) == "x is undefined"
     assert error_message("Oops", "Custom: named otherwise" + stack) == "Custom: named otherwise"
+    assert error_message("AssertionError", "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n"
+                         "1 !== 2\n" + stack) == "Expected values to be strictly equal: 1 !== 2"
+    # it read "AssertionError: AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:", its first line
 
 
 def test_an_error_in_a_preview_is_one_line() -> None:
