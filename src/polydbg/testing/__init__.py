@@ -15,10 +15,10 @@ from polydbg.errors import UsageError, echo
 from polydbg.testing import go, javascript, junit, python, rust
 from polydbg.testing.plan import TestPlan, Verdict, closest
 
-__all__ = ["TestPlan", "Verdict", "closest", "plan"]
+__all__ = ["OTHER_MARKERS", "PYTHON_MARKERS", "TestPlan", "Verdict", "closest", "plan"]
 
-_PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", "conftest.py")
-_OTHER_MARKERS = {"go.mod": "go", "Cargo.toml": "rust", "package.json": "javascript", "pom.xml": "java",
+PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", "conftest.py")
+OTHER_MARKERS = {"go.mod": "go", "Cargo.toml": "rust", "package.json": "javascript", "pom.xml": "java",
                   "build.gradle": "java", "build.gradle.kts": "kotlin",
                   os.path.join("src", "test", "java"): "java", os.path.join("src", "test", "kotlin"): "kotlin"}
 
@@ -32,10 +32,10 @@ def language_of(test: str, cwd: str, language: str | None) -> str:
         return "go"
     if javascript.is_javascript_test(test, cwd):
         return "javascript"
-    for marker, named in _OTHER_MARKERS.items():
+    for marker, named in OTHER_MARKERS.items():
         if os.path.exists(os.path.join(cwd, marker)):
             return named
-    if any(os.path.exists(os.path.join(cwd, marker)) for marker in _PYTHON_MARKERS) or \
+    if any(os.path.exists(os.path.join(cwd, marker)) for marker in PYTHON_MARKERS) or \
             any(name.endswith(".py") for name in _listing(cwd)):
         return "python"
     if rust.is_rust_test(test, cwd):

@@ -13,37 +13,23 @@ import subprocess
 
 from polydbg.backends.debugpy.python import find_python
 from polydbg.backends.java.kotlin import find_kotlinc
+from polydbg.backends.kit.projects import nearest
 from polydbg.backends.node.launcher import find_package
 from polydbg.errors import PolydbgError
-from polydbg.testing import go, javascript, junit, rust
+from polydbg.testing import OTHER_MARKERS, PYTHON_MARKERS, go, javascript, junit, rust
 
-_PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", "conftest.py")
-_JAVA_MARKERS = ("pom.xml", "build.gradle", "build.gradle.kts", os.path.join("src", "test", "java"),
-                 os.path.join("src", "test", "kotlin"))
+_JAVA_MARKERS = tuple(marker for marker, language in OTHER_MARKERS.items() if language in ("java", "kotlin"))
+_MARKERS = (*PYTHON_MARKERS, *OTHER_MARKERS)
 _VERSION_S = 10
-
-
-_MARKERS = (*_PYTHON_MARKERS, "go.mod", "Cargo.toml", "package.json", *_JAVA_MARKERS)
 
 
 def found(cwd: str) -> list[str]:
     """Per ecosystem of the project at ``cwd`` (the nearest directory at or above it with a project's marker):
     ``language  runner — how to name a test``."""
-    root = _project_root(cwd)
+    root = nearest(cwd, lambda directory: _has(directory, _MARKERS) or go.is_go_test("", directory))
     if root is None:
         return []
     return [line for describe in (_python, _go, _rust, _javascript, _java) if (line := describe(root))]
-
-
-def _project_root(cwd: str) -> str | None:
-    directory = os.path.abspath(cwd)
-    while True:
-        if any(os.path.exists(os.path.join(directory, marker)) for marker in _MARKERS) or go.is_go_test("", directory):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
 
 
 def _has(root: str, markers: tuple[str, ...]) -> bool:
@@ -51,7 +37,7 @@ def _has(root: str, markers: tuple[str, ...]) -> bool:
 
 
 def _python(root: str) -> str | None:
-    if not _has(root, _PYTHON_MARKERS):
+    if not _has(root, PYTHON_MARKERS):
         return None
     try:
         interpreter = find_python(None, root, None)

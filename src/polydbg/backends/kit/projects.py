@@ -4,13 +4,19 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 
 def nearest_with(start: str, marker: str) -> str | None:
     """The nearest directory at or above the directory ``start`` that holds a file named ``marker``."""
+    return nearest(start, lambda directory: os.path.isfile(os.path.join(directory, marker)))
+
+
+def nearest(start: str, holds: Callable[[str], bool]) -> str | None:
+    """The nearest directory at or above the directory ``start`` that ``holds``."""
     directory = os.path.abspath(start)
     while True:
-        if os.path.isfile(os.path.join(directory, marker)):
+        if holds(directory):
             return directory
         parent = os.path.dirname(directory)
         if parent == directory:
