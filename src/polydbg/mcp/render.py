@@ -324,7 +324,7 @@ def _counted(count: int, noun: str) -> str:
 def call_trace(c: CallTrace, head: str) -> list[str]:
     """A call trace's summary, then its rows (how to read those left out between the first and the last)."""
     lines = [head] + ([f"note: {c.note}"] if c.note else []) + [f"  {line}" for line in c.summary]
-    more = [f"  … {c.skipped} more row{'s' if c.skipped != 1 else ''}: debug_output(stream=\"trace\", "
+    more = [f"  … {_counted(c.skipped, 'more row')}: debug_output(stream=\"trace\", "
             f"cursor={c.more_cursor})"] \
         if c.skipped and c.more_cursor is not None else []
     if c.rows:

@@ -171,7 +171,7 @@ class Inspector:
         thread = Thread(tid, names.get(tid, ""))
         budget = stacks.budget_for(levels)
         fits = stacks.fitting(thread, frames, self.core.cwd, budget)
-        entry = stacks.Entry(thread, frames, total)
+        entry = stacks.Entry(thread, frames, total, base=self.core.cwd)
         shown = stacks.thread_stack(entry, start, fits, await self._above(scope, tid, start))
         held = await self.locks(scope, [tid])
         if tid in held:
@@ -180,8 +180,7 @@ class Inspector:
             callers = [AsyncFrame(function=f.name, file=f.file, line=f.line, via=via if i == 0 else None)
                        for via, segment in await self.core.read(scope, backend.async_callers(tid))
                        for i, f in enumerate(segment)]
-            kept = stacks.fitting_callers(callers, budget - stacks.Entry(thread, frames, total,
-                                                                          base=self.core.cwd).size(fits))
+            kept = stacks.fitting_callers(callers, budget - entry.size(fits))
             shown.async_frames = callers[:kept] or None
             left_out = len(callers) - kept
         else:
