@@ -325,9 +325,7 @@ class Breakpoints:
         condition = bp.condition
         mapping = target.scripts.mapping(bp.file)
         if not self._needs_map(bp.file) and not mapping:
-            url = url_of(self._targets.paths.remote(bp.file))
-            placed = await self._set(target, bp, "Debugger.setBreakpointByUrl", condition, {
-                **self._by_url(target, bp, url), "lineNumber": bp.spec.line - 1, "columnNumber": 0})
+            placed = await self._set_by_url(target, bp, url_of(self._targets.paths.remote(bp.file)), condition)
             if isinstance(placed, BreakpointResult):
                 return placed
             native, found = placed
@@ -345,17 +343,20 @@ class Breakpoints:
         return BreakpointResult(False, message="not bound yet: no loaded script maps to this file; it binds when "
                                                f"the module that does loads{target.scripts.map_problems()}")
 
-    def _by_url(self, target: Target, bp: _Bp, url: str) -> dict[str, str]:
-        """How ``bp`` names its script: V8 refuses a second breakpoint by the same URL, line and column ("Breakpoint at
-        specified location already exists": a trace point on a line the agent breaks at), so the others on its line
-        name it by a regex of that URL alone, each spelt apart."""
-        line = bp.spec.line if isinstance(bp.spec, SourceBreakpoint) else None
-        others = len([i for i in self._files.get(bp.file or "", []) if (other := self._bps.get(i)) is not None
-                      and other is not bp and isinstance(other.spec, SourceBreakpoint) and other.spec.line == line
-                      and any(owner is target for owner, _ in other.natives)])
-        if not others:
-            return {"url": url}
-        return {"urlRegex": "^" + "(?:" * others + _url_pattern([url])[1:-1] + ")" * others + "$"}
+    async def _set_by_url(self, target: Target, bp: _Bp, url: str,
+                          condition: str | None) -> tuple[str, dict[str, Any]] | BreakpointResult:
+        """``bp`` set by its script's URL. V8 refuses a second breakpoint by the same URL, line and column ("Breakpoint
+        at specified location already exists": a trace point on a line the agent breaks at), so another on its line
+        names the script by a regex of that URL alone, each spelt apart (only after the refusal: no scan per bp)."""
+        assert isinstance(bp.spec, SourceBreakpoint)
+        where = {"lineNumber": bp.spec.line - 1, "columnNumber": 0}
+        placed = await self._set(target, bp, "Debugger.setBreakpointByUrl", condition, {"url": url, **where})
+        nesting = 0
+        while isinstance(placed, BreakpointResult) and "already exists" in (placed.message or "") and nesting < 8:
+            nesting += 1
+            regex = "^" + "(?:" * nesting + _url_pattern([url])[1:-1] + ")" * nesting + "$"
+            placed = await self._set(target, bp, "Debugger.setBreakpointByUrl", condition, {"urlRegex": regex, **where})
+        return placed
 
     @staticmethod
     def _bound(target: Target, location: dict[str, Any], native: str) -> BreakpointResult:
