@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Literal, NamedTuple, Protocol
 
 from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
+from polydbg.backends.timecontrol import RecordAction, RecordMode, Reloaded, ReverseKind, no_reverse
 from polydbg.errors import UsageError
 
 StepKind = Literal["over", "into", "out"]
@@ -52,6 +53,7 @@ class LaunchSpec(NamedTuple):
     runtime_args: tuple[str, ...] = ()  # flags for the runtime itself (node --max-old-space-size=…)
     test: bool = False  # runs one test (debug_launch(test=…)): built as a test, stopped where the runner fails it
     recorded: bool = False  # calls are recorded from the first line (debug_launch(trace=…)): a backend may prepare
+    record: RecordMode | None = None  # record from the first stop on, for running backwards (``timecontrol``)
 
 
 class AttachSpec(NamedTuple):
@@ -337,6 +339,7 @@ class BackendInfo:
     read_only_commands: tuple[str, ...] = ()
     # debug_watch refused by the debugger: what the answer suggests (None: the debugger's message says it)
     watch_hint: str | None = "watch an lvalue such as a global, a local in the current frame, or *(int*)0x…"
+    records: tuple[RecordMode, ...] = ()  # the recordings it runs backwards through (``timecontrol``)
 
 
 class Backend(Protocol):
@@ -487,6 +490,32 @@ class Backend(Protocol):
         """Record every exception the user's code raises, caught or not, without stopping."""
         raise UsageError(f"{self.name} cannot record raised exceptions yet; stop on them with "
                          "debug_break(exception=\"raised\") instead")
+
+    # -- time control (backends/timecontrol.py) -------------------------------------------------------------
+
+    async def record(self, action: RecordAction, limit: int) -> str:
+        """Start recording at the current stop (at most ``limit`` instructions), or stop; a note for the answer."""
+        raise self._cannot_reverse()
+
+    async def reverse(self, thread_id: int, kind: ReverseKind) -> None:
+        """Step or continue backwards through the recording; the stop comes as an event."""
+        raise self._cannot_reverse()
+
+    async def checkpoint(self) -> int:
+        raise self._cannot_reverse()
+
+    async def restore(self, number: int) -> None:
+        raise self._cannot_reverse()
+
+    def _cannot_reverse(self) -> UsageError:
+        return no_reverse(self.name, "only gdb records (C, C++, Rust: debug_launch(…, adapter=\"gdb\", record=true)); "
+                                     "debug_trace records values over a whole run, and debug_restart goes back to "
+                                     "the start")
+
+    async def reload(self, thread_id: int | None) -> Reloaded:
+        """Put the edited source files into the running program, all or none (``timecontrol``)."""
+        raise UsageError(f"{self.name} cannot change a running program's code: debug_restart runs the edited "
+                         "program (rebuilt first when the session was launched with build)")
 
     # -- native operations (defaults for a backend whose capabilities offer none) ---------------------------
 

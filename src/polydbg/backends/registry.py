@@ -27,6 +27,7 @@ from polydbg.backends.gdb import info as gdb_info
 from polydbg.backends.java import info as java_info
 from polydbg.backends.lldb import info as lldb_info
 from polydbg.backends.node import info as node_info
+from polydbg.backends.timecontrol import RecordMode
 from polydbg.errors import UsageError, did_you_mean, echo
 
 BACKENDS: dict[str, BackendInfo] = {info.name: info for info in (
@@ -250,13 +251,24 @@ def _command_name(command: str) -> str:
     return re.sub(r"[-.\d]+$", "", os.path.basename(command).lower())
 
 
-def choose_adapter(language: str, adapter: str | None) -> str:
-    """The adapter for ``language``: the one asked for, else the first one installed here."""
+def choose_adapter(language: str, adapter: str | None, record: RecordMode | None = None) -> str:
+    """The adapter for ``language``: the one asked for, else (to ``record``, one that records that way) the first
+    one installed here."""
     choices = adapters_for(language)
+    if record is not None and not adapter:
+        recording = [name for name in choices if record in BACKENDS[name].records]
+        if not recording:
+            raise UsageError(f"no debugger here records {language} programs to run them backwards (only gdb, for C, "
+                             "C++ and Rust); launch without record, and use debug_trace to record values over a run")
+        choices = recording
     if adapter:
         if adapter not in choices:
             raise UsageError(f"adapter {echo(adapter)} cannot debug {language}{did_you_mean(adapter, choices)} use one "
                              f"of {choices}")
+        if record is not None and record not in BACKENDS[adapter].records:
+            able = [name for name in choices if record in BACKENDS[name].records]
+            instead = f"launch with adapter={able[0]!r}" if able else "launch without record"
+            raise UsageError(f"{adapter} cannot record {language} programs to run them backwards; {instead}")
         return adapter
     for name in choices:
         if BACKENDS[name].find() is not None:

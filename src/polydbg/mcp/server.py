@@ -49,8 +49,12 @@ WORKFLOW = """Debugging workflow with polydbg:
    hypothesis, debug_stack shows callers (frame_id=N selects a frame).
 4. Move: debug_step(kind=over|into|out), debug_continue (optionally to={file, line}).
 5. To watch a value change over many iterations without stopping, use debug_trace.
-6. Change a value with debug_set_variable to test a fix; debug_restart keeps breakpoints.
-7. debug_terminate when done.
+6. Change a value with debug_set_variable to test a fix; after editing the source,
+   debug_continue(reload=true) runs the edited code without a restart (Python, Node, JVM);
+   debug_restart keeps breakpoints (and reruns the launch's build).
+7. Native code: who wrote a value? debug_launch(…, record=true) (gdb), debug_watch it, then
+   debug_continue(reverse=true) runs back to the write; debug_step(reverse=true) steps back.
+8. debug_terminate when done.
 """
 
 

@@ -72,7 +72,7 @@ Line = Annotated[LineOrText, Field(description="number, or text on the line")]
 
 class BreakpointSpec(BaseModel):
     file: str
-    line: Line
+    line: LineOrText  # said once, in debug_break's line: a number, or text on the line
     condition: str | None = None
     hit_condition: str | None = None
     log_message: str | None = None
@@ -96,6 +96,7 @@ Show = Callable[[M, str | None], str]  # renders an answer; the second argument 
 FUNCTIONS = "f, mod.f, Class.m, file.py:f; raised: exceptions"
 POINTS_MAX_HITS = 50
 CALLS_MAX_HITS = 10_000
+RESTORE_TIMEOUT_S = 30.0  # a checkpoint's restore switches processes: no run to wait out
 
 # No answer's text is longer, whatever the program or the input: each tool pages and cuts its own lists far
 # below this (2 KB by default); this is the net under them.
@@ -226,15 +227,17 @@ def register(server: MCPServer[Clients]) -> None:
         node: str | None = None,
         runtime_args: Annotated[list[str] | None, Field(description="node or JVM flags")] = None,
         trace: Annotated[list[str] | None, Field(description="record calls: " + FUNCTIONS)] = None,
+        record: Annotated[bool | Literal["rr"], Field(description="reverse steps (gdb)")] = False,
         timeout_s: Timeout = 30,
     ) -> Annotated[CallToolResult, StopReport]:
-        """Start a program with breakpoints; run to the first stop."""
+        """Start a program; run to the first stop."""
         request = launching.LaunchRequest(
             program=program, module=module, args=tuple(args or ()), cwd=cwd, env=env, language=language,
             adapter=adapter, runtimes={k: v for k, v in (("python", python), ("node", node)) if v is not None},
             breakpoints=[b.request() for b in breakpoints or ()], stop_on_entry=stop_on_entry,
             break_on_exception=break_on_exception, core=core, build=build, stdin=stdin,
-            runtime_args=tuple(runtime_args or ()), test=test, trace=tuple(trace or ()))
+            runtime_args=tuple(runtime_args or ()), test=test, trace=tuple(trace or ()),
+            record="rr" if record == "rr" else "full" if record else None)
         return await on_manager(ctx, "debug_launch",
                                 lambda m: launching.launch(m, request, timeout_s, progress_of(ctx)))
 
@@ -300,7 +303,7 @@ def register(server: MCPServer[Clients]) -> None:
         exception: Annotated[list[str] | None, Field(description="raised, uncaught, or type names")] = None,
         session_id: SessionId = None,
     ) -> Annotated[CallToolResult, BreakpointList]:
-        """Add a breakpoint (file+line or function) or set exception filters."""
+        """Add a breakpoint (file+line, function) or exception filters."""
         async def work() -> CallToolResult:
             manager = manager_of(ctx)
             if sum(x is not None for x in (file, function, exception)) != 1:
@@ -354,21 +357,34 @@ def register(server: MCPServer[Clients]) -> None:
     @tool(RUNS)
     async def debug_continue(ctx: Context, thread_id: int | None = None,
                              to: Annotated[Place | None, Field(description="run to")] = None,
+                             reverse: bool = False,
+                             reload: Annotated[bool, Field(description="apply edits first")] = False,
                              timeout_s: Timeout = 30,
                              session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
         """Resume; wait for the next stop."""
         place = (to.file, to.line) if to else None
         return await on_session(ctx, session_id, "debug_continue",
-                                lambda s: s.resume(thread_id, place, timeout_s, progress_of(ctx)), _report)
+                                lambda s: s.resume(thread_id, place, timeout_s, progress_of(ctx), reverse, reload),
+                                _report)
 
     @tool(RUNS)
     async def debug_step(ctx: Context, kind: Literal["over", "into", "out"] = "over",
                          count: Annotated[int, Field(ge=1, le=1000)] = 1, thread_id: int | None = None,
-                         timeout_s: Timeout = 30,
+                         reverse: bool = False, timeout_s: Timeout = 30,
                          session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
         """Step; report the stop."""
         return await on_session(ctx, session_id, "debug_step",
-                                lambda s: s.step(kind, count, thread_id, timeout_s, progress_of(ctx)), _report)
+                                lambda s: s.step(kind, count, thread_id, timeout_s, progress_of(ctx), reverse), _report)
+
+    @tool(RUNS)
+    async def debug_record(ctx: Context, action: Literal["start", "stop", "save", "restore"] = "start",
+                           checkpoint: int | None = None,
+                           session_id: SessionId = None) -> Annotated[CallToolResult, Ack | StopReport]:
+        """gdb: start/stop recording (reverse steps); save/restore checkpoints."""
+        def show(result: Ack | StopReport, cwd: str | None) -> str:
+            return result.message if isinstance(result, Ack) else render.stop_report(result, base=cwd)
+        return await on_session(ctx, session_id, "debug_record",
+                                lambda s: s.record(action, checkpoint, RESTORE_TIMEOUT_S), show)
 
     @tool(REPEATABLE)
     async def debug_pause(ctx: Context, thread_id: int | None = None, timeout_s: Timeout = 10,

@@ -61,6 +61,7 @@ class SessionCore:
         self.last_used = time.monotonic()
         self.program: procs.ProgramWatch | None = None  # the program's process, to tell how it ended
         self.test: TestRun | None = None  # the test this session runs by name (debug_launch(test=…))
+        self.build: tuple[str, str] | None = None  # the launch's build command and its directory: run at each restart
         # what else the debugger is told before the program runs, after the breakpoints (a launch's call trace)
         self.configure_more: Callable[[], Awaitable[None]] | None = None
 

@@ -46,8 +46,10 @@ from polydbg.errors import (
     SessionError,
     UsageError,
 )
+from polydbg.session import reloading
 from polydbg.session.bpsync import BreakpointSync
 from polydbg.session.breakpoints import Breakpoint
+from polydbg.session.build import run_build
 from polydbg.session.core import Progress, SessionCore
 from polydbg.session.inspection import Inspector
 from polydbg.session.model import State, StopReport
@@ -380,6 +382,12 @@ class Execution:
         async with self.lock:
             if self.core.test is not None:  # first: a failed rebuild leaves the program as it was
                 await self.core.test.restarted()
+            elif self.core.build is not None:
+                try:
+                    await run_build(*self.core.build, max(timeout_s, STARTUP_BUDGET_S))
+                except UsageError as exc:
+                    raise UsageError(f"{exc}\nNothing was restarted: the program is as it was. Fix the build, then "
+                                     "debug_restart again") from exc
             old = self.core.backend_slot
             self.core.generation += 1  # silence the old backend's events
             if old is not None:
@@ -410,12 +418,17 @@ class Execution:
                                                "(call it again to go on from here)")
 
     async def resume(self, thread_id: int | None, to: tuple[str, int] | None, timeout_s: float,
-                     progress: Progress | None) -> StopReport:
+                     progress: Progress | None, reverse: bool = False, reload: bool = False) -> StopReport:
         life = self.core.life
         target: Breakpoint | None = None
+        reloaded = None
         async with self.lock:
             if self.unseen_stop():
                 return await self.report_unseen("nothing was resumed")
+            if reverse and life.state != State.stopped:
+                raise UsageError("the program is running: it runs backwards only from a stop; debug_pause first")
+            if reload:  # first: a reload refused leaves the program where it was, not moved
+                reloaded = await reloading.reload(self.core, self.inspector, thread_id)
             if life.state == State.running and to is None:  # already running: wait for the next stop
                 since = life.stops
             else:
@@ -425,7 +438,8 @@ class Execution:
                     target = await self.bpsync.add_line(to[0], to[1], internal=True)
                 thread = await self.inspector.thread_of(scope, thread_id)
                 try:
-                    since = await self.act(lambda: backend.resume(thread))
+                    since = await self.act(lambda: backend.reverse(thread, "continue") if reverse
+                                           else backend.resume(thread))
                 except BaseException:
                     await self._drop_quietly(target)
                     raise
@@ -441,12 +455,12 @@ class Execution:
                     return await self.reporter.report(note=unstoppable)
         finally:
             await self._drop_quietly(target)
-        note = None
+        note = reloaded
         if target is not None and life.state == State.stopped and life.scope is not None:
             with contextlib.suppress(AdapterError, SessionError, UsageError):
                 location = await self.inspector.top_location(life.scope)
                 if location.file == target.file and location.line == target.line:
-                    note = f"reached {os.path.basename(target.file or '')}:{target.line}"
+                    note = _joined(note, f"reached {os.path.basename(target.file or '')}:{target.line}")
         return await self.reporter.report(timed_out=timed_out, note=note)
 
     def _nothing_can_stop(self) -> str | None:
@@ -473,7 +487,7 @@ class Execution:
             log.debug("could not remove an internal breakpoint", exc_info=True)
 
     async def step(self, kind: StepKind, count: int, thread_id: int | None, timeout_s: float,
-                   progress: Progress | None) -> StopReport:
+                   progress: Progress | None, reverse: bool = False) -> StopReport:
         life = self.core.life
         timed_out = False
         note = None
@@ -484,7 +498,8 @@ class Execution:
                 scope = life.stopped_scope()
                 backend = self.core.backend
                 thread = await self.inspector.thread_of(scope, thread_id if done == 0 else None)
-                since = await self.act(functools.partial(backend.step, thread, kind))
+                since = await self.act(functools.partial(backend.reverse, thread, kind) if reverse
+                                       else functools.partial(backend.step, thread, kind))
             timed_out = await self._timed_out(since, timeout_s, progress)
             if timed_out or life.state != State.stopped:
                 break

@@ -9,7 +9,6 @@ is read, a build runs or a process is looked at.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import os
 import re
@@ -17,21 +16,22 @@ import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from polydbg import procs, testing
+from polydbg import testing
 from polydbg.backends import registry
 from polydbg.backends.base import AttachSpec, LaunchSpec
+from polydbg.backends.timecontrol import RecordMode
 from polydbg.errors import PolydbgError, UsageError, echo
 from polydbg.policy import Policy
 from polydbg.session import conditions
 from polydbg.session import source as src
 from polydbg.session.breakpoints import BreakpointRequest
+from polydbg.session.build import run_build
 from polydbg.session.core import Progress
 from polydbg.session.manager import SessionManager
 from polydbg.session.model import StopReport
 from polydbg.session.session import Session
 from polydbg.session.testrun import TestRun
 
-BUILD_OUTPUT_CHARS = 2000
 _HOST = re.compile(r"[A-Za-z0-9._:%\[\]-]{1,255}")  # a host name or an IPv4/IPv6 address, nothing a debugger parses
 
 
@@ -54,6 +54,7 @@ class LaunchRequest:
     runtime_args: Sequence[str] = ()
     test: str | None = None  # a test's name, run alone with the project's runner (polydbg.testing)
     trace: Sequence[str] = ()  # functions whose calls are recorded until the first answer (session/calls.py)
+    record: RecordMode | None = None  # recorded from the first stop on, to run backwards (backends/timecontrol.py)
 
 
 @dataclass(frozen=True)
@@ -84,23 +85,6 @@ def existing_dir(path: str | None, what: str) -> str | None:
     if not os.path.isdir(full):
         raise UsageError(f"{what} {echo(path)} is not a directory; pass an existing directory")
     return full
-
-
-async def run_build(command: str, cwd: str, timeout_s: float) -> None:
-    """Run ``build`` (e.g. ``gcc -g -O0 -o app app.c``) before launching; its failure is the answer."""
-    process = await procs.spawn(["/bin/sh", "-c", command], cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
-                                stderr=asyncio.subprocess.STDOUT)
-    try:
-        output, _ = await asyncio.wait_for(process.communicate(), timeout_s)
-    except asyncio.TimeoutError as exc:
-        await procs.kill_group(process.pid)
-        await procs.reap(process)
-        raise UsageError(f"build {echo(command)} did not finish within {timeout_s:g} s") from exc
-    finally:
-        procs.forget_group(process.pid)
-    if process.returncode != 0:
-        text = output.decode("utf-8", "replace")[-BUILD_OUTPUT_CHARS:]
-        raise UsageError(f"build {echo(command)} failed (exit {process.returncode}):\n{text}")
 
 
 def command_on_path(program: str, env: Mapping[str, str] | None, first: Sequence[str] = ()) -> str | None:
@@ -247,8 +231,10 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
     home = program.home if program else None
     target = os.path.basename(path) if path else f"-m {request.module}"
     session = manager.create(language, request.adapter, target if plan is None else plan.name,
-                             work_dir or home or os.getcwd())
+                             work_dir or home or os.getcwd(), request.record)
     session.core.test = TestRun(plan) if plan is not None else None
+    if request.build and plan is None:  # run again by debug_restart: the edited program's rebuild
+        session.core.build = (request.build, work_dir or os.path.dirname(path or "") or os.getcwd())
     try:
         await apply_breakpoints(session, [*manager.take_pending(), *request.breakpoints])
         filters = registry.break_filters(session.adapter, request.break_on_exception)
@@ -266,7 +252,8 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
                       env=tuple(sorted((request.env or {}).items())), stop_on_entry=request.stop_on_entry,
                       core=core_path, stdin=request.stdin,
                       runtime=request.runtimes.get(runtime_argument) if runtime_argument else None,
-                      runtime_args=tuple(request.runtime_args), test=plan is not None, recorded=bool(request.trace))
+                      runtime_args=tuple(request.runtime_args), test=plan is not None, recorded=bool(request.trace),
+                      record=request.record)
     return await manager.start(session, spec, timeout_s, progress)
 
 

@@ -19,6 +19,7 @@ import anyio
 
 from polydbg.backends import registry
 from polydbg.backends.base import AttachSpec, LaunchSpec
+from polydbg.backends.timecontrol import RecordMode
 from polydbg.errors import UnknownSessionError, UsageError, echo
 from polydbg.policy import Policy
 from polydbg.session.breakpoints import BreakpointRequest
@@ -95,9 +96,10 @@ class SessionManager:
             if not taken:
                 return session_id
 
-    def create(self, language: str, adapter: str | None, target: str, cwd: str | None) -> Session:
+    def create(self, language: str, adapter: str | None, target: str, cwd: str | None,
+               record: RecordMode | None = None) -> Session:
         self._make_room()
-        name = registry.choose_adapter(language, adapter)
+        name = registry.choose_adapter(language, adapter, record)
         factory = registry.make_factory(name, language)
         session = Session(self._new_id(), language, name, factory, target, cwd, self.policy)
         self._sessions[session.id] = session

@@ -30,6 +30,7 @@ from polydbg.session.core import Progress, SessionCore
 from polydbg.session.execution import Execution
 from polydbg.session.inspection import Inspector
 from polydbg.session.model import (
+    Ack,
     BreakpointInfo,
     BreakpointList,
     CommandResult,
@@ -48,6 +49,7 @@ from polydbg.session.model import (
 from polydbg.session.native import Native
 from polydbg.session.output import OutputBuffer, OutputSlice, whole_lines
 from polydbg.session.report import Reporter
+from polydbg.session.timetravel import RecordRequest, TimeTravel
 from polydbg.session.trace import Tracer
 
 T = TypeVar("T")
@@ -69,6 +71,7 @@ class Session:
         self.native = Native(core, self.inspector, self.bpsync)
         self.tracer = Tracer(core, self.bpsync, self.execution, self.inspector, self.reporter)
         self.calls = CallTracer(core, self.execution, self.inspector, self.reporter)
+        self.time_travel = TimeTravel(core, self.execution, self.inspector, self.reporter)
         core.configure_more = self.calls.arm_at_start
 
     # -- identity and state ---------------------------------------------------------------------------
@@ -174,17 +177,20 @@ class Session:
         return await self.calls.launched(report)
 
     async def resume(self, thread_id: int | None, to: tuple[str, int | str] | None, timeout_s: float,
-                     progress: Progress | None) -> StopReport:
+                     progress: Progress | None, reverse: bool = False, reload: bool = False) -> StopReport:
         place = None
         if to is not None:
             path = self.resolve_path(to[0])
             self.policy.check_path(path, "run-to file")
             place = (to[0], src.line_number(path, to[1]))
-        return await self.execution.resume(thread_id, place, timeout_s, progress)
+        return await self.execution.resume(thread_id, place, timeout_s, progress, reverse, reload)
 
     async def step(self, kind: StepKind, count: int, thread_id: int | None, timeout_s: float,
-                   progress: Progress | None) -> StopReport:
-        return await self.execution.step(kind, count, thread_id, timeout_s, progress)
+                   progress: Progress | None, reverse: bool = False) -> StopReport:
+        return await self.execution.step(kind, count, thread_id, timeout_s, progress, reverse)
+
+    async def record(self, action: RecordRequest, checkpoint: int | None, timeout_s: float) -> Ack | StopReport:
+        return await self.time_travel.control(action, checkpoint, timeout_s)
 
     async def pause(self, thread_id: int | None, timeout_s: float) -> StopReport:
         return await self.execution.pause(thread_id, timeout_s)

@@ -23,13 +23,15 @@ SNAPSHOT = Path(__file__).with_name("tools_list.snapshot.json")
 SIZE_TARGET = 10240
 # The order tools/list gives: start, breakpoints, run, inspect, change, then the low-level tools.
 ORDER = ("debug_launch", "debug_attach", "debug_sessions", "debug_terminate", "debug_break", "debug_clear",
-         "debug_breakpoints", "debug_continue", "debug_step", "debug_pause", "debug_restart", "debug_stack",
+         "debug_breakpoints", "debug_continue", "debug_step", "debug_record", "debug_pause", "debug_restart",
+         "debug_stack",
          "debug_variables", "debug_evaluate", "debug_set_variable", "debug_source", "debug_output", "debug_trace",
          "debug_memory", "debug_disassemble", "debug_watch", "debug_command")
 # What each tool does, in the spec's words: read-only, or (destructive, idempotent).
 READ_ONLY = {"debug_sessions", "debug_breakpoints", "debug_stack", "debug_variables", "debug_source",
              "debug_output", "debug_disassemble"}
-DESTRUCTIVE = {"debug_terminate", "debug_clear", "debug_continue", "debug_step", "debug_restart", "debug_evaluate",
+DESTRUCTIVE = {"debug_terminate", "debug_clear", "debug_continue", "debug_step", "debug_record", "debug_restart",
+               "debug_evaluate",
                "debug_set_variable", "debug_trace", "debug_memory", "debug_command"}
 IDEMPOTENT = {"debug_terminate", "debug_break", "debug_clear", "debug_pause", "debug_set_variable", "debug_memory"}
 

@@ -8,4 +8,5 @@ INFO = BackendInfo(
     find=lambda: locate.which("gdb"), install="apt-get install gdb gdbserver",
     break_on_exception={"raised": ("throw", "panic"), "uncaught": ("panic",)},  # panic: Rust only
     command_escape=CommandEscape(r"\$_shell\b", "calls gdb's $_shell, which runs a shell command", "gdb's $_shell"),
+    records=("full", "rr"),
 )
