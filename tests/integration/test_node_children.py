@@ -88,8 +88,11 @@ async def test_processes_stopping_together_are_shown_one_at_a_time(tools: Tools)
 async def test_terminate_while_a_child_is_stopped_ends_every_process(tools: Tools) -> None:
     report = await tools("debug_launch", program=str(RUNNER / "runner.js"), breakpoints=[
         at("specs/strings.spec.js", "return `${loud}!`;")])
+    notes = (report.get("output") or {}).get("text", "")
+    if report["state"] == "running":  # quiet for 3 s while a loaded machine started the child: the stop comes next
+        report = await tools("debug_continue")
     assert values(report) == {"text": '"hi"', "loud": '"HI"'}, str(report)  # a str: pytest cuts a dict's repr short
-    pids = {int(m) for m in re.findall(r"process (\d+)", report["output"]["text"])}
+    pids = {int(m) for m in re.findall(r"process (\d+)", notes + (report.get("output") or {}).get("text", ""))}
     assert pids, report
     await tools("debug_terminate")
     assert not still_running(pids, 5.0)
