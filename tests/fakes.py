@@ -37,6 +37,7 @@ from polydbg.backends.base import (
     Variable,
 )
 from polydbg.backends.recording import CallRecord, CallSink, CallSpec, RaisedRecord, RaisedSink
+from polydbg.backends.timecontrol import RecordAction, Reloaded, ReverseKind
 from polydbg.errors import AdapterGoneError, UsageError
 
 
@@ -120,6 +121,10 @@ class FakeBackend(Backend):
         self.call_spec: CallSpec | None = None
         self.call_sink: CallSink | None = None
         self.raised_sink: RaisedSink | None = None
+        # time control: what reload() answers, the reverse runs asked (thread, kind), the checkpoints saved
+        self.reloaded = Reloaded()
+        self.reversed: list[tuple[int, str]] = []
+        self.checkpoints = 0
 
     @property
     def program_pid(self) -> int | None:
@@ -198,6 +203,31 @@ class FakeBackend(Backend):
     async def pause(self, thread_id: int | None) -> None:
         await self._enter("pause")
         self.stop_again("pause")
+
+    # -- time control
+    async def reverse(self, thread_id: int, kind: ReverseKind) -> None:
+        await self._enter("reverse")
+        self.reversed.append((thread_id, kind))
+        self.listener.on_continued(thread_id, True)
+        self._then("reverse")
+
+    async def reload(self, thread_id: int | None) -> Reloaded:
+        await self._enter("reload")
+        return self.reloaded
+
+    async def record(self, action: RecordAction, limit: int) -> str:
+        await self._enter("record")
+        return f"recording {action} (at most {limit:,} instructions)"
+
+    async def checkpoint(self) -> int:
+        await self._enter("checkpoint")
+        self.checkpoints += 1
+        return self.checkpoints
+
+    async def restore(self, number: int) -> None:
+        await self._enter("restore")
+        self.listener.on_continued(None, True)
+        self.stop_again("checkpoint")
 
     # -- recording
     def run_recorded(self) -> None:

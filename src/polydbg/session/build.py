@@ -24,5 +24,5 @@ async def run_build(command: str, cwd: str, timeout_s: float) -> None:
     finally:
         procs.forget_group(process.pid)
     if process.returncode != 0:
-        text = output.decode("utf-8", "replace")[-BUILD_OUTPUT_CHARS:]
+        text = output.decode("utf-8", "replace")[-BUILD_OUTPUT_CHARS:].rstrip()
         raise UsageError(f"build {echo(command)} failed (exit {process.returncode}):\n{text}")
