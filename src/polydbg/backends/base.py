@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Literal, NamedTuple, Protocol
 
 from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
-from polydbg.backends.timecontrol import RecordAction, RecordMode, Reloaded, ReverseKind, no_reverse
+from polydbg.backends.timecontrol import RecordAction, RecordMode, Reloaded, RestartNeeded, ReverseKind, no_reverse
 from polydbg.errors import UsageError
 
 StepKind = Literal["over", "into", "out"]
@@ -514,8 +514,7 @@ class Backend(Protocol):
 
     async def reload(self, thread_id: int | None) -> Reloaded:
         """Put the edited source files into the running program, all or none (``timecontrol``)."""
-        raise UsageError(f"{self.name} cannot change a running program's code: debug_restart runs the edited "
-                         "program (rebuilt first when the session was launched with build)")
+        raise RestartNeeded(f"{self.name} cannot change a running program's code")
 
     # -- native operations (defaults for a backend whose capabilities offer none) ---------------------------
 

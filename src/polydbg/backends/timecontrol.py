@@ -53,6 +53,16 @@ class ReloadRefused(UsageError):
     runtime cannot apply) and what to do instead (fix the file, debug_restart)."""
 
 
+class RestartNeeded(UsageError):
+    """A runtime that cannot take new code while it runs (native code, Go): only a restart runs the edit. The
+    session says how its restart gets the edit in: the launch's ``build`` again, or the debugger's own build
+    (``rebuilds``: delve's ``go build``)."""
+
+    def __init__(self, message: str, rebuilds: bool = False) -> None:
+        super().__init__(message)
+        self.rebuilds = rebuilds
+
+
 def no_reverse(debugger: str, instead: str) -> UsageError:
     """What a backend that cannot record answers to ``record``, ``reverse`` and checkpoints."""
     return UsageError(f"{debugger} cannot run backwards or save checkpoints; {instead}")

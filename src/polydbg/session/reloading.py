@@ -6,7 +6,8 @@ reaches, so one call shows the fix at work. The backend contract is ``backends/t
 
 from __future__ import annotations
 
-from polydbg.backends.timecontrol import Reloaded
+from polydbg.backends.timecontrol import Reloaded, RestartNeeded
+from polydbg.errors import UsageError
 from polydbg.session.core import SessionCore
 from polydbg.session.inspection import Inspector
 from polydbg.session.model import State
@@ -19,7 +20,18 @@ async def reload(core: SessionCore, inspector: Inspector, thread_id: int | None)
     thread = None
     if core.life.state == State.stopped:
         thread = await inspector.thread_of(core.life.stopped_scope(), thread_id)
-    return reload_note(await core.call(backend.reload(thread)))
+    try:
+        done = await core.call(backend.reload(thread))
+    except RestartNeeded as exc:
+        if core.build is not None:
+            how = f"debug_restart runs the launch's build ({core.build[0]}) again, then the program"
+        elif exc.rebuilds:
+            how = "debug_restart builds it again and runs it"
+        else:
+            how = ("debug_restart runs the program again from its files; launch it with build=\"…\" (the command that "
+                   "compiles it) so that debug_restart rebuilds it first")
+        raise UsageError(f"{exc}: nothing was changed. {how}, with the breakpoints kept") from exc
+    return reload_note(done)
 
 
 def reload_note(done: Reloaded) -> str:

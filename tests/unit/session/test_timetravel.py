@@ -12,7 +12,7 @@ import pytest
 
 from polydbg.backends import registry
 from polydbg.backends.base import Backend
-from polydbg.backends.timecontrol import Reloaded, ReloadRefused
+from polydbg.backends.timecontrol import Reloaded, ReloadRefused, RestartNeeded
 from polydbg.errors import NotStoppedError, UsageError
 from polydbg.session.model import Ack, State, StopReport
 from tests.unit.session.rig import Rig, write_program
@@ -98,8 +98,23 @@ async def test_a_debugger_that_cannot_say_what_to_use_instead(rig: Rig) -> None:
     instead = 'only gdb records (C, C++, Rust: debug_launch(…, adapter="gdb", record=true))'
     with pytest.raises(UsageError, match=re.escape(instead)):
         await Backend.reverse(rig.backend, 1, "continue")
-    with pytest.raises(UsageError, match="debug_restart runs the edited program"):
+    with pytest.raises(RestartNeeded, match="fake cannot change a running program's code"):
         await Backend.reload(rig.backend, 1)
+
+
+@pytest.mark.parametrize(("build", "rebuilds", "how"), [
+    (("make app", "/src"), False, "debug_restart runs the launch's build (make app) again, then the program"),
+    (None, True, "debug_restart builds it again and runs it"),
+    (None, False, 'launch it with build="…" (the command that compiles it) so that debug_restart rebuilds it first'),
+])
+async def test_code_that_only_a_restart_changes_says_how_the_restart_gets_the_edit(
+        rig: Rig, build: tuple[str, str] | None, rebuilds: bool, how: str) -> None:
+    rig.session.core.build = build
+    rig.backend.failures["reload"] = RestartNeeded("gdb cannot change a running program's code", rebuilds)
+    with pytest.raises(UsageError) as refused:
+        await rig.session.resume(None, None, DEADLINE_S, None, reload=True)
+    assert str(refused.value).startswith("gdb cannot change a running program's code: nothing was changed. ")
+    assert how in str(refused.value) and "resume" not in rig.backend.calls
 
 
 async def test_a_restart_reruns_the_build_and_a_failed_build_restarts_nothing(rig: Rig, tmp_path: Path) -> None:

@@ -44,6 +44,7 @@ from polydbg.backends.delve.stops import PROGRAM_VANISHED, DelveStops, unquote
 from polydbg.backends.kit import thrown, timeouts
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.recording import CallSink, CallSpec, Recorder
+from polydbg.backends.timecontrol import Reloaded, RestartNeeded
 from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError, echo
 from polydbg.transport.streams import FramedStream
 
@@ -94,6 +95,7 @@ class DelveBackend(DapBackend):
         self._calls: calls.DelveCalls | None = None  # the call trace recording (calls.py)
         self._traced: list[FunctionBreakpoint] = []  # its function breakpoints
         self._executable: str | None = None  # the one delve built, or the user's
+        self._builds = False  # delve builds the program (from source): a restart builds it again
 
     # -- starting ---------------------------------------------------------------------------------
 
@@ -101,6 +103,7 @@ class DelveBackend(DapBackend):
         planned = build.launch(spec)
         self._workdir, self._build_dir, self._env = planned.workdir, planned.build_dir, planned.env
         self._executable = planned.arguments.get("output") or planned.arguments.get("program")
+        self._builds = planned.arguments.get("mode") in ("debug", "test")
         if spec.test:  # stopped where testing fails the test, not in package testing (testfail.py)
             self._failures = testfail.TestFailures(self._stops)
         return planned.arguments
@@ -416,6 +419,10 @@ class DelveBackend(DapBackend):
         found = [_tidy(_plain(v)) for v in body.get("variables", [])]
         self._remember_frame(self._frame_of(parent.ref) or frame, [v.ref for v in found])
         return found
+
+    async def reload(self, thread_id: int | None) -> Reloaded:
+        """Go code cannot change in a running program; a restart of a program delve builds builds it again."""
+        raise RestartNeeded("delve cannot change a running Go program's code", rebuilds=self._builds)
 
     async def set_exception_filters(self, filters: list[str]) -> None:
         """Go has no exceptions to choose: every unrecovered panic (and fatal error) stops where it happens."""
