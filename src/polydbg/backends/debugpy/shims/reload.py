@@ -82,7 +82,7 @@ def _edited(skipped):
         stat = (s.st_mtime_ns, s.st_size)
         stats[path] = stat
         known = _seen.get(path)
-        if (stat != known) if known is not None else s.st_mtime >= started - 2:
+        if (stat != known) if known is not None else s.st_mtime >= started:
             files.setdefault(path, []).append(module)
     return files, stats
 
@@ -142,22 +142,39 @@ def _plan(path, modules):
         with tokenize.open(path) as f:
             source = f.read()
         tree = ast.parse(source, path)
-        code = compile(tree, path, "exec", dont_inherit=True)
+        compiled = {id(m): _compiled(m, tree, path) for m in modules}
     except SyntaxError as e:
         text = (e.text or "").strip()
         raise Refused("%s:%s: %s%s" % (shown, e.lineno, e.msg, " (%s)" % text[:80] if text else "")) from None
     except (OSError, ValueError) as e:
         raise Refused("%s cannot be read: %s" % (shown, e)) from None
-    codes = {}
-    _codes(code, "", codes)
     plan = {"path": path, "shown": shown, "changed": [], "moved": [], "added": [], "notes": [],
             "code": [], "names": [], "members": [], "caches": []}
     for module in modules:
+        codes = {}
+        _codes(compiled[id(module)], "", codes)
         live = {}
         _live(module.__dict__.values(), path, module.__name__, live, set())
         _match(plan, codes, live)
         _new_names(plan, tree, module, path)
     return plan
+
+
+def _compiled(module, tree, path):
+    """The file's code as the module's loader makes it: pytest's rewrites a test module's asserts (compiled plainly,
+    every function of an edited test file would differ)."""
+    loader = getattr(module, "__loader__", None)
+    if type(loader).__name__ == "AssertionRewritingHook" and getattr(loader, "config", None) is not None:
+        try:
+            from pathlib import Path
+            from _pytest.assertion.rewrite import _rewrite_test
+
+            return _rewrite_test(Path(path), loader.config)[1]
+        except SyntaxError:
+            raise
+        except Exception:
+            pass
+    return compile(tree, path, "exec", dont_inherit=True)
 
 
 def _codes(code, prefix, out):
@@ -177,7 +194,7 @@ def _live(values, path, module_name, out, seen):
         seen.add(id(value))
         if isinstance(value, types.FunctionType):
             if _realpath(value.__code__.co_filename) == path:
-                out.setdefault(value.__qualname__, []).append(value)
+                out.setdefault(_qualname(value), []).append(value)
             inner = [c.cell_contents for c in value.__closure__ or () if _filled(c)]
             _live([v for v in inner if callable(v)] + [value.__dict__.get("__wrapped__")], path, module_name, out,
                   seen)
@@ -197,6 +214,17 @@ def _live(values, path, module_name, out, seen):
                 continue
             if isinstance(wrapped, types.FunctionType):
                 _live([wrapped], path, module_name, out, seen)
+
+
+def _qualname(function):
+    """The qualified name the function's code was compiled under (functools.wraps copies another's __qualname__)."""
+    code = function.__code__
+    name = getattr(code, "co_qualname", None)
+    if name is None:
+        name = function.__qualname__
+        if name.rpartition(".")[2] != code.co_name:
+            name = code.co_name
+    return name
 
 
 def _filled(cell):
@@ -456,7 +484,7 @@ def _cleared(plan, function):
             if getattr(value, "__wrapped__", None) is function and callable(getattr(value, "cache_clear", None)):
                 value.cache_clear()
                 note = "%s: %s's cache was cleared (its results came from the old code)" % (plan["shown"],
-                                                                                          function.__qualname__)
+                                                                                          _qualname(function))
                 if note not in plan["notes"]:
                     plan["notes"].append(note)
 
@@ -483,7 +511,7 @@ def _still_old(done):
         while frame is not None:
             function = changed.get(id(frame.f_code))
             if function is not None:
-                running.append("%s (%s:%d)" % (function.__qualname__, os.path.basename(frame.f_code.co_filename),
+                running.append("%s (%s:%d)" % (_qualname(function), os.path.basename(frame.f_code.co_filename),
                                                frame.f_lineno))
             frame = frame.f_back
     del thread_frame, frame
