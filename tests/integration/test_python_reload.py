@@ -104,3 +104,19 @@ async def test_a_reload_with_nothing_edited_says_so(tools: Tools, loop: Path) ->
     again = await tools("debug_continue", reload=True)
     assert "reload: no source file was edited" in again["note"], again
     await tools("debug_terminate")
+
+
+async def test_a_reload_in_a_stopped_child_process_leaves_the_parent_with_the_old_code(
+        tools: Tools, tmp_path: Path) -> None:
+    child = tmp_path / "reload_child.py"
+    shutil.copy(SOURCES / "reload_child.py", child)
+    stopped = await tools("debug_launch", program=str(child),
+                          breakpoints=[{"file": str(child), "line": line(child, "# in the child")}])
+    assert stopped["thread_name"].startswith("child process "), stopped
+    edit(child, "return n + 1", "return n + 100")
+    await tools("debug_clear", all=True)
+    done = await tools("debug_continue", reload=True)
+    assert done["state"] == "exited", done
+    assert "reloaded reload_child.py: part; the parent process keeps the old code" in done["note"], done
+    out = (await tools("debug_output", stream="stdout"))["text"].splitlines()
+    assert out == ["child 100", "child 101", "child 102", "parent 11"], out

@@ -230,7 +230,8 @@ class DebugpyBackend(DebugpyProcess):
             others.insert(0, "the parent process")
         if not done.replaced or not others:
             return done
-        return done._replace(notes=(*done.notes, f"{', '.join(others)} keep the old code (the reload ran in the "
+        keep = "keeps" if len(others) == 1 else "keep"
+        return done._replace(notes=(*done.notes, f"{', '.join(others)} {keep} the old code (the reload ran in the "
                                                  "process that stopped; each takes it at a stop of its own)"))
 
     async def pause(self, thread_id: int | None) -> None:

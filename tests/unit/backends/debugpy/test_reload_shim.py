@@ -17,8 +17,11 @@ from typing import Any
 
 import pytest
 
+from polydbg.backends.base import Variable
 from polydbg.backends.debugpy import reload
 from polydbg.backends.kit import shims
+from polydbg.backends.timecontrol import Reloaded, ReloadRefused
+from polydbg.errors import UsageError
 
 Reload = Callable[[], dict[str, Any]]
 
@@ -192,3 +195,16 @@ def test_a_call_in_progress_is_named_as_finishing_with_the_old_code(project: Any
     assert result == "old" and app.work(lambda: None)[0] == "new"
     assert any(n.startswith("work (rl_running.py:2) is running: this call finishes with the old code")
                for n in done["notes"]), done
+
+
+def test_the_shims_answer_read_by_the_backend() -> None:
+    def value(text: str) -> Variable:
+        return Variable(name="", value=repr(text), type="str", ref=0)
+
+    assert reload.reloaded(value('{"replaced": ["a.py: f"], "notes": ["n"]}')) == Reloaded(("a.py: f",), None, ("n",))
+    with pytest.raises(ReloadRefused, match=r"nothing was reloaded, the program runs its old code: a\.py:2: bad"):
+        reload.reloaded(value('{"refused": "a.py:2: bad"}'))
+    with pytest.raises(UsageError, match=r"failed inside the program.*NameError"):
+        reload.reloaded(Variable(name="", value="NameError: name 'x' is not defined", type="", ref=0))
+    with pytest.raises(UsageError, match="no thread is stopped in Python code"):
+        reload.reloaded(None)
