@@ -337,21 +337,21 @@ def _class(plan, node, cls, module):
     if getattr(cls, "__module__", None) != module.__name__:
         return
     shown, name = plan["shown"], node.name
-    bases = [b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", None) for b in node.bases]
-    had = [b.__name__ for b in cls.__bases__ if b is not object]
-    if None not in bases and bases != had and not (bases == [] and had == []):
-        _layout(shown, name, "its bases (%s, was %s)" % (", ".join(bases) or "none", ", ".join(had) or "none"))
+    _bases(shown, node, cls, module.__dict__)
     slots = next((s.value for s in node.body if isinstance(s, ast.Assign)
                   and any(getattr(t, "id", None) == "__slots__" for t in s.targets)), None)
     wanted = _slots(slots)
     present = _slots(vars(cls).get("__slots__"))
     if wanted != present and wanted is not None:
         _layout(shown, name, "its __slots__ (%s, was %s)" % (", ".join(wanted), ", ".join(present or ["none"])))
-    if "__dataclass_fields__" in vars(cls) or (tuple in cls.__mro__ and hasattr(cls, "_fields")):
-        annotated = [s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
-        had = list(vars(cls).get("__annotations__") or ())
-        if annotated != had:
-            _layout(shown, name, "its fields (%s, was %s)" % (", ".join(annotated) or "none", ", ".join(had) or "none"))
+    fields = _fields(cls)
+    if fields is not None:
+        inherited = {n for base in cls.__mro__[1:] for n in getattr(base, "__dataclass_fields__", ())}
+        annotated = [s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+                     and s.target.id not in inherited]
+        if annotated != fields:
+            _layout(shown, name, "its fields (%s, was %s)" % (", ".join(annotated) or "none",
+                                                             ", ".join(fields) or "none"))
     new = [s for s in node.body if _bound(s) and not any(n in vars(cls) for n in _bound(s))
            and not isinstance(s, (ast.Import, ast.ImportFrom, ast.ClassDef))]
     if new:
@@ -361,7 +361,31 @@ def _class(plan, node, cls, module):
         names = _bound(statement)
         if isinstance(statement, ast.Assign) and len(names) == 1 and names[0] in vars(cls) \
                 and names[0] != "__slots__":
-            _literal(plan, statement, names[0], vars(cls)[names[0]], "%s.%s" % (module.__name__, name), name)
+            _literal(plan, statement, names[0], vars(cls)[names[0]], module.__name__, name)
+
+
+def _bases(shown, node, cls, namespace):
+    """Refuses a base class added or removed, among the names the module resolves to classes (typing's bases, such as
+    NamedTuple or Protocol, are not what the class's __bases__ hold: they are left alone)."""
+    named = [namespace.get(b.id) for b in node.bases if isinstance(b, ast.Name)]
+    added = [b.__name__ for b in named if isinstance(b, type) and b not in cls.__mro__]
+    names = {b.id for b in node.bases if isinstance(b, ast.Name)}
+    removed = [b.__name__ for b in cls.__bases__ if namespace.get(b.__name__) is b and b.__name__ not in names
+               and getattr(b, "__module__", None) == cls.__module__]
+    if added or removed:
+        _layout(shown, node.name, "its bases (%s)" % "; ".join(
+            ["added " + ", ".join(added)] * bool(added) + ["removed " + ", ".join(removed)] * bool(removed)))
+
+
+def _fields(cls):
+    """A dataclass's fields of its own, or a named tuple's (None: another class)."""
+    own = vars(cls)
+    if "__dataclass_fields__" in own:
+        inherited = {n for base in cls.__mro__[1:] for n in getattr(base, "__dataclass_fields__", ())}
+        return [n for n in own["__dataclass_fields__"] if n not in inherited]
+    if tuple in cls.__bases__ and isinstance(own.get("_fields"), tuple):
+        return list(own["_fields"])
+    return None
 
 
 def _slots(value):
@@ -380,7 +404,12 @@ def _layout(shown, name, what):
                   "program cannot take it; debug_restart runs the edited program" % (shown, name, what))
 
 
+_LITERALS = (int, float, complex, str, bytes, bool, tuple, list, dict, set, frozenset, type(None))
+
+
 def _literal(plan, statement, name, value, owner, prefix=""):
+    if type(value) not in _LITERALS or (hasattr(value, "__len__") and len(value) > 100):
+        return  # another kind of value (no __eq__ or __repr__ of the program's is run) or a long one
     try:
         wanted = ast.literal_eval(statement.value)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -388,11 +417,10 @@ def _literal(plan, statement, name, value, owner, prefix=""):
     if type(wanted) is type(value) and wanted == value:
         return
     label = "%s.%s" % (prefix, name) if prefix else name
-    owner_expression = "__import__(%r)" % owner if not prefix else "__import__(%r).%s" % tuple(owner.rsplit(".", 1))
-    plan["notes"].append("%s:%d: %s = %s in the file, %s in the program: module-level code is not run again "
-                         "(debug_evaluate(\"%s.%s = %s\") sets it)"
-                         % (plan["shown"], statement.lineno, label, _short(wanted), _short(value), owner_expression,
-                            name, _short(wanted)))
+    plan["notes"].append("%s:%d: %s = %s in the file, %s in the program: code outside functions is not run again "
+                         "(debug_evaluate(\"__import__('sys').modules[%r].%s = %s\") sets it)"
+                         % (plan["shown"], statement.lineno, label, _short(wanted), _short(value), owner, label,
+                            _short(wanted)))
 
 
 def _short(value):
