@@ -9,8 +9,8 @@ Nothing is re-entered: CPython cannot change the code a frame runs nor restart a
 finishes with the old code and the notes say which; the function's next calls run the new code. In a loop that calls
 the function (in its caller, or the function itself stopped at a breakpoint) that is the next iteration. The reload
 runs in the stopped thread: a running program is refused (pydevd evaluates only at a stop); debug_pause first.
-A one-function change takes ~15 ms in the program (compile and compare of the edited file) plus the evaluation's round
-trip.
+A one-function change adds ~9 ms to a ``debug_continue`` (median of 10 through an MCP client: 18 ms against 9 ms at load
+1.2 on 2 cores); the first reload of a process ~48 ms, as the shim is sent and defined.
 """
 
 from __future__ import annotations
