@@ -37,6 +37,7 @@ from polydbg.backends.debugpy import children, python
 from polydbg.backends.debugpy.children import ChildBackend
 from polydbg.backends.debugpy.process import DebugpyProcess
 from polydbg.backends.kit.gate import GatedListener, StopGate
+from polydbg.backends.timecontrol import Reloaded
 from polydbg.dap.client import DapClient
 from polydbg.errors import AdapterError
 
@@ -219,6 +220,19 @@ class DebugpyBackend(DebugpyProcess):
         else:
             await self._child(index).step(native, kind)
         self._gate.resumed(index)
+
+    async def reload(self, thread_id: int | None) -> Reloaded:
+        """Reloaded by the process that stopped; the others keep their old code (said in the notes)."""
+        index, native = children.split_thread(thread_id) if thread_id is not None else (0, None)
+        done = await (super().reload(thread_id) if index == 0 else self._child(index).reload(native))
+        others = [f"pid {child.pid}" for i, child in self._children.items() if i != index]
+        if index:
+            others.insert(0, "the parent process")
+        if not done.replaced or not others:
+            return done
+        keep = "keeps" if len(others) == 1 else "keep"
+        return done._replace(notes=(*done.notes, f"{', '.join(others)} {keep} the old code (the reload ran in the "
+                                                 "process that stopped; each takes it at a stop of its own)"))
 
     async def pause(self, thread_id: int | None) -> None:
         index, native = children.split_thread(thread_id) if thread_id is not None else (0, 0)

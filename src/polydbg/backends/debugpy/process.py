@@ -37,10 +37,11 @@ from polydbg.backends.base import (
     Variable,
 )
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.debugpy import calls, inject, lines, probe, python, threads
+from polydbg.backends.debugpy import calls, inject, lines, probe, python, reload, threads
 from polydbg.backends.debugpy.pydevd_log import PydevdLog
 from polydbg.backends.kit import returns, shims, thrown, timeouts
 from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
+from polydbg.backends.timecontrol import Reloaded
 from polydbg.errors import AdapterError, AdapterRequestError, EnvironmentProblem, SessionError, UsageError
 from polydbg.transport.streams import FramedStream
 
@@ -322,6 +323,16 @@ class DebugpyProcess(DapBackend):
             except AdapterError:
                 continue  # running, or blocked in C code: not stopped by pydevd
         return ran
+
+    async def reload(self, thread_id: int | None) -> Reloaded:
+        """The edited files put into the program by the thread debugpy stopped (``reload``); refused while running."""
+        if thread_id is None or self._stop_thread is None:
+            raise UsageError(reload.PAUSE_FIRST)
+        try:
+            return reload.reloaded(await self._in_stopped_frame(reload.expression(), "clipboard"))
+        except AdapterRequestError as exc:
+            raise UsageError(f"the reload could not run in the program, which runs its old code still: "
+                             f"{python.python_error(exc.message)}") from exc
 
     async def threads(self) -> list[Thread]:
         """The program's threads, without the probe."""

@@ -22,9 +22,15 @@ HELPER = shims.source(__file__, "threads.py")
 
 def call(function: str, *args: Any) -> str:
     """The expression that runs the helper's ``function(*args)`` in the program (JSON-able arguments)."""
-    code, given = HELPER.encode().hex(), json.dumps(args).encode().hex()
-    module = (f"(s.modules.get({MODULE!r}) or s.modules.setdefault({MODULE!r}, (lambda m: (exec(bytes.fromhex("
-              f"'{code}').decode(), m.__dict__), m)[1])(__import__('types').ModuleType({MODULE!r}))))")
+    return call_in(MODULE, HELPER, function, *args)
+
+
+def call_in(name: str, source: str, function: str, *args: Any) -> str:
+    """The expression that runs ``function(*args)`` of the shim ``source``, defined once in the program as the module
+    ``name`` (kept in ``sys.modules``, with its state, for the next call)."""
+    code, given = source.encode().hex(), json.dumps(args).encode().hex()
+    module = (f"(s.modules.get({name!r}) or s.modules.setdefault({name!r}, (lambda m: (exec(bytes.fromhex("
+              f"'{code}').decode(), m.__dict__), m)[1])(__import__('types').ModuleType({name!r}))))")
     return (f"(lambda s: {module}.{function}(*__import__('json').loads(bytes.fromhex('{given}').decode())))"
             "(__import__('sys'))")
 
