@@ -16,11 +16,25 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from mcp import Client
+
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 PROGRAM = str(BENCH / "programs" / "flow_target.py")
 POLYDBG = str(Path(sys.executable).parent / "polydbg")
 _PR_SET_CHILD_SUBREAPER = 36
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error and result.structured_content is not None, (tool, arguments, result)
+    return dict(result.structured_content)
+
+
+async def timed(client: Client, tool: str, **arguments: Any) -> tuple[float, dict[str, Any]]:
+    began = time.perf_counter()
+    answer = await call(client, tool, **arguments)
+    return time.perf_counter() - began, answer
 
 
 def line_of(marker: str, path: str = PROGRAM) -> int:

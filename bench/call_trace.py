@@ -27,7 +27,7 @@ from typing import Any
 
 from mcp import Client
 
-from _util import BENCH, line_of, table
+from _util import BENCH, call, line_of, table, timed
 from polydbg.mcp.server import build_server
 
 Row = list[object]
@@ -35,18 +35,6 @@ PYTHON = str(BENCH / "programs" / "calls_target.py")
 NODE = str(BENCH / "programs" / "calls_target.js")
 JAVA = str(BENCH / "programs" / "java" / "CallsTarget.java")
 GO = str(BENCH / "programs" / "calls_target.go")
-
-
-async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error and result.structured_content is not None, (tool, arguments, result)
-    return dict(result.structured_content)
-
-
-async def timed(client: Client, tool: str, **arguments: Any) -> tuple[float, dict[str, Any]]:
-    began = time.perf_counter()
-    answer = await call(client, tool, **arguments)
-    return time.perf_counter() - began, answer
 
 
 async def per_call(client: Client, launch: dict[str, Any], start: dict[str, Any], function: str,

@@ -27,13 +27,11 @@ import re
 import shutil
 import subprocess
 import tempfile
-import time
 from pathlib import Path
-from typing import Any
 
 from mcp import Client
 
-from _util import BENCH, line_of, median, ms, table
+from _util import BENCH, call, line_of, median, ms, table, timed
 from polydbg.mcp.server import build_server
 
 NATIVE = str(BENCH / "programs" / "record_target.c")
@@ -43,18 +41,6 @@ AFTER_LOOP = line_of("/* after the loop */", NATIVE)
 THE_WRITE = line_of("/* the write */", NATIVE)
 THE_END = line_of("/* the end */", NATIVE)
 RECORD_LIMIT = 4_000_000  # instructions: the loop's whole record fits (gdb's default keeps 200,000)
-
-
-async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error and result.structured_content is not None, (tool, arguments, result)
-    return dict(result.structured_content)
-
-
-async def timed(client: Client, tool: str, **arguments: Any) -> tuple[float, dict[str, Any]]:
-    began = time.perf_counter()
-    answer = await call(client, tool, **arguments)
-    return time.perf_counter() - began, answer
 
 
 def build_native(directory: str) -> str:
