@@ -81,3 +81,37 @@ async def test_a_compile_error_changes_nothing_and_says_what_was_wrong(tools: To
     assert "javac could not compile 'Tally.java'" in said and "cannot find symbol" in said, said
     assert "nothing was changed" in said, said
     await ran_the_old_code(tools)
+
+
+async def test_a_breakpoint_where_the_method_is_re_entered_leaves_the_program_suspended_as_before(
+        tools: Tools, tally: Path) -> None:
+    first = line_of("java/Tally.java", "calls++;")
+    await tools("debug_launch", program=str(tally), breakpoints=[
+        {"file": str(tally), "line": first}, {"file": str(tally), "line": line_of("java/Tally.java", "// score")}])
+    assert (await tools("debug_continue"))["location"]["line"] == line_of("java/Tally.java", "// score")
+    edit(tally, SCORE, "int points = round * 100; // score")
+    again = await tools("debug_continue", reload=True)  # the re-entry's pause at `first` (a breakpoint too) is no stop
+    assert f"re-entered Tally.score (Tally.java:{first})" in again["note"], again
+    assert again["location"]["line"] == line_of("java/Tally.java", "// score"), again
+    threads = await tools.text("debug_command", command="threads")
+    assert "suspend count 2" not in threads, threads  # the breakpoint's suspension of every thread was undone
+    await tools("debug_clear", all=True)
+    done = await tools("debug_continue")  # a thread that starts now (the JVM's end) starts unsuspended
+    assert done["state"] == "exited" and "round 4: 400\ncalls 5" in done["output"]["text"], done
+
+
+async def test_a_method_whose_caller_is_native_keeps_its_old_code_and_says_so(tools: Tools, tally: Path) -> None:
+    await stopped_in_score(tools, tally)
+    edit(tally, SCORE, "int points = round * 100; // score")
+    await tools("debug_continue", reload=True)  # main is left as it was: its frame goes on in the same code
+    await tools("debug_clear", all=True)
+    printing = 'System.out.println("round " + round + ": " + points);'
+    await tools("debug_break", file=str(tally), line=line_of("java/Tally.java", printing))
+    assert (await tools("debug_continue"))["location"]["function"] == "Tally.main"
+    edit(tally, "round <= 4", "round <= 6")
+    # HotSpot does not call main's frame obsolete now (it began before the first reload), yet it runs the old code
+    done = await tools("debug_continue", reload=True)  # the breakpoint, set again in the new main, stops no more
+    note = done["note"]
+    assert "Tally.main (Tally.java:" in note and "runs its old code until it returns" in note, done
+    assert "caller is native code" in note, done
+    assert done["state"] == "exited" and "round 4: 400\ncalls 5" in done["output"]["text"], done  # the old bound

@@ -2,14 +2,18 @@
 which frames keep running the old code.
 
 A frame keeps running the code it had when its class was redefined: HotSpot marks that method obsolete
-(``Method.IsObsolete``, 6/4) when the new version differs (an unchanged method's frames simply go on). To run the
+(``Method.IsObsolete``, 6/4) when the new version differs (an unchanged method's frames simply go on). A frame
+that a reload before left in an unchanged method is not marked by the next one that changes the method (HotSpot
+17 answers for the method's current version): its method's bytecode before and after the redefinition
+(``Method.Bytecodes``, 6/3) tells — except for an edit of constants alone (a string literal), which keeps the
+bytecode. To run the
 new code now, ``StackFrame.PopFrames`` (16/4, ``canPopFrames``) pops the stopped frame — and the JDK's frames above
 it, when the stop was inside the JDK — which leaves the caller at its invoke instruction with the arguments as
 they were; a step into (``SingleStep``, suspending only that thread, the others staying suspended) runs that
 invoke again and stops at the method's first line. That pause is the reload's, never a stop shown: its events are
 taken here before ``Stops`` sees them (``take``). A breakpoint on the first line comes in the same packet and
-suspends every thread once more (``SuspendPolicy.ALL``): the others are resumed once each, so the program is
-suspended exactly as before.
+suspends every thread once more (``SuspendPolicy.ALL``): that suspension is undone, so the program is suspended
+exactly as before (a thread started later would start suspended otherwise: the JVM could not exit).
 
 What cannot be re-entered is said, not hidden: a method whose caller is native code (``main``, called by the
 JVM's launcher: ``OPAQUE_FRAME``), a JVM without ``canPopFrames``, and the deeper frames of redefined methods
@@ -27,12 +31,12 @@ from polydbg.backends.java import redefine
 from polydbg.backends.java.stops import STOPPING
 from polydbg.backends.java.threads import Threads
 from polydbg.backends.java.vm import LIBRARY_PATTERNS, Vm
-from polydbg.errors import AdapterGoneError, AdapterTimeoutError
 from polydbg.jdwp.client import JdwpRequestError
 from polydbg.jdwp.codec import CommandSet, Event, EventKind, Location, Modifier, Suspend
 
 REENTER_S = 10.0  # from the pop to the method's first line: one invoke, unless the JVM is starved
-OPAQUE_FRAME = 32
+OPAQUE_FRAME = 32  # a native frame in the way (HotSpot answers NO_MORE_FRAMES for main, whose caller is native)
+NO_MORE_FRAMES = 31
 _LINE, _INTO = 1, 0  # SingleStep's size and depth
 
 
@@ -51,6 +55,7 @@ class Frame:
     where: Location
     name: str  # Counter.compute
     place: str  # Counter.java:12
+    code: bytes  # the method's bytecode (``Method.Bytecodes``)
 
 
 class Reentry:
@@ -79,7 +84,8 @@ class Reentry:
                     if where.class_id in classes:
                         shown = await self._threads.describe(where)
                         place = f"{(shown.file or '?').rpartition('/')[2]}:{shown.line}"
-                        found.setdefault(thread, []).append(Frame(depth, where, shown.name, place))
+                        found.setdefault(thread, []).append(Frame(depth, where, shown.name, place,
+                                                                  await self._bytecode(where)))
         return found
 
     async def obsolete(self, before: dict[int, list[Frame]]) -> dict[int, list[Frame]]:
@@ -90,9 +96,16 @@ class Reentry:
             with contextlib.suppress(JdwpRequestError):
                 now = await self._threads.frames(thread)
                 for frame in frames:
-                    if frame.depth < len(now) and await self._is_obsolete(now[frame.depth][1]):
+                    if frame.depth < len(now) and (await self._is_obsolete(now[frame.depth][1])
+                                                   or await self._bytecode(frame.where) != frame.code):
                         found.setdefault(thread, []).append(frame)
         return found
+
+    async def _bytecode(self, where: Location) -> bytes:
+        """The bytecode of the method a method id names now (after a redefinition, its new version's)."""
+        reply = await self._vm.request(CommandSet.METHOD, 3, self._vm.client.writer().reference_type(
+            where.class_id).method_id(where.method_id).bytes(), "Method.Bytecodes")
+        return reply.blob()
 
     async def _is_obsolete(self, where: Location) -> bool:
         reply = await self._vm.request(CommandSet.METHOD, 4, self._vm.client.writer().reference_type(
@@ -111,7 +124,7 @@ class Reentry:
             await self._vm.request(CommandSet.STACK_FRAME, 4, self._vm.client.writer().object_id(thread).frame_id(
                 frame_id).bytes(), "StackFrame.PopFrames")
         except JdwpRequestError as exc:
-            if exc.code == OPAQUE_FRAME:
+            if exc.code in (OPAQUE_FRAME, NO_MORE_FRAMES):
                 raise Unreentered("its caller is native code (a main method is called by the JVM's launcher)") from exc
             raise Unreentered(f"the JVM could not pop its frame ({exc})") from exc
         finally:
@@ -148,13 +161,12 @@ class Reentry:
             await self._resume_others(thread)
 
     async def _resume_others(self, thread: int) -> None:
-        """Undo the suspension of every other thread by an event of the re-entry's (a breakpoint on the first line)."""
-        reply = await self._vm.request(CommandSet.VM, 4, b"", "VirtualMachine.AllThreads")
-        others = [t for t in (reply.object_id() for _ in range(reply.i4())) if t != thread]
-        writer = self._vm.client.writer
-        with contextlib.suppress(AdapterGoneError, AdapterTimeoutError):
-            await self._vm.client.request_all([(CommandSet.THREAD_REFERENCE, 3, writer().object_id(t).bytes())
-                                               for t in others], "ThreadReference.Resume")
+        """Undo the suspension of every thread by an event of the re-entry's (a breakpoint on the first line): the
+        agent counts a suspension of all (new threads start suspended while it is on), so it is undone by
+        ``VirtualMachine.Resume``, with ``thread`` suspended once more first to stay suspended."""
+        await self._vm.request(CommandSet.THREAD_REFERENCE, 2, self._vm.client.writer().object_id(thread).bytes(),
+                               "ThreadReference.Suspend")
+        await self._vm.resume()
 
 
 class Unreentered(Exception):

@@ -17,8 +17,9 @@ running program, then the stopped method re-entered so its new code runs now.
 - Re-entering (reentry.py): when the stopped thread's top frame runs a method the redefinition made obsolete, it
   is popped and called again; the frames that keep their old code are named in the notes.
 
-Measured on OpenJDK 17 (two busy cores): a one-method change, stopped inside it, takes ~MS ms through the MCP
-client, most of it javac's start.
+Measured on OpenJDK 17 (two busy cores, load ~1.2): ``debug_continue(reload=true)`` for a one-method change,
+stopped inside it, answers in 605 ms (median of 10 through the MCP client; the continue alone: 4 ms), most of it
+javac's own JVM starting (a plain ``javac`` of the file: 0.6-0.8 s).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from polydbg.jdwp.codec import CommandSet
 from polydbg.testing import classfiles
 
 SOURCE_SUFFIXES = (".java", ".kt")
+QUICK_JAVAC = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC")  # a few files: C1 alone (a reload 805 → 605 ms)
 ERROR_LINES = 12  # of the compiler's output, in a refusal
 
 
@@ -152,8 +154,8 @@ class Reloader:
                 javac = launcher.find_javac(self._java() or launcher.find_java())
             except EnvironmentProblem as exc:
                 raise ReloadRefused(f"cannot compile {_names(java_files)}: {exc}; nothing was changed") from exc
-            await self._run("javac", [javac, *launcher.JAVAC_FLAGS, "-implicit:none", "-cp", os.pathsep.join(
-                classpath), "-d", out, *java_files], java_files)
+            await self._run("javac", [javac, *QUICK_JAVAC, *launcher.JAVAC_FLAGS, "-implicit:none",
+                                      "-cp", os.pathsep.join(classpath), "-d", out, *java_files], java_files)
 
     async def _run(self, name: str, argv: list[str], files: list[str]) -> None:
         failed = await compiler.run(argv, timeouts.COMPILE_S, f"{name} compiling {_names(files)}")
@@ -204,11 +206,11 @@ class Reloader:
                 reentered = await self._reentry.reenter(thread, frame)
                 notes.append(f"what {frame.name} did before the stop (fields set, output) stays done")
             except Unreentered as exc:
-                notes.append(f"{frame.name} ({frame.place}) keeps running its old code until it returns: it was not "
-                             f"re-entered: {exc}")
+                notes.append(f"{frame.name} ({frame.place}) runs its old code until it returns, where breakpoints do "
+                             f"not stop it (not re-entered: {exc})")
         for others in old.values():
-            notes += [f"{frame.name} ({frame.place}) runs its old code until it returns (a caller below the stop or "
-                      "another thread)" for frame in others]
+            notes += [f"{frame.name} ({frame.place}) runs its old code until it returns, where breakpoints do not stop "
+                      "it (a caller below the stop, or another thread)" for frame in others]
         return reentered, notes
 
     async def _top_depth(self, thread: int) -> int:
