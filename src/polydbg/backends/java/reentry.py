@@ -125,7 +125,8 @@ class Reentry:
                 frame_id).bytes(), "StackFrame.PopFrames")
         except JdwpRequestError as exc:
             if exc.code in (OPAQUE_FRAME, NO_MORE_FRAMES):
-                raise Unreentered("its caller is native code (a main method is called by the JVM's launcher)") from exc
+                raise Unreentered("its caller is native code: the JVM's launcher calling main, or reflection calling "
+                                  "a test method") from exc
             raise Unreentered(f"the JVM could not pop its frame ({exc})") from exc
         finally:
             self._threads.forget_frames(thread)
