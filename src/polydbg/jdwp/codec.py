@@ -111,7 +111,13 @@ TAG_OF_SIGNATURE = {"B": Tag.BYTE, "C": Tag.CHAR, "F": Tag.FLOAT, "D": Tag.DOUBL
 ERRORS = {
     10: "invalid thread", 13: "thread not suspended", 15: "thread not alive", 20: "object collected",
     21: "invalid class", 23: "invalid method id", 24: "invalid location", 25: "invalid field id",
-    30: "invalid frame id", 34: "invalid slot", 35: "duplicate", 41: "absent information",
+    30: "invalid frame id", 31: "no more frames", 32: "opaque frame", 34: "invalid slot", 35: "duplicate",
+    41: "absent information",
+    60: "invalid class format", 61: "circular class definition", 62: "fails verification",
+    63: "add method not implemented", 64: "schema change not implemented", 65: "invalid typestate",
+    66: "hierarchy change not implemented", 67: "delete method not implemented", 68: "unsupported version",
+    69: "names don't match", 70: "class modifiers change not implemented",
+    71: "method modifiers change not implemented", 72: "class attribute change not implemented",
     99: "not implemented", 100: "null pointer", 101: "absent information", 102: "invalid event type",
     103: "illegal argument", 110: "out of memory", 112: "vm dead", 502: "invalid length",
     503: "invalid index", 506: "invalid string", 507: "invalid class loader", 508: "invalid array",
@@ -173,12 +179,15 @@ class Writer:
         return self
 
     def string(self, value: str) -> Writer:
-        data = value.encode("utf-8")
-        self._parts.append(struct.pack(">I", len(data)) + data)
-        return self
+        return self.blob(value.encode("utf-8"))
 
     def sized(self, value: int, size: int) -> Writer:
         self._parts.append(value.to_bytes(size, "big", signed=False))
+        return self
+
+    def blob(self, data: bytes) -> Writer:
+        """A byte array (a class file for ``RedefineClasses``): its length, then the bytes."""
+        self._parts.append(struct.pack(">I", len(data)) + data)
         return self
 
     def object_id(self, value: int) -> Writer:
@@ -240,8 +249,12 @@ class Reader:
         return int(struct.unpack(">q", self._take(8))[0])
 
     def string(self) -> str:
+        return self.blob().decode("utf-8", "replace")
+
+    def blob(self) -> bytes:
+        """A byte array: its length, then the bytes (a method's bytecode)."""
         length = struct.unpack(">I", self._take(4))[0]
-        return bytes(self._take(length)).decode("utf-8", "replace")
+        return bytes(self._take(length))
 
     def sized(self, size: int) -> int:
         return int.from_bytes(self._take(size), "big", signed=False)

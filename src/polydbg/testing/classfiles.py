@@ -1,6 +1,8 @@
 """What a compiled JVM class says about its tests: its name, superclass, source file, and each method's name,
 descriptor and annotations — read from the class file itself (Java and Kotlin compile to the same format), so a
 project's tests are listed without starting a JVM, and the test a name means is found with its parameter types.
+Its interfaces, fields and members' access flags are read too: a reload (backends/java/redefine.py) names the
+change the JVM refused by comparing them with the loaded class's.
 
 Only what JUnit needs is read (``RuntimeVisibleAnnotations``' type names, ``SourceFile``); the rest of the file is
 skipped by its lengths. A file that is not a class file, or is cut short, reads as None.
@@ -28,6 +30,14 @@ class Method:
     name: str
     descriptor: str  # (I)V
     annotations: frozenset[str]  # binary names: org.junit.Test
+    flags: int = 0
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    descriptor: str  # I, Ljava/lang/String;
+    flags: int
 
 
 @dataclass(frozen=True)
@@ -38,6 +48,8 @@ class ClassFile:
     flags: int
     annotations: frozenset[str]
     methods: tuple[Method, ...]
+    interfaces: tuple[str, ...] = ()
+    fields: tuple[Field, ...] = ()
 
 
 class _Reader:
@@ -99,19 +111,21 @@ def _parse(data: bytes) -> ClassFile:
         index += 1
     flags = reader.u2()
     this, superclass = reader.u2(), reader.u2()
-    reader.skip(2 * reader.u2())  # interfaces
-    for _ in range(reader.u2()):  # fields
-        reader.skip(6)
+    interfaces = tuple(texts[classes[reader.u2()]].replace("/", ".") for _ in range(reader.u2()))
+    fields = []
+    for _ in range(reader.u2()):
+        access, name, descriptor = reader.u2(), texts[reader.u2()], texts[reader.u2()]
+        fields.append(Field(name, descriptor, access))
         _attributes(reader, texts)
     methods = []
     for _ in range(reader.u2()):
-        reader.skip(2)
-        name, descriptor = texts[reader.u2()], texts[reader.u2()]
-        methods.append(Method(name, descriptor, _attributes(reader, texts)[0]))
+        access, name, descriptor = reader.u2(), texts[reader.u2()], texts[reader.u2()]
+        methods.append(Method(name, descriptor, _attributes(reader, texts)[0], access))
     annotations, source = _attributes(reader, texts)
     return ClassFile(name=texts[classes[this]].replace("/", "."),
                      superclass=texts[classes[superclass]].replace("/", ".") if superclass else None,
-                     source=source, flags=flags, annotations=annotations, methods=tuple(methods))
+                     source=source, flags=flags, annotations=annotations, methods=tuple(methods),
+                     interfaces=interfaces, fields=tuple(fields))
 
 
 def _attributes(reader: _Reader, texts: dict[int, str]) -> tuple[frozenset[str], str | None]:

@@ -67,6 +67,8 @@ from polydbg.backends.java.exceptions import Exceptions
 from polydbg.backends.java.inspection import Inspection
 from polydbg.backends.java.methods import MethodBreakpoints
 from polydbg.backends.java.monitors import Monitors
+from polydbg.backends.java.reentry import Reentry
+from polydbg.backends.java.reload import Reloader
 from polydbg.backends.java.sources import Sources, launch_roots
 from polydbg.backends.java.stepping import Stepping
 from polydbg.backends.java.stops import Stops
@@ -76,6 +78,7 @@ from polydbg.backends.kit import returns, runtime, timeouts
 from polydbg.backends.kit.lifecycle import Lifecycle, Phase
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
+from polydbg.backends.timecontrol import Reloaded
 from polydbg.errors import AdapterRequestError, AdapterTimeoutError, UsageError
 from polydbg.jdwp.client import JdwpClient
 from polydbg.jdwp.codec import CommandSet, EventKind
@@ -101,6 +104,7 @@ class JavaBackend(Backend):
         self._life = Lifecycle("java", self._events)
         self._proc = procs.DebuggerProcess("java")
         self._compiled: str | None = None  # the private directory a .java or .kt program was compiled into
+        self._java: str | None = None  # the java a launched program runs on
         self._attached = False  # the JVM was attached to (not launched): terminate asks it to exit
         self._attached_pid: int | None = None  # the JVM's pid when attached by pid
         self._vm_died = False  # the agent reported VM death (an attached JVM's exit, not a lost connection)
@@ -119,9 +123,12 @@ class JavaBackend(Backend):
         self._stepping = Stepping(vm, threads)
         self._inspection = Inspection(vm, threads)
         self._monitors = Monitors(vm, threads)
+        reentry = Reentry(vm, threads)
         self._stops = Stops(vm, threads, lines=self._lines, entry=self._entry, methods=self._methods,
                             watches=self._watches, exceptions=self._exceptions, stepping=self._stepping,
-                            conditions=conditions, listener=self._events.target)
+                            conditions=conditions, listener=self._events.target, internal=reentry.take)
+        self._reloader = Reloader(vm, threads, self._sources, self._lines, self._methods, reentry,
+                                  lambda: self._compiled, lambda: self._java)
 
     def _classes_may_be_loaded(self) -> bool:
         """Whether the JVM may have loaded program classes: not while a launched one waits at its start."""
@@ -133,7 +140,8 @@ class JavaBackend(Backend):
         if not spec.program:
             raise AdapterRequestError("launch", "pass program: a .java file, a .jar, a .class file or a class name")
         self._life.starting()
-        java = launcher.find_java(spec.runtime)
+        self._reloader.began()
+        java = self._java = launcher.find_java(spec.runtime)
         program = spec.program
         if program.lower().endswith(".java"):
             self._compiled = tempfile.mkdtemp(prefix="polydbg-java-")
@@ -212,6 +220,7 @@ class JavaBackend(Backend):
         self._attached = True  # its classes are loaded: breakpoints bind in them at once
         self._attached_pid = spec.pid
         self._life.starting()
+        self._reloader.began()
         host, port = java_attach.address(spec)
         await java_attach.connect(host, port, timeout_s, self._connect)
         waiting = await java_attach.suspended_at_start(self._vm)
@@ -376,6 +385,16 @@ class JavaBackend(Backend):
         await self._stepping.begin(thread, kind)
         self._mark_running()
         await self._vm.resume()
+
+    async def reload(self, thread_id: int | None) -> Reloaded:
+        """The edited source files recompiled and their classes redefined, the stopped method re-entered (reload.py)."""
+        stop = self._threads.stop
+        thread = self._threads.jdwp(thread_id) if thread_id is not None and stop.thread is not None else None
+        done = await self._reloader.reload(thread, stop.thread is not None)
+        if done.reentered is not None:  # the thread's frames and what was read of them are the popped code's
+            self._inspection.clear()
+            stop.exception, stop.returned = None, None
+        return done
 
     async def pause(self, thread_id: int | None) -> None:
         await self._vm.suspend()

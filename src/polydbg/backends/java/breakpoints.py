@@ -147,6 +147,22 @@ class LineBreakpoints:
             if bp.result.verified and not verified:
                 self._changed(bp.spec.id, bp.result)
 
+    async def redefined(self, cls: JavaClass) -> None:
+        """A reload replaced ``cls``'s code, and the JVM's agent dropped its breakpoints with the old code: each is
+        set again in the new code at its line (which may bind elsewhere now: the agent is told)."""
+        for path, entries in list(self._files.items()):
+            if not matches_file(cls, path, self._sources.package_of(path)):
+                continue
+            for bp in (entry.handle for entry in entries if entry.handle is not None):
+                was = bp.result
+                if not jvm.forget_requests_in(cls.id, bp.requests, self._by_request):
+                    continue
+                if not bp.requests:
+                    bp.result = BreakpointResult(False, message=NOT_BOUND)
+                await self._bind_in(bp, cls)
+                if bp.result != was:
+                    self._changed(bp.spec.id, bp.result)
+
     async def _remove(self, doomed: list[LineBp]) -> None:
         """Clear breakpoints no spec wants (no hit of theirs counts from now on)."""
         requests = [request for bp in doomed for request in bp.requests]

@@ -177,14 +177,24 @@ class Classes:
 
     async def named(self, signature: str) -> JavaClass | None:
         """The loaded class of ``signature`` (the first loader's); None while no loader has loaded it."""
+        return next(iter(await self.all_named(signature)), None)
+
+    async def all_named(self, signature: str) -> list[JavaClass]:
+        """Every loaded class of ``signature`` (one per class loader that loaded it)."""
         reply = await self.client.request(CommandSet.VM, 2, self.client.writer().string(signature).bytes(),
                                           "VirtualMachine.ClassesBySignature", timeouts.INSPECT_S)
-        found = None
+        found = []
         for _ in range(reply.i4()):
             tag, class_id = reply.u1(), reply.reference_type()
             reply.i4()  # status
-            found = found or self.known(class_id, tag, signature)
+            found.append(self.known(class_id, tag, signature))
         return found
+
+    def redefined(self, cls: JavaClass) -> None:
+        """The JVM replaced ``cls``'s code (a reload): its methods' lines and variables are read again. Method ids
+        stay: HotSpot points a method's id at its new version (the old one, still running in frames, has a new id
+        of its own, which ``Method.IsObsolete`` says)."""
+        cls.methods, cls.line_index, cls.smap, cls.smap_asked = None, None, None, False
 
     async def _once(self, key: tuple[str, int, int], read: Callable[[], Awaitable[None]]) -> None:
         """``read`` once, however many ask for ``key`` at the same time (they wait for the one asking:

@@ -17,14 +17,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 import re
 import shutil
-import signal
 from dataclasses import dataclass
 
+from polydbg.backends.java import compiler
 from polydbg.errors import EnvironmentProblem, UsageError, echo
 
 JAR = "app.jar"  # the name of the jar a .kt program is compiled into
@@ -71,32 +70,16 @@ async def compile_source(source: str, package: str, out: str, timeout_s: float) 
                                  f"{how_to_build(source, package)}. kotlinc comes with the Kotlin compiler (npm "
                                  "install kotlin-compiler ships it in node_modules/kotlin-compiler/bin)")
     jar = os.path.join(out, JAR)
-    process = await asyncio.create_subprocess_exec(
-        kotlinc, source, "-include-runtime", "-d", jar, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
     try:
-        output, _ = await asyncio.wait_for(process.communicate(), timeout_s)
-    except asyncio.TimeoutError as exc:
-        _kill_group(process)
-        await process.wait()
-        raise UsageError(f"kotlinc did not finish compiling {echo(source)} within {timeout_s:g} s; "
-                         f"{how_to_build(source, package)}") from exc
-    except asyncio.CancelledError:
-        _kill_group(process)
-        raise
-    if process.returncode != 0 or not os.path.isfile(jar):
+        failed = await compiler.run([kotlinc, source, "-include-runtime", "-d", jar], timeout_s,
+                                    f"kotlinc compiling {echo(source)}")
+    except UsageError as exc:
+        raise UsageError(f"{exc}; {how_to_build(source, package)}") from exc
+    if failed is not None or not os.path.isfile(jar):
         raise UsageError(f"kotlinc could not compile {echo(source)} (a program of several files: compile them "
                          "together into a jar, kotlinc *.kt -include-runtime -d app.jar, and pass program='app.jar'):"
-                         f"\n{output.decode(errors='replace')[-2000:]}")
+                         f"\n{(failed or '')[-2000:]}")
     return jar
-
-
-def _kill_group(process: asyncio.subprocess.Process) -> None:
-    """kotlinc is a shell script that runs a JVM: both go."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        process.kill()
 
 
 @dataclass(frozen=True)

@@ -14,18 +14,18 @@ there); a class name (``demo.MainKt``) runs with the classpath in ``runtime_args
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import shutil
 import struct
 import zipfile
 
-from polydbg.backends.java import kotlin
+from polydbg.backends.java import compiler, kotlin
 from polydbg.errors import EnvironmentProblem, UsageError, echo
 
 INSTALL = "apt-get install openjdk-17-jdk-headless"
 _PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;?\s*(?://.*)?$", re.MULTILINE)  # Java and Kotlin
+JAVAC_FLAGS = ("-g", "-encoding", "UTF-8")  # with the local variable table: a stop shows the locals
 CLASSPATH_FLAGS = ("-cp", "-classpath", "--class-path")
 _CLASS_NAME = re.compile(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$")
 
@@ -70,17 +70,10 @@ def main_class_of(source: str) -> str:
 
 async def compile_source(javac: str, source: str, out: str, timeout_s: float) -> None:
     """``javac -g`` the file (and what it uses from its directory) into ``out``; a failure names the errors."""
-    process = await asyncio.create_subprocess_exec(
-        javac, "-g", "-encoding", "UTF-8", "-sourcepath", _source_root(source), "-d", out, source,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
-    try:
-        output, _ = await asyncio.wait_for(process.communicate(), timeout_s)
-    except asyncio.TimeoutError as exc:
-        process.kill()
-        await process.wait()
-        raise UsageError(f"javac did not finish compiling {echo(source)} within {timeout_s:g} s") from exc
-    if process.returncode != 0:
-        raise UsageError(f"javac could not compile {echo(source)}:\n{output.decode(errors='replace')[-2000:]}")
+    argv = [javac, *JAVAC_FLAGS, "-sourcepath", _source_root(source), "-d", out, source]
+    failed = await compiler.run(argv, timeout_s, f"javac compiling {echo(source)}")
+    if failed is not None:
+        raise UsageError(f"javac could not compile {echo(source)}:\n{failed[-2000:]}")
 
 
 def _source_root(source: str) -> str:

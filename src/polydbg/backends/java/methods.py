@@ -134,6 +134,22 @@ class MethodBreakpoints:
                 if now != was:
                     self._changed(bp.spec.id, now)
 
+    async def redefined(self, cls: JavaClass) -> None:
+        """A reload replaced ``cls``'s code, and the JVM's agent dropped its breakpoints with the old code: set again
+        in the new code."""
+        prefix = short_name(cls.signature) + "."
+        for bp in self._bps.values():
+            was = bp.result()
+            if not jvm.forget_requests_in(cls.id, bp.requests, self._by_request):
+                continue
+            bp.bound = [name for name in bp.bound if not name.startswith(prefix)]
+            bp.classes_seen.discard(cls.id)
+            if not bp.requests:
+                bp.line = None
+            await self._bind(bp, cls)
+            if bp.result() != was:
+                self._changed(bp.spec.id, bp.result())
+
     def owner(self, request_id: int) -> int | None:
         return self._by_request.get(request_id)
 

@@ -8,12 +8,14 @@ stops (a condition false, a hit count not reached, a logpoint, a caught throw in
 landing in Kotlin's inlined code), the VM is resumed without a word. A ``ClassPrepare`` suspends only
 the loading thread: breakpoints are bound in the new class, then that thread is resumed (once more when
 the same packet also suspended it for a stop). Events of a thread running a method for an evaluation
-(a breakpoint in the called code) are never stops: the VM is resumed.
+(a breakpoint in the called code) are never stops: the VM is resumed. The pause a reload makes to re-enter a
+method is its own (``internal``: reentry.py takes those events first).
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 
 from polydbg.backends.base import BackendListener, StopEvent
 from polydbg.backends.java.breakpoints import EntryBreakpoint, LineBreakpoints
@@ -36,7 +38,8 @@ STOPPING = frozenset({EventKind.BREAKPOINT, EventKind.SINGLE_STEP, EventKind.EXC
 class Stops:
     def __init__(self, vm: Vm, threads: Threads, *, lines: LineBreakpoints, entry: EntryBreakpoint,
                  methods: MethodBreakpoints, watches: FieldWatches, exceptions: Exceptions, stepping: Stepping,
-                 conditions: Conditions, listener: BackendListener) -> None:
+                 conditions: Conditions, listener: BackendListener,
+                 internal: Callable[[list[Event]], list[Event]]) -> None:
         self._vm = vm
         self._threads = threads
         self._lines = lines
@@ -48,9 +51,13 @@ class Stops:
         self._conditions = conditions
         self._listener = listener  # reports go straight to it: this runs as an OrderedEvents refinement
         self.recording: CallTrace | None = None  # a call trace's events are its own (calltrace.py)
+        self._internal = internal  # the events a pause of polydbg's own waits for, taken out (the others returned)
 
     async def handle(self, events: list[Event]) -> None:
         threads = self._threads
+        events = self._internal(events)
+        if not events:
+            return
         if self.recording is not None:
             events = await self.recording.handle(events)
             if not events:

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import re
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from polydbg.backends.java.classes import Classes, JavaClass, parameter_descriptors
 from polydbg.backends.java.evaluator import Evaluator
@@ -25,7 +26,7 @@ from polydbg.backends.java.values import Values
 from polydbg.backends.kit import timeouts
 from polydbg.errors import AdapterGoneError, AdapterTimeoutError
 from polydbg.jdwp.client import JdwpClient, JdwpRequestError
-from polydbg.jdwp.codec import CommandSet, EventKind, Modifier, Reader, Suspend
+from polydbg.jdwp.codec import CommandSet, EventKind, Location, Modifier, Reader, Suspend
 
 RUNTIME_PATTERNS = ("java.*", "javax.*", "jdk.*", "sun.*", "com.sun.*")
 RUNTIME_PACKAGES = ("java.", "javax.", "jdk.", "sun.", "com.sun.")
@@ -112,6 +113,16 @@ class Vm:
 
     async def suspend(self) -> None:
         await self.request(CommandSet.VM, 8, b"", "VirtualMachine.Suspend")
+
+
+def forget_requests_in(class_id: int, requests: dict[int, Location], index: dict[int, Any]) -> bool:
+    """Drop the breakpoint requests set in class ``class_id`` from a breakpoint's ``requests`` and the ``index`` of
+    requests (a reload redefined the class: the JVM's agent dropped them); whether it had any there."""
+    gone = [request for request, where in requests.items() if where.class_id == class_id]
+    for request in gone:
+        del requests[request]
+        index.pop(request, None)
+    return bool(gone)
 
 
 async def loaded_classes(vm: Vm) -> list[JavaClass]:
