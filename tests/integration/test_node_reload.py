@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import PROGRAMS, Tools, require
+from tests.integration.test_node import node_modules
 
 PROGRAM = PROGRAMS / "node" / "reload.js"
 
@@ -116,3 +117,20 @@ async def test_breakpoints_stop_at_their_lines_of_the_reloaded_file(tools: Tools
     assert {v["name"]: v["value"] for v in report["locals"]}["i"] == "2", report
     report = await tools("debug_continue")
     assert report["location"]["line"] == listed and report["output"]["text"] == "price 2 = 40\n", report
+
+
+async def test_a_typescript_function_run_by_tsx_is_compiled_again_and_re_entered(tools: Tools, tmp_path: Path) -> None:
+    modules = node_modules()
+    program = tmp_path / "reload.ts"
+    shutil.copy(PROGRAMS / "node" / "tsx" / "reload.ts", program)
+    (tmp_path / "node_modules").symlink_to(modules)
+    first = await stopped_at(tools, program, "price end")  # tsx's one-line code: V8 stops at the return, the "}"
+    edit(program, "n * 2; // price body", "n * 100; // price body")
+    report = await tools("debug_continue", reload=True)
+    assert "reloaded reload.ts: price; re-entered price (reload.ts:3)" in report["note"], report
+    assert report["location"] == first["location"], report
+    assert {v["name"]: v["value"] for v in report["locals"]} == {"n": "1", "raw": "100"}, report
+    edit(program, "n * 100; // price body", "n * 1000; // price body")  # a second reload reads the first's map
+    report = await tools("debug_continue", reload=True)
+    assert {v["name"]: v["value"] for v in report["locals"]} == {"n": "1", "raw": "1000"}, report
+    assert await run_to_end(tools, program) == "price 1 = 1000\nprice 2 = 2000\nprice 3 = 3000\nprice 4 = 4000\n"

@@ -367,7 +367,7 @@ class NodeBackend(Backend):
     async def reload(self, thread_id: int | None) -> Reloaded:
         """The edited files put into every target, the stopped thread's changed function re-entered (``reload``)."""
         self._check_connected()
-        return await reload_edited(self._targets, self._breakpoints, thread_id)
+        return await reload_edited(self._targets, self._breakpoints, thread_id, self._cwd)
 
     # -- inspection -------------------------------------------------------------------------------------
 

@@ -44,9 +44,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from polydbg.backends.kit import timeouts
-from polydbg.backends.node import lexical, sourcemap
+from polydbg.backends.node import launcher, lexical, sourcemap, typescript
 from polydbg.backends.node.breakpoints import Breakpoints
 from polydbg.backends.node.scripts import Script, position
+from polydbg.backends.node.sourcemap import SourceMap
 from polydbg.backends.node.target import Target
 from polydbg.backends.node.targets import Targets
 from polydbg.backends.timecontrol import Reloaded, ReloadRefused
@@ -69,7 +70,7 @@ _HEADER = re.compile(r"function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\("
                      r"|^\s*(?:(?:static|async|get|set)\s+)*([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*\{")
 _NOT_A_FUNCTION = frozenset({"if", "for", "while", "switch", "catch", "with", "function", "return"})
 
-Hunk = tuple[int, int, int, int]  # difflib's: old lines [i1, i2) become new lines [j1, j2)
+Hunk = tuple[int, int, int, int]  # old source[a:b] becomes new source[c:d]
 
 
 @dataclass(eq=False)
@@ -81,13 +82,15 @@ class Change:
     new: str  # the source V8 is to run
     top: bool = False  # the stopped frame's function changes: V8 restarts it (allowTopFrameEditing)
     restart: int | None = None  # the frame (in target.frames) to restart first: the change is then the top's
+    shown: tuple[str, str] | None = None  # the user's file before and after, when V8 runs what it compiles to
+    map: SourceMap | None = None  # the new source's map, when V8 runs what the file compiles to
 
 
-async def reload(targets: Targets, breakpoints: Breakpoints, thread_id: int | None) -> Reloaded:
+async def reload(targets: Targets, breakpoints: Breakpoints, thread_id: int | None, cwd: str | None) -> Reloaded:
     """Find the edited files, try every change, re-enter the stopped thread's changed function, put them in."""
     shown = targets.find(thread_id) if thread_id is not None else None
     stopped = shown if shown is not None and shown.paused else None
-    changes = [change for target in targets.live() for change in await _edited(target)]
+    changes = [change for target in targets.live() for change in await _edited(target, cwd)]
     if not changes:
         return Reloaded()
     for change in changes:
@@ -115,8 +118,8 @@ async def reload(targets: Targets, breakpoints: Breakpoints, thread_id: int | No
 
 # -- which files -------------------------------------------------------------------------------------------
 
-async def _edited(target: Target) -> list[Change]:
-    """The scripts of ``target`` whose files on disk are not what V8 runs."""
+async def _edited(target: Target, cwd: str | None) -> list[Change]:
+    """The scripts of ``target`` whose files on disk are not what V8 runs (a TypeScript file: not what tsx loaded)."""
     found = []
     for script in target.scripts.user_scripts():
         if script.path is None or not os.path.isfile(script.path):
@@ -124,13 +127,17 @@ async def _edited(target: Target) -> list[Change]:
         try:
             with open(script.path, encoding="utf-8") as handle:
                 disk = handle.read()
-        except (OSError, UnicodeDecodeError):
-            continue
-        try:
             source = await target.source(script.id)
-        except (AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
+        except (OSError, UnicodeDecodeError, AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
             continue
         if source is None:
+            continue
+        if script.map is not None and script.path.lower().endswith(launcher.TS_EXTENSIONS):
+            loaded = typescript.loaded_text(source.text, script.path) or script.loaded
+            if loaded is not None and loaded != disk:
+                done = await typescript.compile_edited(script.path, loaded, disk, source.text, cwd)
+                found.append(Change(target, script, script.path, source.text, done.source, shown=(loaded, disk),
+                                    map=done.map))
             continue
         new = _wanted(source.text, disk)
         if new is not None:
@@ -201,61 +208,85 @@ def _refusal(change: Change, status: str, answer: dict[str, Any], stopped_here: 
 
 
 async def _frame_to_restart(change: Change) -> int | None:
-    """The outermost frame of the changed script whose own part of the edit V8 refuses: restarted, it is the top
-    frame, and the change can go in (None: no frame will do)."""
+    """The outermost frame of the changed script whose own part of the edit (not a deeper frame's nested in it) V8
+    refuses: restarted, it is the top frame, and the change can go in (None: no frame will do)."""
     target, script = change.target, change.script
-    old_lines = change.old.splitlines(keepends=True)
-    hunks = _hunks(old_lines, change.new.splitlines(keepends=True))
-    ranges = [(index, span) for index, frame in enumerate(target.frames)
-              if (span := _function_span(frame, script.id)) is not None]
-    for depth in range(len(ranges) - 1, -1, -1):
-        index, span = ranges[depth]
-        inside = [hunk for hunk in hunks if _within(hunk, span)]
-        if not inside or await _status(change, _applied(old_lines, change.new, inside)) != ACTIVE:
+    hunks = _hunks(change.old, change.new)
+    code = lexical.Source(change.old)
+    spans = [(index, span) for index, frame in enumerate(target.frames)
+             if (span := _function_span(frame, script.id, code)) is not None]
+    spans = [(index, span) for index, span in spans if not _wraps_module(target.frames[index], span, spans)]
+    for depth in range(len(spans) - 1, -1, -1):
+        index, span = spans[depth]
+        nested = [s for _, s in spans if s != span and span[0] <= s[0] and s[1] <= span[1]]
+        own = [hunk for hunk in hunks if _within(hunk, span) and not any(_within(hunk, s) for s in nested)]
+        if not own or await _status(change, _applied(change.old, change.new, own)) != ACTIVE:
             continue
-        spans = [s for _, s in ranges[:depth + 1]]
-        rest = [hunk for hunk in hunks if not any(_within(hunk, s) for s in spans)]
-        if rest and await _status(change, _applied(old_lines, change.new, rest)) != OK:
+        rest = [hunk for hunk in hunks if not any(_within(hunk, s) for _, s in spans[:depth + 1])]
+        if rest and await _status(change, _applied(change.old, change.new, rest)) != OK:
             return None  # what the restart does not take off the stack blocks the change anyway
         return index
     return None
 
 
-def _function_span(frame: dict[str, Any], script_id: str) -> tuple[int, int] | None:
-    """The lines (0-based, inclusive) of a frame's function in ``script_id``; None for another script's frame or a
-    script's top level (a module, or the function a CommonJS module is wrapped in: it spans the whole script)."""
+def _wraps_module(frame: dict[str, Any], span: tuple[int, int], spans: list[tuple[int, tuple[int, int]]]) -> bool:
+    """A loader's wrapper of the module's code (tsx's ``(()=>{`` … ``})()``): restarting it runs the module again."""
+    return not frame.get("functionName") and len(spans) > 1 and all(
+        span[0] <= other[0] and other[1] <= span[1] for _, other in spans)
+
+
+def _function_span(frame: dict[str, Any], script_id: str, code: lexical.Source) -> tuple[int, int] | None:
+    """Where a frame's function is in ``script_id`` (offsets); None for another script's frame or a script's top
+    level (a module, or the function a CommonJS module is wrapped in: it spans the whole script)."""
     if str((frame.get("location") or {}).get("scriptId")) != script_id:
         return None
     for scope in frame.get("scopeChain") or []:
         start, end = scope.get("startLocation") or {}, scope.get("endLocation") or {}
         if scope.get("type") == "local" and start and end:
-            whole = int(start.get("lineNumber", 0)) == 0 and int(start.get("columnNumber", 0)) == 0
-            return None if whole else (int(start["lineNumber"]), int(end["lineNumber"]))
+            span = (code.offset(int(start.get("lineNumber", 0)), int(start.get("columnNumber", 0))),
+                    code.offset(int(end.get("lineNumber", 0)), int(end.get("columnNumber", 0))))
+            return None if span[0] == 0 else span
     return None
 
 
-def _hunks(old: list[str], new: list[str]) -> list[Hunk]:
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+def _hunks(old: str, new: str) -> list[Hunk]:
+    """The edit as (old start, old end, new start, new end) offsets: the lines that differ, narrowed to the
+    characters that do (tsx's output is a module on one line)."""
+    old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    old_at, new_at = _starts(old_lines), _starts(new_lines)
+    hunks = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        a, b, c, d = old_at[i1], old_at[i2], new_at[j1], new_at[j2]
+        while a < b and c < d and old[a] == new[c]:
+            a, c = a + 1, c + 1
+        while a < b and c < d and old[b - 1] == new[d - 1]:
+            b, d = b - 1, d - 1
+        hunks.append((a, b, c, d))
+    return hunks
+
+
+def _starts(lines: list[str]) -> list[int]:
+    starts = [0]
+    for text in lines:
+        starts.append(starts[-1] + len(text))
+    return starts
 
 
 def _within(hunk: Hunk, span: tuple[int, int]) -> bool:
-    i1, i2 = hunk[0], hunk[1]
-    if i1 == i2:  # lines added before old line i1
-        return span[0] < i1 <= span[1]
-    return span[0] <= i1 and i2 - 1 <= span[1]
+    return span[0] <= hunk[0] and hunk[1] <= span[1] and (hunk[0] < hunk[1] or span[0] < hunk[0] < span[1])
 
 
-def _applied(old: list[str], new: str, hunks: list[Hunk]) -> str:
+def _applied(old: str, new: str, hunks: list[Hunk]) -> str:
     """The old source with only ``hunks`` of the edit made."""
-    new_lines = new.splitlines(keepends=True)
     out: list[str] = []
     at = 0
-    for i1, i2, j1, j2 in sorted(hunks):
-        out.extend(old[at:i1])
-        out.extend(new_lines[j1:j2])
-        at = i2
-    out.extend(old[at:])
+    for a, b, c, d in sorted(hunks):
+        out.append(old[at:a])
+        out.append(new[c:d])
+        at = b
+    out.append(old[at:])
     return "".join(out)
 
 
@@ -301,7 +332,10 @@ async def _put(change: Change, moved: bool) -> None:
         target.restarting = None
         raise ReloadRefused(_refusal(change, status, answer, change.top, moved))
     change.script.source = lexical.Source(change.new)
-    if change.script.map is not None:
+    if change.map is not None:
+        change.script.map = change.map
+        change.script.loaded = change.shown[1] if change.shown else None
+    elif change.script.map is not None:
         _read_map(change.script, change.new)
 
 
@@ -341,11 +375,13 @@ def _replaced(changes: list[Change]) -> tuple[str, ...]:
     by_file: dict[str, list[str]] = {}
     for change in changes:
         names = by_file.setdefault(change.file, [])
-        new_lines = change.new.splitlines()
-        for _, _, j1, j2 in _hunks(change.old.splitlines(keepends=True), change.new.splitlines(keepends=True)):
-            name = _enclosing(new_lines, j1 if j2 > j1 else max(j1 - 1, 0)) or "top level"
-            if name not in names:
-                names.append(name)
+        old, new = change.shown or (change.old, change.new)
+        new_lines = new.splitlines()
+        matcher = difflib.SequenceMatcher(None, old.splitlines(), new_lines, autojunk=False)
+        for tag, _, _, j1, j2 in matcher.get_opcodes():
+            name = _enclosing(new_lines, j1 if j2 > j1 else max(j1 - 1, 0)) if tag != "equal" else ""
+            if name != "" and (name or "top level") not in names:
+                names.append(name or "top level")
     return tuple(f"{os.path.basename(path)}: {', '.join(names)}" for path, names in by_file.items())
 
 
