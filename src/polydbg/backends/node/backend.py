@@ -52,11 +52,13 @@ from polydbg.backends.node.breakpoints import FILTERS as EXCEPTION_FILTERS
 from polydbg.backends.node.breakpoints import Breakpoints
 from polydbg.backends.node.calls import CallRecording, search_home
 from polydbg.backends.node.children import ChildReports
+from polydbg.backends.node.reload import reload as reload_edited
 from polydbg.backends.node.scripts import PathMap, path_of
 from polydbg.backends.node.stops import PAUSE_LIMITS, Stops
 from polydbg.backends.node.target import Target
 from polydbg.backends.node.targets import Targets, prepare
 from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
+from polydbg.backends.timecontrol import Reloaded
 from polydbg.cdp.client import CdpChannel
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, UsageError
 
@@ -361,6 +363,11 @@ class NodeBackend(Backend):
 
     async def pause(self, thread_id: int | None) -> None:
         await self._stops.pause(thread_id)
+
+    async def reload(self, thread_id: int | None) -> Reloaded:
+        """The edited files put into every target, the stopped thread's changed function re-entered (``reload``)."""
+        self._check_connected()
+        return await reload_edited(self._targets, self._breakpoints, thread_id, self._cwd)
 
     # -- inspection -------------------------------------------------------------------------------------
 

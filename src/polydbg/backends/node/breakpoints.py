@@ -278,6 +278,23 @@ class Breakpoints:
         if self._filters or self._types or self.raised_sink is not None or self.recording:
             await self._send_exception_state(target)
 
+    async def replace_in(self, target: Target, files: set[str]) -> None:
+        """A reload changed the scripts of ``files`` in ``target``, and V8 dropped their breakpoints: each is set again
+        at its line of the new code (the session hears of a line that moved)."""
+        for bp in [self._bps[i] for path in sorted(files) for i in self._files.get(path, []) if i in self._bps]:
+            if bp.refused or not isinstance(bp.spec, SourceBreakpoint):
+                continue
+            for native in [n for owner, n in bp.natives if owner is target]:
+                bp.natives.remove((target, native))
+                bp.urls.discard(native)
+                target.by_native.pop(native, None)
+                target.native_at.pop(native, None)
+                await target.request("Debugger.removeBreakpoint", {"breakpointId": native})
+            result = await self._place_in(target, bp)
+            if result.verified and result.line != bp.result.line:
+                bp.result = result
+                target.events.on_breakpoint_changed(bp.spec.id, result)
+
     def forget(self, target: Target) -> None:
         """A target ended: its V8 ids are gone with it."""
         for bp in self._bps.values():

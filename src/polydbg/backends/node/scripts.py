@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from polydbg.backends.node import lexical, sourcemap
+from polydbg.backends.node.launcher import TS_EXTENSIONS
 from polydbg.backends.node.sourcemap import SourceMap, SourceMapError
 
 log = logging.getLogger(__name__)
@@ -37,10 +38,19 @@ class Script:
     map: SourceMap | None = None
     map_problem: str | None = None  # why its source map could not be read
     source: lexical.Source | None = None  # the generated source, once something needed it
+    loaded: str | None = None  # a TypeScript file's text when it loaded (a reload compares the file with it)
 
     @property
     def internal(self) -> bool:
         return not self.url.startswith("file://") or "/node_modules/" in self.url
+
+
+def _text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def path_of(url: str) -> str | None:
@@ -110,6 +120,8 @@ class Scripts:
                 log.info("source map of %s: %s", url, exc)
         if script.map is not None:
             self._mapped.append(script)
+            if script.path is not None and script.path.lower().endswith(TS_EXTENSIONS):
+                script.loaded = _text(script.path)
         return script
 
     def get(self, script_id: str) -> Script | None:

@@ -50,11 +50,16 @@ class Stops:
 
     def on_paused(self, target: Target, params: dict[str, Any]) -> None:
         target.on_paused(params)
+        if target.restarting is not None:  # a reload's restart landed: the stop shown is here now, not a new one
+            target.hidden = leading(target.frames, lambda frame: _internal_frame(target, frame))
+            if not target.restarting.done():
+                target.restarting.set_result(None)
+            return
         target.events.refine(self._handle_pause(target, params))
 
     def on_resumed(self, target: Target) -> None:
         target.on_resumed()
-        if target.reported:
+        if target.reported and target.restarting is None:  # a reload's restart resumes only to pause again
             target.reported = False
             target.events.on_continued(target.thread_id, False)
 

@@ -111,6 +111,8 @@ class Target:
     pausing: bool = False
     pausing_over: bool = False  # paused by the agent while another thread's stop is shown: its stop is shown instead
     idle: asyncio.Future[bool] | None = None
+    # a reload re-entering a function (``reload``): V8's resume and pause that restart it are not the agent's
+    restarting: asyncio.Future[None] | None = None
     refs: HandleTable[Ref] = field(init=False)
 
     def __post_init__(self) -> None:
