@@ -40,5 +40,5 @@ def reload_note(done: Reloaded) -> str:
     else:
         text = "reloaded " + "; ".join(done.replaced)
         if done.reentered:
-            text += f"; re-entered {done.reentered}: the new code ran from its start"
+            text += f"; re-entered {done.reentered}: the new code runs from its start"
     return "; ".join((text, *done.notes))

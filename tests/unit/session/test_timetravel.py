@@ -59,7 +59,7 @@ async def test_a_reload_comes_first_and_is_said_in_the_note_of_the_stop_reached(
     rig.backend.after["resume"] = lambda: rig.backend.stop_again()
     report = await rig.session.resume(None, None, DEADLINE_S, None, reload=True)
     assert rig.backend.calls.index("reload") < rig.backend.calls.index("resume")
-    assert report.note == ("reloaded prog.py: total; re-entered total (prog.py:3): the new code ran from its start; "
+    assert report.note == ("reloaded prog.py: total; re-entered total (prog.py:3): the new code runs from its start; "
                            "main's frame runs the old code")
 
 
