@@ -126,3 +126,11 @@ async def test_reverse_on_lldb_dap_names_the_relaunch_under_gdb(tools: Tools, st
     refused = await tools.error("debug_step", reverse=True)
     assert "lldb-dap cannot run backwards" in refused and 'adapter="gdb", record=true' in refused
     await tools("debug_terminate")
+
+
+async def test_record_rr_answers_whether_rr_can_record_here_and_the_alternative(tools: Tools, stray_write: str) -> None:
+    """rr cannot record on CI's machines (no performance counters): the launch says rr's reason (or that rr is
+    not installed) and what records instead; nothing is left running."""
+    refused = await tools.error("debug_launch", program=stray_write, adapter="gdb", record="rr")
+    assert "rr " in refused and "record=true" in refused
+    assert "rr is not installed" in refused or "rr cannot record here" in refused or "does not replay" in refused

@@ -47,7 +47,7 @@ from polydbg.backends.base import (
     ThreadLocks,
     Variable,
 )
-from polydbg.backends.gdb import raised, stops, timetravel
+from polydbg.backends.gdb import raised, rr, stops, timetravel
 from polydbg.backends.gdb.breakpoints import Breakpoints
 from polydbg.backends.gdb.calls import Calls
 from polydbg.backends.gdb.calltrace import CALL_MARK, GdbCallTrace
@@ -136,6 +136,8 @@ class GdbMiBackend(Backend):
     async def launch(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
         if not spec.program:
             raise AdapterRequestError("launch", "pass program: the executable to debug (built with -g)")
+        if spec.record == "rr":  # UNTESTED IN CI (rr.py): says why rr cannot, before anything starts
+            raise UsageError(rr.refusal(*await asyncio.to_thread(rr.status)))
         self._life.starting()
         self._mode = "core" if spec.core else "launch"
         self._core = spec.core
