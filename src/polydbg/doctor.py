@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass
 from importlib import metadata
 
+from polydbg.backends.gdb import rr
 from polydbg.backends.java.kotlin import find_kotlinc
 from polydbg.backends.node.launcher import find_package
 from polydbg.backends.registry import BACKENDS
@@ -61,6 +62,9 @@ def report() -> tuple[str, bool]:
             lines.append(f"MISSING  {check.adapter:<9} {check.languages:<16} install: {check.install}")
         if check.adapter == "node" and check.path:
             lines.append(f"         TypeScript here: {typescript_runners(os.getcwd())}")
+        if check.adapter == "gdb" and check.path:
+            _, said = rr.status()
+            lines.append(f"         runs backwards: record=true (gdb's record full); record=\"rr\": {said}")
         if check.adapter == "java" and check.path:
             kotlinc = find_kotlinc()
             lines.append(f"         Kotlin: kotlinc ({kotlinc}) compiles .kt programs" if kotlinc else

@@ -16,6 +16,9 @@ debugging the project's own programs (see SECURITY.md for what it can and cannot
 ``allow_env``           ``env`` setting variables that make the loader, a runtime or a build run other code
                         (``LD_PRELOAD``, ``PYTHONSTARTUP``, ``NODE_OPTIONS``, ``JAVA_TOOL_OPTIONS``, ``GOFLAGS``
                         …); ordinary variables are always allowed
+``record_limit``        not a permission but a bound, set the same ways: the instructions a recording for
+                        running backwards keeps (gdb's ``record full``; the oldest are dropped), so its memory stays
+                        bounded; default ``timecontrol.DEFAULT_RECORD_LIMIT``
 
 Defaults: over stdio everything is allowed and roots are unrestricted (the one client started the server
 as the user); over HTTP roots are the directory the server started in, build, raw commands and
@@ -36,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from polydbg.backends import registry
+from polydbg.backends.timecontrol import DEFAULT_RECORD_LIMIT
 from polydbg.errors import PolicyError, echo
 
 if sys.version_info >= (3, 11):
@@ -45,7 +49,7 @@ else:  # pragma: no cover - Python 3.10
 
 Transport = Literal["stdio", "http"]
 SWITCHES = ("allow_build", "allow_command", "allow_attach", "allow_memory_write", "allow_env")
-KEYS = ("roots", *SWITCHES)
+KEYS = ("roots", *SWITCHES, "record_limit")
 CONFIG_NAME = "polydbg.toml"
 
 _DEFAULTS: dict[str, dict[str, bool]] = {
@@ -68,6 +72,8 @@ MEANING = {
     "allow_attach": "attach to a process (own user only) or a debug server",
     "allow_memory_write": "debug_memory write",
     "allow_env": "env variables that inject code (LD_PRELOAD, PYTHONSTARTUP, NODE_OPTIONS, …)",
+    "record_limit": f"instructions a recording keeps to run backwards (default {DEFAULT_RECORD_LIMIT:,}, "
+                    "about 30 bytes or more each; the oldest are dropped)",
 }
 
 # -- the variables allow_env guards (beyond those each backend's runtime reads: BackendInfo.injecting_env) -----
@@ -102,6 +108,7 @@ class Policy:
     allow_attach: bool = True
     allow_memory_write: bool = True
     allow_env: bool = True
+    record_limit: int = DEFAULT_RECORD_LIMIT
     origins: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 
     # -- construction ---------------------------------------------------------------------------------
@@ -117,6 +124,7 @@ class Policy:
         origins = dict.fromkeys(KEYS, origin)
         if roots is not None:
             origins["roots"] = f"{origin}: the directory polydbg was started in"
+        origins["record_limit"] = "the default"
         return cls(transport=transport, roots=roots, origins=origins, **_DEFAULTS[transport])
 
     @classmethod
@@ -249,6 +257,8 @@ class Policy:
         lines.append(f"  roots: {roots} ({self.origins.get('roots', 'default')})")
         for key in SWITCHES:
             lines.append(f"  {key}: {'on' if getattr(self, key) else 'off'} ({self.origins.get(key, 'default')})")
+        origin = self.origins.get("record_limit", "default")
+        lines.append(f"  record_limit: {self.record_limit:,} instructions ({origin})")
         return "\n".join(lines)
 
     def _how_to_allow(self, setting: str) -> str:
@@ -321,6 +331,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for key in SWITCHES:
         group.add_argument("--" + key.replace("_", "-"), dest=key, action=argparse.BooleanOptionalAction,
                            default=None, help=MEANING[key])
+    group.add_argument("--record-limit", dest="record_limit", type=int, metavar="N", default=None,
+                       help=MEANING["record_limit"])
 
 
 def _from_flags(flags: argparse.Namespace | Mapping[str, Any] | None, start: str) -> Layer:
@@ -340,7 +352,21 @@ def _from_flags(flags: argparse.Namespace | Mapping[str, Any] | None, start: str
         value = given.get(key)
         if value is not None:
             layer[key] = (bool(value), "--" + ("" if value else "no-") + key.replace("_", "-"))
+    if given.get("record_limit") is not None:
+        layer["record_limit"] = (record_limit(given["record_limit"], "--record-limit"), "--record-limit")
     return layer
+
+
+def record_limit(value: object, where: str) -> int:
+    """A record limit as given (a flag, a variable's text, a file's number): a whole number of instructions ≥ 1."""
+    try:
+        number = int(str(value).replace("_", "")) if not isinstance(value, bool) else 0
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise PolicyConfigError(f"{where}: record_limit must be a whole number of instructions, at least 1 (e.g. "
+                                f"{DEFAULT_RECORD_LIMIT}), not {value!r}")
+    return number
 
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -361,6 +387,9 @@ def _from_environ(environ: Mapping[str, str], start: str) -> Layer:
         if word not in _TRUE | _FALSE:
             raise PolicyConfigError(f"{name}={text!r} is not a boolean; set it to 1 or 0 (true/false, yes/no, on/off)")
         layer[key] = (word in _TRUE, name)
+    limit = environ.get("POLYDBG_RECORD_LIMIT")
+    if limit is not None and limit.strip():
+        layer["record_limit"] = (record_limit(limit.strip(), "POLYDBG_RECORD_LIMIT"), "POLYDBG_RECORD_LIMIT")
     return layer
 
 
@@ -391,6 +420,8 @@ def _from_file(path: str, transport: Transport) -> Layer:
                 if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                     raise PolicyConfigError(f"{where}: roots must be a list of directories, e.g. roots = [\".\"]")
                 layer[key] = (_roots(value, os.path.dirname(os.path.abspath(path)), where), where)
+            elif key == "record_limit":
+                layer[key] = (record_limit(value, where), where)
             elif not isinstance(value, bool):
                 raise PolicyConfigError(f"{where}: {key} must be true or false, not {value!r}")
             else:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from polydbg import policy as security
+from polydbg.backends.timecontrol import DEFAULT_RECORD_LIMIT
 from polydbg.errors import PolicyError, UsageError
 from polydbg.policy import Policy, PolicyConfigError
 from polydbg.session import launching
@@ -68,6 +69,24 @@ def test_flags_beat_environment_beat_project_file_beat_user_file(project: Path, 
     assert policy.allow_attach is False and policy.origins["allow_attach"] == str(user)
     assert policy.allow_memory_write is False
     assert policy.roots == (os.path.realpath(project),)  # nobody set roots: the HTTP default
+
+
+def test_the_record_limit_comes_from_a_flag_the_environment_or_a_file(project: Path) -> None:
+    assert load(project).record_limit == DEFAULT_RECORD_LIMIT
+    (project / "polydbg.toml").write_text("record_limit = 50_000\n")
+    from_file = load(project)
+    assert (from_file.record_limit, from_file.origins["record_limit"]) == (50_000, str(project / "polydbg.toml"))
+    environ = {"POLYDBG_RECORD_LIMIT": "20000"}
+    assert load(project, environ=environ).record_limit == 20_000
+    flagged = load(project, ["--record-limit", "3000"], environ)
+    assert (flagged.record_limit, flagged.origins["record_limit"]) == (3000, "--record-limit")
+    assert "record_limit: 3,000 instructions (--record-limit)" in flagged.describe()
+    for bad in ("0", "lots", "-5"):
+        with pytest.raises(PolicyConfigError, match="record_limit must be a whole number"):
+            load(project, environ={"POLYDBG_RECORD_LIMIT": bad})
+    (project / "polydbg.toml").write_text("record_limit = true\n")
+    with pytest.raises(PolicyConfigError, match="record_limit must be a whole number"):
+        load(project)
 
 
 def test_roots_from_each_source_resolve_against_their_base(project: Path, tmp_path: Path) -> None:

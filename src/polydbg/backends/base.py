@@ -28,7 +28,15 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Literal, NamedTuple, Protocol
 
 from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
-from polydbg.backends.timecontrol import RecordAction, RecordMode, Reloaded, RestartNeeded, ReverseKind, no_reverse
+from polydbg.backends.timecontrol import (
+    DEFAULT_RECORD_LIMIT,
+    RecordAction,
+    RecordMode,
+    Reloaded,
+    RestartNeeded,
+    ReverseKind,
+    no_reverse,
+)
 from polydbg.errors import UsageError
 
 StepKind = Literal["over", "into", "out"]
@@ -54,6 +62,7 @@ class LaunchSpec(NamedTuple):
     test: bool = False  # runs one test (debug_launch(test=…)): built as a test, stopped where the runner fails it
     recorded: bool = False  # calls are recorded from the first line (debug_launch(trace=…)): a backend may prepare
     record: RecordMode | None = None  # record from the first stop on, for running backwards (``timecontrol``)
+    record_limit: int = DEFAULT_RECORD_LIMIT  # the instructions a recording keeps (the record_limit setting)
 
 
 class AttachSpec(NamedTuple):

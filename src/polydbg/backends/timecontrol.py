@@ -18,7 +18,8 @@ The contract:
   "continue": back to the previous breakpoint or watchpoint hit, or the start of the recording). The stop comes as
   an event like any other; at the start of the recording its reason is ``HISTORY_START``; a watchpoint hit while
   running backwards names the write (the line, the value before and after it). Going forward after going back
-  replays the recording up to the present, then runs live; a backend says which in ``StopEvent.text``.
+  replays the recording up to the present (a stop with reason ``HISTORY_END`` there), then runs live; a backend
+  says which in ``StopEvent.text``.
 - ``Backend.checkpoint()`` saves the program's state and returns its number; ``Backend.restore(number)`` returns
   the program to it and emits a stop event (reason ``"checkpoint"``) where it is then.
 - ``Backend.reload(thread_id)`` puts the source files edited since the program loaded them (or since the last
@@ -39,6 +40,7 @@ ReverseKind = Literal["over", "into", "out", "continue"]
 RecordMode = Literal["full", "rr"]
 
 HISTORY_START = "history start"  # a reverse run reached the start of the recording
+HISTORY_END = "history end"  # a forward replay reached the present (the end of the recording); on from there is live
 DEFAULT_RECORD_LIMIT = 1_000_000  # instructions a recording keeps (gdb's default is 200,000; each costs ~30 bytes+)
 
 

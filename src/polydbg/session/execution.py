@@ -425,7 +425,7 @@ class Execution:
         async with self.lock:
             if self.unseen_stop():
                 return await self.report_unseen("nothing was resumed")
-            if reverse and life.state != State.stopped:
+            if reverse and life.state == State.running:
                 raise UsageError("the program is running: it runs backwards only from a stop; debug_pause first")
             if reload:  # first: a reload refused leaves the program where it was, not moved
                 reloaded = await reloading.reload(self.core, self.inspector, thread_id)

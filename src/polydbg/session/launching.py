@@ -253,7 +253,7 @@ async def launch(manager: SessionManager, request: LaunchRequest, timeout_s: flo
                       core=core_path, stdin=request.stdin,
                       runtime=request.runtimes.get(runtime_argument) if runtime_argument else None,
                       runtime_args=tuple(request.runtime_args), test=plan is not None, recorded=bool(request.trace),
-                      record=request.record)
+                      record=request.record, record_limit=manager.policy.record_limit)
     return await manager.start(session, spec, timeout_s, progress)
 
 

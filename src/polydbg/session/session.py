@@ -190,7 +190,7 @@ class Session:
         return await self.execution.step(kind, count, thread_id, timeout_s, progress, reverse)
 
     async def record(self, action: RecordRequest, checkpoint: int | None, timeout_s: float) -> Ack | StopReport:
-        return await self.time_travel.control(action, checkpoint, timeout_s)
+        return await self.time_travel.control(action, checkpoint, timeout_s, self.policy.record_limit)
 
     async def pause(self, thread_id: int | None, timeout_s: float) -> StopReport:
         return await self.execution.pause(thread_id, timeout_s)

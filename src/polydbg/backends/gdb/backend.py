@@ -42,11 +42,12 @@ from polydbg.backends.base import (
     Scope,
     SourceBreakpoint,
     StepKind,
+    StopEvent,
     Thread,
     ThreadLocks,
     Variable,
 )
-from polydbg.backends.gdb import raised, stops
+from polydbg.backends.gdb import raised, rr, stops, timetravel
 from polydbg.backends.gdb.breakpoints import Breakpoints
 from polydbg.backends.gdb.calls import Calls
 from polydbg.backends.gdb.calltrace import CALL_MARK, GdbCallTrace
@@ -71,6 +72,7 @@ from polydbg.backends.gdb.values import as_dict, to_int
 from polydbg.backends.kit import cxx, returns, sanitizers
 from polydbg.backends.kit.lifecycle import Lifecycle, Phase
 from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
+from polydbg.backends.timecontrol import RecordAction, ReverseKind
 from polydbg.errors import (
     AdapterError,
     AdapterGoneError,
@@ -127,18 +129,24 @@ class GdbMiBackend(Backend):
         self._inspection = Inspection(self._gdb, self._frames, self._native, self._calls)
         self._mutexes = Mutexes(self._gdb, self._frames)
         self._recording: GdbCallTrace | None = None  # a call trace's finished calls come as console lines
+        self._time = timetravel.TimeControl(self._gdb, self._calls)
 
     # -- lifecycle --------------------------------------------------------------------------------
 
     async def launch(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
         if not spec.program:
             raise AdapterRequestError("launch", "pass program: the executable to debug (built with -g)")
+        if spec.record == "rr":  # UNTESTED IN CI (rr.py): says why rr cannot, before anything starts
+            raise UsageError(rr.refusal(*await asyncio.to_thread(rr.status)))
         self._life.starting()
         self._mode = "core" if spec.core else "launch"
         self._core = spec.core
         client = await self._start_gdb(timeout_s)
         commands = [f"-file-exec-and-symbols {gdb_arg(spec.program)}"]
         commands += self._language_commands()
+        if spec.record == "full" and not spec.core:  # recorded from the first stop
+            self._time.start_at_first_stop = spec.record_limit
+            spec = spec._replace(env=timetravel.environment(spec, os.environ.get("GLIBC_TUNABLES")))
         if not spec.core:
             stdin_file = self._proc.input_file(spec.stdin) if spec.stdin is not None else None
             sanitized = spec._replace(env=sanitizers.environment(spec.program, spec.env))  # reports stop it
@@ -197,12 +205,15 @@ class GdbMiBackend(Backend):
         process = await self._proc.start(argv, env=env)
         assert process.stdout is not None and process.stdin is not None
         client = self._gdb.mi = MiClient(LineStream(process.stdout, process.stdin, "gdb"), "gdb",
-                                         claim_console=lambda text: text.startswith((LOG_MARK, CALL_MARK, RAISED_MARK)))
+                                         claim_console=lambda text: text.startswith((LOG_MARK, CALL_MARK, RAISED_MARK))
+                                         or self._time.claims(text))
         client.on_async("stopped", self._on_stopped)
         client.on_async("running", self._on_running)
         client.on_async("thread-group-started", self._on_group_started)
         client.on_async("breakpoint-modified", self._breakpoints.on_modified)
         client.on_async("breakpoint-deleted", self._breakpoints.on_deleted)
+        client.on_async("record-started", self._time.on_started)
+        client.on_async("record-stopped", self._time.on_stopped)
         client.on_stream(self._on_stream)
         client.start()
         self._life.spawn(self._watch_client(client), "watch gdb")
@@ -239,6 +250,9 @@ class GdbMiBackend(Backend):
         if kind == "target":
             self._listener.on_output("stdout", text)
             return
+        self._time.on_text(text)
+        if self._time.wedged and self._execution.running:  # gdb repeats the failure forever: nothing stops it
+            self._life.report_terminated(timetravel.WEDGED)
         if kind != "console":
             log.debug("gdb %s: %s", kind, text.rstrip())
             return
@@ -297,9 +311,22 @@ class GdbMiBackend(Backend):
             log.debug("gdb stopped the call polydbg interrupted: not a stop of the program's")
             return
         self._moved()
-        stop = stops.classify(reason, payload, interrupting=self._execution.take_interrupt(),
-                              breakpoints=self._breakpoints, output=self._gdb.output_tail,
-                              finishing=self._execution.take_finishing())
+        interrupting = self._execution.take_interrupt()
+        stop = stops.classify(reason, payload, interrupting=interrupting, breakpoints=self._breakpoints,
+                              output=self._gdb.output_tail, finishing=self._execution.take_finishing())
+        if self._time.involved():  # gdb is asked about the recording first (or starts it): reported after
+            self._life.spawn(self._report_recorded(stop, payload, interrupting), "a stop while recording")
+            return
+        self._report(stop)
+
+    async def _report_recorded(self, stop: stops.Stop, payload: dict[str, Any], interrupting: bool) -> None:
+        try:
+            stop = await self._time.settle(stop, payload, interrupting)
+        except AdapterError as exc:
+            log.debug("gdb did not say what the recording is at this stop: %s", exc)
+        self._report(stop)
+
+    def _report(self, stop: stops.Stop) -> None:
         self._gdb.stop = stop.facts
         if stop.watch_gone is not None:
             self._breakpoints.forget_watch(stop.watch_gone, stops.WATCH_OUT_OF_SCOPE)
@@ -372,20 +399,25 @@ class GdbMiBackend(Backend):
     # -- execution ------------------------------------------------------------------------------------
 
     async def resume(self, thread_id: int | None) -> None:
-        await self._gdb.cmd("-exec-continue")
+        await self._forward("-exec-continue")
+
+    async def _forward(self, command: str) -> None:
+        if self._time.recording:
+            await self._time.forward()
+        await self._gdb.cmd(command)
 
     async def step(self, thread_id: int, kind: StepKind) -> None:
         thread = f" --thread {thread_id}" if thread_id else ""
         if kind != "out":
-            await self._gdb.cmd(_STEP_COMMANDS[kind] + thread)
+            await self._forward(_STEP_COMMANDS[kind] + thread)
             return
         # the finish record gives only the value: the function it leaves is named first (its stop may be read
         # before the finish's own answer is awaited)
         frame = await self._gdb.cmd("-stack-info-frame" + thread)
         self._execution.finishing = str(as_dict(frame.payload.get("frame")).get("func") or "") or None
         try:
-            await self._gdb.cmd(_STEP_COMMANDS[kind] + thread)
-        except AdapterError:
+            await self._forward(_STEP_COMMANDS[kind] + thread)
+        except (AdapterError, UsageError):
             self._execution.finishing = None  # refused ("not meaningful in the outermost frame"): no stop comes
             raise
 
@@ -394,6 +426,25 @@ class GdbMiBackend(Backend):
             return
         self._execution.interrupting = True
         await self._gdb.cmd("-exec-interrupt")
+
+    # -- time control (timetravel.py) -----------------------------------------------------------------
+
+    async def record(self, action: RecordAction, limit: int) -> str:
+        return await self._time.record(action, limit)
+
+    async def reverse(self, thread_id: int, kind: ReverseKind) -> None:
+        await self._time.reverse(thread_id, kind)
+
+    async def checkpoint(self) -> int:
+        info = await self._gdb.cmd("-thread-info")
+        return await self._time.checkpoint(to_int(info.payload.get("current-thread-id"), 0) or None)
+
+    async def restore(self, number: int) -> None:
+        text = await self._time.restore(number)
+        self._moved()
+        info = await self._gdb.cmd("-thread-info")
+        thread = to_int(info.payload.get("current-thread-id"), 0) or None
+        self._report(stops.Stop(StopEvent("checkpoint", thread, f"checkpoint {number}", text)))
 
     # -- threads, frames and values -------------------------------------------------------------------
 
