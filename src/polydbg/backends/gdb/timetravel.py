@@ -372,7 +372,8 @@ class TimeControl:
 def _history_start(log: Log) -> str:
     where = ("the start of what the recording kept: it holds the last "
              f"{log.limit:,} instructions (record_limit) and dropped older ones" if log.full else
-             "the start of the recording: nothing before it was recorded")
+             "the start of the recording: nothing before it was recorded (to look further back: a breakpoint "
+             "earlier, then debug_restart: a recorded launch records from its first stop)")
     return f"{where}; debug_continue runs forward, replaying the recording up to the present, then live"
 
 
