@@ -151,18 +151,26 @@ class RdbgBackend(DapBackend):
             raise error(f"cannot connect to rdbg at {at}: {exc}{hint}") from exc
 
     async def launch(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
-        # rdbg's "launch" request resumes the program at configurationDone; "attach" stops it there, where
-        # polydbg sets what needs Ruby (exception classes, methods) and resumes it itself
-        await self._begin("attach", self._launch_arguments(spec), self._configuring(configure), timeout_s)
+        self._held = asyncio.get_running_loop().create_future()
+        arguments = self._launch_arguments(spec)
+        # rdbg's "launch" resumes the program at configurationDone; "attach" keeps it stopped there (the entry)
+        await self._begin("attach" if self._stop_on_entry else "launch", arguments, self._configuring(configure),
+                          timeout_s)
 
     async def attach(self, spec: AttachSpec, configure: Configure, timeout_s: float) -> None:
-        await self._begin("attach", self._attach_arguments(spec), self._configuring(configure), timeout_s)
+        # "launch" here too: rdbg's "attach" interrupts the program once more, a stop that would come after the
+        # resume (rdbg already interrupts a running program when a client connects)
+        self._held = asyncio.get_running_loop().create_future()
+        await self._begin("launch", self._attach_arguments(spec), self._configuring(configure), timeout_s)
 
     def _configuring(self, configure: Configure) -> Configure:
         async def configure_at_a_stop() -> None:
-            self._held = asyncio.get_running_loop().create_future()
             await self._first_stop()
+            # "attach" (stop_on_entry) stops again at configurationDone: that stop is held too
+            self._held = asyncio.get_running_loop().create_future() if self._stop_on_entry else None
             await configure()
+            if not self._stop_on_entry:
+                self._moving()  # configurationDone resumes it ("launch"); a stop may come before its answer
         return configure_at_a_stop
 
     async def _first_stop(self) -> None:
@@ -182,14 +190,11 @@ class RdbgBackend(DapBackend):
         self._stopped_thread = stop.get("threadId") or 1
 
     async def _configured(self) -> None:
-        """configurationDone stopped the program (rdbg's attach); its stop is polydbg's: resumed, or the entry."""
-        await self._request("threads")  # rdbg sends the stop before it reads this: none is left to come
-        self._held = None
-        thread = self._stopped_thread or 1
+        """configurationDone resumed the program ("launch"), or stopped it ("attach": that stop is the entry)."""
         if self._stop_on_entry:
-            self._listener.on_stopped(StopEvent(reason="entry", thread_id=thread))
-        else:
-            await self.resume(None)
+            await self._request("threads")  # rdbg sends the stop before it reads this: none is left to come
+            self._held = None
+            self._listener.on_stopped(StopEvent(reason="entry", thread_id=self._stopped_thread or 1))
 
     # -- the end ----------------------------------------------------------------------------------
 
@@ -369,7 +374,8 @@ class RdbgBackend(DapBackend):
                                  "Class.method (a class method) or method (one defined at the top level)") from None
         self._functions = breakpoints
         failures = list(await self._ruby_json(ruby.methods(specs))) if specs or self._functions else []
-        return [BreakpointResult(False, message=f"not found yet: {failure}") if failure else BreakpointResult(True)
+        return [BreakpointResult(False, message=f"waits for the method to be defined ({failure})") if failure else
+                BreakpointResult(True)
                 for failure in failures]
 
     async def set_exception_filters(self, filters: list[str]) -> None:

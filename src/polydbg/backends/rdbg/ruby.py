@@ -139,14 +139,15 @@ def exceptions(classes: list[str], uncaught: bool) -> str:
 
 
 def methods(specs: list[tuple[str, str, str, str | None]]) -> str:
-    """Break on each method (class, ``#`` or ``.``, name, condition): rdbg's method breakpoints, made again; the
-    JSON answer lists each one's failure (the class or method is not there yet) or null."""
+    """Break on each method (class, ``#`` or ``.``, name, condition): rdbg's method breakpoints, made again. One
+    whose class or method is not defined yet waits for it (rdbg's method-added tracker); the JSON answer lists
+    each one's reason to wait, or null."""
     made = ", ".join(
         "begin; __polydbg_bp = ::DEBUGGER__::MethodBreakpoint.new(::TOPLEVEL_BINDING, "
-        f"{literal(klass)}, {literal(op)}, "
-        f"{literal(name)}, cond: {literal(cond) if cond else 'nil'}); __polydbg_bp.try_enable; "
-        "::DEBUGGER__::SESSION.add_bp(__polydbg_bp); nil; rescue ::Exception => __polydbg_e; "
-        "__polydbg_e.class.name + ': ' + __polydbg_e.message; end"
+        f"{literal(klass)}, {literal(op)}, {literal(name)}, cond: {literal(cond) if cond else 'nil'}); "
+        "__polydbg_w = begin; __polydbg_bp.try_enable; nil; rescue ::Exception => __polydbg_e; "
+        "::DEBUGGER__::METHOD_ADDED_TRACKER.enable; __polydbg_e.class.name + ': ' + __polydbg_e.message; end; "
+        "::DEBUGGER__::SESSION.add_bp(__polydbg_bp); __polydbg_w; end"
         for klass, op, name, cond in specs)
     return returning_json(
         "::DEBUGGER__::SESSION.instance_variable_get(:@bps).delete_if { |_, bp| "

@@ -57,6 +57,8 @@ class Values:
         shown = []
         names = self._children.setdefault(ref, {})
         for child in found:
+            if child.name == "#class":  # the value's type says it
+                continue
             if child.name == "%self":
                 child = child._replace(name="self")
             if child.type in _LEAVES and (child.named_count or 0) <= 3 and not child.indexed_count:
