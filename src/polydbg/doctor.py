@@ -16,6 +16,7 @@ from importlib import metadata
 from polydbg.backends.gdb import rr
 from polydbg.backends.java.kotlin import find_kotlinc
 from polydbg.backends.node.launcher import find_package
+from polydbg.backends.rdbg import gems
 from polydbg.backends.registry import BACKENDS
 from polydbg.testing import runners
 
@@ -65,6 +66,8 @@ def report() -> tuple[str, bool]:
         if check.adapter == "gdb" and check.path:
             _, said = rr.status()
             lines.append(f"         runs backwards: record=true (gdb's record full); record=\"rr\": {said}")
+        if check.adapter == "rdbg" and check.path:
+            lines.append(f"         Ruby here: {ruby_gem(os.getcwd())}")
         if check.adapter == "java" and check.path:
             kotlinc = find_kotlinc()
             lines.append(f"         Kotlin: kotlinc ({kotlinc}) compiles .kt programs" if kotlinc else
@@ -78,6 +81,12 @@ def report() -> tuple[str, bool]:
     lines.append("all debuggers found" if not missing else
                  f"{missing} missing: those languages will fail to launch until they are installed")
     return "\n".join(lines), missing == 0
+
+
+def ruby_gem(start: str) -> str:
+    """Which debug gem a Ruby program launched in ``start`` runs with (the project's through Bundler, or rdbg's)."""
+    gem = gems.chosen(start)
+    return f"launches use {gem.describe()}" if gem else "no debug gem: apt-get install ruby (or gem install debug)"
 
 
 def typescript_runners(start: str) -> str:

@@ -2,7 +2,7 @@
 must read the same whatever the debugger underneath.
 
 Each backend debugs the same little program (tests/programs/conformance/: Python, C, C++, Rust, Go,
-JavaScript),
+JavaScript, Ruby),
 which computes ``s = add(3, 4)``, adds 0..3 to it in a loop, prints ``result 13`` and exits with
 status 13. Lines are found by their marker comments. Native programs and the Go program are built
 once per run into the run's build directory (gcc/g++ -g -O0, cargo with its target dir there,
@@ -82,6 +82,10 @@ FLAVOURS = [
     # V8 steps out to the caller's next statement: the assignment of add's result has no stop of its own
     Flavour("js-node", "node", "javascript", "conformance/conformance.js", "main", "add", "number",
             "// in add", ("node",), out="// loop"),
+    # rdbg names methods by their owner; like V8, a step out reaches the caller's next line (Ruby's assignment of
+    # add's result has no line event of its own)
+    Flavour("ruby-rdbg", "rdbg", "ruby", "conformance/conformance.rb", "Object#main", "Object#add", "Integer",
+            "# in add", ("ruby",), out="# loop"),
 ]
 
 
@@ -92,7 +96,7 @@ def _cargo() -> str | None:
 
 def _build(flavour: Flavour, out: Path) -> str:
     """Build the program ``flavour`` debugs into ``out``; returns what debug_launch takes as ``program``."""
-    if flavour.language in ("python", "javascript"):
+    if flavour.language in ("python", "javascript", "ruby"):
         return flavour.path
     if flavour.language in ("c", "cpp"):
         compiler = "gcc" if flavour.language == "c" else "g++"
@@ -387,6 +391,8 @@ async def test_an_unknown_raw_command_is_an_error_on_every_debugger(tools: Tools
         assert "no-such-command" in text and "offers" in text, text
     elif target.flavour.adapter == "node":  # raw CDP: it says what a command looks like
         assert "no-such-command" in text and "not a CDP method" in text, text
+    elif target.flavour.adapter == "rdbg":  # rdbg's DAP server runs no console commands: it says what to use
+        assert "not supported by rdbg" in text and "debug_evaluate" in text, text
     else:  # lldb and gdb: the debugger's own refusal, naming the command
         assert "refused 'no-such-command'" in text and "no-such-command" in text.split(":", 1)[1], text
     assert "x" in {v["name"] for v in (await tools("debug_variables"))["variables"]}  # the session is fine

@@ -212,7 +212,7 @@ def _file(path: Path, data: bytes, executable: bool = True) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize(("name", "language"), [("app.swift", "Swift"), ("tool.rb", "Ruby"), ("App.scala", "Scala")])
+@pytest.mark.parametrize(("name", "language"), [("app.swift", "Swift"), ("tool.pl", "Perl"), ("App.scala", "Scala")])
 def test_a_script_of_a_language_without_a_backend_is_named(tmp_path: Path, name: str, language: str) -> None:
     path = _file(tmp_path / name, b"print('x')\n")
     with pytest.raises(UsageError, match=f"is a {language} program, and polydbg has no {language} debugger yet"):
@@ -259,7 +259,7 @@ def test_an_interpreter_given_a_program_to_run_is_refused_with_both_ways(tmp_pat
         infer_language(node, None, None, args=["app.js"])
 
 
-@pytest.mark.parametrize("name", ["lua", "lua5.4", "python3", "python3.12", "node", "java", "ruby", "bash"])
+@pytest.mark.parametrize("name", ["lua", "lua5.4", "python3", "python3.12", "node", "java", "ruby", "perl", "bash"])
 def test_an_executable_named_like_an_interpreter_is_a_native_program(tmp_path: Path, name: str) -> None:
     """A self-built interpreter is debugged as the C program it is: by an explicit language or adapter, and
     without them when it is given no program to run or is the runtime of no language polydbg debugs."""
@@ -269,7 +269,7 @@ def test_an_executable_named_like_an_interpreter_is_a_native_program(tmp_path: P
     assert infer_language(binary, None, None, adapter="gdb", args=["script"]) == "c"
     assert infer_language(binary, None, None, adapter="lldb-dap") == "c"
     assert infer_language(binary, None, None) == "c"
-    if name.startswith(("lua", "ruby", "bash")):  # no backend runs their scripts: always the native program
+    if name.startswith(("lua", "perl", "bash")):  # no backend runs their scripts: always the native program
         assert infer_language(binary, None, None, args=["test.lua"]) == "c"
 
 
@@ -291,6 +291,7 @@ def test_a_runtime_asked_for_its_own_language_says_to_pass_the_program(tmp_path:
     ("#!/usr/bin/env -S node --experimental-vm-modules", "javascript"), ("#!/usr/bin/python3 -u", "python"),
     ("#!/usr/bin/env -S PYTHONUNBUFFERED=1 python3.12 -X dev", "python"), ("#!/opt/pypy/bin/pypy3", "python"),
     ("#!/usr/bin/env tsx", "typescript"), ("#!/usr/bin/env -S npx ts-node", "typescript"),
+    ("#!/usr/bin/env ruby", "ruby"), ("#!/usr/bin/ruby3.1 -w", "ruby"),
 ])
 def test_a_script_without_extension_is_known_by_its_shebang(tmp_path: Path, line: str, language: str) -> None:
     assert infer_language(_file(tmp_path / "tool", f"{line}\nx\n".encode()), None, None) == language
@@ -302,7 +303,7 @@ def test_an_extension_decides_before_the_shebang(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("line", "refusal"), [
-    ("#!/usr/bin/env ruby", r"is a Ruby program \(its #! line runs 'ruby'\), and polydbg has no Ruby debugger yet"),
+    ("#!/usr/bin/env perl", r"is a Perl program \(its #! line runs 'perl'\), and polydbg has no Perl debugger yet"),
     ("#!/usr/bin/lua5.4", r"is a Lua program .* no Lua debugger yet; it debugs C, C\+\+"),
     ("#!/bin/sh -e", r"is a shell script \(its #! line runs '/bin/sh -e'\).*pass the program the script starts"),
     ("#!/usr/bin/env -S bash -x", "is a shell script"),

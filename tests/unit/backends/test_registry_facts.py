@@ -26,7 +26,7 @@ def test_expression_check_is_the_checker_of_the_languages_backend() -> None:
 def test_language_of_source_is_by_extension_in_any_case() -> None:
     cases = {"/a/app.py": "python", "/a/APP.PY": "python", "gui.pyw": "python", "main.go": "go", "x.c": "c",
              "x.h": "c", "x.hpp": "cpp", "lib.rs": "rust", "index.mjs": "javascript", "App.tsx": "typescript",
-             "Main.java": "java", "Main.kt": "kotlin", "script.kts": None, "app.rb": None, "Makefile": None,
+             "Main.java": "java", "Main.kt": "kotlin", "script.kts": None, "app.rb": "ruby", "Makefile": None,
              "/dir.py/file": None, "": None}
     assert {path: registry.language_of_source(path) for path in cases} == cases
 
