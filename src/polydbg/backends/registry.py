@@ -138,6 +138,9 @@ def infer_language(program: str | None, module: str | None, language: str | None
     if not program:
         raise UsageError("pass program (or module for python -m)")
     if os.path.isdir(program):
+        from polydbg.backends.gdb.rr import trace_of  # gdb's modules load when gdb is used
+        if trace_of(program) is not None:  # replayed by gdb with record="rr"; its language is not in it
+            return normalize_language(language) if language else "c"
         if language and normalize_language(language) != "go":
             raise UsageError(f"{echo(program)} is a directory; pass the {language} program file")
         if os.path.exists(os.path.join(program, "go.mod")) or any(

@@ -130,14 +130,16 @@ class GdbMiBackend(Backend):
         self._mutexes = Mutexes(self._gdb, self._frames)
         self._recording: GdbCallTrace | None = None  # a call trace's finished calls come as console lines
         self._time = timetravel.TimeControl(self._gdb, self._calls)
+        self._rr: rr.RrReplay | None = None  # debug_launch(record="rr"): rr's replay, gdb's target
 
     # -- lifecycle --------------------------------------------------------------------------------
 
     async def launch(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
         if not spec.program:
             raise AdapterRequestError("launch", "pass program: the executable to debug (built with -g)")
-        if spec.record == "rr":  # UNTESTED IN CI (rr.py): says why rr cannot, before anything starts
-            raise UsageError(rr.refusal(*await asyncio.to_thread(rr.status)))
+        if spec.record == "rr":  # UNTESTED IN CI (rr.py)
+            await self._replay_rr(spec, configure, timeout_s)
+            return
         self._life.starting()
         self._mode = "core" if spec.core else "launch"
         self._core = spec.core
@@ -187,10 +189,24 @@ class GdbMiBackend(Backend):
             except AdapterRequestError as exc:
                 raise AdapterRequestError("attach", f"cannot connect to gdbserver at {target}: {exc}; start it "
                                           f"with gdbserver {target} ./program") from exc
+        await self._run_configured(configure, timeout_s)
+
+    async def _replay_rr(self, spec: LaunchSpec, configure: Configure, timeout_s: float) -> None:
+        """``record="rr"`` (UNTESTED IN CI, rr.py): rr records the program to its end, or takes the trace given as
+        program; gdb connects to rr's replay of it as to a gdbserver and runs through it both ways."""
+        self._rr, connect = await rr.prepare(spec, self._listener.on_output, timeout_s)
+        self._life.starting()
+        self._mode = "remote"
+        client = await self._start_gdb(timeout_s)
+        await client.commands(self._language_commands() + connect, timeout_s)
+        self._time.replay_rr(self._rr.ending)
+        await self._run_configured(configure, timeout_s)
+
+    async def _run_configured(self, configure: Configure, timeout_s: float) -> None:
         await configure()
         self._life.started()
         self._execution.ran()
-        await client.command("-exec-continue", timeout_s)
+        await self._gdb.client.command("-exec-continue", timeout_s)
 
     async def _start_gdb(self, timeout_s: float) -> MiClient:
         gdb = shutil.which("gdb")
@@ -543,6 +559,8 @@ class GdbMiBackend(Backend):
             else:
                 self._terminal.release()  # closing the program's terminal would kill it (SIGHUP)
             await self._proc.end(kill_debuggee=kill)
+            if self._rr is not None:
+                await self._rr.close()
             self._life.report_terminated(None)
         if unreleased:
             raise AdapterGoneError(unreleased)

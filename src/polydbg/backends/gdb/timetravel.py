@@ -84,6 +84,9 @@ WEDGED = ("gdb could not undo an instruction while running through the recording
           "some hosts), and then repeats that without end, so polydbg ended the session. SSE code (the C library's "
           "string functions, printf) changes those registers: debug_launch again, record just before the suspect "
           "code (debug_record(\"start\") at a breakpoint there) and keep reverse runs within the program's own code")
+RR_AGAIN = "debug_restart records the program again (a trace given as program is replayed from its start)"
+RR_RECORDED = ("rr recorded the whole run already: debug_step(reverse=true) and debug_continue(reverse=true) run back "
+               "through it, a breakpoint or watchpoint stops it either way")
 _NOT_RUNNING = ("The program is not being run", "does not support this command", "No recording is currently active")
 
 
@@ -162,6 +165,13 @@ class TimeControl:
         self._unrecordable: str | None = None  # gdb's "Process record does not support …" since the last stop
         self._saved: dict[int, tuple[str, int]] = {}  # checkpoint → ("bookmark" | "checkpoint", gdb's number)
         self.wedged = False  # gdb could not write registers back while replaying: it repeats that forever
+        self.rr_ending: str | None = None  # replaying an rr trace (rr.py): the note of its end
+        self._at_trace_end = False  # rr's replay stands at the end of its trace
+
+    def replay_rr(self, ending: str) -> None:
+        """gdb is connected to rr's replay of a trace (UNTESTED IN CI, rr.py): everything is recorded already, the
+        end of the trace is ``ending``, nothing runs live."""
+        self.rr_ending = ending
 
     # -- gdb's news -----------------------------------------------------------------------------------------
 
@@ -190,6 +200,8 @@ class TimeControl:
     # -- recording ------------------------------------------------------------------------------------------
 
     async def record(self, action: RecordAction, limit: int) -> str:
+        if self.rr_ending is not None:
+            raise UsageError(RR_RECORDED)
         if action == "stop":
             return await self._stop()
         if self.recording:
@@ -235,6 +247,9 @@ class TimeControl:
     async def forward(self) -> None:
         """Before the program is sent forward: at its exit call, the recording ends so it can exit; at an
         instruction gdb cannot record it cannot go on (gdb answers "running", then fails, and no stop comes)."""
+        if self._at_trace_end:
+            raise UsageError(f"the replay stands at the end of the rr trace, and there is no live run after it: "
+                             f"debug_continue(reverse=true) or debug_step(reverse=true) run back; {RR_AGAIN}")
         self._backwards = False
         if self._held == "exit":
             await self._stop()
@@ -244,10 +259,11 @@ class TimeControl:
                              "or debug_continue(reverse=true) goes back through what was recorded")
 
     async def reverse(self, thread_id: int, kind: ReverseKind) -> None:
-        if not self.recording:
+        if not self.recording and self.rr_ending is None:
             raise UsageError("nothing is recorded to run back through: debug_record(\"start\") at a stop records "
                              "from there, or debug_launch(…, record=true) from the first stop")
         self._backwards = True
+        self._at_trace_end = False
         thread = f" --thread {thread_id}" if thread_id else ""  # before --reverse: gdb reads what follows as its own
         try:
             await self._gdb.cmd(REVERSE_COMMANDS[kind].replace(" --reverse", thread + " --reverse"))
@@ -260,7 +276,7 @@ class TimeControl:
 
     def involved(self) -> bool:
         """Whether a stop needs this part's word (and a round trip to gdb) before it is reported."""
-        return self.recording or self.start_at_first_stop is not None
+        return self.recording or self.start_at_first_stop is not None or self.rr_ending is not None
 
     async def settle(self, stop: Stop, payload: dict[str, Any], interrupting: bool) -> Stop:
         """The stop to report while recording (or to start recording at)."""
@@ -274,6 +290,8 @@ class TimeControl:
             except UsageError as exc:
                 note = f"recording did not start: {exc}"
             return _with_text(stop, note)
+        if self.rr_ending is not None:
+            return self._settle_rr(stop, payload, interrupting, no_history)
         if not self.recording:
             return stop
         reason = str(payload.get("reason") or "")
@@ -293,8 +311,7 @@ class TimeControl:
                                       _history_start(log)))
             return Stop(StopEvent(HISTORY_END, event.thread_id, "the present", PRESENT))
         if self._backwards and reason in _WATCH_REASONS and event.description:
-            name = event.description.removeprefix("watchpoint ")
-            return Stop(event._replace(text=reversed_watch_text(name, payload)), stop.facts, stop.watch_gone)
+            return _reversed_watch(stop, payload)
         if log.replaying and not self._backwards:
             return _with_text(stop, f"replaying the recording (instruction {log.current:,} of {log.highest:,}): "
                                     "debug_continue goes on to the present")
@@ -302,9 +319,32 @@ class TimeControl:
             return _with_text(stop, "in the recording's past: debug_continue replays forward to the present")
         return stop
 
+    def _settle_rr(self, stop: Stop, payload: dict[str, Any], interrupting: bool, no_history: bool) -> Stop:
+        """A stop in rr's replay: its end comes as a SIGKILL running forward (rr's "synthetic SIGKILL"), its start as
+        gdb's "No more reverse-execution history." (or a stop without a reason) running back."""
+        reason = str(payload.get("reason") or "")
+        event = stop.event
+        self._at_trace_end = False
+        if interrupting:
+            return stop
+        if not self._backwards and reason == "signal-received" and payload.get("signal-name") == "SIGKILL":
+            self._at_trace_end = True
+            return Stop(StopEvent(HISTORY_END, event.thread_id, "the end of the rr trace", self.rr_ending))
+        edge = reason == "no-history" or no_history or not reason or (
+            reason == "signal-received" and str(payload.get("signal-name")) == "0")
+        if self._backwards and edge:
+            return Stop(StopEvent(HISTORY_START, event.thread_id, "the start of the rr trace",
+                                  f"the start of the rr trace: the program's exec; debug_continue replays forward; "
+                                  f"{RR_AGAIN}"))
+        if self._backwards and reason in _WATCH_REASONS and event.description:
+            return _reversed_watch(stop, payload)
+        return stop
+
     # -- checkpoints ----------------------------------------------------------------------------------------
 
     async def checkpoint(self, thread_id: int | None) -> int:
+        if self.rr_ending is not None:
+            raise UsageError(f"polydbg saves no checkpoints in an rr replay; {RR_RECORDED}")
         number = max(self._saved, default=0) + 1
         if self.recording:  # gdb's checkpoint would discard the recording: a bookmark of the recording instead
             result = await self._gdb.cmd(console("bookmark"))
@@ -375,6 +415,11 @@ def _history_start(log: Log) -> str:
              "the start of the recording: nothing before it was recorded (to look further back: a breakpoint "
              "earlier, then debug_restart: a recorded launch records from its first stop)")
     return f"{where}; debug_continue runs forward, replaying the recording up to the present, then live"
+
+
+def _reversed_watch(stop: Stop, payload: dict[str, Any]) -> Stop:
+    name = (stop.event.description or "").removeprefix("watchpoint ")
+    return Stop(stop.event._replace(text=reversed_watch_text(name, payload)), stop.facts, stop.watch_gone)
 
 
 def _with_text(stop: Stop, note: str) -> Stop:
