@@ -4,6 +4,7 @@ and the stopped call re-entered (PopFrames); a change HotSpot refuses and a comp
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +116,53 @@ async def test_a_method_whose_caller_is_native_keeps_its_old_code_and_says_so(to
     assert "Tally.main (Tally.java:" in note and "runs its old code until it returns" in note, done
     assert "caller is native code" in note, done
     assert done["state"] == "exited" and "round 4: 400\ncalls 5" in done["output"]["text"], done  # the old bound
+
+
+LEDGER = PROGRAMS / "java" / "ledger"
+RATES, SUMMARY = "src/main/java/ledger/Rates.java", "src/main/java/ledger/Summary.java"
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Path:
+    """A copy of the Maven-like project, built into target/classes after the copy (its class files are newer)."""
+    project = tmp_path / "ledger"
+    shutil.copytree(LEDGER, project)
+    sources = sorted(str(p) for p in (project / "src").rglob("*.java"))
+    subprocess.run(["javac", "-g", "-d", str(project / "target" / "classes"), *sources], check=True, timeout=120)
+    return project
+
+
+async def stopped_in_fee(tools: Tools, ledger: Path, *more: dict[str, Any]) -> None:
+    report = await tools("debug_launch", program="ledger.Main", runtime_args=["-cp", "target/classes"],
+                         cwd=str(ledger), breakpoints=[{"file": str(ledger / RATES), "line": line_of(
+                             f"java/ledger/{RATES}", "// fee")}, *more])
+    assert report["location"]["function"] == "Rates.fee", report
+
+
+async def test_a_restarted_program_loads_its_old_class_files_and_a_reload_puts_the_edit_in_again(
+        tools: Tools, ledger: Path) -> None:
+    await stopped_in_fee(tools, ledger)
+    edit(ledger / RATES, "round * 10; // fee", "round * 100; // fee")
+    assert "reloaded Rates.java (Rates)" in (await tools("debug_continue", reload=True))["note"]
+    await tools("debug_restart")  # the JVM loads target/classes again: built before the edit
+    again = await tools("debug_continue", reload=True)
+    assert "reloaded Rates.java (Rates); re-entered Rates.fee (Rates.java:" in again["note"], again
+    await tools("debug_clear", all=True)
+    assert (await tools("debug_continue"))["state"] == "exited"
+    printed = (await tools("debug_output", stream="stdout"))["text"].rpartition("round 1: 10\n")[2]
+    assert "round 1: 100\nround 2: 200\nround 3: 300\ntotal 600" in printed, printed  # after the restart
+
+
+async def test_an_edited_class_not_loaded_yet_is_compiled_and_said_to_load_its_old_class_file(
+        tools: Tools, ledger: Path) -> None:
+    summary = {"file": str(ledger / SUMMARY), "line": line_of(f"java/ledger/{SUMMARY}", "// summary")}
+    await stopped_in_fee(tools, ledger, summary)
+    edit(ledger / SUMMARY, '"total " + total; // summary', '"TOTAL " + total; // summary')
+    first = await tools("debug_continue", reload=True)
+    assert "ledger.Summary not loaded yet" in first["note"] and "compiled before the edit" in first["note"], first
+    await tools("debug_clear", id=1)
+    loaded = await tools("debug_continue")  # Summary.line: loaded now, from its old class file
+    assert loaded["location"]["function"] == "Summary.line", loaded
+    again = await tools("debug_continue", reload=True)
+    assert "reloaded Summary.java (Summary); re-entered Summary.line" in again["note"], again
+    assert again["state"] == "exited" and "TOTAL 60" in again["output"]["text"], again

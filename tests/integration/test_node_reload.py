@@ -134,3 +134,27 @@ async def test_a_typescript_function_run_by_tsx_is_compiled_again_and_re_entered
     report = await tools("debug_continue", reload=True)
     assert {v["name"]: v["value"] for v in report["locals"]} == {"n": "1", "raw": "1000"}, report
     assert await run_to_end(tools, program) == "price 1 = 1000\nprice 2 = 2000\nprice 3 = 3000\nprice 4 = 4000\n"
+
+
+async def test_a_dependency_s_function_edited_while_stopped_in_it_is_re_entered(tools: Tools, tmp_path: Path) -> None:
+    """A fix tried in node_modules (blackboxed: V8 skipped the pause its restart ends in) is put in and re-entered."""
+    dependency = tmp_path / "node_modules" / "units" / "index.js"
+    dependency.parent.mkdir(parents=True)
+    dependency.write_text("function minutes(n) {\n  const unit = 60; // unit\n  return n * unit;\n}\n"
+                          "module.exports = function convert(text) { return minutes(Number(text)); };\n")
+    app = tmp_path / "app.js"
+    app.write_text("const convert = require('units');\n"
+                   "for (const text of ['1', '2', '3']) console.log(text + ' = ' + convert(text));\n")
+    report = await tools("debug_launch", program=str(app), cwd=str(tmp_path),
+                         breakpoints=[{"file": str(dependency), "line": 3}])
+    assert report["location"]["function"] == "minutes", report
+    dependency.write_text(dependency.read_text().replace("const unit = 60;", "const unit = 60000;"))
+    again = await tools("debug_continue", reload=True)
+    assert "reloaded index.js: minutes; re-entered minutes (index.js:2)" in again["note"], again
+    # minutes('1') ran again from its start with the new code, up to the breakpoint: nothing printed yet
+    assert again["location"] == {"file": str(dependency), "line": 3, "function": "minutes"}, again
+    assert {v["name"]: v["value"] for v in again["locals"]} == {"n": "1", "unit": "60000"}, again
+    assert "output" not in again, again
+    await tools("debug_clear", all=True)
+    done = await tools("debug_continue")
+    assert done["output"]["text"] == "1 = 60000\n2 = 120000\n3 = 180000\n", done

@@ -12,6 +12,7 @@ A lambda added or removed is a synthetic method (``lambda$main$0``) added or rem
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from polydbg.backends.java import vm as jvm
@@ -29,6 +30,7 @@ FAILS_VERIFICATION = 62
 UNSUPPORTED_VERSION = 68
 _MEMBER_MODIFIERS = 0x0D3F  # public private protected static final synchronized native abstract strict
 _LISTED = 4  # changes named in a refusal
+_LAMBDA = re.compile(r"(^|\$)lambda[$-]")
 
 
 @dataclass(frozen=True)
@@ -92,11 +94,26 @@ async def changes_in(vm: jvm.Vm, definition: Definition) -> list[str]:
     if interfaces != set(new.interfaces):
         found.append(f"changes the interfaces {name} implements ({', '.join(sorted(interfaces)) or 'none'} → "
                      f"{', '.join(sorted(new.interfaces)) or 'none'})")
-    found += _member_changes(name, "field", {(f.name, f.signature): f.modifiers for f in await _fields(vm, cls)},
-                             {(f.name, f.descriptor): f.flags for f in new.fields})
-    found += _member_changes(name, "method", {(m.name, m.signature): m.modifiers
-                                              for m in (await vm.classes.methods(cls)).values()},
-                             {(m.name, m.descriptor): m.flags for m in new.methods})
+    old_fields = {(f.name, f.signature): f.modifiers for f in await _fields(vm, cls)}
+    new_fields = {(f.name, f.descriptor): f.flags for f in new.fields}
+    old_methods = {(m.name, m.signature): m.modifiers for m in (await vm.classes.methods(cls)).values()}
+    new_methods = {(m.name, m.descriptor): m.flags for m in new.methods}
+    accessors = _accessors({n for n, _ in new_fields} - {n for n, _ in old_fields}, new_methods.keys() - old_methods)
+    found += _member_changes(name, "field", old_fields, new_fields, accessors)
+    found += _member_changes(name, "method", old_methods, new_methods, accessors)
+    return found
+
+
+def _accessors(added_fields: set[str], added_methods: set[tuple[str, str]]) -> dict[str, list[str]]:
+    """The methods added with a field of theirs, by the field: a Kotlin property (``var hits``: its field,
+    ``getHits``, ``setHits``; ``var isOn``: ``isOn``, ``setOn``), a Java bean's getter and setter."""
+    found: dict[str, list[str]] = {}
+    for method in sorted({name for name, _ in added_methods}):
+        rest = method[3:] if method.startswith(("get", "set")) else method[2:] if method.startswith("is") else ""
+        candidates = [method, rest[:1].lower() + rest[1:], "is" + rest] if rest else []
+        field = next((c for c in candidates if c in added_fields), None)
+        if field is not None:
+            found.setdefault(field, []).append(method)
     return found
 
 
@@ -107,14 +124,21 @@ async def _fields(vm: jvm.Vm, cls: JavaClass) -> list[Field]:
     return [Field(reply.field_id(), reply.string(), reply.string(), reply.i4()) for _ in range(reply.i4())]
 
 
-def _member_changes(owner: str, kind: str, old: dict[tuple[str, str], int], new: dict[tuple[str, str], int]
-                    ) -> list[str]:
-    """Members added, removed, retyped or with other modifiers: ``adds a field `hits` to Counter``."""
+def _member_changes(owner: str, kind: str, old: dict[tuple[str, str], int], new: dict[tuple[str, str], int],
+                    accessors: dict[str, list[str]] | None = None) -> list[str]:
+    """Members added, removed, retyped or with other modifiers: ``adds a field `hits` to Counter``; a field added
+    with its ``accessors`` is a property, and those methods are not named again."""
+    accessors = accessors or {}
+    their = {method for methods in accessors.values() for method in methods}
     added, removed = sorted(new.keys() - old.keys()), sorted(old.keys() - new.keys())
     retyped = {name for name, _ in added} & {name for name, _ in removed}
     found = []
     for key in added:
-        if key[0] not in retyped:
+        if kind == "field" and key[0] in accessors:
+            found.append(f"adds a property `{key[0]}` to {owner} (a field, {', '.join(accessors[key[0]])})")
+        elif kind == "method" and key[0] in their:
+            continue
+        elif key[0] not in retyped:
             found.append(f"adds {_member(owner, kind, key)} to {owner}")
         elif kind == "field":
             found.append(f"changes the type of the field `{key[0]}` of {owner}")
@@ -130,7 +154,7 @@ def _member(owner: str, kind: str, key: tuple[str, str]) -> str:
     name, signature = key
     if kind == "field":
         return f"a field `{name}`"
-    if name.startswith("lambda$"):
+    if _LAMBDA.search(name):  # javac's lambda$main$0, Kotlin's main$lambda$0 (1.x: main$lambda-0)
         return f"a lambda (`{name}`)"
     return f"a {'constructor' if name == '<init>' else 'method'} `{_declaration(owner, name, signature)}`"
 

@@ -1,10 +1,10 @@
 """``debug_continue(reload=true)`` on the JVM: the edited source files recompiled and their classes redefined in the
 running program, then the stopped method re-entered so its new code runs now.
 
-- Which files: the source files of the loaded program classes (found as frames find them: sources.py), and, for a
-  program polydbg compiled itself, those of the classes in its private directory not loaded yet. One is edited
-  when its text differs from the one the last reload put in, or — before any — when it was written after the
-  session began (the JVM runs what was compiled before then).
+- Which files: the source files of the loaded program classes (found as frames find them: sources.py), and those of
+  the classes not loaded yet whose class files are in a directory of the class path (builds.py). One is edited when
+  its text differs from the one the last reload put in, or — before any — when it was written after the session
+  began or after its class file was compiled (a restarted program loads the class files of the last build again).
 - Compiling: ``javac -g`` (``kotlinc`` for ``.kt``) with the JVM's own class path (``VirtualMachine.ClassPaths``)
   into a temporary directory; ``-implicit:none`` keeps other sources javac reads from being compiled too. A
   compile error refuses the reload with javac's first errors: nothing changed.
@@ -34,6 +34,7 @@ from collections.abc import Callable
 from polydbg.backends.java import compiler, kotlin, launcher, redefine
 from polydbg.backends.java import vm as jvm
 from polydbg.backends.java.breakpoints import LineBreakpoints
+from polydbg.backends.java.builds import ClassFiles
 from polydbg.backends.java.classes import JavaClass, short_name
 from polydbg.backends.java.methods import MethodBreakpoints
 from polydbg.backends.java.reentry import Frame, Reentry, Unreentered
@@ -46,7 +47,8 @@ from polydbg.jdwp.codec import CommandSet
 from polydbg.testing import classfiles
 
 SOURCE_SUFFIXES = (".java", ".kt")
-QUICK_JAVAC = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC")  # a few files: C1 alone (a reload 805 → 605 ms)
+# a few files: the compiler's JVM with C1 alone (javac: a reload 805 → 605 ms; kotlinc: 10.6 → 6.0 s)
+QUICK_JVM = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC")
 ERROR_LINES = 12  # of the compiler's output, in a refusal
 
 
@@ -64,6 +66,7 @@ class Reloader:
         self._java = java  # the java the program runs on (None: attached; the one on PATH)
         self._since_ns = time.time_ns()
         self._put_in: dict[str, str] = {}  # source file → the digest of the text the last reload put in
+        self._class_files = ClassFiles()
 
     def began(self) -> None:
         """The session begins (before a launch compiles): files written later are edits."""
@@ -81,8 +84,9 @@ class Reloader:
             before = await self._reentry.frames_in({d.cls.id for d in definitions}) if stopped else {}
             if definitions:
                 await redefine.redefine(self._vm, definitions)
-            self._put_in.update({path: _digest(path) for path in edited})
             notes = self._copy_unloaded(out, unloaded)
+            # a file none of whose classes went in (the JVM will load its old class file) is compiled again next time
+            self._put_in.update({path: _digest(path) for path, classes in edited.items() if classes or not notes})
             for cls in {d.cls.id: d.cls for d in definitions}.values():
                 self._vm.classes.redefined(cls)
                 await self._lines.redefined(cls)
@@ -95,36 +99,33 @@ class Reloader:
     # -- which files -----------------------------------------------------------------------------------
 
     async def _edited(self) -> dict[str, list[JavaClass]]:
-        """The edited source files, each with its loaded classes (none: only in the private directory)."""
+        """The edited source files, each with its loaded classes (none: its classes are not loaded yet)."""
+        private = self._compiled()
+        built = self._class_files.under([*([private] if private else []), *await self._classpath()])
         found: dict[str, list[JavaClass]] = {}
+        loaded = set()
         for cls in await jvm.program_classes(self._vm):
+            loaded.add(cls.name)
             path = await self._sources.path(cls)
-            if path is not None and self._is_edited(path):
+            compiled = built.get(cls.name)
+            if path is not None and self._is_edited(path, compiled.compiled_ns if compiled else None):
                 found.setdefault(path, []).append(cls)
-        for path in self._private_sources():
-            if self._is_edited(path):
-                found.setdefault(path, [])
+        for compiled in built.values():
+            if compiled.name not in loaded:
+                path = find_under(self._sources.roots, compiled.package_path, compiled.source)
+                if path is not None and self._is_edited(path, compiled.compiled_ns):
+                    found.setdefault(path, [])
         return found
 
-    def _private_sources(self) -> set[str]:
-        """The source files of the classes in the private directory of a program polydbg compiled."""
-        directory = self._compiled()
-        found = set()
-        for file in classfiles.class_files([directory] if directory else []):
-            parsed = classfiles.read(file)
-            if parsed is not None and parsed.source is not None:
-                package = parsed.name.rpartition(".")[0].replace(".", "/")
-                path = find_under(self._sources.roots, package, parsed.source)
-                if path is not None:
-                    found.add(path)
-        return found
-
-    def _is_edited(self, path: str) -> bool:
+    def _is_edited(self, path: str, compiled_ns: int | None) -> bool:
+        """Written since the last reload put it in; before any, since the session began or its class file was
+        compiled (a restarted program loads the class files of the last build: what was reloaded before is not)."""
         if not (os.path.isabs(path) and path.endswith(SOURCE_SUFFIXES)):
             return False
         try:
             if path not in self._put_in:
-                return os.stat(path).st_mtime_ns > self._since_ns
+                written = os.stat(path).st_mtime_ns
+                return written > self._since_ns or (compiled_ns is not None and written > compiled_ns)
             return _digest(path) != self._put_in[path]
         except OSError:  # deleted since: nothing to put in
             return False
@@ -146,15 +147,15 @@ class Reloader:
             if kotlinc is None:
                 raise ReloadRefused(f"{_names(kotlin_files)} is Kotlin and kotlinc is not on PATH (nor KOTLIN_HOME "
                                     "set): nothing was changed; put kotlinc on PATH, or debug_restart")
-            await self._run("kotlinc", [kotlinc, "-cp", os.pathsep.join(classpath), "-d", out, *kotlin_files],
-                            kotlin_files)
+            await self._run("kotlinc", [kotlinc, *QUICK_JVM, "-cp", os.pathsep.join(classpath), "-d", out,
+                                        *kotlin_files], kotlin_files)
             classpath.insert(0, out)
         if java_files:
             try:
                 javac = launcher.find_javac(self._java() or launcher.find_java())
             except EnvironmentProblem as exc:
                 raise ReloadRefused(f"cannot compile {_names(java_files)}: {exc}; nothing was changed") from exc
-            await self._run("javac", [javac, *QUICK_JAVAC, *launcher.JAVAC_FLAGS, "-implicit:none",
+            await self._run("javac", [javac, *QUICK_JVM, *launcher.JAVAC_FLAGS, "-implicit:none",
                                       "-cp", os.pathsep.join(classpath), "-d", out, *java_files], java_files)
 
     async def _run(self, name: str, argv: list[str], files: list[str]) -> None:
@@ -185,7 +186,8 @@ class Reloader:
         if directory is None or os.path.isfile(os.path.join(directory, kotlin.JAR)):
             names = [relative[:-len(".class")].replace(os.sep, ".") for relative in unloaded]
             return [f"{', '.join(names)} not loaded yet: when the program first uses it, the JVM loads the class "
-                    "file on its class path, not the edited source (rebuild, or debug_restart)"] if names else []
+                    "file on its class path, compiled before the edit (rebuild the classes; a reload after it is "
+                    "loaded puts the edit in)"] if names else []
         for relative in _all_class_files(out):
             target = os.path.join(directory, relative)
             os.makedirs(os.path.dirname(target), exist_ok=True)

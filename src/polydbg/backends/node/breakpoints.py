@@ -239,9 +239,12 @@ class Breakpoints:
                 with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
                     await self._send_exception_state(live)
 
+    def blackbox_patterns(self) -> list[str]:
+        """Node's and the dependencies' scripts (the assertion libraries' left out with ``failures``: they pause)."""
+        return failures.BLACKBOX if failures.FILTER in self._filters else BLACKBOX
+
     async def _send_exception_state(self, target: Target) -> None:
-        patterns = failures.BLACKBOX if failures.FILTER in self._filters else BLACKBOX  # assertion libraries' pause
-        await target.request("Debugger.setBlackboxPatterns", {"patterns": patterns})
+        await target.request("Debugger.setBlackboxPatterns", {"patterns": self.blackbox_patterns()})
         await target.request("Debugger.setPauseOnExceptions", {"state": self._exception_state()})
 
     @property

@@ -1,7 +1,8 @@
 """Edited files put into the running program (``Backend.reload``): V8's LiveEdit, ``Debugger.setScriptSource``.
 
 **Which files.** Every loaded script of the user's (every target: the main thread, workers, child processes each
-have their own copy) whose file on disk is not what V8 runs. V8's source (``Debugger.getScriptSource``) is the file
+have their own copy) whose file on disk is not what V8 runs, and a dependency's (``node_modules``: an agent trying a
+fix in a library it stopped in) written since V8 parsed it. V8's source (``Debugger.getScriptSource``) is the file
 itself, for a CommonJS module (Node ≥ 12 compiles it with ``vm.compileFunction``: the wrapper is not in the source)
 as for an ES module; a source in Node's older wrapper is compared, and replaced, wrapped (``_wanted``). A file
 whose script has a source map (tsc's output) is reloaded when its generated file changed (rebuilt), its map read
@@ -40,6 +41,7 @@ import contextlib
 import difflib
 import os
 import re
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,33 +98,55 @@ async def reload(targets: Targets, breakpoints: Breakpoints, thread_id: int | No
     for change in changes:
         await _plan(change, change.target is stopped)
     restart = max((change.restart for change in changes if change.restart), default=None)
-    if restart is not None and stopped is not None:
-        await _restart(stopped, restart)
-    done: list[Change] = []
-    try:
-        for change in sorted(changes, key=lambda c: c.top):  # V8's restart of the top frame last: it moves
-            await _put(change, moved=restart is not None)
-            done.append(change)
-    except BaseException:
-        await _put_back(done)
-        raise
     reentered: str | None = None
-    if any(change.top for change in changes) and stopped is not None:
-        await _landed(stopped)
-        reentered = _function_here(stopped)
+    async with _dependencies_pause(stopped, breakpoints, changes):
+        if restart is not None and stopped is not None:
+            await _restart(stopped, restart)
+        done: list[Change] = []
+        try:
+            for change in sorted(changes, key=lambda c: c.top):  # V8's restart of the top frame last: it moves
+                await _put(change, moved=restart is not None)
+                done.append(change)
+        except BaseException:
+            await _put_back(done)
+            raise
+        if any(change.top for change in changes) and stopped is not None:
+            await _landed(stopped)
+            reentered = _function_here(stopped)
     for target in {change.target for change in changes}:
         await breakpoints.replace_in(target, {c.file for c in changes if c.target is target})
     replaced = _replaced(changes)
     return Reloaded(replaced, reentered, _notes(changes, reentered))
 
 
+@contextlib.asynccontextmanager
+async def _dependencies_pause(stopped: Target | None, breakpoints: Breakpoints, changes: list[Change]
+                              ) -> AsyncIterator[None]:
+    """A dependency's function (``node_modules``: blackboxed) re-entered: V8 skips the pause its restart ends in, and
+    the function would run to its end unseen (the thread pausing at the next statement outside the blackbox). The
+    dependencies are let out of the blackbox until the restart has landed."""
+    if stopped is None or not any(change.script.internal and change.target is stopped
+                                  and (change.top or change.restart) for change in changes):
+        yield
+        return
+    patterns = breakpoints.blackbox_patterns()
+    node_only = [pattern for pattern in patterns if "node_modules" not in pattern]
+    await stopped.request("Debugger.setBlackboxPatterns", {"patterns": node_only})
+    try:
+        yield
+    finally:
+        with contextlib.suppress(AdapterRequestError, AdapterGoneError, AdapterTimeoutError):
+            await stopped.request("Debugger.setBlackboxPatterns", {"patterns": patterns})
+
+
 # -- which files -------------------------------------------------------------------------------------------
 
 async def _edited(target: Target, cwd: str | None) -> list[Change]:
-    """The scripts of ``target`` whose files on disk are not what V8 runs (a TypeScript file: not what tsx loaded)."""
+    """The scripts of ``target`` whose files on disk are not what V8 runs (a TypeScript file: not what tsx loaded); of
+    a dependency's (``node_modules``, often thousands) only those written since V8 parsed them are read."""
     found = []
-    for script in target.scripts.user_scripts():
-        if script.path is None or not os.path.isfile(script.path):
+    for script in target.scripts.files():
+        if script.path is None or (script.internal and not _written_since(script.path, script.parsed_ns)):
             continue
         try:
             with open(script.path, encoding="utf-8") as handle:
@@ -143,6 +167,13 @@ async def _edited(target: Target, cwd: str | None) -> list[Change]:
         if new is not None:
             found.append(Change(target, script, script.path, source.text, new))
     return found
+
+
+def _written_since(path: str, parsed_ns: int) -> bool:
+    try:
+        return os.stat(path).st_mtime_ns > parsed_ns
+    except OSError:
+        return False
 
 
 def _wanted(running: str, disk: str) -> str | None:

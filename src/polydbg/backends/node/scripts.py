@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 import urllib.parse
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -39,6 +40,7 @@ class Script:
     map_problem: str | None = None  # why its source map could not be read
     source: lexical.Source | None = None  # the generated source, once something needed it
     loaded: str | None = None  # a TypeScript file's text when it loaded (a reload compares the file with it)
+    parsed_ns: int = field(default_factory=time.time_ns)  # when V8 parsed it (a dependency edited later is reloaded)
 
     @property
     def internal(self) -> bool:
@@ -130,6 +132,10 @@ class Scripts:
     def user_scripts(self) -> list[Script]:
         """The loaded scripts of the program's own (not Node's, not a dependency's)."""
         return [script for script in self._by_id.values() if not script.internal]
+
+    def files(self) -> list[Script]:
+        """The loaded scripts read from files: the program's own and its dependencies'."""
+        return [script for script in self._by_id.values() if script.path is not None]
 
     def mapping(self, path: str) -> list[Script]:
         """Loaded scripts whose source maps cover ``path``."""

@@ -51,7 +51,8 @@ class Stops:
     def on_paused(self, target: Target, params: dict[str, Any]) -> None:
         target.on_paused(params)
         if target.restarting is not None:  # a reload's restart landed: the stop shown is here now, not a new one
-            target.hidden = leading(target.frames, lambda frame: _internal_frame(target, frame))
+            # a dependency's function shown before (a breakpoint the user set there) is shown again, restarted
+            target.hidden = min(target.hidden, leading(target.frames, lambda frame: _internal_frame(target, frame)))
             if not target.restarting.done():
                 target.restarting.set_result(None)
             return

@@ -172,7 +172,9 @@ def test_new_names_and_methods_are_added_and_a_new_super_call_reaches_the_real_c
     assert app.use() == 7 and child.both() == "base+child"
 
 
-def test_a_changed_literal_is_named_and_a_started_generator_keeps_its_code(project: Any, shim: Reload) -> None:
+def test_a_changed_literal_is_named_and_a_started_generator_keeps_its_code(project: Any, shim: Reload,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # the module's code cached at import: what it loaded
     app = project("rl_notes", "LIMIT = 10\n\ndef ticks():\n    yield 1\n    yield 2\n")
     started = app.ticks()
     next(started)
@@ -244,3 +246,33 @@ def test_classes_whose_bases_typing_rewrites_take_a_changed_method(project: Any,
     edit(app, "return 1", "return 2")
     assert shim()["replaced"] == ["rl_typing.py: Point.f, Shape.f, Box.f, Child.f"]
     assert (app.Point(1).f(), app.Box().f(), app.Child().f()) == (2, 2, 2)
+
+
+REGISTRY = ("NAMES = []\nCOUNT = 0\n\ndef add(n):\n    global COUNT\n    NAMES.append(n)\n    COUNT += 1\n"
+            "    return n\n\nadd('a')\n")
+
+
+def test_a_value_the_program_changed_itself_is_not_taken_for_an_edited_literal(
+        project: Any, shim: Reload, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # the import caches the module's code, as it usually does
+    app = project("rl_registry", REGISTRY)  # a registry filled at import, a counter
+    app.add("b")
+    edit(app, "return n\n", "return n * 2\n")
+    assert shim() == {"replaced": ["rl_registry.py: add"], "notes": []}  # NAMES, COUNT: as the program ran them
+    edit(app, "COUNT = 0", "COUNT = 5")
+    done = shim()  # compared with what the last reload saw: the edited statement is named
+    assert done["notes"] == ["rl_registry.py:2: COUNT = 5 in the file, 2 in the program: code outside functions is "
+                             "not run again (debug_evaluate(\"__import__('sys').modules['rl_registry'].COUNT = 5\") "
+                             "sets it)"], done
+
+
+def test_without_the_module_s_cached_code_a_container_is_not_compared_and_a_value_s_note_is_hedged(
+        project: Any, shim: Reload, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # PYTHONDONTWRITEBYTECODE: what was loaded is unknown
+    app = project("rl_unknown", REGISTRY)
+    edit(app, "return n\n", "return n * 2\n")
+    done = shim()
+    assert done["replaced"] == ["rl_unknown.py: add"], done
+    assert len(done["notes"]) == 1 and done["notes"][0].startswith(
+        "rl_unknown.py:2: COUNT = 0 in the file, 1 in the program (which may have changed it itself: set it only if "
+        "you edited this line)"), done

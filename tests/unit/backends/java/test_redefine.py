@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from polydbg.backends.java.redefine import _member_changes
+from polydbg.backends.java.redefine import _accessors, _member_changes
 
 STATIC, PRIVATE, SYNCHRONIZED = 0x0008, 0x0002, 0x0020
 
@@ -29,3 +29,17 @@ def test_an_added_overload_is_an_addition_and_unchanged_members_say_nothing() ->
     assert _member_changes("Tally", "method", old, {**old, ("score", "(J)I"): STATIC}) == [
         "adds a method `int score(long)` to Tally"]
     assert _member_changes("Tally", "method", old, dict(old)) == []
+
+
+def test_a_property_added_is_one_change_with_its_accessors_and_kotlin_s_lambdas_are_lambdas() -> None:
+    old = {("calls", "I"): PRIVATE}
+    new = {**old, ("hits", "I"): PRIVATE, ("isOn", "Z"): PRIVATE}
+    methods = {("getHits", "()I"), ("setHits", "(I)V"), ("isOn", "()Z"), ("setOn", "(Z)V"), ("getCalls", "()I")}
+    accessors = _accessors({"hits", "isOn"}, methods)
+    assert accessors == {"hits": ["getHits", "setHits"], "isOn": ["isOn", "setOn"]}
+    assert _member_changes("Tally", "field", old, new, accessors) == [
+        "adds a property `hits` to Tally (a field, getHits, setHits)",
+        "adds a property `isOn` to Tally (a field, isOn, setOn)"]
+    assert _member_changes("TallyKt", "method", {}, dict.fromkeys(methods | {("main$lambda$2", "(I)I")}, 0),
+                           accessors) == ["adds a method `int getCalls()` to TallyKt",
+                                          "adds a lambda (`main$lambda$2`) to TallyKt"]

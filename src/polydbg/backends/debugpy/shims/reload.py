@@ -35,6 +35,7 @@ import types
 
 _seen = {}  # file -> (mtime_ns, size) when last compared with the program's code
 _real = {}  # a code's file name -> its real path
+_stored = {}  # file -> what each of its top-level assignments ran when last compared (_stores)
 _RUNS_ON = 0x20 | 0x80 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR: a started one keeps its code
 _SHOWN = 4  # names listed per note before "and N more"
 
@@ -52,6 +53,7 @@ def reload(skipped):
     except Refused as e:
         return json.dumps({"refused": str(e)})
     _seen.update(stats)
+    _stored.update((plan["path"], plan["stores"]) for plan in plans)
     replaced = [line for line in (_said(plan) for plan in plans) if line]
     notes = [n for plan in plans for n in plan["notes"]] + _still_old(done)
     if done:
@@ -149,7 +151,8 @@ def _plan(path, modules):
     except (OSError, ValueError) as e:
         raise Refused("%s cannot be read: %s" % (shown, e)) from None
     plan = {"path": path, "shown": shown, "changed": [], "moved": [], "added": [], "notes": [],
-            "code": [], "names": [], "members": [], "caches": []}
+            "code": [], "names": [], "members": [], "caches": [], "loaded": _loaded_stores(path),
+            "stores": _stores(compiled[id(modules[0])]) if modules else {}}
     for module in modules:
         codes = {}
         _codes(compiled[id(module)], "", codes)
@@ -408,19 +411,67 @@ _LITERALS = (int, float, complex, str, bytes, bool, tuple, list, dict, set, froz
 
 
 def _literal(plan, statement, name, value, owner, prefix=""):
+    """A note when the file assigns a literal other than the program's value — only when the statement changed since
+    the program loaded it: a value the program changed itself (a registry filled at import, a counter) is its own."""
     if type(value) not in _LITERALS or (hasattr(value, "__len__") and len(value) > 100):
         return  # another kind of value (no __eq__ or __repr__ of the program's is run) or a long one
+    label = "%s.%s" % (prefix, name) if prefix else name
+    loaded = plan["loaded"]
+    if loaded is not None and loaded.get(label) == plan["stores"].get(label, ()):
+        return  # the statement is as the program ran it
+    if loaded is None and isinstance(value, (list, dict, set)):
+        return  # unknown what the program ran, and a container it may have filled since
     try:
         wanted = ast.literal_eval(statement.value)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return
     if type(wanted) is type(value) and wanted == value:
         return
-    label = "%s.%s" % (prefix, name) if prefix else name
-    plan["notes"].append("%s:%d: %s = %s in the file, %s in the program: code outside functions is not run again "
+    plan["notes"].append("%s:%d: %s = %s in the file, %s in the program%s: code outside functions is not run again "
                          "(debug_evaluate(\"__import__('sys').modules[%r].%s = %s\") sets it)"
-                         % (plan["shown"], statement.lineno, label, _short(wanted), _short(value), owner, label,
-                            _short(wanted)))
+                         % (plan["shown"], statement.lineno, label, _short(wanted), _short(value),
+                            " (which may have changed it itself: set it only if you edited this line)"
+                            if loaded is None else "", owner, label, _short(wanted)))
+
+
+def _loaded_stores(path):
+    """What the file's assignments ran when the program loaded it: as the last reload compared it, else as its
+    bytecode cache holds it (written when the module was imported: a process importing the edited file since rewrites
+    it, and an edited literal goes unnoticed; None when there is none)."""
+    known = _stored.get(path)
+    if known is not None:
+        return known
+    try:
+        import importlib.util
+        import marshal
+
+        with open(importlib.util.cache_from_source(path), "rb") as f:
+            data = f.read()
+        if data[:4] != importlib.util.MAGIC_NUMBER:
+            return None
+        return _stores(marshal.loads(data[16:]))
+    except Exception:
+        return None
+
+
+def _stores(code, prefix="", out=None):
+    """What each assignment of a module's (or a class body's) own code runs, by the name it stores (``LIMIT``,
+    ``Config.RETRIES``): the instructions since the previous store, without lines or jump offsets."""
+    import dis
+
+    out = {} if out is None else out
+    run = []
+    for i in dis.get_instructions(code):
+        if i.opname in ("STORE_NAME", "STORE_GLOBAL"):
+            out.setdefault(prefix + i.argval, tuple(run))
+            run = []
+        elif isinstance(i.argval, types.CodeType):
+            if not i.argval.co_flags & 3:  # a class body (not CO_OPTIMIZED | CO_NEWLOCALS, as a function is)
+                _stores(i.argval, prefix + i.argval.co_name + ".", out)
+            run.append((i.opname, i.argval.co_name))
+        else:
+            run.append((i.opname, None if i.opcode in dis.hasjrel or i.opcode in dis.hasjabs else repr(i.argval)))
+    return out
 
 
 def _short(value):
