@@ -284,10 +284,13 @@ class XdebugBackend(Backend):
         line = int(line_text) if line_text and line_text.isdigit() else None
         kind = message.get("exception") if message is not None else None
         tid = request.thread_id
-        if kind:
-            text = text_of(message) if message is not None else ""
-            shown = _uncaught_type(text) if kind == UNCAUGHT else kind
-            return StopEvent("exception", tid, f"{shown}: {text.splitlines()[0] if text else ''}", text,
+        if kind and message is not None:
+            if kind == UNCAUGHT and "*" in self._breakpoints.exceptions and text_of(message).startswith("Uncaught "):
+                return None  # its throw was a stop already (raised): PHP's end on it is not another
+            detail = self._exception(request)
+            if detail is None:
+                return None
+            return StopEvent("exception", tid, f"{detail.type}: {detail.message}", detail.message,
                              thread_name=request.name)
         if request.entry:  # stop_on_entry's first step
             request.entry = False
@@ -478,7 +481,3 @@ class XdebugBackend(Backend):
         if not self._attached:
             await self._proc.end(kill_debuggee=kill)
 
-
-def _uncaught_type(text: str) -> str:
-    found = _UNCAUGHT.match(text)
-    return found.group("type") if found else UNCAUGHT
