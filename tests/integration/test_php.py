@@ -210,3 +210,34 @@ async def test_attach_listens_for_php_started_elsewhere(tools: Tools) -> None:
         assert out == b"result 13\n" and process.returncode == 13
     said = await tools.error("debug_attach", language="php", pid=os.getpid())
     assert "cannot be attached to a running PHP process" in said, said
+
+
+# -- PHPUnit by name ------------------------------------------------------------------------------------
+
+PHPUNIT = PHP / "phpunit"
+
+
+async def test_a_failing_phpunit_test_stops_at_its_assertion_in_the_test_s_frame(tools: Tools) -> None:
+    require("phpunit")
+    report = await tools("debug_launch", test="CartTest::testTotalCountsQuantities", cwd=str(PHPUNIT))
+    assert report["reason"] == "exception", report
+    failing = line_of("php/phpunit/tests/CartTest.php", "fails here")
+    assert report["location"] == {"file": str(PHPUNIT / "tests" / "CartTest.php"), "line": failing,
+                                  "function": "Shop\\Tests\\CartTest->testTotalCountsQuantities"}
+    assert report["exception"]["message"] == "Failed asserting that 13.0 matches expected 33.0."
+    assert values(report)["$cart"] == "Shop\\Cart {lines: array(2)}"
+    stack = (await tools("debug_stack"))["threads"][0]
+    above = [f["function"] for f in stack["frames"] if f["index"] < 0]  # listed above frame 0, not addressable
+    assert "PHPUnit\\Framework\\Assert::assertEquals" in above, stack
+    lines = await tools("debug_evaluate", expression="$cart->lines")  # a path reads where it is
+    assert lines["value"] == "array(2) [array(3), array(3)]"
+    done = await tools("debug_continue")  # PHPUnit's own handling of the failure does not stop again
+    assert done["state"] == "exited" and done["test"]["outcome"] == "failed", done
+    await tools("debug_terminate")
+    passed = await tools("debug_launch", test="tests/CartTest.php::testEmptyCartIsFree", cwd=str(PHPUNIT))
+    assert passed["state"] == "exited" and passed["test"]["outcome"] == "passed", passed
+    await tools("debug_terminate")
+    missing = await tools("debug_launch", test="CartTest::testTotal", cwd=str(PHPUNIT))
+    assert missing["test"]["outcome"] == "not found"
+    assert "Shop\\Tests\\CartTest::testTotalCountsQuantities" in missing["test"]["closest"], missing
+    await tools("debug_terminate")

@@ -90,7 +90,7 @@ class XdebugBackend(Backend):
         self._server: asyncio.AbstractServer | None = None
         self._first: asyncio.Future[Request] | None = None  # a script's connection, awaited by launch
         self._copy_output = True  # stdout -c 1 (a web request's output is its response) or -c 2 (a script's)
-        self._test = False
+        self._test: str | None = None  # a test run's runner script
         self._attached = False
 
     # -- launch and attach ------------------------------------------------------------------------------
@@ -100,7 +100,7 @@ class XdebugBackend(Backend):
             raise AdapterRequestError("launch", "pass program: the .php script (or, with runtime_args=[\"-S\", "
                                                 "\"127.0.0.1:8000\"], the router script or document root to serve)")
         self._life.starting()
-        self._test = spec.test
+        self._test = os.path.abspath(spec.program) if spec.test else None
         php, load = launcher.require_php(spec.runtime)
         serving = launcher.serves(spec.runtime_args)
         self._copy_output = serving is not None
@@ -288,8 +288,8 @@ class XdebugBackend(Backend):
             if kind == UNCAUGHT and "*" in self._breakpoints.exceptions and text_of(message).startswith("Uncaught "):
                 return None  # its throw was a stop already (raised): PHP's end on it is not another
             detail = self._exception(request)
-            if detail is None:
-                return None
+            if detail is None or (request.test is not None and kind != UNCAUGHT and not await request.in_user_code()):
+                return None  # PHPUnit handling a test's failure again, in its own code
             return StopEvent("exception", tid, f"{detail.type}: {detail.message}", detail.message,
                              thread_name=request.name)
         if request.entry:  # stop_on_entry's first step

@@ -30,7 +30,7 @@ from polydbg.errors import AdapterRequestError, UsageError
 
 PAGE = 100  # children per property_get page (feature max_children)
 _FAILED = "\0polydbg-error\0"
-_VARIABLE = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|(?<![\w$\\])\$([A-Za-z_]\w*)(?![\w\[(]|->|::)""")
+_VARIABLE = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|(?<![\w$\\])\$([A-Za-z_]\w*)(?!\w)""")
 _SCALARS = frozenset({"int", "float", "bool", "null", "string"})
 _PATH = re.compile(r"^\$\w+(?:\[(?:\d+|'[^']*'|\"[^\"]*\")\]|->\w+|::\$?\w+)*$")  # what property_get can name
 
@@ -163,7 +163,7 @@ class Inspection:
             if name is None or name in literals:
                 continue
             if name == "this":
-                raise UsageError(self._outer(expression, "$this", "an object"))
+                raise UsageError(self._outer(request, expression, "$this", "an object"))
             try:
                 answer = await request.ask("property_get", [("d", str(depth)), ("n", f"${name}")])
             except DbgpError as exc:
@@ -171,15 +171,18 @@ class Inspection:
             prop = answer.find("property")
             kind = prop.get("type") if prop is not None else None
             if prop is None or kind not in _SCALARS:
-                raise UsageError(self._outer(expression, f"${name}", f"a value of type {kind}"))
+                raise UsageError(self._outer(request, expression, f"${name}", f"a value of type {kind}"))
             literals[name] = _literal(prop)
         return _VARIABLE.sub(lambda m: m.group(1) if m.group(2) is None else f"({literals[m.group(2)]})", expression)
 
     @staticmethod
-    def _outer(expression: str, name: str, what: str) -> str:
-        return (f"cannot evaluate {expression!r} in an outer frame: Xdebug evaluates only in the innermost one, and "
-                f"{name} holds {what}, which cannot be carried there; read it with debug_variables(frame_id=…) or "
-                f"debug_evaluate of a path such as {name}['key'] or {name}->prop in that frame")
+    def _outer(request: Request, expression: str, name: str, what: str) -> str:
+        hidden = request.hidden()
+        where = (f"the frame PHP stopped in ({hidden[0].get('where')}, listed above frame 0)" if hidden
+                 else "the innermost frame")
+        return (f"cannot evaluate {expression!r} in this frame: Xdebug 3.2 evaluates only in {where}, and {name} "
+                f"holds {what}, which cannot be carried there; read it with debug_variables(frame_id=…), or "
+                f"debug_evaluate a path such as {name}['key'] or {name}->prop (read where it is)")
 
     async def set_variable(self, ref: int, name: str, value: str) -> Variable:
         holder = self.holder(ref)

@@ -63,7 +63,7 @@ class Request:
         self.stop: Element | None = None  # the answer that stopped it
         self.step: str | None = None  # the continuation that ran it ("run", "step_over", …)
         self.entry = False  # its first continuation is stop_on_entry's step
-        self.test = False  # a test run: the framework's frames are listed above the test's
+        self.test: str | None = None  # a test run's runner script: its and the framework's frames are not the user's
         self.generation = -1  # the breakpoints it has (Breakpoints.generation)
         self.native: dict[str, int] = {}  # Xdebug's breakpoint id → polydbg's
         self.pid: int | None = None
@@ -113,12 +113,23 @@ class Request:
         message = self.stop.find("message") if self.stop is not None else None
         if message is None or not message.get("exception"):
             return 0
-        while self.test and hidden < len(frames) - 1 and any(
-                part in (frames[hidden].get("filename") or "") for part in FRAMEWORK_DIRS):
+        while hidden < len(frames) - 1 and self.framework(frames[hidden]):
             hidden += 1
         while hidden < len(frames) - 1 and _same_place(frames[hidden], frames[hidden + 1]):
             hidden += 1
         return hidden
+
+    def framework(self, element: Element) -> bool:
+        """A frame of the test runner's (PHPUnit's code, its script), in a test run."""
+        if self.test is None:
+            return False
+        file = element.get("filename") or ""
+        return any(part in file for part in FRAMEWORK_DIRS) or self.paths.local(file) == self.test
+
+    async def in_user_code(self) -> bool:
+        """Whether any frame of the stop is the user's (a test run's failure rethrown inside PHPUnit is not)."""
+        await self.stack()
+        return not all(self.framework(f) or f.get("where") == "{main}" for f in self._stack or [])
 
     def frame(self, element: Element) -> Frame:
         line = element.get("lineno")
