@@ -5,7 +5,8 @@ from polydbg.backends.xdebug import launcher
 
 INFO = BackendInfo(
     name="xdebug", target="polydbg.backends.xdebug.backend:XdebugBackend", languages=("php",),
-    find=launcher.find_php, install=launcher.INSTALL, version_args=("-r", "echo 'PHP ', PHP_VERSION, ', Xdebug ', phpversion('xdebug'), PHP_EOL;"),
+    find=launcher.find_php, install=launcher.INSTALL,
+    version_args=("-r", "echo 'PHP ', PHP_VERSION, ', Xdebug ', phpversion('xdebug'), PHP_EOL;"),
     break_on_exception={"uncaught": ("uncaught",), "raised": ("raised", "uncaught")},
     expression_check="polydbg.backends.xdebug.checks:check",
     # the built-in web server (-S addr, its document root -t dir: a path inside the roots), ini settings of
