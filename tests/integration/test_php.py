@@ -91,7 +91,7 @@ async def test_an_outer_frame_evaluates_with_its_own_variables(tools: Tools) -> 
     await tools("debug_launch", program=conformance, breakpoints=[at(conformance, "in add")])
     assert (await tools("debug_evaluate", expression="$x * 10 + $y", frame_id=1))["value"] == "34"
     said = await tools.error("debug_evaluate", expression="count($argv)", frame_id=1)
-    assert "only in the innermost one" in said and "$argv holds a value of type array" in said, said
+    assert "only in the innermost frame" in said and "$argv holds a value of type array" in said, said
     assert (await tools("debug_evaluate", expression="$argv[0]", frame_id=1))["value"].endswith('conformance.php"')
     await tools("debug_terminate")
 
