@@ -2,20 +2,22 @@
 must read the same whatever the debugger underneath.
 
 Each backend debugs the same little program (tests/programs/conformance/: Python, C, C++, Rust, Go,
-JavaScript, Ruby),
+JavaScript, Ruby, PHP),
 which computes ``s = add(3, 4)``, adds 0..3 to it in a loop, prints ``result 13`` and exits with
 status 13. Lines are found by their marker comments. Native programs and the Go program are built
 once per run into the run's build directory (gcc/g++ -g -O0, cargo with its target dir there,
 ``go build -gcflags=all=-N -l``).
 
-What is allowed to differ between backends is in ``Flavour``: how the language names functions and
-types, and where "step into" first stops (delve stops on the function's own line) and "step out" lands.
+What is allowed to differ between backends is in ``Flavour``: how the language names functions, types and
+variables (PHP's start with ``$``), and where "step into" first stops (delve stops on the function's own line) and
+"step out" lands.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import select
 import shutil
 import signal
@@ -51,6 +53,11 @@ class Flavour:
     into: str  # the marker of the line where "step into add" stops
     needs: tuple[str, ...]  # the commands require() checks (skips locally, fails under CI)
     out: str = "call add"  # the marker of the line where "step out of add" stops
+    sigil: str = ""  # what starts a variable's name (PHP's $)
+
+    def var(self, text: str) -> str:
+        """``text`` (names and operators) with the language's variable names: ``i % 2 == 1`` → ``$i % 2 == 1``."""
+        return re.sub(r"\b([a-z_]\w*)", lambda m: self.sigil + m.group(1), text) if self.sigil else text
 
     @property
     def path(self) -> str:
@@ -86,6 +93,9 @@ FLAVOURS = [
     # add's result has no line event of its own)
     Flavour("ruby-rdbg", "rdbg", "ruby", "conformance/conformance.rb", "Object#main", "Object#add", "Integer",
             "# in add", ("ruby",), out="# loop"),
+    # PHP too steps out to the caller's next statement
+    Flavour("php-xdebug", "xdebug", "php", "conformance/conformance.php", "main", "add", "int",
+            "// in add", ("php",), out="// loop", sigil="$"),
 ]
 
 
@@ -96,7 +106,7 @@ def _cargo() -> str | None:
 
 def _build(flavour: Flavour, out: Path) -> str:
     """Build the program ``flavour`` debugs into ``out``; returns what debug_launch takes as ``program``."""
-    if flavour.language in ("python", "javascript", "ruby"):
+    if flavour.language in ("python", "javascript", "ruby", "php"):
         return flavour.path
     if flavour.language in ("c", "cpp"):
         compiler = "gcc" if flavour.language == "c" else "g++"
@@ -149,7 +159,7 @@ def target(request: pytest.FixtureRequest, build_dir: Path, _built: dict[str, st
 
 
 def values(report: dict[str, Any]) -> dict[str, str]:
-    return {v["name"]: v["value"] for v in report.get("locals") or []}
+    return {v["name"].lstrip("$"): v["value"] for v in report.get("locals") or []}
 
 
 async def set_variable(tools: Tools, **arguments: Any) -> dict[str, Any]:
@@ -180,7 +190,7 @@ async def test_launch_stops_at_a_line_breakpoint(tools: Tools, target: Target) -
     assert report["reason"] == "breakpoint"
     assert report["location"] == {"file": flavour.path, "line": call, "function": flavour.main}
     assert f"{call}>*" in report["source"]  # the current line, with its breakpoint
-    assert "add(x, y)" in report["source"]
+    assert flavour.var("add(x, y)").replace("$add", "add") in report["source"]
     local = values(report)
     assert (local.get("x"), local.get("y")) == ("3", "4"), local
     [session] = (await tools("debug_sessions"))["sessions"]
@@ -221,9 +231,9 @@ async def test_evaluate_in_the_current_and_the_calling_frame(tools: Tools, targe
     flavour = target.flavour
     report = await tools("debug_launch", **target.launch_arguments(breakpoints=[target.at("in add")]))
     assert report["location"]["function"] == flavour.add
-    total = await tools("debug_evaluate", expression="a + b")
+    total = await tools("debug_evaluate", expression=flavour.var("a + b"))
     assert (total["value"], total["type"]) == ("7", flavour.int_type)
-    caller = await tools("debug_evaluate", expression="x * 10 + y", frame_id=1)
+    caller = await tools("debug_evaluate", expression=flavour.var("x * 10 + y"), frame_id=1)
     assert caller["value"] == "34"
     error = await tools.error("debug_evaluate", expression="no_such_name + 1")
     assert "no_such_name" in error
@@ -236,9 +246,9 @@ async def test_set_variable_reaches_the_program(tools: Tools, target: Target) ->
     report = await tools("debug_launch", **target.launch_arguments(breakpoints=[target.at("loop body")]))
     assert (values(report)["i"], values(report)["s"]) == ("0", "7")
     await tools("debug_clear", all=True)
-    changed = await set_variable(tools, name="s", value="100")
+    changed = await set_variable(tools, name=target.flavour.var("s"), value="100")
     assert changed["value"] == "100"
-    assert (await tools("debug_evaluate", expression="s"))["value"] == "100"
+    assert (await tools("debug_evaluate", expression=target.flavour.var("s")))["value"] == "100"
     done, output = await run_to_exit(tools, target.flavour)
     assert done["state"] == "exited"
     assert done["exit_code"] == 106  # 100 + 0 + 1 + 2 + 3
@@ -248,7 +258,8 @@ async def test_set_variable_reaches_the_program(tools: Tools, target: Target) ->
 
 async def test_conditional_breakpoint_stops_only_when_the_condition_holds(tools: Tools, target: Target) -> None:
     report = await tools("debug_launch",
-                         **target.launch_arguments(breakpoints=[target.at("loop body", condition="i % 2 == 1")]))
+                         **target.launch_arguments(breakpoints=[target.at("loop body",
+                                                                          condition=target.flavour.var("i % 2 == 1"))]))
     assert report["reason"] == "breakpoint"
     assert report["location"]["line"] == target.flavour.line("loop body")
     assert (values(report)["i"], values(report)["s"]) == ("1", "7")
@@ -385,8 +396,8 @@ async def test_debug_sessions_names_the_program_s_pid(tools: Tools, target: Targ
 async def test_an_unknown_raw_command_is_an_error_on_every_debugger(tools: Tools, target: Target) -> None:
     await tools("debug_launch", **target.launch_arguments(breakpoints=[target.at("call add")]))
     text = await tools.error("debug_command", command="no-such-command")
-    if target.flavour.adapter == "debugpy":  # no raw commands at all: it says what to use instead
-        assert "debugpy" in text, text
+    if target.flavour.adapter in ("debugpy", "xdebug"):  # no raw commands at all: it says what to use instead
+        assert target.flavour.adapter in text, text
     elif target.flavour.adapter == "delve":  # dlv dap's few commands: it names the unknown one and lists them
         assert "no-such-command" in text and "offers" in text, text
     elif target.flavour.adapter == "node":  # raw CDP: it says what a command looks like
@@ -395,7 +406,7 @@ async def test_an_unknown_raw_command_is_an_error_on_every_debugger(tools: Tools
         assert "not supported by rdbg" in text and "debug_evaluate" in text, text
     else:  # lldb and gdb: the debugger's own refusal, naming the command
         assert "refused 'no-such-command'" in text and "no-such-command" in text.split(":", 1)[1], text
-    assert "x" in {v["name"] for v in (await tools("debug_variables"))["variables"]}  # the session is fine
+    assert target.flavour.var("x") in {v["name"] for v in (await tools("debug_variables"))["variables"]}  # still fine
     await tools("debug_terminate")
 
 
@@ -405,8 +416,8 @@ async def test_a_broken_condition_is_said_not_taken_for_a_match(tools: Tools, ta
     result = await tools.client.call_tool("debug_launch", target.launch_arguments(
         breakpoints=[target.at("loop body", condition=broken)]))
     said = text_of(result)
-    if flavour.adapter == "debugpy":  # refused when set: Python's syntax is checked by polydbg
-        assert result.is_error and "not a Python expression" in said, said
+    if flavour.adapter in ("debugpy", "xdebug"):  # refused when set: the syntax is checked by polydbg
+        assert result.is_error and f"not a {'PHP' if flavour.language == 'php' else 'Python'} expression" in said, said
         return
     assert not result.is_error, said
     if flavour.adapter == "lldb-dap":  # lldb stops anyway: the stop says why

@@ -29,11 +29,12 @@ from polydbg.backends.lldb import info as lldb_info
 from polydbg.backends.node import info as node_info
 from polydbg.backends.rdbg import info as rdbg_info
 from polydbg.backends.timecontrol import RecordMode
+from polydbg.backends.xdebug import info as xdebug_info
 from polydbg.errors import UsageError, did_you_mean, echo
 
 BACKENDS: dict[str, BackendInfo] = {info.name: info for info in (
     debugpy_info.INFO, lldb_info.INFO, gdb_info.INFO, delve_info.INFO, node_info.INFO, java_info.INFO,
-    rdbg_info.INFO)}
+    rdbg_info.INFO, xdebug_info.INFO)}
 
 # What is assumed of an adapter the registry does not know (a test's fake backend): nothing special.
 UNKNOWN = BackendInfo(name="unknown", target="", languages=(), find=lambda: None, install="")
@@ -45,20 +46,21 @@ _SOURCE_EXTENSIONS = {".py": "python", ".pyw": "python", ".go": "go", ".c": "c",
                       ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".rs": "rust", ".js": "javascript",
                       ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript", ".ts": "typescript",
                       ".mts": "typescript", ".cts": "typescript", ".tsx": "typescript",
-                      ".java": "java", ".jar": "java", ".class": "java", ".kt": "kotlin", ".rb": "ruby"}
+                      ".java": "java", ".jar": "java", ".class": "java", ".kt": "kotlin", ".rb": "ruby", ".php": "php"}
 _COMPILED = frozenset({"c", "cpp", "rust"})
 _NATIVE = frozenset({"c", "cpp", "rust", "go"})
 _NAMES = {"c": "C", "cpp": "C++", "rust": "Rust", "go": "Go", "python": "Python", "javascript": "JavaScript",
-          "typescript": "TypeScript", "java": "Java", "kotlin": "Kotlin", "ruby": "Ruby"}
+          "typescript": "TypeScript", "java": "Java", "kotlin": "Kotlin", "ruby": "Ruby",
+          "php": "PHP"}
 # Programs of languages without a backend here: named in the refusal.
 _OTHER_LANGUAGES = {".kts": "Kotlin script",
-                    ".lua": "Lua", ".pl": "Perl", ".php": "PHP", ".sh": "shell", ".bash": "shell",
+                    ".lua": "Lua", ".pl": "Perl", ".sh": "shell", ".bash": "shell",
                     ".cs": "C#", ".swift": "Swift", ".zig": "Zig", ".scala": "Scala", ".ex": "Elixir",
                     ".exs": "Elixir", ".erl": "Erlang", ".hs": "Haskell", ".r": "R", ".jl": "Julia", ".dart": "Dart"}
 # Runtimes of the backends' languages (``python3.11`` → the debugpy backend's), and interpreters of languages without
 # a backend (named in answers): an executable by one of these names may be an interpreter given as the program.
 _RUNTIMES = {name: info for info in BACKENDS.values() for name in info.process_names}
-_OTHER_INTERPRETERS = {"perl": "Perl", "php": "PHP", "lua": "Lua", "luajit": "Lua", "bash": "shell",
+_OTHER_INTERPRETERS = {"perl": "Perl", "lua": "Lua", "luajit": "Lua", "bash": "shell",
                        "sh": "shell", "dash": "shell", "zsh": "shell", "ksh": "shell", "fish": "shell",
                        "deno": "Deno", "bun": "Bun", "tclsh": "Tcl", "rscript": "R", "julia": "Julia"}
 # Commands of a #! line that run a language's sources without being its runtime's name.

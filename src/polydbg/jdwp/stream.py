@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 from typing import NamedTuple
 
 from polydbg.errors import AdapterGoneError
 from polydbg.jdwp.codec import HANDSHAKE, HEADER
+from polydbg.transport.streams import no_delay
 
 
 class Packet(NamedTuple):
@@ -36,10 +36,7 @@ class PacketStream:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._reader = reader
         self._writer = writer
-        sock = writer.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        no_delay(writer)
 
     @classmethod
     async def handshake(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,

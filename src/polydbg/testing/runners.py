@@ -16,10 +16,10 @@ from polydbg.backends.java.kotlin import find_kotlinc
 from polydbg.backends.kit.projects import nearest
 from polydbg.backends.node.launcher import find_package
 from polydbg.errors import PolydbgError
-from polydbg.testing import OTHER_MARKERS, PYTHON_MARKERS, go, javascript, junit, rust
+from polydbg.testing import OTHER_MARKERS, PYTHON_MARKERS, go, javascript, junit, php, rust
 
 _JAVA_MARKERS = tuple(marker for marker, language in OTHER_MARKERS.items() if language in ("java", "kotlin"))
-_MARKERS = (*PYTHON_MARKERS, *OTHER_MARKERS)
+_MARKERS = (*PYTHON_MARKERS, *OTHER_MARKERS, *php.MARKERS)
 _VERSION_S = 10
 
 
@@ -29,7 +29,7 @@ def found(cwd: str) -> list[str]:
     root = nearest(cwd, lambda directory: _has(directory, _MARKERS) or go.is_go_test("", directory))
     if root is None:
         return []
-    return [line for describe in (_python, _go, _rust, _javascript, _java) if (line := describe(root))]
+    return [line for describe in (_python, _go, _rust, _javascript, _java, _php) if (line := describe(root))]
 
 
 def _has(root: str, markers: tuple[str, ...]) -> bool:
@@ -90,3 +90,13 @@ def _java(root: str) -> str | None:
                                           "so only the project's own on its classpath")
     kotlin = "; Kotlin tests compiled with kotlinc" if find_kotlinc() else ""
     return f"java    JUnit 4/5 ({have}){kotlin} — test=\"pkg.Class#method\""
+
+
+def _php(root: str) -> str | None:
+    if not _has(root, php.MARKERS):
+        return None
+    try:
+        runner = php.find_phpunit(root)
+    except PolydbgError as exc:
+        return f"php     {exc}"
+    return f"php     PHPUnit ({runner}) under Xdebug — test=\"CartTest::testTotal\" or \"tests/CartTest.php\""

@@ -91,6 +91,15 @@ class FramedStream:
             await asyncio.wait_for(self._writer.wait_closed(), 1.0)
 
 
+def no_delay(writer: asyncio.StreamWriter) -> None:
+    """Nagle off on a stream's socket: a protocol of small requests and small answers would wait for a delayed
+    ACK (40 ms) on each."""
+    sock = writer.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
 class Writer(Protocol):
     """Where a stream's bytes go: an ``asyncio.StreamWriter`` (a pipe, a socket) or a test double."""
 

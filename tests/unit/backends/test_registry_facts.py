@@ -71,17 +71,21 @@ def test_runtime_arguments_name_the_runtime_executables() -> None:
 def test_harmless_runtime_flags_are_the_backends_declared_ones() -> None:
     harmless = ["-ea", "-da:com.example...", "-enableassertions", "-Xmx512m", "-Xss4M", "-Xms1g", "-Dmode=test",
                 "-Dflag", "--enable-source-maps", "--no-warnings", "--max-old-space-size=4096",
-                "--unhandled-rejections=strict", "--stack-size=2000"]
+                "--unhandled-rejections=strict", "--stack-size=2000",
+                "-S", "127.0.0.1:8000", "localhost:8080", "-S0.0.0.0:80", "-dxdebug.max_nesting_level=512",
+                "-derror_reporting=E_ALL & ~E_NOTICE", "-dmemory_limit=1G"]  # PHP's built-in server and ini settings
     code_running = ["-javaagent:agent.jar", "-agentlib:jdwp=transport=dt_socket", "-Djava.security.manager=allow",
                     "-Djdk.attach.allowAttachSelf=true", "-Dsun.misc.x=1", "-XX:+UnlockDiagnosticVMOptions",
                     "-Xmx", "--require=./hook.js", "--import=x", "-r", "--inspect", "--loader=x",
-                    "--max-old-space-size=$(id)", "--enable-source-maps=x", "-ea; id", ""]
+                    "--max-old-space-size=$(id)", "--enable-source-maps=x", "-ea; id", "",
+                "-dauto_prepend_file=/tmp/x.php", "-dzend_extension=/tmp/evil.so", "-dextension=x", "-f",
+                "-dmemory_limit=1G;x", "-S 127.0.0.1:80; id"]
     assert [flag for flag in harmless if not registry.harmless_runtime_flag(flag)] == []
     assert [flag for flag in code_running if registry.harmless_runtime_flag(flag)] == []
 
 
-def test_runtime_path_flags_are_the_classpath_flags() -> None:
-    assert registry.runtime_path_flags() == frozenset({"-cp", "-classpath", "--class-path"})
+def test_runtime_path_flags_are_the_classpath_flags_and_php_s_document_root() -> None:
+    assert registry.runtime_path_flags() == frozenset({"-cp", "-classpath", "--class-path", "-t"})
 
 
 def test_injecting_env_names_what_makes_a_runtime_or_build_load_other_code() -> None:

@@ -1,4 +1,4 @@
-"""The contract every protocol client keeps, checked once per protocol (DAP, GDB/MI, CDP, JDWP).
+"""The contract every protocol client keeps, checked once per protocol (DAP, GDB/MI, CDP, JDWP, DBGp).
 
 Each harness plays the debugger's end by hand at the transport seam (an in-memory ``MessageStream`` pair).
 The contract: answers are matched to their requests in any order, a refusal names the request, events reach
@@ -18,6 +18,7 @@ import pytest
 
 from polydbg.cdp.client import CdpChannel
 from polydbg.dap.client import DapClient
+from polydbg.dbgp.client import DbgpClient
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError
 from polydbg.jdwp.client import JdwpClient
 from polydbg.jdwp.codec import REPLY_FLAG, CommandSet, EventKind, IdSizes, Suspend, Writer
@@ -202,6 +203,33 @@ class JdwpHarness(DebuggerEnd[Packet]):
         return bytes(answer).decode()
 
 
+class DbgpHarness(DebuggerEnd[str]):
+    """Xdebug's end: command lines in (``name -i TID …``), XML packets out; a ``response`` names its transaction,
+    a refusal is an ``<error>`` with a code and a message, an event a ``notify`` packet."""
+
+    def __init__(self) -> None:
+        near, far = memory_pair()
+        self.dbgp = DbgpClient(near, "fake-xdebug")
+        super().__init__(self.dbgp, far)
+
+    def send(self, label: str) -> asyncio.Future[Any]:
+        return self.dbgp.send(label)
+
+    async def answer(self, index: int, ok: bool = True, text: str = "") -> None:
+        words = (await self.request(index)).split()
+        command, key = words[0], words[words.index("-i") + 1]
+        inner = (f"<![CDATA[{text}]]>" if ok
+                 else f'<error code="300"><message><![CDATA[{text}]]></message></error>')
+        await self.far.send(f'<response xmlns="urn:debugger_protocol_v1" command="{command}" '
+                            f'transaction_id="{key}">{inner}</response>')
+
+    async def event(self, name: str, value: str) -> None:
+        await self.far.send(f'<notify xmlns="urn:debugger_protocol_v1" name="{name}"><![CDATA[{value}]]></notify>')
+
+    def value(self, answer: Any) -> str:
+        return str(answer.text or "")
+
+
 def _base36(number: int) -> str:
     digits = "0123456789abcdefghijklmnopqrstuvwxyz"
     out = ""
@@ -212,7 +240,7 @@ def _base36(number: int) -> str:
 
 
 HARNESSES: dict[str, Callable[[], Harness]] = {"dap": DapHarness, "gdb-mi": MiHarness, "cdp": CdpHarness,
-                                                "jdwp": JdwpHarness}
+                                                "jdwp": JdwpHarness, "dbgp": DbgpHarness}
 
 
 @pytest.fixture(params=sorted(HARNESSES))

@@ -1,0 +1,18 @@
+<?php
+// A small web app for PHP's built-in server (php -S 127.0.0.1:N index.php): each request greets by name.
+
+function greet(string $name): string
+{
+    $greeting = "Hello, " . ucfirst($name) . "!"; // in the handler
+    return $greeting;
+}
+
+$path = parse_url($_SERVER["REQUEST_URI"], PHP_URL_PATH);
+if ($path === "/greet") {
+    $name = $_GET["name"] ?? "world";
+    header("Content-Type: text/plain");
+    echo greet($name), "\n";
+    return true;
+}
+http_response_code(404);
+echo "no page at $path\n";
