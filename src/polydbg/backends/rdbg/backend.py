@@ -182,7 +182,7 @@ class RdbgBackend(DapBackend):
         so); a running one stops at the attach's interrupt (its event)."""
         for thread in (await self._request("threads")).get("threads", []):
             with contextlib.suppress(AdapterRequestError):
-                await self._request("stackTrace", {"threadId": thread["id"]})
+                await self.stack_trace(int(thread["id"]), 0, 1)  # its top frame's id kept for configure's Ruby
                 self._stopped_thread = int(thread["id"])
                 return
         assert self._held is not None
