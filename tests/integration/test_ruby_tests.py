@@ -35,6 +35,7 @@ async def test_a_failing_minitest_test_stops_at_its_assertion_in_its_own_frame(t
     stack = await tools.text("debug_stack")
     assert "(above #0) Minitest::Assertions#assert_equal" in stack, stack  # the machinery, listed above the test
     assert (await tools("debug_evaluate", expression="got * 2"))["value"] == "20"
+    assert (await tools("debug_evaluate", expression="$exception.class"))["value"] == "Minitest::Assertion"
     done = await tools("debug_continue")
     assert done["state"] == "exited" and done["exit_code"] == 1, done
     assert done["test"]["outcome"] == "failed" and done["test"]["runner"] == "minitest", done

@@ -104,13 +104,15 @@ class RdbgBackend(DapBackend):
         if named is not None:
             self._connect_to = named
         elif spec.pid is not None:
-            self._connect_to = launch.listening_socket(spec.pid)
+            self._connect_to = launch.PID_SOCKET  # found when connecting: rdbg may print before it listens
             self._program_pid = spec.pid
         else:
             self._connect_to = (spec.address, int(spec.port or 0))
         return {}
 
     async def _start_adapter(self) -> FramedStream:
+        if self._connect_to == launch.PID_SOCKET and self._program_pid is not None:
+            self._connect_to = await launch.listening_socket_soon(self._program_pid)
         if self._connect_to is not None:
             return await self._connect(self._connect_to, attach=True)
         assert self._plan is not None and self._socket_dir is not None
@@ -452,7 +454,8 @@ class RdbgBackend(DapBackend):
         if thread is None:
             raise UsageError("rdbg evaluates only in a stopped frame: debug_pause first")
         at = frame or FrameRef(thread, 0)
-        code = ruby.guarded(thrown.substitute(expression, "_raised") if thrown.names_it(expression) else expression)
+        raised = failures.RAISED if self._above.get(thread) else "_raised"  # a test failure's: in a frame below
+        code = ruby.guarded(thrown.substitute(expression, raised) if thrown.names_it(expression) else expression)
         self._evaluations.refuse_if_busy(thread)
         for index in range(at.index, at.index + C_FRAMES):  # past methods written in C (no locals to evaluate in)
             arguments = {"expression": code, "context": "repl",

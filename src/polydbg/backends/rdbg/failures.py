@@ -32,6 +32,8 @@ FILTER = "failures"
 ASSERTIONS = ("Minitest::Assertion", "Test::Unit::AssertionFailedError", "RSpec::Expectations::ExpectationNotMetError",
               "RSpec::Mocks::MockExpectationError")
 SKIPS = ("Minitest::Skip",)
+# the stop's exception from any frame (rdbg's ``_raised`` is a local of the top frame's only, hidden here)
+RAISED = "::DEBUGGER__::ThreadClient.current.instance_variable_get(:@target_frames).first.raised_exception"
 IDENTITY = "_raised.__id__"  # in the raising frame: the exception object's, to show a re-raised one once
 _THIRD_PARTY = ("vendor", ".bundle")
 
