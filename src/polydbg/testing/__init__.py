@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 
 from polydbg.errors import UsageError, echo
-from polydbg.testing import go, javascript, junit, php, python, rust
+from polydbg.testing import go, javascript, junit, php, python, ruby, rust
 from polydbg.testing.plan import TestPlan, Verdict, closest
 
 __all__ = ["OTHER_MARKERS", "PYTHON_MARKERS", "TestPlan", "Verdict", "closest", "plan"]
@@ -34,9 +34,13 @@ def language_of(test: str, cwd: str, language: str | None) -> str:
         return "javascript"
     if php.is_php_test(test, cwd):
         return "php"
+    if ruby.is_ruby_test(test, cwd):
+        return "ruby"
     for marker, named in OTHER_MARKERS.items():
         if os.path.exists(os.path.join(cwd, marker)):
             return named
+    if ruby.is_ruby_project(cwd):
+        return "ruby"
     if any(os.path.exists(os.path.join(cwd, marker)) for marker in PYTHON_MARKERS) or \
             any(name.endswith(".py") for name in _listing(cwd)):
         return "python"
@@ -67,9 +71,11 @@ async def plan(test: str, cwd: str, language: str | None, runtimes: Mapping[str,
         return await javascript.plan(test, cwd, runtimes.get("node"), runtime_args)
     if lang == "php":
         return php.plan(test, cwd)
+    if lang == "ruby":
+        return await ruby.plan(test, cwd)
     raise UsageError(f"debug_launch(test=…) runs Python (pytest, unittest), Go, Rust, Java/Kotlin (JUnit), "
-                     f"JavaScript/TypeScript (node:test, jest, vitest, mocha) and PHP (PHPUnit) tests so far, not "
-                     f"{lang}'s; run the "
+                     f"JavaScript/TypeScript (node:test, jest, vitest, mocha), Ruby (minitest, test-unit, RSpec) and "
+                     f"PHP (PHPUnit) tests so far, not {lang}'s; run the "
                      f"{lang} test runner as the program (program=, args=) with a breakpoint in the test")
 
 

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from polydbg import procs
+from polydbg.errors import UsageError, echo
 
 PASSED = "passed"
 FAILED = "failed"
@@ -62,6 +63,19 @@ def closest(name: str, names: Sequence[str]) -> list[str]:
         if full not in found:
             found.append(full)
     return found[:CLOSEST]
+
+
+def the_one(name: str, found: Sequence[str], names: Sequence[str], cwd: str, how: str, none_here: str) -> str:
+    """The one test of ``found`` (those of ``names`` named ``name``), else why not: the tests so named, ``how`` to
+    pick one, or the closest names (``none_here``: why there may be no test at all)."""
+    if len(found) == 1:
+        return found[0]
+    if found:
+        shown = ", ".join(found[:10]) + (f" … ({len(found)} in all)" if len(found) > 10 else "")
+        raise UsageError(f"{len(found)} tests are named {echo(name)}: {shown}; {how}")
+    near = closest(name, names)
+    hint = f"; closest: {', '.join(near)}" if near else (f" ({none_here})" if not names else "")
+    raise UsageError(f"no test named {echo(name)} in {cwd}{hint}")
 
 
 def last_lines(text: str, count: int) -> list[str]:

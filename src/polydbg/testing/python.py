@@ -15,7 +15,7 @@ import re
 
 from polydbg.backends.debugpy.python import find_python
 from polydbg.errors import UsageError, echo
-from polydbg.testing.plan import ERROR, FAILED, NOT_FOUND, PASSED, TestPlan, Verdict, closest, last_lines, output_of
+from polydbg.testing.plan import ERROR, FAILED, NOT_FOUND, PASSED, TestPlan, Verdict, last_lines, output_of, the_one
 
 _UNITTEST_ID = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\[.*\])?")
@@ -61,15 +61,10 @@ async def _one_named(name: str, interpreter: str, cwd: str) -> str:
     """The one collected test whose own name is ``name`` (a function in any file or class)."""
     names = await _pytest_names(interpreter, cwd, None)
     found = [n for n in names if n.split("::")[-1] == name or n.split("::")[-1].split("[")[0] == name]
-    if len(found) == 1 or (found and all(n.split("[")[0] == found[0].split("[")[0] for n in found)):
-        return found[0].split("[")[0] if len(found) > 1 else found[0]
-    if found:
-        shown = ", ".join(found[:10]) + (f" … ({len(found)} in all)" if len(found) > 10 else "")
-        raise UsageError(f"{len(found)} tests are named {echo(name)}: {shown}; pass the one you mean by its id")
-    near = closest(name, names)
-    hint = f"; closest: {', '.join(near)}" if near else (" (pytest collected no test here: is cwd the project's "
-                                                          "directory?)" if not names else "")
-    raise UsageError(f"no test named {echo(name)} in {cwd}{hint}")
+    if len(found) > 1 and all(n.split("[")[0] == found[0].split("[")[0] for n in found):
+        return found[0].split("[")[0]  # one test's parameters
+    return the_one(name, found, names, cwd, "pass the one you mean by its id",
+                   "pytest collected no test here: is cwd the project's directory?")
 
 
 def pytest_verdict(code: int | None, text: str) -> Verdict:

@@ -1,7 +1,8 @@
 """Which test runners the project at a directory has, for ``polydbg doctor``: one line per ecosystem found, saying
 what ``debug_launch(test=…)`` will run there (the same lookups a test launch makes) and what is missing.
 
-Only the project's markers are read (pyproject.toml, go.mod, Cargo.toml, package.json, a Maven or Gradle build);
+Only the project's markers are read (pyproject.toml, go.mod, Cargo.toml, package.json, a Maven or Gradle build,
+a Gemfile, .rspec or Ruby files in test/ or spec/);
 the one program run is the project's Python asking for its pytest's version, bounded by a timeout.
 """
 
@@ -16,7 +17,7 @@ from polydbg.backends.java.kotlin import find_kotlinc
 from polydbg.backends.kit.projects import nearest
 from polydbg.backends.node.launcher import find_package
 from polydbg.errors import PolydbgError
-from polydbg.testing import OTHER_MARKERS, PYTHON_MARKERS, go, javascript, junit, php, rust
+from polydbg.testing import OTHER_MARKERS, PYTHON_MARKERS, go, javascript, junit, php, ruby, rust
 
 _JAVA_MARKERS = tuple(marker for marker, language in OTHER_MARKERS.items() if language in ("java", "kotlin"))
 _MARKERS = (*PYTHON_MARKERS, *OTHER_MARKERS, *php.MARKERS)
@@ -26,10 +27,12 @@ _VERSION_S = 10
 def found(cwd: str) -> list[str]:
     """Per ecosystem of the project at ``cwd`` (the nearest directory at or above it with a project's marker):
     ``language  runner — how to name a test``."""
-    root = nearest(cwd, lambda directory: _has(directory, _MARKERS) or go.is_go_test("", directory))
+    root = nearest(cwd, lambda directory: _has(directory, _MARKERS) or go.is_go_test("", directory)
+                   or ruby.is_ruby_project(directory))
     if root is None:
         return []
-    return [line for describe in (_python, _go, _rust, _javascript, _java, _php) if (line := describe(root))]
+    return [line for describe in (_python, _go, _rust, _javascript, _java, _ruby, _php)
+            if (line := describe(root))]
 
 
 def _has(root: str, markers: tuple[str, ...]) -> bool:
@@ -100,3 +103,16 @@ def _php(root: str) -> str | None:
     except PolydbgError as exc:
         return f"php     {exc}"
     return f"php     PHPUnit ({runner}) under Xdebug — test=\"CartTest::testTotal\" or \"tests/CartTest.php\""
+
+
+def _ruby(root: str) -> str | None:
+    if not ruby.is_ruby_project(root):
+        return None
+    if shutil.which("ruby") is None:
+        return "ruby    ruby is not on PATH (apt-get install ruby)"
+    tests = len(ruby.unit_names(root))
+    specs = os.path.isdir(os.path.join(root, "spec"))
+    rspec = ("; rspec for spec/" if shutil.which("rspec") else "; spec/ but no rspec (apt-get install ruby-rspec)") \
+        if specs else ""
+    return (f"ruby    minitest/test-unit ({tests} test method(s) in test/){rspec} — "
+            "test=\"test/test_x.rb::TestX#test_name\" or \"spec/x_spec.rb:12\"")

@@ -11,7 +11,8 @@ An attach reaches a program started under ``rdbg --open`` (``ruby -r debug/open`
 
 Modules: ``backend`` (``RdbgBackend``: lifecycle, events, Ruby at a stop), ``launch`` (command, environment,
 sockets), ``gems`` (which debug gem), ``output`` (the program's pipes), ``ruby`` (the Ruby polydbg evaluates, and
-reading its answers), ``values`` (what each value's expression is, to set it).
+reading its answers), ``values`` (what each value's expression is, to set it), ``failures`` (a test run's failure
+shown in the test's frame).
 
 Quirks (read in ``lib/debug/server_dap.rb`` and tried; debug 1.4.0):
 

@@ -38,7 +38,7 @@ from polydbg.backends.base import (
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
 from polydbg.backends.kit import thrown, timeouts
-from polydbg.backends.rdbg import launch, output, ruby, values
+from polydbg.backends.rdbg import failures, launch, output, ruby, values
 from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError
 from polydbg.transport.streams import FramedStream
 
@@ -46,7 +46,7 @@ log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 20.0  # ruby loading the debug gem and stopping at the program's first line (~0.2 s here)
 EXIT_S = 2.0  # for the process to end once rdbg closed its socket
-FILTERS = ("raised", "uncaught")
+FILTERS = ("raised", "uncaught", failures.FILTER)
 POSTMORTEM = "in `block in postmortem='"  # in the name of the thread rdbg's postmortem stop is on
 NO_BINDING = "Error: Can not evaluate on this frame"  # rdbg's answer in a frame of a method written in C
 C_FRAMES = 4  # frames of C methods looked past for one with Ruby's locals
@@ -77,6 +77,9 @@ class RdbgBackend(DapBackend):
         self._functions: list[FunctionBreakpoint] = []
         self._values = values.Values()
         self._finishing: tuple[int, int] | None = None  # a step out's (thread, its stack's depth before it)
+        self._root: str | None = None  # a test run's project directory: its failures are shown in its frames
+        self._above: dict[int, list[dict[str, Any]]] = {}  # per thread, the framework's frames hidden at this stop
+        self._failed: str | None = None  # the object id of the last test failure's exception shown
 
     # -- starting ---------------------------------------------------------------------------------
 
@@ -91,6 +94,7 @@ class RdbgBackend(DapBackend):
         self._socket_dir = tempfile.mkdtemp(prefix="polydbg-rdbg-")
         self._plan = launch.plan(spec, os.path.join(self._socket_dir, "rdbg.sock"))
         self._stop_on_entry = spec.stop_on_entry
+        self._root = self._plan.cwd if spec.test else None
         if spec.stdin is not None:
             self._stdin = self._proc.input_file(spec.stdin)
         return {}
@@ -100,13 +104,15 @@ class RdbgBackend(DapBackend):
         if named is not None:
             self._connect_to = named
         elif spec.pid is not None:
-            self._connect_to = launch.listening_socket(spec.pid)
+            self._connect_to = launch.PID_SOCKET  # found when connecting: rdbg may print before it listens
             self._program_pid = spec.pid
         else:
             self._connect_to = (spec.address, int(spec.port or 0))
         return {}
 
     async def _start_adapter(self) -> FramedStream:
+        if self._connect_to == launch.PID_SOCKET and self._program_pid is not None:
+            self._connect_to = await launch.listening_socket_soon(self._program_pid)
         if self._connect_to is not None:
             return await self._connect(self._connect_to, attach=True)
         assert self._plan is not None and self._socket_dir is not None
@@ -178,7 +184,7 @@ class RdbgBackend(DapBackend):
         so); a running one stops at the attach's interrupt (its event)."""
         for thread in (await self._request("threads")).get("threads", []):
             with contextlib.suppress(AdapterRequestError):
-                await self._request("stackTrace", {"threadId": thread["id"]})
+                await self.stack_trace(int(thread["id"]), 0, 1)  # its top frame's id kept for configure's Ruby
                 self._stopped_thread = int(thread["id"])
                 return
         assert self._held is not None
@@ -238,6 +244,7 @@ class RdbgBackend(DapBackend):
     def _on_stopped(self, body: dict[str, Any]) -> None:
         self._frames.clear()
         self._values.clear()
+        self._above.clear()
         thread = body.get("threadId")
         self._stopped_thread = int(thread) if isinstance(thread, int) else 1
         if self._held is not None and not self._held.done():
@@ -251,6 +258,29 @@ class RdbgBackend(DapBackend):
         if body.get("reason") == "step" and "uncaught" in self._filters:
             self._life.spawn(self._maybe_postmortem(body), "postmortem stop")
             return
+        if body.get("reason") == "exception" and self._root is not None:
+            self._life.spawn(self._place_failure(body, self._root), "test failure")
+            return
+        self._listener.on_stopped(self._stop_event(body))
+
+    async def _place_failure(self, body: dict[str, Any], root: str) -> None:
+        """An exception stop of a test run, shown in the project's frame below the framework's (``failures``); a
+        skip's is resumed unseen."""
+        if failures.skipped(body.get("text")):
+            await self.resume(None)
+            return
+        thread = self._stopped_thread or 1
+        with contextlib.suppress(Exception):  # else the stop is shown as it came
+            raw = (await self._request("stackTrace", {"threadId": thread})).get("stackFrames", [])
+            if raw:
+                identity = await self._request("evaluate", {"expression": failures.IDENTITY, "context": "repl",
+                                                            "frameId": int(raw[0]["id"])})
+                if identity.get("result") == self._failed and self._stopped_thread == thread:
+                    await self.resume(None)  # raised again on its way out (test-unit's _wrap_assertion): shown once
+                    return
+                self._failed = str(identity.get("result"))
+            if self._stopped_thread == thread and (hidden := failures.hidden(raw, root)):
+                self._above[thread] = raw[:hidden]
         self._listener.on_stopped(self._stop_event(body))
 
     def _stop_event(self, body: dict[str, Any]) -> StopEvent:
@@ -258,6 +288,8 @@ class RdbgBackend(DapBackend):
         text = body.get("text") or body.get("description")
         if reason == "breakpoint" and text == "temporary bp":
             reason, text = "step", None
+        if reason == "exception" and isinstance(text, str):
+            text = values.raised_text(text)
         return StopEvent(reason=reason, thread_id=self._stopped_thread, description=text if reason == "exception"
                          else None, text=text if reason == "exception" else None)
 
@@ -300,6 +332,7 @@ class RdbgBackend(DapBackend):
     def _moving(self) -> None:
         super()._moving()
         self._values.clear()
+        self._above.clear()
         self._stopped_thread = None
 
     # -- Ruby at a stop ---------------------------------------------------------------------------
@@ -380,17 +413,23 @@ class RdbgBackend(DapBackend):
 
     async def set_exception_filters(self, filters: list[str]) -> None:
         self._filters = list(filters)
-        classes = ["Exception" if f == "raised" else f for f in filters if f != "uncaught"]
+        classes = ["Exception" if f == "raised" else f for f in filters if f not in ("uncaught", failures.FILTER)]
+        if failures.FILTER in filters:
+            classes = list(dict.fromkeys([*failures.ASSERTIONS, *classes]))
         await self._ruby(ruby.exceptions(classes, "uncaught" in filters))
 
     # -- frames and values ------------------------------------------------------------------------
 
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
         body = await self._request("stackTrace", {"threadId": thread_id})  # rdbg answers every frame, always
-        raw = body.get("stackFrames", [])
+        raw = body.get("stackFrames", [])[len(self._above.get(thread_id, ())):]
         frames = [wire.frame(f) for f in raw[start:start + levels]]
         self._frames.remember(thread_id, start, [int(f["id"]) for f in raw[start:start + levels]])
         return frames, len(raw)
+
+    async def frames_above(self, thread_id: int) -> list[Frame]:
+        """A test failure's framework frames (minitest's ``assert``, RSpec's failure notifier) above the test's."""
+        return [wire.frame(raw) for raw in self._above.get(thread_id, ())]
 
     async def scopes(self, frame: FrameRef) -> list[Scope]:
         found = await super().scopes(frame)
@@ -415,7 +454,8 @@ class RdbgBackend(DapBackend):
         if thread is None:
             raise UsageError("rdbg evaluates only in a stopped frame: debug_pause first")
         at = frame or FrameRef(thread, 0)
-        code = ruby.guarded(thrown.substitute(expression, "_raised") if thrown.names_it(expression) else expression)
+        raised = failures.RAISED if self._above.get(thread) else "_raised"  # a test failure's: in a frame below
+        code = ruby.guarded(thrown.substitute(expression, raised) if thrown.names_it(expression) else expression)
         self._evaluations.refuse_if_busy(thread)
         for index in range(at.index, at.index + C_FRAMES):  # past methods written in C (no locals to evaluate in)
             arguments = {"expression": code, "context": "repl",
@@ -446,7 +486,13 @@ class RdbgBackend(DapBackend):
     async def exception_info(self, thread_id: int) -> ExceptionDetail | None:
         """The exception of the stop: rdbg lists it among the top frame's locals as ``_raised`` (at a catch
         breakpoint and in postmortem, where rdbg 1.4.0 evaluates nothing)."""
-        for scope in await self.scopes(FrameRef(thread_id, 0)):
+        above = self._above.get(thread_id)
+        if above:  # a test failure's: raised in the framework's top frame, hidden
+            answer = await self._request("scopes", {"frameId": int(above[0]["id"])})
+            scopes = [scope for raw in answer.get("scopes", []) if (scope := wire.scope(raw)).hint != "globals"]
+        else:
+            scopes = await self.scopes(FrameRef(thread_id, 0))
+        for scope in scopes:
             for variable in await self.variables(scope.ref):
                 if variable.name in ("_raised", "%raised"):
                     return values.exception(variable)

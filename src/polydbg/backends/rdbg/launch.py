@@ -12,9 +12,11 @@ An attach by pid finds the UNIX socket the process listens on from ``/proc`` (it
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import stat
+import time
 from typing import NamedTuple
 
 from polydbg.backends.base import LaunchSpec
@@ -25,6 +27,9 @@ from polydbg.errors import EnvironmentProblem, UsageError, echo
 _DROPPED = ("RUBY_DEBUG_PORT", "RUBY_DEBUG_HOST", "RUBY_DEBUG_SOCK_DIR", "RUBY_DEBUG_NONSTOP", "RUBY_DEBUG_OPEN",
             "RUBY_DEBUG_DAP_SHOW_PROTOCOL", "DEBUG_DAP_SHOW_PROTOCOL", "RUBY_DEBUG_COMMANDS", "RUBY_DEBUG_INIT_SCRIPT",
             "RUBYOPT")
+PID_SOCKET = "<the UNIX socket process pid listens on>"  # an attach by pid, its socket not looked up yet
+LISTEN_S = 2.0  # for an rdbg that said it can be attached to, to listen (a few ms)
+LISTEN_POLL_S = 0.02
 INSTALL = "install Ruby with its debug gem: apt-get install ruby (or gem install debug)"
 
 
@@ -94,6 +99,19 @@ def listening_socket(pid: int) -> str:
         raise UsageError(f"process {pid} listens on no UNIX socket: start it under rdbg's server (rdbg --open -- "
                          "app.rb, or ruby -r debug/open app.rb; with --port=N attach by port instead)")
     return debug[0]
+
+
+async def listening_socket_soon(pid: int) -> str:
+    """``listening_socket``, waited for up to ``LISTEN_S``: rdbg 1.4.0 prints "Debugger can attach via UNIX
+    domain socket" before it binds the socket, so an attach right after that line finds none yet."""
+    deadline = time.monotonic() + LISTEN_S
+    while True:
+        try:
+            return listening_socket(pid)
+        except UsageError:
+            if time.monotonic() >= deadline:
+                raise
+        await asyncio.sleep(LISTEN_POLL_S)
 
 
 def is_socket(path: str) -> bool:

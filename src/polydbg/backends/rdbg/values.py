@@ -10,11 +10,13 @@ literal for strings, symbols and numbers), a Struct member ``p[:x]``, an instanc
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
 from polydbg.backends.base import ExceptionDetail, FrameRef, Variable
 from polydbg.errors import UsageError
 
+_RAISED = re.compile(r"#<([A-Z][\w:]*)(?:: (.*))?> is raised\.", re.DOTALL)  # a catch stop's text
 _SYNTHETIC = ("#class", "%ancestors", "#length", "#encoding", "#begin", "#end")
 # Values rdbg lets expand into nothing but their class (or a String's length and encoding): shown as leaves
 _LEAVES = frozenset({"Integer", "Float", "Symbol", "NilClass", "TrueClass", "FalseClass", "String", "Rational",
@@ -118,4 +120,13 @@ def exception(raised: Variable) -> ExceptionDetail:
     prefix = f"#<{type_name}: "
     message = text[len(prefix):-1] if text.startswith(prefix) and text.endswith(">") else (
         "" if text == type_name or text == f"#<{type_name}>" else text)
-    return ExceptionDetail(type=type_name, message=message)
+    return ExceptionDetail(type=type_name, message=message.strip())  # RSpec's starts with a line break
+
+
+def raised_text(text: str) -> str:
+    """A catch stop's description as the other debuggers word theirs (``Class: message``), not rdbg's
+    ``#<Class: message> is raised.``"""
+    match = _RAISED.fullmatch(text)
+    if match is None:
+        return text
+    return f"{match[1]}: {match[2].strip()}" if match[2] and match[2].strip() else match[1]
