@@ -127,7 +127,7 @@ async def test_attach_to_rdbg_open(tools: Tools, how: str) -> None:
         port = int(probe.getsockname()[1])
     where = ["--host=127.0.0.1", f"--port={port}"] if how == "port" else []
     process = started(["ruby", os.path.join(gem.path, "exe", "rdbg"), "--open", "--nonstop", *where, "--",
-                             str(RUBY / "ticks.rb")], "Debugger can attach")
+                             str(RUBY / "ticks.rb")], "ticking")
     try:
         target = {"port": port} if how == "port" else {"pid": process.pid}
         report = await tools("debug_attach", language="ruby", **target, breakpoints=[at("ticks.rb", "each tick")])

@@ -103,7 +103,10 @@ def listening_socket(pid: int) -> str:
 
 async def listening_socket_soon(pid: int) -> str:
     """``listening_socket``, waited for up to ``LISTEN_S``: rdbg 1.4.0 prints "Debugger can attach via UNIX
-    domain socket" before it binds the socket, so an attach right after that line finds none yet."""
+    domain socket" before it binds the socket, so an attach right after that line finds none yet. (And a client
+    that connects before rdbg's session is set up — its listener starts inside ``Session.new``, before
+    ``DEBUGGER__::SESSION`` is assigned — crashes rdbg's reader thread, which aborts the program: rdbg's bug, only
+    within milliseconds of the program's start, which no attach of an agent's meets.)"""
     deadline = time.monotonic() + LISTEN_S
     while True:
         try:
