@@ -121,6 +121,8 @@ async def test_raised_exceptions_by_class_and_warnings_stop_where_they_happen(to
     assert (thrown["exception"]["type"], thrown["exception"]["message"]) == ("App\\BadInput", "not a number: x")
     assert values(thrown)["$text"] == '"x"'
     assert (await tools("debug_evaluate", expression="$exception"))["value"] == '"App\\\\BadInput: not a number: x"'
+    said = await tools.error("debug_evaluate", expression="$exception->getMessage()")  # no object: what to read
+    assert 'only the text "App\\BadInput: not a number: x"' in said and "in the catch block" in said, said
     warned = await tools("debug_continue")
     assert warned["reason"] == "exception" and warned["exception"]["type"] == "Warning"
     assert warned["exception"]["message"] == 'Undefined array key "c"'
