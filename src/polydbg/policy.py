@@ -229,13 +229,15 @@ class Policy:
             arg = args[index]
             name, eq, value = arg.partition("=")
             if arg in path_flags or (eq and name in path_flags):
+                flag = arg if arg in path_flags else name
                 if not eq:
                     index += 1
                     value = args[index] if index < len(args) else ""
                 for entry in value.split(os.pathsep):
                     if entry:
                         entry = entry[:-1] if entry.endswith("*") else entry
-                        self.check_path(os.path.normpath(os.path.join(base, entry)), "classpath entry")
+                        self.check_path(os.path.normpath(os.path.join(base, entry)),
+                                        f"{path_flags[flag]} (runtime_args {flag})")
             elif not registry.harmless_runtime_flag(arg):
                 raise PolicyError(self.refusal(
                     "allow_build", f"runtime_args {echo(arg)} (a runtime flag that may run other code; harmless "

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import subprocess
 import urllib.request
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import PROGRAMS, Tools, line_of, require
+from tests.integration.php_fpm import free_port
 
 PHP = PROGRAMS / "php"
 VALUES = str(PHP / "values.php")
@@ -38,12 +38,6 @@ def at(path: str, marker: str, **options: Any) -> dict[str, Any]:
 
 def values(report: dict[str, Any]) -> dict[str, str]:
     return {v["name"]: v["value"] for v in report.get("locals") or []}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 async def get(url: str) -> str:
@@ -127,6 +121,8 @@ async def test_raised_exceptions_by_class_and_warnings_stop_where_they_happen(to
     assert (thrown["exception"]["type"], thrown["exception"]["message"]) == ("App\\BadInput", "not a number: x")
     assert values(thrown)["$text"] == '"x"'
     assert (await tools("debug_evaluate", expression="$exception"))["value"] == '"App\\\\BadInput: not a number: x"'
+    said = await tools.error("debug_evaluate", expression="$exception->getMessage()")  # no object: what to read
+    assert 'only the text "App\\BadInput: not a number: x"' in said and "in the catch block" in said, said
     warned = await tools("debug_continue")
     assert warned["reason"] == "exception" and warned["exception"]["type"] == "Warning"
     assert warned["exception"]["message"] == 'Undefined array key "c"'

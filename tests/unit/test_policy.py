@@ -268,8 +268,13 @@ def test_runtime_executables_and_flags_need_allow_build(project: Path, tmp_path:
     policy.check_runtime({}, ["-ea", "-Xmx512m", "-Dapp.mode=test", "--enable-source-maps",
                           "--stack-size=2000", "-cp", f"classes{os.pathsep}lib/*",
                           "--class-path=classes"], base)
-    with pytest.raises(PolicyError, match=r"classpath entry .* outside the roots"):
+    with pytest.raises(PolicyError, match=r"classpath entry \(runtime_args -cp\) .* outside the roots"):
         policy.check_runtime({}, ["-cp", str(tmp_path / "outside")], base)
+    with pytest.raises(PolicyError, match=r"classpath entry \(runtime_args --class-path\) .* outside the roots"):
+        policy.check_runtime({}, [f"--class-path=classes{os.pathsep}{tmp_path / 'outside'}"], base)
+    policy.check_runtime({}, ["-S", "127.0.0.1:8000", "-t", "public"], base)  # PHP's document root, inside
+    with pytest.raises(PolicyError, match=r"refused by the policy: document root \(runtime_args -t\) '/etc'"):
+        policy.check_runtime({}, ["-S", "127.0.0.1:8000", "-t", "/etc"], base)
     Policy.defaults("stdio", project).check_runtime({"python": "/bin/sh", "node": "/bin/sh"}, ["-e", "x"], base)
 
 

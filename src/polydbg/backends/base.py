@@ -333,7 +333,8 @@ class BackendInfo:
     # the debug_launch argument naming the runtime executable the program runs on (``python``, ``node``)
     runtime_argument: str | None = None
     runtime_flags: str | None = None  # a regex of runtime flags that run no other code (allowed without allow_build)
-    runtime_path_flags: tuple[str, ...] = ()  # runtime flags whose value is a path list (inside the roots)
+    # runtime flags whose value is a path list (inside the roots) → what each path is, for a refusal's words
+    runtime_path_flags: Mapping[str, str] = field(default_factory=dict)
     # "module:function(cwd, runtime) -> directories" where a project keeps its commands (a virtualenv's bin,
     # node_modules/.bin), searched before PATH for a program named without a directory; imported when first used
     command_dirs: str | None = None

@@ -364,9 +364,15 @@ def harmless_runtime_flag(flag: str) -> bool:
     return any(_compiled(i.runtime_flags, re.DOTALL).fullmatch(flag) for i in BACKENDS.values() if i.runtime_flags)
 
 
-def runtime_path_flags() -> frozenset[str]:
-    """Runtime flags whose value is a list of paths (a classpath), which must lie inside the policy's roots."""
-    return frozenset(flag for i in BACKENDS.values() for flag in i.runtime_path_flags)
+def runtime_path_flags() -> dict[str, str]:
+    """Runtime flags whose value is a list of paths (a classpath, a document root), which must lie inside the
+    policy's roots → what each path is (the meanings of backends sharing a flag joined: "x or y")."""
+    meanings: dict[str, list[str]] = {}
+    for backend in BACKENDS.values():
+        for flag, meaning in backend.runtime_path_flags.items():
+            if meaning not in meanings.setdefault(flag, []):
+                meanings[flag].append(meaning)
+    return {flag: " or ".join(said) for flag, said in meanings.items()}
 
 
 def injecting_env(name: str) -> bool:

@@ -85,7 +85,8 @@ def test_harmless_runtime_flags_are_the_backends_declared_ones() -> None:
 
 
 def test_runtime_path_flags_are_the_classpath_flags_and_php_s_document_root() -> None:
-    assert registry.runtime_path_flags() == frozenset({"-cp", "-classpath", "--class-path", "-t"})
+    assert registry.runtime_path_flags() == {"-cp": "classpath entry", "-classpath": "classpath entry",
+                                             "--class-path": "classpath entry", "-t": "document root"}
 
 
 def test_injecting_env_names_what_makes_a_runtime_or_build_load_other_code() -> None:

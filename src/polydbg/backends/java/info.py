@@ -14,7 +14,7 @@ INFO = BackendInfo(
                    r"|disablesystemassertions)(?::[\w.$]*(?:\.\.\.)?)?"
                    r"|-X(?:mx|ms|ss)\d+[kKmMgG]?"
                    r"|-D(?!(?:java|jdk|sun|javax|com\.sun)\.)[A-Za-z_][\w.\-]*(?:=.*)?"),
-    runtime_path_flags=("-cp", "-classpath", "--class-path"),
+    runtime_path_flags=dict.fromkeys(("-cp", "-classpath", "--class-path"), "classpath entry"),
     injecting_env=InjectingEnv(names=frozenset({"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
                                                 "CLASSPATH"})),  # the JVM reads these as command-line options
     process_names=("java",),

@@ -8,7 +8,8 @@ polydbg is the IDE end of DBGp. There is no adapter process: PHP connects *to* p
 args`` (``launcher``): a script connects once, as it starts. With ``runtime_args=["-S", "127.0.0.1:8000"]`` the
 program is the router of PHP's built-in web server (a directory: its document root) and every request connects
 anew. ``debug_attach(language="php", port=N)`` only listens, for PHP started elsewhere (the CLI, PHP-FPM, Apache)
-with the settings its answer prints; Xdebug cannot be attached to a running process.
+with the settings its answer prints; Xdebug cannot be attached to a running process. Ending an attached session
+ends its stopped requests (DBGp ``stop``), never the server: polydbg did not start it.
 
 **How DBGp maps onto the Backend protocol.** Each connection is a thread (``request``), named after its
 request (``GET /greet?name=ada``); a ``StopGate`` shows one stop at a time. Breakpoints are kept by polydbg and
@@ -42,5 +43,8 @@ A string value is cut at ``max_data``.               4 KB are read; the value sa
 Xdebug declares iso-8859-1 but sends PHP's bytes.    packets are read as UTF-8.
 Quoted command values take ``\\`` escapes; four       values are quoted only with a space, quote or
 backslashes in a row drop the connection.            backslash, each escaped once.
+``xdebug.mode`` is read only as PHP starts: PHP-FPM   the attach answer says to give the settings to
+ignores it in a pool's ``php_admin_value`` (the       FPM's command line or php.ini, not a pool.
+other ``xdebug.*`` settings work there).
 ===================================================  ================================================
 """

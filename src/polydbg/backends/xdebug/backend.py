@@ -157,8 +157,7 @@ class XdebugBackend(Backend):
         flags = " ".join(f"-d{s}" for s in launcher.settings(port, spec.address))
         self._events.on_output("console", (
             f"polydbg: listening on {host}:{port} for PHP with Xdebug; each script run or web request that connects "
-            f"is a thread of this session. Start PHP with: php {flags} script.php; for PHP-FPM or Apache put the same "
-            f"settings in the pool or php.ini (php_admin_value[xdebug.mode] = debug, …)\n"))
+            f"is a thread. Start PHP with: php {flags} script.php\n{launcher.FPM_ADVICE}\n"))
 
     async def _listen(self, host: str, port: int) -> int:
         try:
@@ -463,6 +462,9 @@ class XdebugBackend(Backend):
     # -- the end --------------------------------------------------------------------------------------
 
     async def terminate(self) -> None:
+        """A launched PHP is killed; attached, the stopped requests end (DBGp ``stop``: PHP ends the request as at
+        an ``exit``, with what it printed so far), running ones run on, and the server — php -S, PHP-FPM, Apache,
+        which polydbg did not start — is left running."""
         await self._life.end(lambda: self._end(kill=True))
 
     async def detach(self) -> None:
@@ -477,6 +479,9 @@ class XdebugBackend(Backend):
         if self._server is not None:
             self._server.close()
         for request in list(self._requests.values()):
+            if kill and self._attached and request.state == STOPPED:  # a request ends (PHP's exit), its server not
+                with contextlib.suppress(*GONE):
+                    await request.client.request("stop", timeout=2.0)
             await request.client.close("the session ended")
         if not self._attached:
             await self._proc.end(kill_debuggee=kill)

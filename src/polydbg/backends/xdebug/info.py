@@ -14,7 +14,7 @@ INFO = BackendInfo(
     runtime_flags=(r"-S|(?:-S)?(?:[\w.\-]+|\[[\da-fA-F:]+\]):\d+"
                    r"|-d(?:xdebug\.[\w.]+|error_reporting|display_errors|memory_limit|max_execution_time)"
                    r"=[\w.\-~&|^ ]*"),
-    runtime_path_flags=("-t",),
+    runtime_path_flags={"-t": "document root"},
     # ini files PHP reads (auto_prepend_file in one runs code)
     injecting_env=InjectingEnv(names=frozenset({"PHPRC", "PHP_INI_SCAN_DIR", "XDEBUG_CONFIG", "XDEBUG_MODE"})),
     process_names=("php", "php-cgi", "php-fpm"),

@@ -32,6 +32,7 @@ PAGE = 100  # children per property_get page (feature max_children)
 _FAILED = "\0polydbg-error\0"
 _VARIABLE = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|(?<![\w$\\])\$([A-Za-z_]\w*)(?!\w)""")
 _SCALARS = frozenset({"int", "float", "bool", "null", "string"})
+_MEMBER = re.compile(r"\0\s*(?:\??->|::)")  # $exception (marked \0) used as an object
 _PATH = re.compile(r"^\$\w+(?:\[(?:\d+|'[^']*'|\"[^\"]*\")\]|->\w+|::\$?\w+)*$")  # what property_get can name
 
 
@@ -129,6 +130,11 @@ class Inspection:
             kind, message = exception
             if expression.strip() == thrown.NAME:  # Xdebug 3.2 hands over no exception object: its class and message
                 return thrown.message(expression, f"{kind}: {message}", kind)
+            if _MEMBER.search(thrown.substitute(expression, "\0")):
+                raise UsageError(f"{thrown.NAME} is only the text \"{kind}: {message}\": Xdebug 3.2 hands over no "
+                                 f"exception object, so it has no methods or properties ({expression}). Read the "
+                                 "object where the code holds it: the variable a `throw $e;` throws, or, after a "
+                                 "`throw new …`, in the catch block (a breakpoint there)")
             expression = thrown.substitute(expression, values.php_string(f"{kind}: {message}"))
         if depth > 0 and not _PATH.match(expression.strip()):
             expression = await self._in_frame(request, expression, depth)

@@ -3,7 +3,8 @@
 Xdebug is a Zend extension loaded by PHP's ini files (Debian's ``php-xdebug`` enables it for every SAPI);
 ``php -m`` lists it under ``[Zend Modules]``. When the ini files do not load it but the extension is
 installed, ``-dzend_extension=xdebug`` loads it for the run. The settings that make a script connect are
-``-dxdebug.*`` options (``settings``), the same for ``php``, ``php -S`` and (as ``php_admin_value``) PHP-FPM.
+``-dxdebug.*`` options (``settings``), the same for ``php``, ``php -S`` and PHP-FPM, which takes the mode only as
+its master starts, never from a pool (``FPM_ADVICE``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,12 @@ def settings(port: int, host: str = "127.0.0.1") -> list[str]:
     when nothing listens: a web server's requests then run as without a debugger)."""
     return ["xdebug.mode=debug", "xdebug.start_with_request=yes", f"xdebug.client_host={host}",
             f"xdebug.client_port={port}", "xdebug.log_level=0", "xdebug.connect_timeout_ms=2000"]
+
+
+# Xdebug reads xdebug.mode only as PHP starts (FPM's master, before its pools): a pool's php_admin_value of it is
+# ignored (measured with PHP-FPM 8.2, Xdebug 3.2), the other settings may be a pool's
+FPM_ADVICE = ("PHP-FPM, Apache: the same settings in php.ini or as php-fpm -d flags, then restart it (Xdebug reads "
+              "xdebug.mode only as PHP starts, never from a pool)")
 
 
 def find_php(runtime: str | None = None) -> str | None:

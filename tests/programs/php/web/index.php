@@ -1,5 +1,6 @@
 <?php
-// A small web app for PHP's built-in server (php -S 127.0.0.1:N index.php): each request greets by name.
+// A small web app for PHP's built-in server (php -S 127.0.0.1:N index.php) and PHP-FPM: each request greets by
+// name (from the query, or a form POST's body).
 
 function greet(string $name): string
 {
@@ -9,7 +10,7 @@ function greet(string $name): string
 
 $path = parse_url($_SERVER["REQUEST_URI"], PHP_URL_PATH);
 if ($path === "/greet") {
-    $name = $_GET["name"] ?? "world";
+    $name = $_POST["name"] ?? $_GET["name"] ?? "world";
     header("Content-Type: text/plain");
     echo greet($name), "\n";
     return true;
