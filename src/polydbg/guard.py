@@ -14,13 +14,15 @@ descendants alone when the debugger exits.
 
 It is Python without ``site`` and uses only ``os``, ``signal`` and ``ctypes``, so it starts fast; the
 source is a string because it runs before (and apart from) polydbg's own imports.
+``WARM`` is the same guard started ahead of need: it reads what to run (argv, env, cwd) from a pipe
+first (``polydbg.warm``), so a launch does not wait for its interpreter to start.
 """
 
 from __future__ import annotations
 
 MARKER = "polydbg-guard"
 
-GUARD = r'''
+_HEAD = r'''
 import ctypes, os, signal, sys
 # polydbg-guard
 libc = ctypes.CDLL(None, use_errno=True)
@@ -80,14 +82,50 @@ signal.signal(signal.SIGINT, signal.SIG_IGN)
 libc.prctl(1, signal.SIGUSR1, 0, 0, 0)  # PR_SET_PDEATHSIG
 if os.getppid() != parent:
     orphaned()
-argv = sys.argv[1:]
+'''
+
+# A warm guard (polydbg.warm) is started before it is needed and reads what to run from the pipe whose fd is its
+# one argument: marshal's (argv, env, cwd), then end of file. An end of file with nothing before it (or a cut
+# request) means polydbg let it go: it exits, having started nothing. The locale variables are the ones the
+# interpreter left in its own environment (PEP 538 sets LC_CTYPE=C.UTF-8 where the locale is C): polydbg sends a
+# request only when the caller's locale variables are the ones this guard started with, so the debugger sees what
+# it would see under a guard started for it.
+_WARM_READ = r'''
+import marshal
+control, request = int(sys.argv[1]), b''
+while True:
+    chunk = os.read(control, 65536)
+    if not chunk:
+        break
+    request += chunk
+os.close(control)
+try:
+    argv, env, cwd = marshal.loads(request)
+except (EOFError, ValueError, TypeError):
+    os._exit(0)
+for key in LOCALE:
+    if key in os.environ:
+        env[key] = os.environ[key]
+    else:
+        env.pop(key, None)
+try:
+    os.chdir(cwd)
+except OSError as error:
+    sys.stderr.write('cannot change to the directory %s: %s\n' % (cwd, error))
+    os._exit(127)
+'''
+
+_RUN = r'''
 child = os.fork()
 if child == 0:
     for sig in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, signal.SIG_DFL)
     libc.prctl(1, signal.SIGKILL, 0, 0, 0)
     try:
-        os.execvp(argv[0], argv)
+        if env is None:
+            os.execvp(argv[0], argv)
+        else:
+            os.execvpe(argv[0], argv, env)
     except OSError as error:
         sys.stderr.write('cannot run %s: %s\n' % (argv[0], error))
         os._exit(127)
@@ -111,3 +149,9 @@ if os.WIFSIGNALED(status):
     os.kill(me, os.WTERMSIG(status))
 os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 '''
+
+# The variables that decide whether the interpreter coerces the locale (and so changes the environment it passes on).
+LOCALE = ("LC_ALL", "LC_CTYPE", "LANG", "LOCPATH", "PYTHONCOERCECLOCALE", "PYTHONUTF8")
+
+GUARD = _HEAD + "argv, env = sys.argv[1:], None\n" + _RUN
+WARM = _HEAD + f"LOCALE = {LOCALE!r}\n" + _WARM_READ + _RUN

@@ -23,9 +23,10 @@ import signal
 import struct
 import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import NamedTuple
 
+from polydbg import warm
 from polydbg.errors import EnvironmentProblem
 from polydbg.guard import GUARD
 
@@ -35,6 +36,7 @@ _PR_SET_PDEATHSIG = 1
 DEBUGGEE_GONE_GRACE_S = 1.0  # time a debugger has to report its program's exit before polydbg says it died
 _SETPRIV = shutil.which("setpriv") if sys.platform.startswith("linux") else None
 _live_groups: set[int] = set()
+_warm: warm.Pool | None = None  # while a server runs (warm_guards): guards started ahead of need
 _TRACEBACK = "Traceback (most recent call last):"
 _FRAME_LINE = re.compile(r'^\s*File "')
 
@@ -53,13 +55,17 @@ async def spawn(argv: Sequence[str], *, env: Mapping[str, str] | None = None, cw
     The parent-death signal is set by ``setpriv --pdeathsig`` where util-linux has it: a ``preexec_fn``
     forces Python to fork instead of vfork, which costs ~4 ms per spawn (a launch spawns one to three).
     ``guarded`` runs it under ``polydbg.guard`` (a debugger: what it starts must not outlive polydbg
-    either); the returned process is then the guard's, whose exit status is the debugger's.
+    either); the returned process is then the guard's, whose exit status is the debugger's. Under
+    ``warm_guards`` that guard is one started ahead of need when one fits (``polydbg.warm``).
     """
     command = list(argv)
     preexec = None
     if guarded:
         if shutil.which(command[0]) is None:
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command[0])
+        taken = _warm.take((stdin, stdout, stderr), command, env, cwd) if _warm is not None else None
+        if taken is not None:
+            return taken
         command = [sys.executable, "-S", "-c", GUARD, *command]
     elif _SETPRIV is not None:
         if shutil.which(command[0]) is None:  # else setpriv would report it as an exit, not an OSError
@@ -73,6 +79,25 @@ async def spawn(argv: Sequence[str], *, env: Mapping[str, str] | None = None, cw
     )
     _live_groups.add(process.pid)
     return process
+
+
+@contextlib.asynccontextmanager
+async def warm_guards() -> AsyncIterator[warm.Pool]:
+    """Keep guards started ahead of need while this runs (a server's lifespan; nested ones share them), and end
+    every one nobody took when the last one ends."""
+    global _warm
+    if _warm is None or _warm.loop is not asyncio.get_running_loop():
+        _warm = warm.Pool(track_group, forget_group)
+    pool = _warm
+    pool.users += 1
+    try:
+        yield pool
+    finally:
+        pool.users -= 1
+        if pool.users == 0:
+            if _warm is pool:
+                _warm = None
+            await pool.close()
 
 
 def track_group(pgid: int) -> None:

@@ -18,7 +18,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, GetPromptResult, InputRequiredResult
 from pydantic import ValidationError
 
-from polydbg import __version__
+from polydbg import __version__, procs
 from polydbg.errors import UnknownSessionError, UsageError
 from polydbg.mcp import arguments as arguments_module
 from polydbg.mcp import sdk_compat, tools
@@ -64,10 +64,11 @@ def lifespan_for(limits: Limits, policy: Policy | None = None) -> Callable[[MCPS
     @asynccontextmanager
     async def lifespan(_server: MCPServer[Clients]) -> AsyncIterator[Clients]:
         clients = Clients(limits, policy)
-        try:
-            yield clients
-        finally:
-            await clients.close_all()
+        async with procs.warm_guards():  # a launch takes a guard started ahead of it (polydbg.warm)
+            try:
+                yield clients
+            finally:
+                await clients.close_all()
     return lifespan
 
 
