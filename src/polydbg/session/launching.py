@@ -16,7 +16,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from polydbg import testing
+from polydbg import namespaces, testing
 from polydbg.backends import registry
 from polydbg.backends.base import AttachSpec, LaunchSpec
 from polydbg.backends.timecontrol import RecordMode
@@ -295,6 +295,12 @@ async def attach(manager: SessionManager, request: AttachRequest, timeout_s: flo
     # The program's own directory may be elsewhere (another process, another machine): an attached session's
     # paths are relative to where polydbg runs, which is where its relative arguments are taken from.
     session = manager.create(language, request.adapter, target, os.getcwd())
+    mappings = sorted((request.path_mappings or {}).items())
+    inside = namespaces.of(request.pid) if request.pid is not None else None
+    if inside is not None and inside.root is not None:
+        # the container's paths are read through its root on the host; the agent's own mappings come first
+        session.core.root, session.core.root_keeps = inside.root, tuple(local for local, _ in mappings)
+        mappings.append((inside.root, "/"))
     try:
         await apply_breakpoints(session, request.breakpoints)
     except PolydbgError:
@@ -302,6 +308,6 @@ async def attach(manager: SessionManager, request: AttachRequest, timeout_s: flo
         raise
     session.exception_filters = registry.break_filters(session.adapter, request.break_on_exception)
     spec = AttachSpec(pid=request.pid, host=request.host, port=request.port,
-                      path_mappings=tuple(sorted((request.path_mappings or {}).items())),
-                      program=_path(request.program) if request.program else None)
+                      path_mappings=tuple(mappings),
+                      program=_path(request.program) if request.program else None, namespaces=inside)
     return await manager.start(session, spec, timeout_s, progress)
