@@ -9,9 +9,12 @@ Node's inspector opened by SIGUSR1 and reached inside the container's network na
 from __future__ import annotations
 
 import asyncio
+import shutil
 from pathlib import Path
 
-from tests.conftest import Tools, require
+import debugpy
+
+from tests.conftest import Tools, require, text_of
 from tests.integration.containers import container
 
 COUNTER_C = """\
@@ -58,10 +61,72 @@ async def test_a_c_program_in_a_container_attached_by_its_host_pid(tools: Tools,
         text = await tools.text("debug_attach", pid=pid, language="c",
                                 breakpoints=[{"file": "/app/counter.c", "line": line}])
         assert f"counter.c:{line} in scale" in text, text
-        frame = (await tools("debug_stack"))["threads"][0]["frames"][0]
-        assert frame["file"] == f"/proc/{pid}/root/app/counter.c", frame
-        product = await tools.text("debug_evaluate", expression="product == value * 7")
-        assert "1" in product or "true" in product, product
+        await _stopped_in_scale(tools, pid, "counter.c", line)
         source = await tools.text("debug_source")
         assert "container stop" in source, source
         await tools("debug_terminate", detach=True)
+
+
+COUNTER_PY = """\
+import time
+
+
+def scale(value, factor):
+    product = value * factor
+    return product  # container stop
+
+
+print("ready", flush=True)
+round = 0
+while True:
+    round += 1
+    print(scale(round, 7), flush=True)
+    time.sleep(0.02)
+"""
+
+
+async def test_a_python_program_in_a_container_attached_by_its_host_pid(tools: Tools, tmp_path: Path) -> None:
+    """debugpy is copied into the container and injected (through gdb); on a host whose gdb cannot call functions
+    in another process the attach is refused at once, saying what works instead, and the program runs on."""
+    require("gdb")
+    root = _app(tmp_path, "counter.py", COUNTER_PY)
+    line = _line(COUNTER_PY, "container stop")
+    async with container(root, ["/usr/bin/python3", "/app/counter.py"], ready=b"ready") as pid:
+        result = await tools.client.call_tool("debug_attach", {
+            "pid": pid, "timeout_s": 60, "breakpoints": [{"file": "/app/counter.py", "line": line}]})
+        if result.is_error:
+            text = text_of(result)
+            assert "was not touched" in text and f"debug_attach(pid={pid}, port=5678)" in text, text
+            assert (await tools("debug_sessions"))["sessions"] == []
+        else:
+            await _stopped_in_scale(tools, pid, "counter.py", line)
+            copies = list((root / "tmp").iterdir())
+            assert [c.name[:16] for c in copies] == ["polydbg-debugpy-"], copies
+            await tools("debug_terminate", detach=True)
+            assert not list((root / "tmp").iterdir()) and not any(Path("/tmp").glob(copies[0].name))
+        assert Path(f"/proc/{pid}").exists()
+
+
+async def test_a_debug_server_in_a_container_reached_by_pid_and_port(tools: Tools, tmp_path: Path) -> None:
+    """debugpy listening on the container's own 127.0.0.1 (no port published): pid with port reaches it inside
+    the container's network namespace; the container's paths are mapped as for an attach by pid."""
+    root = _app(tmp_path, "counter.py", COUNTER_PY)
+    shutil.copytree(Path(debugpy.__file__).parent, root / "opt" / "py" / "debugpy",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    line = _line(COUNTER_PY, "container stop")
+    argv = ["/usr/bin/env", "PYTHONPATH=/opt/py", "/usr/bin/python3", "-m", "debugpy", "--listen", "127.0.0.1:5678",
+            "/app/counter.py"]
+    async with container(root, argv, ready=b"ready") as pid:
+        assert "127.0.0.1:5678" in await tools.error("debug_attach", port=5678)  # not on the host's loopback
+        text = await tools.text("debug_attach", pid=pid, port=5678,
+                                breakpoints=[{"file": "/app/counter.py", "line": line}])
+        assert f"counter.py:{line} in scale" in text, text
+        await _stopped_in_scale(tools, pid, "counter.py", line)
+        await tools("debug_terminate", detach=True)
+        assert Path(f"/proc/{pid}").exists()
+
+
+async def _stopped_in_scale(tools: Tools, pid: int, name: str, line: int) -> None:
+    frame = (await tools("debug_stack"))["threads"][0]["frames"][0]
+    assert (frame["file"], frame["line"]) == (f"/proc/{pid}/root/app/{name}", line), frame
+    assert (await tools("debug_evaluate", expression="product == value * 7"))["value"] in ("True", "1", "true")

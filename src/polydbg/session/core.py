@@ -47,6 +47,7 @@ class SessionCore:
         self.cwd = cwd
         self.root: str | None = None  # an attached container's file system on the host (/proc/PID/root)
         self.root_keeps: tuple[str, ...] = ()  # the agent's path_mappings' local roots: paths under them stay
+        self.forwarder: namespaces.Forwarder | None = None  # a debug server's port inside the container, on ours
         self.factory = factory
         self.life = Lifecycle(session_id)
         self.output = OutputBuffer()

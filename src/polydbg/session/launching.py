@@ -281,7 +281,7 @@ def attach_language(pid: int | None, language: str | None, adapter: str | None, 
 
 async def attach(manager: SessionManager, request: AttachRequest, timeout_s: float,
                  progress: Progress | None) -> StopReport:
-    if (request.pid is None) == (request.port is None):
+    if request.pid is None and request.port is None:
         raise UsageError("pass pid (a running process) or port (and host) of a listening debug server, e.g. one "
                          f"started with {registry.attach_hint()}")
     manager.policy.check_attach(request.pid)  # before the process is looked at
@@ -292,11 +292,14 @@ async def attach(manager: SessionManager, request: AttachRequest, timeout_s: flo
     host = request.host or "127.0.0.1"
     host = f"[{host}]" if ":" in host and not host.startswith("[") else host  # an IPv6 address: [::1]:5678
     target = f"pid {request.pid}" if request.pid is not None else f"{host}:{request.port}"
+    target += f" port {request.port}" if request.pid is not None and request.port is not None else ""
     # The program's own directory may be elsewhere (another process, another machine): an attached session's
     # paths are relative to where polydbg runs, which is where its relative arguments are taken from.
     session = manager.create(language, request.adapter, target, os.getcwd())
     mappings = sorted((request.path_mappings or {}).items())
     inside = namespaces.of(request.pid) if request.pid is not None else None
+    if request.pid is not None and request.port is not None:
+        _check_port_inside(request, inside)
     if inside is not None and inside.root is not None:
         # the container's paths are read through its root on the host; the agent's own mappings come first
         session.core.root, session.core.root_keeps = inside.root, tuple(local for local, _ in mappings)
@@ -307,7 +310,23 @@ async def attach(manager: SessionManager, request: AttachRequest, timeout_s: flo
         await manager.remove(session, detach=True)
         raise
     session.exception_filters = registry.break_filters(session.adapter, request.break_on_exception)
-    spec = AttachSpec(pid=request.pid, host=request.host, port=request.port,
+    pid, port = request.pid, request.port
+    if pid is not None and port is not None:  # a debug server in the container: its port, reached inside
+        session.core.forwarder = namespaces.Forwarder(pid, port)
+        pid, port = None, await session.core.forwarder.start()
+    spec = AttachSpec(pid=pid, host=request.host, port=port,
                       path_mappings=tuple(mappings),
                       program=_path(request.program) if request.program else None, namespaces=inside)
     return await manager.start(session, spec, timeout_s, progress)
+
+
+def _check_port_inside(request: AttachRequest, inside: namespaces.Namespaces | None) -> None:
+    """pid with port: a debug server listening on 127.0.0.1:port in the container of pid (its network
+    namespace), reached without a published port; said when pid is not in a container or host is given."""
+    if request.host is not None:
+        raise UsageError(f"pass host or pid with port, not both: with pid, port is looked for on 127.0.0.1 inside "
+                         f"the network namespace of pid {request.pid} (its container); with host, on that host")
+    if inside is None or not inside.net:
+        raise UsageError(f"pid {request.pid} shares polydbg's network, so pid with port has nothing to reach "
+                         f"inside a container: pass port alone (debug_attach(port={request.port})) for a debug "
+                         f"server, or pid alone to attach to the process")
