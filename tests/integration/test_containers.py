@@ -126,6 +126,32 @@ async def test_a_debug_server_in_a_container_reached_by_pid_and_port(tools: Tool
         assert Path(f"/proc/{pid}").exists()
 
 
+COUNTER_JS = """\
+function scale(value, factor) {
+    const product = value * factor;
+    return product; // container stop
+}
+
+console.log("ready");
+let round = 0;
+setInterval(() => { round += 1; console.log(scale(round, 7)); }, 20);
+"""
+
+
+async def test_a_node_program_in_a_container_attached_by_its_host_pid(tools: Tools, tmp_path: Path) -> None:
+    """SIGUSR1 opens Node's inspector on the container's own 127.0.0.1:9229: reached inside its network
+    namespace, with no port published."""
+    node = require("node")["node"]
+    root = _app(tmp_path, "counter.js", COUNTER_JS)
+    line = _line(COUNTER_JS, "container stop")
+    async with container(root, [node, "/app/counter.js"], ready=b"ready") as pid:
+        text = await tools.text("debug_attach", pid=pid, breakpoints=[{"file": "/app/counter.js", "line": line}])
+        assert f"counter.js:{line} in scale" in text, text
+        await _stopped_in_scale(tools, pid, "counter.js", line)
+        await tools("debug_terminate")
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+
+
 async def _stopped_in_scale(tools: Tools, pid: int, name: str, line: int) -> None:
     frame = (await tools("debug_stack"))["threads"][0]["frames"][0]
     assert (frame["file"], frame["line"]) == (f"/proc/{pid}/root/app/{name}", line), frame
