@@ -15,9 +15,13 @@ import asyncio
 import contextlib
 import ctypes
 import os
+import re
+import shutil
 import socket
 import threading
 from dataclasses import dataclass
+
+from polydbg.errors import UsageError, echo
 
 _KINDS = ("mnt", "pid", "net")
 _CLONE_NEWNET = 0x40000000
@@ -160,3 +164,40 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
     finally:
         with contextlib.suppress(OSError, RuntimeError):
             writer.close()
+
+
+ENGINES = ("docker", "podman")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,253}")  # a container's name or id, nothing an option parses
+INSPECT_TIMEOUT_S = 20.0
+
+
+def engine_of(program: str | None) -> tuple[str, str] | None:
+    """``docker://name`` or ``podman://name`` → (engine, name); None for anything else."""
+    engine, sep, name = (program or "").partition("://")
+    return (engine, name) if sep and engine in ENGINES else None
+
+
+async def container_pid(engine: str, name: str) -> int:
+    """The host pid of a running container's main process, from its engine's CLI (``docker inspect``)."""
+    if not _NAME.fullmatch(name):
+        raise UsageError(f"{echo(name)} is not a container name or id; pass {engine}://NAME as {engine} ps lists it")
+    cli = shutil.which(engine)
+    if cli is None:
+        raise UsageError(f"{engine} is not installed here, so {engine}://{name} cannot be resolved; find the "
+                         f"container's main pid on its host ({engine} inspect -f '{{{{.State.Pid}}}}' {name}) and "
+                         "pass it as pid")
+    inspect = await asyncio.create_subprocess_exec(
+        cli, "inspect", "--type", "container", "-f", "{{.State.Pid}}", "--", name, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    try:
+        said, _ = await asyncio.wait_for(inspect.communicate(), INSPECT_TIMEOUT_S)
+    except asyncio.TimeoutError as exc:
+        with contextlib.suppress(ProcessLookupError):
+            inspect.kill()
+        await inspect.wait()
+        raise UsageError(f"{engine} inspect {name} did not answer within {INSPECT_TIMEOUT_S:g} s") from exc
+    text = said.decode("utf-8", "replace").strip()
+    if inspect.returncode != 0 or not text.isdigit() or int(text) <= 0:
+        why = text.splitlines()[-1][:300] if text and not text.isdigit() else "it is not running (pid 0)"
+        raise UsageError(f"cannot find the main process of {engine} container {echo(name)}: {why}; see {engine} ps")
+    return int(text)

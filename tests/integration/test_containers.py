@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import debugpy
+import pytest
 
 from tests.conftest import Tools, require, text_of
 from tests.integration.containers import container
@@ -49,13 +50,18 @@ def _app(tmp_path: Path, name: str, text: str) -> Path:
     return root
 
 
-async def test_a_c_program_in_a_container_attached_by_its_host_pid(tools: Tools, tmp_path: Path) -> None:
+async def _c_app(tmp_path: Path) -> Path:
     cc = require("gdb", "cc")["cc"]
     root = _app(tmp_path, "counter.c", COUNTER_C)
     # built as it would be inside: its debug information names /app/counter.c
     built = await asyncio.create_subprocess_exec(cc, "-g", "-O0", f"-fdebug-prefix-map={root}=", "-o",
                                                  str(root / "app" / "counter"), str(root / "app" / "counter.c"))
     assert await built.wait() == 0
+    return root
+
+
+async def test_a_c_program_in_a_container_attached_by_its_host_pid(tools: Tools, tmp_path: Path) -> None:
+    root = await _c_app(tmp_path)
     line = _line(COUNTER_C, "container stop")
     async with container(root, ["/app/counter"], ready=b"ready") as pid:
         text = await tools.text("debug_attach", pid=pid, language="c",
@@ -65,6 +71,30 @@ async def test_a_c_program_in_a_container_attached_by_its_host_pid(tools: Tools,
         source = await tools.text("debug_source")
         assert "container stop" in source, source
         await tools("debug_terminate", detach=True)
+        assert Path(f"/proc/{pid}").exists()
+
+
+async def test_a_container_named_through_its_engine(tools: Tools, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """program="docker://name" asks the engine's CLI for the container's main pid (docker inspect); here a
+    docker command on PATH answers for the test's own container, as docker would. Without one, the answer says
+    how to find the pid by hand."""
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/sbin:/usr/bin:/sbin:/bin")
+    assert "docker is not installed here" in await tools.error("debug_attach", program="docker://web")
+    root = await _c_app(tmp_path)
+    line = _line(COUNTER_C, "container stop")
+    async with container(root, ["/app/counter"], ready=b"ready") as pid:
+        docker = tmp_path / "docker"
+        docker.write_text('#!/bin/sh\n[ "$2 $3 $4 $5 $6 $7" = "--type container -f {{.State.Pid}} -- web" ] '
+                          f"&& echo {pid} && exit 0\necho \"Error: No such container: $7\"; exit 1\n")
+        docker.chmod(0o755)
+        assert "No such container: db" in await tools.error("debug_attach", program="docker://db")
+        assert "not a container name" in await tools.error("debug_attach", program="docker://-rf")
+        text = await tools.text("debug_attach", program="docker://web", language="c",
+                                breakpoints=[{"file": "/app/counter.c", "line": line}])
+        assert f"/proc/{pid}/root/app/counter.c:{line} in scale" in text, text
+        await tools("debug_terminate")
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
 
 
 COUNTER_PY = """\

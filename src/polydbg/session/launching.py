@@ -281,6 +281,13 @@ def attach_language(pid: int | None, language: str | None, adapter: str | None, 
 
 async def attach(manager: SessionManager, request: AttachRequest, timeout_s: float,
                  progress: Progress | None) -> StopReport:
+    engine = namespaces.engine_of(request.program)
+    if engine is not None:  # program="docker://name": the container's main process, by its host pid
+        if request.pid is not None:
+            raise UsageError(f"pass pid or program={echo(request.program)}, not both: the container's main pid is "
+                             "looked up from its name")
+        manager.policy.check_attach(None)  # before the engine is asked about it
+        request = dataclasses.replace(request, pid=await namespaces.container_pid(*engine), program=None)
     if request.pid is None and request.port is None:
         raise UsageError("pass pid (a running process) or port (and host) of a listening debug server, e.g. one "
                          f"started with {registry.attach_hint()}")
