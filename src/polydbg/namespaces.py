@@ -62,13 +62,13 @@ def of(pid: int) -> Namespaces | None:
 
 
 def host_path(path: str, root: str, keep: tuple[str, ...] = ()) -> str:
-    """A path inside the container (``/app/x.py``) as the host reads it (``<root>/app/x.py``), when that file
-    exists there; a path already under ``root`` or under one of ``keep`` (the agent's own mappings' local roots,
-    which win), or one the container does not have, is returned as it is."""
+    """A path inside the container (``/app/x.py``) as the host reads it (``<root>/app/x.py``), unless only the
+    host has that file; a path already under ``root`` or under one of ``keep`` (the agent's own mappings' local
+    roots, which win) is returned as it is. A file neither has is the container's: said missing there."""
     if not os.path.isabs(path) or _under(path, root) or any(_under(path, k) for k in keep):
         return path
     inside = root + path
-    return inside if os.path.lexists(inside) else path
+    return inside if os.path.lexists(inside) or not os.path.lexists(path) else path
 
 
 def _under(path: str, root: str) -> bool:

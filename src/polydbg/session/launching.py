@@ -320,6 +320,11 @@ async def attach(manager: SessionManager, request: AttachRequest, timeout_s: flo
     pid, port = request.pid, request.port
     if pid is not None and port is not None:  # a debug server in the container: its port, reached inside
         session.core.forwarder = namespaces.Forwarder(pid, port)
+        if not await session.core.forwarder.probe():
+            await manager.remove(session, detach=True)
+            raise UsageError(f"nothing listens on 127.0.0.1:{port} inside the container of pid {pid}; start the "
+                             f"program there under its debug server on that port ({registry.attach_hint()}), or "
+                             f"pass pid alone to attach to the process")
         pid, port = None, await session.core.forwarder.start()
     spec = AttachSpec(pid=pid, host=request.host, port=port,
                       path_mappings=tuple(mappings),
