@@ -38,6 +38,7 @@ from polydbg.backends.timecontrol import (
     no_reverse,
 )
 from polydbg.errors import UsageError
+from polydbg.namespaces import Namespaces
 
 StepKind = Literal["over", "into", "out"]
 EvaluateContext = Literal["watch", "repl", "hover", "clipboard"]
@@ -72,6 +73,7 @@ class AttachSpec(NamedTuple):
     path_mappings: tuple[tuple[str, str], ...] = ()  # (local, remote)
     program: str | None = None  # the executable, for targets that need its symbols (gdbserver)
     breakpoint_files: tuple[str, ...] = ()
+    namespaces: Namespaces | None = None  # a pid in a container: its files and loopback ports (``namespaces``)
 
     @property
     def address(self) -> str:

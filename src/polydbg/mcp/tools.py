@@ -251,11 +251,11 @@ def register(server: MCPServer[Clients]) -> None:
         breakpoints: list[BreakpointSpec] | None = None,
         language: str | None = None,
         adapter: str | None = None,
-        program: str | None = None,
+        program: Annotated[str | None, Field(description="or docker://name")] = None,
         break_on_exception: BreakOn = "uncaught",
         timeout_s: Timeout = 30,
     ) -> Annotated[CallToolResult, StopReport]:
-        """Attach to a pid, or a debug server at host:port."""
+        """Attach to a pid (a container's too; +port: a server in it), or host:port."""
         request = launching.AttachRequest(
             pid=pid, host=host, port=port, path_mappings=path_mappings,
             breakpoints=[b.request() for b in breakpoints or ()], language=language, adapter=adapter,

@@ -16,7 +16,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from polydbg import procs
+from polydbg import namespaces, procs
 from polydbg.backends.base import AttachSpec, Backend, BackendFactory, LaunchSpec
 from polydbg.backends.registry import adapters_for
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, SessionEndedError
@@ -45,6 +45,9 @@ class SessionCore:
         self.adapter = adapter
         self.target = target
         self.cwd = cwd
+        self.root: str | None = None  # an attached container's file system on the host (/proc/PID/root)
+        self.root_keeps: tuple[str, ...] = ()  # the agent's path_mappings' local roots: paths under them stay
+        self.forwarder: namespaces.Forwarder | None = None  # a debug server's port inside the container, on ours
         self.factory = factory
         self.life = Lifecycle(session_id)
         self.output = OutputBuffer()
@@ -107,7 +110,8 @@ class SessionCore:
         path = os.path.expanduser(file)
         if not os.path.isabs(path):
             path = os.path.join(self.cwd or os.getcwd(), path)
-        return os.path.normpath(path)
+        path = os.path.normpath(path)
+        return namespaces.host_path(path, self.root, self.root_keeps) if self.root else path
 
     async def call(self, awaitable: Awaitable[T], may_end: bool = False) -> T:
         """Await a backend call; a vanished debugger ends the session here, with its cause. A call the program's

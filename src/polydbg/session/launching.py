@@ -16,7 +16,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from polydbg import testing
+from polydbg import namespaces, testing
 from polydbg.backends import registry
 from polydbg.backends.base import AttachSpec, LaunchSpec
 from polydbg.backends.timecontrol import RecordMode
@@ -281,7 +281,14 @@ def attach_language(pid: int | None, language: str | None, adapter: str | None, 
 
 async def attach(manager: SessionManager, request: AttachRequest, timeout_s: float,
                  progress: Progress | None) -> StopReport:
-    if (request.pid is None) == (request.port is None):
+    engine = namespaces.engine_of(request.program)
+    if engine is not None:  # program="docker://name": the container's main process, by its host pid
+        if request.pid is not None:
+            raise UsageError(f"pass pid or program={echo(request.program)}, not both: the container's main pid is "
+                             "looked up from its name")
+        manager.policy.check_attach(None)  # before the engine is asked about it
+        request = dataclasses.replace(request, pid=await namespaces.container_pid(*engine), program=None)
+    if request.pid is None and request.port is None:
         raise UsageError("pass pid (a running process) or port (and host) of a listening debug server, e.g. one "
                          f"started with {registry.attach_hint()}")
     manager.policy.check_attach(request.pid)  # before the process is looked at
@@ -292,16 +299,46 @@ async def attach(manager: SessionManager, request: AttachRequest, timeout_s: flo
     host = request.host or "127.0.0.1"
     host = f"[{host}]" if ":" in host and not host.startswith("[") else host  # an IPv6 address: [::1]:5678
     target = f"pid {request.pid}" if request.pid is not None else f"{host}:{request.port}"
+    target += f" port {request.port}" if request.pid is not None and request.port is not None else ""
     # The program's own directory may be elsewhere (another process, another machine): an attached session's
     # paths are relative to where polydbg runs, which is where its relative arguments are taken from.
     session = manager.create(language, request.adapter, target, os.getcwd())
+    mappings = sorted((request.path_mappings or {}).items())
+    inside = namespaces.of(request.pid) if request.pid is not None else None
+    if request.pid is not None and request.port is not None:
+        _check_port_inside(request, inside)
+    if inside is not None and inside.root is not None:
+        # the container's paths are read through its root on the host; the agent's own mappings come first
+        session.core.root, session.core.root_keeps = inside.root, tuple(local for local, _ in mappings)
+        mappings.append((inside.root, "/"))
     try:
         await apply_breakpoints(session, request.breakpoints)
     except PolydbgError:
         await manager.remove(session, detach=True)
         raise
     session.exception_filters = registry.break_filters(session.adapter, request.break_on_exception)
-    spec = AttachSpec(pid=request.pid, host=request.host, port=request.port,
-                      path_mappings=tuple(sorted((request.path_mappings or {}).items())),
-                      program=_path(request.program) if request.program else None)
+    pid, port = request.pid, request.port
+    if pid is not None and port is not None:  # a debug server in the container: its port, reached inside
+        session.core.forwarder = namespaces.Forwarder(pid, port)
+        if not await session.core.forwarder.probe():
+            await manager.remove(session, detach=True)
+            raise UsageError(f"nothing listens on 127.0.0.1:{port} inside the container of pid {pid}; start the "
+                             f"program there under its debug server on that port ({registry.attach_hint()}), or "
+                             f"pass pid alone to attach to the process")
+        pid, port = None, await session.core.forwarder.start()
+    spec = AttachSpec(pid=pid, host=request.host, port=port,
+                      path_mappings=tuple(mappings),
+                      program=_path(request.program) if request.program else None, namespaces=inside)
     return await manager.start(session, spec, timeout_s, progress)
+
+
+def _check_port_inside(request: AttachRequest, inside: namespaces.Namespaces | None) -> None:
+    """pid with port: a debug server listening on 127.0.0.1:port in the container of pid (its network
+    namespace), reached without a published port; said when pid is not in a container or host is given."""
+    if request.host is not None:
+        raise UsageError(f"pass host or pid with port, not both: with pid, port is looked for on 127.0.0.1 inside "
+                         f"the network namespace of pid {request.pid} (its container); with host, on that host")
+    if inside is None or not inside.net:
+        raise UsageError(f"pid {request.pid} shares polydbg's network, so pid with port has nothing to reach "
+                         f"inside a container: pass port alone (debug_attach(port={request.port})) for a debug "
+                         f"server, or pid alone to attach to the process")

@@ -199,7 +199,11 @@ class Session:
         return await self.execution.restart(timeout_s, progress)
 
     async def terminate(self, detach: bool) -> None:
-        await self.execution.terminate(detach)
+        try:
+            await self.execution.terminate(detach)
+        finally:
+            if self.core.forwarder is not None:
+                await self.core.forwarder.close()
 
     async def report(self, timed_out: bool = False, note: str | None = None) -> StopReport:
         return await self.reporter.report(timed_out, note)

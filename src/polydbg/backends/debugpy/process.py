@@ -37,7 +37,7 @@ from polydbg.backends.base import (
     Variable,
 )
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.debugpy import calls, inject, lines, probe, python, reload, threads
+from polydbg.backends.debugpy import calls, container, inject, lines, probe, python, reload, threads
 from polydbg.backends.debugpy.pydevd_log import PydevdLog
 from polydbg.backends.kit import returns, shims, thrown, timeouts
 from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
@@ -80,6 +80,7 @@ class DebugpyProcess(DapBackend):
         self._connect_to: tuple[str, int] | None = None
         self._pydevd_log = PydevdLog()  # pydevd's messages, out of the program's stderr
         self._injecting: asyncio.Future[str] | None = None  # while attaching by pid: debugpy's injector failed
+        self._container: container.InContainer | None = None  # attached in a container: debugpy copied in
         self._injector_failed = False  # debugpy said so; its next output is what the injector printed
         self._just_my_code = True  # library code is left out (steps, stacks); children inherit it
         self._probe = probe.Probe()  # wakes a thread of the program's when a pause stops nothing
@@ -148,6 +149,10 @@ class DebugpyProcess(DapBackend):
         injector says it failed, with its output (debugpy itself waits 60 s for a server that cannot come)."""
         if spec.pid is None:
             return await super().attach(spec, configure, timeout_s)
+        if spec.namespaces is not None:  # in a container: debugpy copied in, listening there (``container``)
+            self._container = container.InContainer(spec.namespaces)
+            await self._container.start(timeout_s)
+            return await super().attach(spec._replace(pid=None, port=self._container.port), configure, timeout_s)
         problem = await inject.injection_problem()
         if problem is not None:
             raise EnvironmentProblem(cannot_inject(spec.pid, f"{problem}. The injection would fail and could leave "
@@ -189,6 +194,8 @@ class DebugpyProcess(DapBackend):
         return self._just_my_code
 
     async def _after_end(self, terminate_debuggee: bool) -> None:
+        if self._container is not None:
+            await self._container.close()
         self._pydevd_log.close()
         self._probe.close()
         await self._calls.close()

@@ -61,6 +61,7 @@ from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
 from polydbg.backends.timecontrol import Reloaded
 from polydbg.cdp.client import CdpChannel
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, UsageError
+from polydbg.namespaces import Forwarder
 
 ASYNC_FRAMES = 20  # the callers past awaits listed at most (V8 keeps up to targets.ASYNC_DEPTH segments)
 
@@ -84,6 +85,7 @@ class NodeBackend(Backend):
         self._life = Lifecycle("node", self._events)
         self._proc = procs.DebuggerProcess("node")
         self._attached = False
+        self._forwarder: Forwarder | None = None  # attached in a container: its inspector's port, on ours
         self._targets = Targets(self._life, self._gate, self._events, route=self._route,
                                 configure=self._configure_target, forget=self._forget_target)
         self._breakpoints = Breakpoints(self._targets)
@@ -136,7 +138,11 @@ class NodeBackend(Backend):
                 os.kill(spec.pid, signal.SIGUSR1)  # Node opens its inspector (127.0.0.1:9229) on SIGUSR1
             except OSError as exc:
                 raise AdapterRequestError("attach", f"cannot signal pid {spec.pid}: {exc}") from exc
-            url = await launcher.discover_after_signal(host, spec.port or 9229, timeout_s)
+            port = spec.port or 9229
+            if spec.namespaces is not None and spec.namespaces.net:  # its 127.0.0.1 is the container's own
+                self._forwarder = Forwarder(spec.pid, port)
+                host, port = "127.0.0.1", await self._forwarder.start()
+            url = await launcher.discover_after_signal(host, port, timeout_s)
         else:
             url = await launcher.discover(host, int(spec.port or 9229), min(timeout_s, 5.0))
         main = await self._connect_main(url, timeout_s, spec.pid)
@@ -290,6 +296,9 @@ class NodeBackend(Backend):
         with contextlib.suppress(Exception):
             await main.channel.request("Runtime.evaluate", {"expression": "process.kill(process.pid, 'SIGKILL')"},
                                        timeout=1.0)
+        if self._forwarder is not None:  # in a container it may be pid 1 there, which ignores its own SIGKILL
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._forwarder.pid, signal.SIGKILL)
 
     async def detach(self) -> None:
         async def work() -> None:
@@ -313,6 +322,8 @@ class NodeBackend(Backend):
             await target.channel.close("the session ended")
         if not self._attached:
             await self._proc.end(kill_debuggee=kill)
+        if self._forwarder is not None:  # after the connections it carries
+            await self._forwarder.close()
 
     # -- breakpoints and execution ------------------------------------------------------------------------
 
