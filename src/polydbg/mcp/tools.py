@@ -226,8 +226,8 @@ def register(server: MCPServer[Clients]) -> None:
         stdin: Annotated[str | None, Field(description="the program's input")] = None,
         node: str | None = None,
         runtime_args: Annotated[list[str] | None, Field(description="node or JVM flags")] = None,
-        trace: Annotated[list[str] | None, Field(description="record calls: " + FUNCTIONS)] = None,
-        record: Annotated[bool | Literal["rr"], Field(description="reverse steps (gdb)")] = False,
+        trace: Annotated[list[str] | None, Field(description="as debug_trace functions")] = None,
+        record: bool | Literal["rr"] = False,  # gdb records, for reverse steps (the server instructions say so)
         timeout_s: Timeout = 30,
     ) -> Annotated[CallToolResult, StopReport]:
         """Start a program; run to the first stop."""
@@ -380,7 +380,7 @@ def register(server: MCPServer[Clients]) -> None:
     async def debug_record(ctx: Context, action: Literal["start", "stop", "save", "restore"] = "start",
                            checkpoint: int | None = None,
                            session_id: SessionId = None) -> Annotated[CallToolResult, Ack | StopReport]:
-        """gdb: start/stop recording (reverse steps); save/restore checkpoints."""
+        """gdb recording for reverse steps; checkpoints."""
         def show(result: Ack | StopReport, cwd: str | None) -> str:
             return result.message if isinstance(result, Ack) else render.stop_report(result, base=cwd)
         return await on_session(ctx, session_id, "debug_record",
@@ -427,7 +427,7 @@ def register(server: MCPServer[Clients]) -> None:
     @tool(RUNS)
     async def debug_evaluate(ctx: Context, expression: str, frame_id: FrameIndex = None, thread_id: int | None = None,
                              session_id: SessionId = None) -> Annotated[CallToolResult, EvaluateResult]:
-        """Evaluate an expression ($exception: the exception stopped at)."""
+        """Evaluate an expression ($exception: the exception)."""
         return await on_session(ctx, session_id, "debug_evaluate",
                                 lambda s: s.evaluate(expression, frame_id, thread_id),
                                 _plain(render.evaluate), True)
