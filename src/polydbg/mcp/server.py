@@ -38,7 +38,9 @@ INSTRUCTIONS = (
     "(location, source, locals, output); debug_step/debug_continue return the next report. Expand values "
     "with debug_variables(ref=...). Every answer is truncated with a hint to get more. session_id defaults "
     "to the most recently used session; frame_id is a frame index from debug_stack (0 = innermost); "
-    "timeout_s is how long an execution tool waits for a stop (default 30)."
+    "timeout_s is how long an execution tool waits for a stop (default 30). debug_launch(record=true) records a "
+    "native program (gdb) so debug_step/debug_continue(reverse=true) run backwards; debug_continue(reload=true) "
+    "puts edited source into the running program."
 )
 
 WORKFLOW = """Debugging workflow with polydbg:

@@ -227,7 +227,7 @@ def register(server: MCPServer[Clients]) -> None:
         node: str | None = None,
         runtime_args: Annotated[list[str] | None, Field(description="node or JVM flags")] = None,
         trace: Annotated[list[str] | None, Field(description="as debug_trace functions")] = None,
-        record: bool | Literal["rr"] = False,  # gdb records, for reverse steps (the server instructions say so)
+        record: bool | Literal["rr"] = False,  # gdb records, for reverse steps (said in the server instructions)
         timeout_s: Timeout = 30,
     ) -> Annotated[CallToolResult, StopReport]:
         """Start a program; run to the first stop."""
