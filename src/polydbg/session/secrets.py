@@ -115,8 +115,8 @@ PATTERNS: list[tuple[str, re.Pattern[str], int, Callable[[str], bool] | None]] =
 ]
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 # key = value, key: value, 'key': 'value', "key" => "value" inside a preview or output
-_PAIR = re.compile(r"(?P<q>['\"]?)(?P<key>[A-Za-z_$@][\w$.-]*)(?P=q)\s*(?::|=>|=)\s*"
-                   r"(?P<val>'(?:[^'\\\n…]|\\.)*['…]|\"(?:[^\"\\\n…]|\\.)*[\"…]|[^\s,;&}\])'\"{\[(<][^\s,;&}\])'\"]*)")
+_PAIR = re.compile(r"(?P<q>['\"]?)(?P<key>[A-Za-z_$@][\w$.-]*)(?P=q)\s*(?::|=>|=(?!=))\s*"
+                   r"(?P<val>'(?:[^'\\\n…]|\\.)*['…]|\"(?:[^\"\\\n…]|\\.)*[\"…]|[^\s,;&}\])'\"{\[(<=][^\s,;&}\])'\"]*)")
 _ANY = re.compile(r"PRIVATE KEY|AKIA|ASIA|gh[opsur]_|github_pat_|glpat-|xox[abpr]-|k_live_|k_test_|sk-|eyJ|Bearer|"
                   r"uthorization|://|[:=]", re.I)
 _EMPTY = frozenset({"", "''", '""', "None", "null", "nil", "undefined", "NULL", "<nil>"})
@@ -236,7 +236,7 @@ class Redactor:
 
 # Fields that are polydbg's own words, the agent's input or places, never the program's data.
 SKIPPED = frozenset({"session_id", "file", "state", "language", "adapter", "target", "note", "more", "by_file",
-                     "source", "runner", "stopped_because", "where", "condition", "hit_condition", "log_message",
+                     "source", "runner", "stopped_because", "condition", "hit_condition", "log_message",
                      "expression", "command", "scope", "scopes", "cause", "kind", "watch", "access"})
 NAMED_DICTS = frozenset({"values"})  # TraceHit.values, TraceResult.values: expression → value
 
