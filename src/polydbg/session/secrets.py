@@ -115,8 +115,10 @@ PATTERNS: list[tuple[str, re.Pattern[str], int, Callable[[str], bool] | None]] =
 ]
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 # key = value, key: value, 'key': 'value', "key" => "value" inside a preview or output
-_PAIR = re.compile(r"(?P<q>['\"]?)(?P<key>[A-Za-z_$@][\w$.-]*)(?P=q)\s*(?::|=>|=(?!=))\s*"
-                   r"(?P<val>'(?:[^'\\\n…]|\\.)*['…]|\"(?:[^\"\\\n…]|\\.)*[\"…]|[^\s,;&}\])'\"{\[(<=][^\s,;&}\])'\"]*)")
+_POINTER = r"(?:0x[0-9a-fA-F]+\s+)?"  # gdb's and lldb's char *: 0x5555… "text"
+_PAIR = re.compile(r"(?P<q>['\"]?)(?P<key>[A-Za-z_$@][\w$.-]*)(?P=q)\s*(?::|=>|=(?!=))\s*(?P<val>"
+                   + _POINTER + r"'(?:[^'\\\n…]|\\.)*['…]|" + _POINTER + r"\"(?:[^\"\\\n…]|\\.)*[\"…]|"
+                   r"[^\s,;&}\])'\"{\[(<=][^\s,;&}\])'\"]*)")
 _ANY = re.compile(r"PRIVATE KEY|AKIA|ASIA|gh[opsur]_|github_pat_|glpat-|xox[abpr]-|k_live_|k_test_|sk-|eyJ|Bearer|"
                   r"uthorization|://|[:=]", re.I)
 _EMPTY = frozenset({"", "''", '""', "None", "null", "nil", "undefined", "NULL", "<nil>"})

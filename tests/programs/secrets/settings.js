@@ -5,6 +5,7 @@ function main() {
   console.log('login', config.user, 'token=hunter2-js-output');
   //
   //
+  //
   return config.user + tokenizer;  // stop here
 }
 main();

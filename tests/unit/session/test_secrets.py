@@ -161,7 +161,8 @@ def test_every_answer_model_is_redacted_and_left_intact() -> None:
     shown = redactor.model(report)
     dumped = shown.model_dump_json()
     assert "hunter2" not in dumped and GHP not in dumped and "x1" not in dumped
-    assert shown.locals is not None and shown.locals[0].ref == 7  # still expands
+    assert shown.locals is not None and report.locals is not None
+    assert shown.locals[0].ref == 7  # still expands
     assert shown.locals[1] is report.locals[1]  # untouched values are the same objects
     assert shown.source == report.source  # the program's source is the agent's to read, not data
     assert report.locals[0].value == "'hunter2'"  # the original is unchanged
