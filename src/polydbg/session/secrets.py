@@ -96,22 +96,25 @@ def _jwt(text: str) -> bool:
     return isinstance(decoded, dict) and "alg" in decoded
 
 
-# (kind, pattern, the group redacted, a check of the match); group 0 is the whole match.
-PATTERNS: list[tuple[str, re.Pattern[str], int, Callable[[str], bool] | None]] = [
-    ("private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END [A-Z ]*PRIVATE KEY"
-                               r"(?: BLOCK)?-----|.*)", re.S), 0, None),
-    ("AWS key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0, None),
-    ("GitHub token", re.compile(r"\b(?:gh[opsur]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"), 0, None),
-    ("GitLab token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), 0, None),
-    ("Slack token", re.compile(r"\bxox[abpr]-[A-Za-z0-9-]{10,}"), 0, None),
-    ("Stripe key", re.compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"), 0, None),
-    ("OpenAI key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), 0,
+# (kind, what the text must hold for the pattern to be tried, pattern, the group redacted, a check of the match);
+# group 0 is the whole match. The hints keep the cost of text with no credential in it to a few substring tests.
+PATTERNS: list[tuple[str, tuple[str, ...], re.Pattern[str], int, Callable[[str], bool] | None]] = [
+    ("private key", ("PRIVATE KEY",), re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END "
+                                                 r"[A-Z ]*PRIVATE KEY(?: BLOCK)?-----|.*)", re.S), 0, None),
+    ("AWS key id", ("AKIA", "ASIA"), re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0, None),
+    ("GitHub token", ("gh", "github_pat_"),
+     re.compile(r"\b(?:gh[opsur]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"), 0, None),
+    ("GitLab token", ("glpat-",), re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), 0, None),
+    ("Slack token", ("xox",), re.compile(r"\bxox[abpr]-[A-Za-z0-9-]{10,}"), 0, None),
+    ("Stripe key", ("k_live_", "k_test_"), re.compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"), 0, None),
+    ("OpenAI key", ("sk-",), re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), 0,
      lambda t: any(c.isdigit() for c in t) and any(c.isupper() for c in t)),
-    ("JWT", re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"), 0, _jwt),
-    ("credentials", re.compile(r"\b(?:Proxy-)?Authorization['\"]?\s*[:=]\s*['\"]?(?:(?:Bearer|Basic|Token|Digest|"
-                               r"Negotiate)\s+)?([^\s'\",;}]{4,})", re.I), 1, None),
-    ("bearer token", re.compile(r"\bBearer\s+([A-Za-z0-9._~+/-]{16,}=*)"), 1, None),
-    ("URL password", re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'\"]*:([^\s@/'\"]+)@"), 1, None),
+    ("JWT", ("eyJ",), re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"), 0, _jwt),
+    ("credentials", ("uthorization", "UTHORIZATION"), re.compile(
+        r"\b(?:Proxy-)?Authorization['\"]?\s*[:=]\s*['\"]?(?:(?:Bearer|Basic|Token|Digest|Negotiate)\s+)?"
+        r"([^\s'\",;}]{4,})", re.I), 1, None),
+    ("bearer token", ("Bearer",), re.compile(r"\bBearer\s+([A-Za-z0-9._~+/-]{16,}=*)"), 1, None),
+    ("URL password", ("://",), re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'\"]*:([^\s@/'\"]+)@"), 1, None),
 ]
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 # key = value, key: value, 'key': 'value', "key" => "value" inside a preview or output
@@ -119,8 +122,16 @@ _POINTER = r"(?:0x[0-9a-fA-F]+\s+)?"  # gdb's and lldb's char *: 0x5555… "text
 _PAIR = re.compile(r"(?P<q>['\"]?)(?P<key>[A-Za-z_$@][\w$.-]*)(?P=q)\s*(?::|=>|=(?!=))\s*(?P<val>"
                    + _POINTER + r"'(?:[^'\\\n…]|\\.)*['…]|" + _POINTER + r"\"(?:[^\"\\\n…]|\\.)*[\"…]|"
                    r"[^\s,;&}\])'\"{\[(<=][^\s,;&}\])'\"]*)")
-_ANY = re.compile(r"PRIVATE KEY|AKIA|ASIA|gh[opsur]_|github_pat_|glpat-|xox[abpr]-|k_live_|k_test_|sk-|eyJ|Bearer|"
-                  r"uthorization|://|[:=]", re.I)
+# Text is searched only when it holds one of the patterns' hints, or a word a secret's name is made of (for the
+# pairs): most previews hold neither, and these two searches are then all they cost.
+_ANY_HINT = re.compile("|".join(re.escape(hint) for _, hints, _, _, _ in PATTERNS for hint in hints))
+_NAME_HINTS = ("pass", "pw", "secret", "token", "key", "cred", "auth", "cookie", "sess", "jwt", "bearer")
+
+
+def _named_pairs(text: str) -> bool:
+    """Whether ``text`` may hold a pair whose key says secret (a case-insensitive regex costs 10 times more)."""
+    lower = text.lower()
+    return any(hint in lower for hint in _NAME_HINTS)
 _EMPTY = frozenset({"", "''", '""', "None", "null", "nil", "undefined", "NULL", "<nil>"})
 _SCHEMES = frozenset({"bearer", "basic", "token", "digest", "negotiate"})  # Authorization: Bearer <the secret>
 _REDACTED = "<redacted"
@@ -159,16 +170,20 @@ class Redactor:
 
     def text(self, text: str) -> str:
         """``text`` with every credential-looking value and every secret-named pair's value redacted."""
-        if not text or not _ANY.search(text):
+        if not text:
             return text
+        if _ANY_HINT.search(text) is None:
+            return _PAIR.sub(self._pair, text) if _named_pairs(text) else text
         aws = False
-        for kind, pattern, group, check in PATTERNS:
-            if kind == "AWS key id" and pattern.search(text):
-                aws = True
-            text = pattern.sub(self._replacer(kind, group, check), text)
+        for kind, hints, pattern, group, check in PATTERNS:
+            if not any(hint in text for hint in hints):
+                continue
+            found = pattern.sub(self._replacer(kind, group, check), text)
+            aws = aws or (kind == "AWS key id" and found != text)
+            text = found
         if aws:
             text = _AWS_SECRET.sub(lambda m: self.hide(m.group(), "AWS secret key"), text)
-        return _PAIR.sub(self._pair, text)
+        return _PAIR.sub(self._pair, text) if _named_pairs(text) else text
 
     def _replacer(self, kind: str, group: int, check: Callable[[str], bool] | None) -> Callable[[re.Match[str]], str]:
         return lambda match: self._sub(match, kind, group, check)
