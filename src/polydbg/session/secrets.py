@@ -108,7 +108,7 @@ PATTERNS: list[tuple[str, tuple[str, ...], re.Pattern[str], int, Callable[[str],
     ("Slack token", ("xox",), re.compile(r"\bxox[abpr]-[A-Za-z0-9-]{10,}"), 0, None),
     ("Stripe key", ("k_live_", "k_test_"), re.compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"), 0, None),
     ("OpenAI key", ("sk-",), re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), 0,
-     lambda t: any(c.isdigit() for c in t) and any(c.isupper() for c in t)),
+     lambda t: any(ch.isdigit() for ch in t) and any(ch.isupper() for ch in t)),
     ("JWT", ("eyJ",), re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"), 0, _jwt),
     ("credentials", ("uthorization", "UTHORIZATION"), re.compile(
         r"\b(?:Proxy-)?Authorization['\"]?\s*[:=]\s*['\"]?(?:(?:Bearer|Basic|Token|Digest|Negotiate)\s+)?"
