@@ -61,7 +61,7 @@ QUALIFIERS = frozenset({"hash", "hashed", "value", "val", "str", "string", "b64"
 PART_WORDS = frozenset({"pwd", "pw", "pass"})  # secret only beside other words: db_pwd, userPass; PWD is a dir
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_LAST_NAME = re.compile(r"[A-Za-z_$@][\w$-]*(?=['\"\]]*\s*$)")
+_LAST_NAME = re.compile(r"(?<![\w$@-])[A-Za-z_$@][\w$-]*(?=['\"\]]*\s*$)")
 _NAME_LIKE = re.compile(r"[\s*&$@('\"]*[A-Za-z_$@][\w$@.\[\]'\"\->:]*\)?\s*")
 
 
@@ -96,6 +96,8 @@ def _jwt(text: str) -> bool:
     return isinstance(decoded, dict) and "alg" in decoded
 
 
+# Every pattern is linear in the text: a name starts only where a name can (the lookbehinds), and the runs
+# inside a URL are bounded, so output a program floods with near-misses costs no more than other output.
 # (kind, what the text must hold for the pattern to be tried, pattern, the group redacted, a check of the match);
 # group 0 is the whole match. The hints keep the cost of text with no credential in it to a few substring tests.
 PATTERNS: list[tuple[str, tuple[str, ...], re.Pattern[str], int, Callable[[str], bool] | None]] = [
@@ -114,12 +116,13 @@ PATTERNS: list[tuple[str, tuple[str, ...], re.Pattern[str], int, Callable[[str],
         r"\b(?:Proxy-)?Authorization['\"]?\s*[:=]\s*['\"]?(?:(?:Bearer|Basic|Token|Digest|Negotiate)\s+)?"
         r"([^\s'\",;}]{4,})", re.I), 1, None),
     ("bearer token", ("Bearer",), re.compile(r"\bBearer\s+([A-Za-z0-9._~+/-]{16,}=*)"), 1, None),
-    ("URL password", ("://",), re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'\"]*:([^\s@/'\"]+)@"), 1, None),
+    ("URL password", ("://",),
+     re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/@'\"]{0,256}:([^\s@/'\"]{1,256})@"), 1, None),
 ]
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 # key = value, key: value, 'key': 'value', "key" => "value" inside a preview or output
 _POINTER = r"(?:0x[0-9a-fA-F]+\s+)?"  # gdb's and lldb's char *: 0x5555… "text"
-_PAIR = re.compile(r"(?P<q>['\"]?)(?P<key>[A-Za-z_$@][\w$.-]*)(?P=q)\s*(?::|=>|=(?!=))\s*(?P<val>"
+_PAIR = re.compile(r"(?P<q>['\"]?)(?<![\w$.@-])(?P<key>[A-Za-z_$@][\w$.-]*)(?P=q)\s*(?::|=>|=(?!=))\s*(?P<val>"
                    + _POINTER + r"'(?:[^'\\\n…]|\\.)*['…]|" + _POINTER + r"\"(?:[^\"\\\n…]|\\.)*[\"…]|"
                    r"[^\s,;&}\])'\"{\[(<=][^\s,;&}\])'\"]*)")
 # Text is searched only when it holds one of the patterns' hints, or a word a secret's name is made of (for the

@@ -180,3 +180,14 @@ def test_every_answer_model_is_redacted_and_left_intact() -> None:
     assert "AKIA" not in Redactor().model(command).output
     out = OutputResult(session_id="s", text="plain output\n", next_cursor=1, state=State.running)
     assert Redactor().model(out) is out
+
+
+@pytest.mark.parametrize("flood", [
+    "password " + "a" * 200_000, "x://y " + "a." * 100_000, "-----BEGIN PRIVATE KEY-----" * 10_000,
+    "token=" * 50_000, "password='" + "\\'" * 100_000, "password.a" * 20_000, "a://" + "b" * 200_000 + ":c" * 100,
+])
+def test_near_misses_in_a_flood_of_output_cost_linear_time(flood: str) -> None:
+    """Each shape took quadratic time before the patterns were anchored (10 s for 20 KB of one word): at
+    200 KB it would not finish within the run's time limit."""
+    assert Redactor().text(flood)
+    assert not secret_name(flood)
