@@ -84,6 +84,11 @@ async def test_python_dict_object_url_output_and_trace_rows() -> None:
         result = await tools.client.call_tool("debug_set_variable", {"name": "db_url", "value": "'x://a:new-pw@h'"})
         assert "new-pw" not in text_of(result) and "<redacted" in text_of(result)
         assert (await tools.call("debug_evaluate", expression="db_url.split(':')[2]"))["value"] == "'new-pw@h'"
+        tools.answers.clear()  # the evaluation above computed from the secret: nothing can hide that
+        raised = await tools.call("debug_continue")  # the exception's message holds the URL and the token
+        assert raised["exception"]["type"].endswith("ConnectionError"), raised
+        assert "x://a:<redacted" in raised["exception"]["message"] and "GitHub token" in raised["exception"]["message"]
+        tools.assert_hidden("new-pw", "A1b2C3d4E5f6")
 
 
 async def test_python_trace_rows_of_points() -> None:

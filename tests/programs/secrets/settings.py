@@ -29,6 +29,7 @@ def main() -> None:
         connect(settings.user, settings.password)
         log(attempt)
     print(db_url, github, commit, config["user"])  # stop here
+    raise ConnectionError(f"cannot reach {db_url} with {github}")
 
 
 if __name__ == "__main__":
