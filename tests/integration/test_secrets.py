@@ -126,6 +126,11 @@ async def test_javascript_object() -> None:
         await expand_all(tools)
         await tools.call("debug_evaluate", expression="config")
         await tools.call("debug_output")
+        await tools.call("debug_terminate")
+        await tools.call("debug_launch", program=str(SECRETS / "settings.js"), stop_on_entry=True)
+        traced = await tools.call("debug_trace", points=[stop("settings.js")], expressions=["config", "config.apiKey"])
+        assert traced["total_hits"] == 1, traced
+        await tools.call("debug_output", stream="trace")
         tools.assert_hidden("hunter2", "4eC39HqLyjWDarjtT1zdp7dc", shown=("splits words",))
 
 
