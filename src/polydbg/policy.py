@@ -16,15 +16,17 @@ debugging the project's own programs (see SECURITY.md for what it can and cannot
 ``allow_env``           ``env`` setting variables that make the loader, a runtime or a build run other code
                         (``LD_PRELOAD``, ``PYTHONSTARTUP``, ``NODE_OPTIONS``, ``JAVA_TOOL_OPTIONS``, ``GOFLAGS``
                         …); ordinary variables are always allowed
+``allow_secrets``       values that look like secrets (by their names or their form) shown as they are; off, every
+                        answer shows them as ``<redacted …>`` (``session/secrets.py``); off on both transports
 ``record_limit``        not a permission but a bound, set the same ways: the instructions a recording for
                         running backwards keeps (gdb's ``record full``; the oldest are dropped), so its memory stays
                         bounded; default ``timecontrol.DEFAULT_RECORD_LIMIT``
 
-Defaults: over stdio everything is allowed and roots are unrestricted (the one client started the server
-as the user); over HTTP roots are the directory the server started in, build, raw commands and
-injection-prone variables are refused. Settings come from, highest first: ``polydbg serve`` flags,
-``POLYDBG_*`` environment variables, ``polydbg.toml`` in the start directory, the user's
-``$XDG_CONFIG_HOME/polydbg/polydbg.toml``, the transport's defaults. A refusal (``PolicyError``) names the
+Defaults: over stdio everything is allowed but secrets (redacted on both transports) and roots are
+unrestricted (the one client started the server as the user); over HTTP roots are the directory the server
+started in, build, raw commands and injection-prone variables are refused. Settings come from, highest
+first: ``polydbg serve`` flags, ``POLYDBG_*`` environment variables, ``polydbg.toml`` in the start directory,
+the user's ``$XDG_CONFIG_HOME/polydbg/polydbg.toml``, the transport's defaults. A refusal (``PolicyError``) names the
 setting, where its value came from, and how to change it.
 """
 
@@ -48,14 +50,14 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 Transport = Literal["stdio", "http"]
-SWITCHES = ("allow_build", "allow_command", "allow_attach", "allow_memory_write", "allow_env")
+SWITCHES = ("allow_build", "allow_command", "allow_attach", "allow_memory_write", "allow_env", "allow_secrets")
 KEYS = ("roots", *SWITCHES, "record_limit")
 CONFIG_NAME = "polydbg.toml"
 
 _DEFAULTS: dict[str, dict[str, bool]] = {
-    "stdio": dict.fromkeys(SWITCHES, True),
+    "stdio": {**dict.fromkeys(SWITCHES, True), "allow_secrets": False},
     "http": {"allow_build": False, "allow_command": False, "allow_attach": True, "allow_memory_write": True,
-             "allow_env": False},
+             "allow_env": False, "allow_secrets": False},
 }
 
 # The origins of roots --root gave: with the start directory (see _from_flags), or without it.
@@ -72,6 +74,7 @@ MEANING = {
     "allow_attach": "attach to a process (own user only) or a debug server",
     "allow_memory_write": "debug_memory write",
     "allow_env": "env variables that inject code (LD_PRELOAD, PYTHONSTARTUP, NODE_OPTIONS, …)",
+    "allow_secrets": "show values that look like secrets (passwords, tokens, keys) instead of <redacted …>",
     "record_limit": f"instructions a recording keeps to run backwards (default {DEFAULT_RECORD_LIMIT:,}, "
                     "about 30 bytes or more each; the oldest are dropped)",
 }
@@ -108,6 +111,7 @@ class Policy:
     allow_attach: bool = True
     allow_memory_write: bool = True
     allow_env: bool = True
+    allow_secrets: bool = False
     record_limit: int = DEFAULT_RECORD_LIMIT
     origins: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 

@@ -48,8 +48,9 @@ def project(tmp_path: Path) -> Path:
 def test_stdio_allows_everything_and_http_confines(project: Path) -> None:
     stdio = Policy.defaults("stdio", project)
     assert stdio.roots is None
-    assert all(getattr(stdio, key) for key in security.SWITCHES)
+    assert all(getattr(stdio, key) for key in security.SWITCHES if key != "allow_secrets")
     http = Policy.defaults("http", project)
+    assert not stdio.allow_secrets and not http.allow_secrets  # redacted on both transports
     assert http.roots == (os.path.realpath(project),)
     assert (http.allow_build, http.allow_command, http.allow_env) == (False, False, False)
     assert (http.allow_attach, http.allow_memory_write) == (True, True)

@@ -44,6 +44,7 @@ from polydbg.session.model import (
     Var,
     VariablesResult,
 )
+from polydbg.session.secrets import Redactor
 from polydbg.session.session import Progress, Session
 
 log = logging.getLogger(__name__)
@@ -108,6 +109,27 @@ def answer(model: BaseModel, text: str) -> CallToolResult:
                           structured_content=model.model_dump(mode="json", exclude_none=True))
 
 
+class Secrets:
+    """The one place answers that carry program data pass through before they are rendered: with
+    ``allow_secrets`` off, each model is redacted (``session/secrets.py``), text and structured content alike,
+    and the answer ends with a note saying once what was hidden and how to allow it."""
+
+    def __init__(self, manager: SessionManager, session: Session | None) -> None:
+        self.policy = manager.policy
+        self.redactor = None if self.policy.allow_secrets else Redactor(session.reveal if session else ())
+
+    def __call__(self, model: M) -> M:
+        return model if self.redactor is None else self.redactor.model(model)
+
+    def noted(self, response: CallToolResult) -> CallToolResult:
+        note = self.redactor.note(lambda what: self.policy.refusal("allow_secrets", what)) if self.redactor else None
+        if note is not None and response.content and isinstance(response.content[0], TextContent):
+            response.content[0].text += f"\nnote: {note}"
+            if response.structured_content is not None:
+                response.structured_content["redacted"] = note
+        return response
+
+
 def bounded(text: str, limit: int = ANSWER_LIMIT) -> str:
     """``text`` cut to ``limit`` bytes of UTF-8, saying so."""
     data = text.encode()
@@ -153,27 +175,37 @@ async def on_session(ctx: Context, session_id: str | None, tool: str, call: Call
         if check is not None:
             check(manager)
         session = manager.get(session_id)
+        secrets = Secrets(manager, session)
         unseen = await session.unseen_stop_report() if announce else None
-        result = await call(session)
+        try:
+            result = secrets(await call(session))
+        except ProgramMovedError as moved:
+            moved.report = secrets(moved.report) if isinstance(moved.report, BaseModel) else moved.report
+            raise
         response = answer(result, show(result, session.cwd))
         if unseen is not None:
+            unseen = secrets(unseen)
             first = response.content[0]
             assert isinstance(first, TextContent)
             first.text = f"{render.stop_report(unseen, base=session.cwd)}\n\n{first.text}"
             assert response.structured_content is not None
             response.structured_content["stop"] = unseen.model_dump(mode="json", exclude_none=True)
-        return response
+        return secrets.noted(response)
     return await guarded(work, tool)
 
 
-async def on_manager(ctx: Context, tool: str,
-                     call: Callable[[SessionManager], Awaitable[StopReport]]) -> CallToolResult:
-    """Launch and attach: a new session's first report."""
+async def on_manager(ctx: Context, tool: str, call: Callable[[SessionManager], Awaitable[StopReport]],
+                     reveal: list[str] | None = None) -> CallToolResult:
+    """Launch and attach: a new session's first report; ``reveal`` names what its answers show, secret or not."""
     async def work() -> CallToolResult:
         manager = manager_of(ctx)
         report = await call(manager)
-        cwd = manager.get(report.session_id).cwd if report.session_id in manager.ids() else None
-        return answer(report, render.stop_report(report, base=cwd))
+        session = manager.get(report.session_id) if report.session_id in manager.ids() else None
+        if session is not None:
+            session.reveal = frozenset(reveal or ())
+        secrets = Secrets(manager, session)
+        report = secrets(report)
+        return secrets.noted(answer(report, render.stop_report(report, base=session.cwd if session else None)))
     return await guarded(work, tool)
 
 
@@ -223,11 +255,12 @@ def register(server: MCPServer[Clients]) -> None:
         break_on_exception: BreakOn = "uncaught",
         core: str | None = None,
         build: Annotated[str | None, Field(description="shell command run first")] = None,
-        stdin: Annotated[str | None, Field(description="the program's input")] = None,
+        stdin: Annotated[str | None, Field(description="program input")] = None,
         node: str | None = None,
         runtime_args: Annotated[list[str] | None, Field(description="node or JVM flags")] = None,
         trace: Annotated[list[str] | None, Field(description="as debug_trace functions")] = None,
         record: bool | Literal["rr"] = False,  # gdb records, for reverse steps (said in the server instructions)
+        reveal: list[str] | None = None,  # names never redacted: the redaction note says so
         timeout_s: Timeout = 30,
     ) -> Annotated[CallToolResult, StopReport]:
         """Start a program; run to the first stop."""
@@ -239,7 +272,7 @@ def register(server: MCPServer[Clients]) -> None:
             runtime_args=tuple(runtime_args or ()), test=test, trace=tuple(trace or ()),
             record="rr" if record == "rr" else "full" if record else None)
         return await on_manager(ctx, "debug_launch",
-                                lambda m: launching.launch(m, request, timeout_s, progress_of(ctx)))
+                                lambda m: launching.launch(m, request, timeout_s, progress_of(ctx)), reveal)
 
     @tool(ADDS)
     async def debug_attach(
@@ -253,6 +286,7 @@ def register(server: MCPServer[Clients]) -> None:
         adapter: str | None = None,
         program: Annotated[str | None, Field(description="or docker://name")] = None,
         break_on_exception: BreakOn = "uncaught",
+        reveal: list[str] | None = None,  # as debug_launch's
         timeout_s: Timeout = 30,
     ) -> Annotated[CallToolResult, StopReport]:
         """Attach to a pid (a container's too; +port: a server in it), or host:port."""
@@ -261,7 +295,7 @@ def register(server: MCPServer[Clients]) -> None:
             breakpoints=[b.request() for b in breakpoints or ()], language=language, adapter=adapter,
             program=program, break_on_exception=break_on_exception)
         return await on_manager(ctx, "debug_attach",
-                                lambda m: launching.attach(m, request, timeout_s, progress_of(ctx)))
+                                lambda m: launching.attach(m, request, timeout_s, progress_of(ctx)), reveal)
 
     @tool(READ_ONLY)
     async def debug_sessions(ctx: Context) -> Annotated[CallToolResult, SessionList]:
@@ -281,7 +315,7 @@ def register(server: MCPServer[Clients]) -> None:
     @tool(OVERWRITES)
     async def debug_terminate(ctx: Context, detach: bool = False,
                               session_id: SessionId = None) -> Annotated[CallToolResult, Ack]:
-        """End a session: kill the program, or detach."""
+        """End a session: kill, or detach."""
         async def work() -> CallToolResult:
             manager = manager_of(ctx)
             session = manager.get(session_id)
@@ -361,7 +395,7 @@ def register(server: MCPServer[Clients]) -> None:
                              reload: Annotated[bool, Field(description="apply edits first")] = False,
                              timeout_s: Timeout = 30,
                              session_id: SessionId = None) -> Annotated[CallToolResult, StopReport]:
-        """Resume; wait for the next stop."""
+        """Resume until the next stop."""
         place = (to.file, to.line) if to else None
         return await on_session(ctx, session_id, "debug_continue",
                                 lambda s: s.resume(thread_id, place, timeout_s, progress_of(ctx), reverse, reload),
@@ -445,7 +479,7 @@ def register(server: MCPServer[Clients]) -> None:
     async def debug_source(ctx: Context, file: str | None = None, line: Annotated[int | None, Field(ge=1)] = None,
                            context: Annotated[int, Field(ge=0, le=200)] = 10,
                            session_id: SessionId = None) -> Annotated[CallToolResult, SourceResult]:
-        """Source around a line (default: the stop)."""
+        """Source around a line (default: stop)."""
         async def work() -> CallToolResult:
             manager = manager_of(ctx)
             wants_session = session_id or file is None or not os.path.isabs(file)
@@ -475,7 +509,7 @@ def register(server: MCPServer[Clients]) -> None:
                           = None, timeout_s: Timeout = 30,
                           where: Annotated[str | None, Field(description="condition: its first/last hit")] = None,
                           session_id: SessionId = None) -> Annotated[CallToolResult, TraceResult]:
-        """Run, recording expressions at points, or calls, without stopping."""
+        """Run; record expressions at points, or calls; no stop."""
         async def traced(s: Session) -> TraceResult:
             if functions and not points and not expressions:
                 if where:
@@ -504,7 +538,7 @@ def register(server: MCPServer[Clients]) -> None:
                                 count: Annotated[int, Field(ge=1, le=500)] = 20, frame_id: FrameIndex = None,
                                 thread_id: int | None = None,
                                 session_id: SessionId = None) -> Annotated[CallToolResult, DisassemblyResult]:
-        """Disassemble around the pc."""
+        """Disassemble at the pc."""
         return await on_session(ctx, session_id, "debug_disassemble",
                                 lambda s: s.disassemble(address, count, frame_id, thread_id),
                                 _plain(render.disassembly), True)

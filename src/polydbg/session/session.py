@@ -64,6 +64,7 @@ class Session:
                  target: str, cwd: str | None, policy: Policy | None = None) -> None:
         self.core = core = SessionCore(session_id, language, adapter, factory, target, cwd)
         self.policy = policy if policy is not None else Policy()  # the default allows everything (stdio's)
+        self.reveal: frozenset[str] = frozenset()  # names whose values answers show, secret or not (secrets.py)
         self.bpsync = BreakpointSync(core)
         self.inspector = Inspector(core)
         self.reporter = Reporter(core, self.inspector)
