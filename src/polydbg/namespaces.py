@@ -108,6 +108,22 @@ def connect_inside(pid: int, port: int, host: str = "127.0.0.1") -> socket.socke
     raise failed[0]
 
 
+def listening_inside(pid: int, port: int) -> bool:
+    """Whether a TCP socket listens on ``port`` in ``pid``'s network namespace (its /proc/<pid>/net/tcp{,6})."""
+    for table in ("tcp", "tcp6"):
+        try:
+            with open(f"/proc/{pid}/net/{table}", encoding="ascii", errors="replace") as handle:
+                rows = handle.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            # sl local_address rem_address st …: "0100007F:1F90" and st 0A (LISTEN)
+            if len(fields) > 3 and fields[3] == "0A" and int(fields[1].rpartition(":")[2], 16) == port:
+                return True
+    return False
+
+
 class Forwarder:
     """A port on the host's loopback whose connections go to ``target_port`` in ``pid``'s network namespace."""
 
@@ -124,13 +140,10 @@ class Forwarder:
         return self.port
 
     async def probe(self) -> bool:
-        """Whether something listens at the port inside the namespace now."""
-        try:
-            sock = await asyncio.to_thread(connect_inside, self.pid, self.target_port)
-        except OSError:
-            return False
-        sock.close()
-        return True
+        """Whether something listens at the port inside the namespace now: read from the namespace's own socket
+        table (``/proc/<pid>/net/tcp``), never by connecting — a debug server that takes one client (debugpy's
+        ``--listen``) would spend itself on a probe that connects and leaves."""
+        return listening_inside(self.pid, self.target_port)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
