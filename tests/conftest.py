@@ -22,6 +22,7 @@ import pytest
 from mcp import Client
 from mcp_types import CallToolResult, TextContent
 
+from polydbg.guard import MARKER
 from polydbg.mcp.server import build_server
 
 PROGRAMS = Path(__file__).parent / "programs"
@@ -151,8 +152,10 @@ def process_table() -> dict[int, tuple[int, str]]:
     return table
 
 
-def descendants(root: int) -> dict[int, str]:
-    """pid -> cmdline of every live process under ``root``."""
+def descendants(root: int, idle_guards: bool = False) -> dict[int, str]:
+    """pid -> cmdline of every live process under ``root``; without ``idle_guards``, not the server's warm guards
+    waiting to be taken (polydbg.warm: a guard with no child yet belongs to no session, and lives until the server
+    ends)."""
     table = process_table()
     found: dict[int, str] = {}
     parents = {root}
@@ -160,6 +163,9 @@ def descendants(root: int) -> dict[int, str]:
         children = {pid for pid, (ppid, _) in table.items() if ppid in parents and pid not in found}
         found.update({pid: table[pid][1] for pid in children})
         parents = children
+    if not idle_guards:
+        busy = {ppid for ppid, _ in table.values()}
+        found = {pid: cmd for pid, cmd in found.items() if MARKER not in cmd or pid in busy}
     return found
 
 

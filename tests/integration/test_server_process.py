@@ -104,7 +104,7 @@ async def _stopped_session(prog: str, marker: str, env: dict[str, str] | None = 
         report = await tools("debug_launch", program=prog, breakpoints=[{"file": prog, "line": line_of(name, marker)}])
         assert report["state"] == "stopped", report
         server = _server_pid()
-        below = descendants(server)
+        below = descendants(server, idle_guards=True)
         table = process_table()
         idle = {pid for pid in below if _role(below[pid]) == "guard"  # a warm guard (polydbg.warm): it must die too
                 and not any(ppid == pid for ppid, _ in table.values())}
@@ -202,7 +202,7 @@ async def test_sigkill_of_the_server_takes_a_running_native_program_along(
         report = await Tools(client)("debug_launch", program=prog, args=args, adapter=adapter, timeout_s=2)
         assert report["state"] == "running", report
         server = _server_pid()
-        below = descendants(server)
+        below = descendants(server, idle_guards=True)
         assert any(cmd.startswith(prog) for cmd in below.values()), below
         survivors = _survivors_of_sigkill(server, below)
         assert not survivors, f"alive 5 s after the server was SIGKILLed: {survivors}"
