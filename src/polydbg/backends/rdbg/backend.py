@@ -137,7 +137,9 @@ class RdbgBackend(DapBackend):
                 self._program_pid = pid
                 self._proc.watch_debuggee(pid, self._program_gone)
             self._listener.on_output("console", f"rdbg: {self._plan.gem.describe()}\n")
-            return await self._connect(os.path.join(self._socket_dir, "rdbg.sock"), attach=False)
+            socket_path = os.path.join(self._socket_dir, "rdbg.sock")
+            await launch.socket_soon(socket_path)
+            return await self._connect(socket_path, attach=False)
         except BaseException:
             await self.terminate()
             raise

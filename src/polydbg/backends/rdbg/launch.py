@@ -30,6 +30,7 @@ _DROPPED = ("RUBY_DEBUG_PORT", "RUBY_DEBUG_HOST", "RUBY_DEBUG_SOCK_DIR", "RUBY_D
 PID_SOCKET = "<the UNIX socket process pid listens on>"  # an attach by pid, its socket not looked up yet
 LISTEN_S = 2.0  # for an rdbg that said it can be attached to, to listen (a few ms)
 LISTEN_POLL_S = 0.02
+LAUNCH_LISTEN_S = 10.0  # for a launched rdbg between its "wait for debugger connection" and its bind (loaded CI)
 INSTALL = "install Ruby with its debug gem: apt-get install ruby (or gem install debug)"
 
 
@@ -114,6 +115,17 @@ async def listening_socket_soon(pid: int) -> str:
         except UsageError:
             if time.monotonic() >= deadline:
                 raise
+        await asyncio.sleep(LISTEN_POLL_S)
+
+
+async def socket_soon(path: str, wait_s: float = LAUNCH_LISTEN_S) -> None:
+    """Wait (up to ``wait_s``) until rdbg binds ``path``: a launched rdbg 1.4.0 prints "wait for debugger
+    connection" before it binds its socket too, and on a loaded machine the connect came first (ENOENT). The
+    connect that follows says what went wrong if it never appears."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        if is_socket(path) or time.monotonic() >= deadline:
+            return
         await asyncio.sleep(LISTEN_POLL_S)
 
 
