@@ -47,14 +47,20 @@ async def container(root: Path, argv: list[str], ready: bytes) -> AsyncIterator[
         start_new_session=True)
     assert outer.stdout is not None
     said = b""
+    init: int | None = None  # the container's pid 1 (its host pid): killing it ends everything in the namespace
     try:
         while ready not in said:
             line = await asyncio.wait_for(outer.stdout.readline(), START_TIMEOUT_S)
             assert line, f"the container ended before printing {ready!r}: {said.decode(errors='replace')}"
             said += line
         children = Path(f"/proc/{outer.pid}/task/{outer.pid}/children").read_text().split()
-        yield int(children[0])
+        init = int(children[0])
+        yield init
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(outer.pid, signal.SIGKILL)
+        # the program may have left unshare's process group (an injected debugger's doing): its pid 1 is killed
+        # too, which the kernel follows by killing every process of the namespace (one was found an hour later)
+        for kill, pid in ((os.killpg, outer.pid), (os.kill, init)):
+            if pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    kill(pid, signal.SIGKILL)
         await outer.communicate()
