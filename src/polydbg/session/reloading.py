@@ -34,11 +34,19 @@ async def reload(core: SessionCore, inspector: Inspector, thread_id: int | None)
     return reload_note(done)
 
 
+NOTE_MAX = 1500  # characters: a reload of a whole package names every file and function, and the stop comes after
+
+
 def reload_note(done: Reloaded) -> str:
+    """What a reload did, bounded like every answer (cut at a part's end, saying how much more there was)."""
     if not done.replaced:
         text = "reload: no source file was edited since the program loaded it (or since the last reload)"
     else:
         text = "reloaded " + "; ".join(done.replaced)
         if done.reentered:
             text += f"; re-entered {done.reentered}: the new code runs from its start"
-    return "; ".join((text, *done.notes))
+    note = "; ".join((text, *done.notes))
+    if len(note) <= NOTE_MAX:
+        return note
+    kept = note[:NOTE_MAX].rpartition("; ")[0] or note[:NOTE_MAX]
+    return f"{kept}; … and {len(note) - len(kept):,} characters more of what was reloaded (all of it was)"

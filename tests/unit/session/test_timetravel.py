@@ -63,6 +63,14 @@ async def test_a_reload_comes_first_and_is_said_in_the_note_of_the_stop_reached(
                            "main's frame runs the old code")
 
 
+async def test_a_reload_of_many_files_is_said_within_a_bound(rig: Rig) -> None:
+    rig.backend.reloaded = Reloaded(tuple(f"module_{n}.py: f, g, h" for n in range(500)))
+    rig.backend.after["resume"] = lambda: rig.backend.stop_again()
+    note = (await rig.session.resume(None, None, DEADLINE_S, None, reload=True)).note
+    assert note is not None and len(note) < 1700 and note.startswith("reloaded module_0.py: f, g, h; module_1.py")
+    assert note.endswith("characters more of what was reloaded (all of it was)"), note
+
+
 async def test_a_reload_with_nothing_edited_says_so_and_runs_on(rig: Rig) -> None:
     rig.backend.after["resume"] = lambda: rig.backend.stop_again()
     report = await rig.session.resume(None, None, DEADLINE_S, None, reload=True)
