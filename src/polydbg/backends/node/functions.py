@@ -16,9 +16,10 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from polydbg.backends.node import lexical
+from polydbg.backends.node.scripts import position
 
 _NOT_A_METHOD = frozenset({"if", "for", "while", "switch", "catch", "with", "function", "return", "typeof",
                            "await", "yield", "new", "delete", "void", "in", "do", "else"})
@@ -360,3 +361,38 @@ def _comparison(expression: str, at: int) -> bool:
 
 def _regex_may_start(toks: Tokens, i: int) -> bool:
     return i == 0 or toks[i - 1][0] in ("(", ",", "=", ":", "[", "!", "&", "|", "?", "{", "}", ";")
+
+
+def returns_read(text: str, raw: list[dict[str, Any]], definition: Definition) -> dict[tuple[int, int], tuple[
+        tuple[int, int], str]]:
+    """The function's return locations whose value is read without a pause, each with where to read it and the
+    expression to read (``""``: undefined): a ``return`` whose expression only reads, at its statement (before it
+    runs); an arrow's expression body that only reads, at its start; ``return;`` and the body's end, where they
+    are. A generator's are none (its returns are not its values)."""
+    if definition.generator:
+        return {}
+    starts = [0, *(i + 1 for i, char in enumerate(text) if char == "\n")]
+
+    def offset(where: tuple[int, int]) -> int:
+        return starts[where[0]] + where[1] if where[0] < len(starts) else len(text)
+
+    read: dict[tuple[int, int], tuple[tuple[int, int], str]] = {}
+    previous: tuple[int, int] | None = None  # the statement before, calls left out
+    for loc in raw:
+        here = position(loc)[1:]
+        if loc.get("type") == "return":
+            if previous is not None and text.startswith("return", offset(previous)):
+                expression = returned_expression(text, offset(previous), offset(here))
+                if expression is not None:
+                    read[here] = (previous, expression) if expression else (here, "")
+            elif not text.startswith("{", definition.body):  # an arrow's expression body
+                body = text[definition.body:offset(here)].strip()
+                first = position(raw[0])[1:]
+                if body and reads_only(body):
+                    read[here] = (first, body)
+            elif text.startswith("}", offset(here)):
+                read[here] = (here, "")  # the body's end
+            # (else a return whose statement V8 locates at its first call, ``return this.f(x) + 1``: it pauses)
+        elif loc.get("type") != "call":
+            previous = here
+    return read
