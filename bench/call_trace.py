@@ -9,6 +9,9 @@ breakpoint; the program is launched afresh for each way). From that stop, throug
 - the program alone: ``debug_continue`` to its end with no breakpoint (the loop under the debugger, no trace).
 
 Printed per language: the time per call (per hit) of each way, in ms, and the load average at the start and end.
+On Node, the callees of a ``depth`` too: ``main`` traced with ``depth=1`` (each ``work`` call recorded as its
+callee), and ``other`` traced with ``depth=1`` (``work`` is bound as its callee; main's calls of it are not
+recorded, the page decides so at each entry).
 Target (issue 21): a call trace costs ≤ 1 ms per recorded call on Python, Node and Java. A language is a function
 ``(client, calls, continues) -> row`` in ``LANGUAGES``: the others add theirs beside Python's.
 
@@ -84,6 +87,21 @@ async def node(client: Client, calls: int, continues: int) -> Row:
         "work", {"file": NODE, "line": line_of("// body", NODE)}, "i", calls, continues)]
 
 
+async def node_callees(client: Client, calls: int) -> Row:
+    """ms per call of ``work`` recorded as main's callee, and called outside any recorded call (bound, unrecorded)."""
+    costs: Row = []
+    for function, recorded in (("main", calls + 1), ("other", 2)):
+        report = await call(client, "debug_launch", program=NODE, args=[str(calls)], timeout_s=120,
+                            breakpoints=[{"file": NODE, "line": line_of("// run", NODE)}])
+        assert report.get("reason") == "breakpoint", report
+        took, traced = await timed(client, "debug_trace", functions=[function], depth=1, max_hits=calls + 1,
+                                   timeout_s=600)
+        assert traced["calls"]["calls"] == recorded, traced
+        costs.append(f"{took / calls * 1000:.4f}")
+        await call(client, "debug_terminate")
+    return ["node (CDP)", *costs]
+
+
 async def java(client: Client, calls: int, continues: int) -> Row:
     classes = tempfile.mkdtemp(prefix="polydbg-bench-calls-")
     compiled = await asyncio.create_subprocess_exec("javac", "-g", "-d", classes, JAVA)
@@ -110,8 +128,11 @@ async def main(calls: int, continues: int, languages: list[str]) -> None:
     async with Client(build_server()) as client:
         for language in languages:
             rows.append(await LANGUAGES[language](client, calls, continues))
+        callees = [await node_callees(client, calls)] if "node" in languages else []
     table(f"ms per call: {calls:,} calls traced, {continues} continues; load average {load:.1f} → "
           f"{os.getloadavg()[0]:.1f}", ["", "call trace", "line trace", "continue per hit", "program alone"], rows)
+    if callees:
+        table("ms per call of a callee (depth=1)", ["", "recorded as a callee", "bound, called outside"], callees)
 
 
 if __name__ == "__main__":

@@ -60,7 +60,7 @@ from polydbg.backends.node.targets import Targets, prepare
 from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
 from polydbg.backends.timecontrol import Reloaded
 from polydbg.cdp.client import CdpChannel
-from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, UsageError
+from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, UsageError, echo
 from polydbg.namespaces import Forwarder
 
 ASYNC_FRAMES = 20  # the callers past awaits listed at most (V8 keeps up to targets.ASYNC_DEPTH segments)
@@ -435,8 +435,14 @@ class NodeBackend(Backend):
         return await inspection.children(target, handle, start, count)
 
     def trace_interpolation(self, expression: str) -> str:
-        """A trace's value, a string quoted (``conditions.AS_VALUE``)."""
-        return "{" + conditions.AS_VALUE + expression + "}"
+        """A trace's value, a string quoted (``conditions.AS_VALUE``); refused when its braces, quotes or backticks
+        would end it elsewhere in the message (``conditions.pieces``)."""
+        piece = "{" + conditions.AS_VALUE + expression + "}"
+        if conditions.interpolated(piece) != [expression]:
+            raise UsageError(f"the trace expression {echo(expression)} does not end where it begins: a brace, quote "
+                             "or backtick in it is left open or closes what it did not open; balance it (one inside "
+                             "a string is fine: \"}\"), or trace a local variable holding the value")
+        return piece
 
     def trace_thread(self) -> str:
         """The target that hit (main, a worker, a child process), named as the stacks name it (``_on_console``)."""
