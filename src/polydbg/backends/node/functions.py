@@ -14,8 +14,10 @@ A parameter is read by its name; a destructured one has no name of its own and i
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import re
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from polydbg.backends.node import lexical
@@ -86,7 +88,7 @@ _NOT_CALLS = frozenset(("if", "for", "while", "switch", "catch", "function", "re
 def called_names(source: str, definition: Definition) -> set[str]:
     """The names a function's body calls (``helper(…)``, ``this.parse(…)``, ``list.map(…)``), where its callees
     may be found; not those of the functions it defines."""
-    toks = [tok for tok in lexical.tokens(source) if tok[0] != "\n"]
+    toks = _code_tokens(source)
     start = next((i for i, tok in enumerate(toks) if tok[1] >= definition.body), len(toks))
     if start == len(toks):
         return set()
@@ -102,6 +104,12 @@ def called_names(source: str, definition: Definition) -> set[str]:
         if toks[j + 1][0] == "(" and _is_word(text) and text not in _NOT_CALLS and text != definition.name:
             names.add(text)
     return names
+
+
+@functools.lru_cache(maxsize=8)
+def _code_tokens(source: str) -> tuple[tuple[str, int, int], ...]:
+    """A source's tokens without its line breaks (a call trace's depth reads every function of a file in turn)."""
+    return tuple(tok for tok in lexical.tokens(source) if tok[0] != "\n")
 
 
 def closest(name: str, known: list[str], count: int = 5) -> list[str]:
@@ -179,7 +187,7 @@ def _next(toks: Tokens, i: int, wanted: str, limit: int = 40) -> int | None:
     return None
 
 
-def _closing(toks: Tokens, i: int) -> int | None:
+def _closing(toks: Sequence[tuple[str, int, int]], i: int) -> int | None:
     """The index of the bracket closing the one at ``i``."""
     depth = toks[i][2]
     for j in range(i + 1, len(toks)):
