@@ -46,7 +46,7 @@ from polydbg.backends.kit import returns, runtime, timeouts
 from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
 from polydbg.backends.kit.ordering import OrderedEvents
-from polydbg.backends.node import commands, compile_errors, conditions, inspection, launcher
+from polydbg.backends.node import commands, compile_errors, conditions, failures, inspection, launcher
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.breakpoints import FILTERS as EXCEPTION_FILTERS
 from polydbg.backends.node.breakpoints import Breakpoints
@@ -105,6 +105,7 @@ class NodeBackend(Backend):
         self._life.starting()
         self._cwd = spec.cwd
         self._program = spec.program
+        self._breakpoints.workers_run_tests = spec.test and failures.workers_run_tests(spec.program)
         argv = launcher.command(launcher.find_node(spec.runtime), spec.program, spec.args, spec.runtime_args)
         env = self._children.environment({**os.environ, **dict(spec.env)}, self._children.open())
         given = os.open(self._proc.input_file(spec.stdin), os.O_RDONLY) if spec.stdin is not None else None

@@ -46,6 +46,17 @@ RUNNER = re.compile(r"^node:internal/test_runner/|/node_modules/(?:jest-circus|j
 BLACKBOX = [r"^node:(?!assert$)", r"^(?!.*/node_modules/(?:expect|@vitest/expect|chai|@jest/expect)/).*/node_modules/"]
 _PASSES_ON = re.compile(r"^node:(?:async_hooks|internal/async_hooks|internal/timers|internal/process/task_queues"
                         r"|events)$")
+# A runner whose main process runs no test (vitest: its tests run in a worker, a thread or a forked process): there a
+# caught exception is no test's failure, and pausing on them cost vitest's start ~0.7 s (vite's ``new URL`` tries,
+# ~260 of them in Node's internals, which cannot be blackboxed: ``in_users_code``); it pauses on uncaught ones only.
+_WORKERS_RUN_TESTS = re.compile(r"[/\\]node_modules[/\\]vitest[/\\]vitest\.mjs$")
+
+
+def workers_run_tests(program: str | None) -> bool:
+    """Whether a test run's program is a runner's entry that runs no test in its own process."""
+    return program is not None and _WORKERS_RUN_TESTS.search(program) is not None
+
+
 BUDGET = 200  # exception pauses that fail no test, before caught exceptions stop pausing (4-16 ms each)
 OVER_BUDGET = (f"[polydbg: the program threw {BUDGET} exceptions that failed no test; caught exceptions no "
                "longer pause it, so a test failing from here on is not stopped at: set a breakpoint in it, or run it "
