@@ -52,3 +52,18 @@ def test_a_panic_s_value_without_its_empty_interface() -> None:
     assert calls.panic_value('interface {}(*errors.errorString) *{s: "x"}') == '*errors.errorString {s: "x"}'
     assert calls.panic_value("interface {}(runtime.boundsError) {x: 3, y: 3}") == "runtime.boundsError {x: 3, y: 3}"
     assert calls.panic_value("nil") == "nil"
+
+
+def test_callees_are_the_program_s_own_direct_calls_in_the_function_s_own_code() -> None:
+    listing = _listing("CALL $main.clamp(SB)", "CALL $runtime.convT64(SB)", "CALL $fmt.Println(SB)",
+                       "CALL $main.(*Parser).Parse(SB)", "CALL $main.clamp(SB)", "CALL AX",
+                       "CALL $example.com/shop.Total(SB)", "CALL $runtime.morestack_noctxt(SB)", "JMP $main.f(SB)",
+                       "CALL $main.other(SB)")
+    assert calls.callees(listing) == ["main.clamp", "main.(*Parser).Parse", "example.com/shop.Total"]
+
+
+def test_a_named_function_is_known_among_the_callees_by_any_of_its_names() -> None:
+    assert all(calls.names_it(name, "main.fib") for name in ("fib", "main.fib"))
+    assert calls.names_it("(*Parser).Parse", "main.(*Parser).Parse")
+    assert calls.names_it("shop.Total", "example.com/shop.Total")
+    assert not calls.names_it("fib", "main.fibonacci") and not calls.names_it("ib", "main.fib")
