@@ -6,9 +6,11 @@ a stepOut from it) and without it (``StepReturns.arm`` switched off: delve's pla
 
 - a leaf with two results (weigh): the RET is reached once;
 - fib(12) from its top frame: its 232 inner calls each return through a RET whose condition delve judges (and
-  through delve's own return breakpoint, whose condition it judges too).
+  through delve's own return breakpoint, whose condition it judges too);
+- a step over weigh's return line (debug_step kind "over"), and over a line that does not return (where the RETs
+  are not armed: the cost of looking at frame 0's line).
 
-Each round: debug_continue to the breakpoint (not timed), then the step out (timed). Aim: ≤ 2× a plain step out.
+Each round: debug_continue to the breakpoint (not timed), then the step (timed). Aim: ≤ 2× a plain step out.
 
 Run: .venv/bin/python bench/go_step_returns.py [--reps N]
 """
@@ -35,7 +37,8 @@ def switch(on: bool) -> None:
     returns.StepReturns.arm = ARM if on else off  # type: ignore[method-assign]
 
 
-async def measure(client: Client, marker: str, condition: str | None, reps: int) -> dict[bool, list[float]]:
+async def measure(client: Client, marker: str, condition: str | None, reps: int, kind: str = "out",
+                  returns_value: bool = True) -> dict[bool, list[float]]:
     breakpoint: dict[str, Any] = {"file": PROGRAM, "line": line_of(marker, PROGRAM)}
     if condition:
         breakpoint["condition"] = condition
@@ -44,9 +47,9 @@ async def measure(client: Client, marker: str, condition: str | None, reps: int)
     for rep in range(reps * 2 + 2):
         on = rep % 2 == 0
         switch(on)
-        took, answer = await timed(client, "debug_step", kind="out")
+        took, answer = await timed(client, "debug_step", kind=kind)
         assert answer["reason"] == "step", answer
-        assert ("returned" in answer) == on, answer
+        assert ("returned" in answer) == (on and returns_value), answer
         if rep >= 2:  # the first of each: a warm-up (the disassembly of the function)
             times[on].append(took)
         await call(client, "debug_continue")
@@ -62,10 +65,14 @@ async def main() -> None:
     async with Client(build_server()) as client:
         leaf = await measure(client, "// leaf", None, reps)
         recursion = await measure(client, "if n < 2", "n == 12", reps)
+        over_return = await measure(client, "return total, nil", None, reps, "over")
+        over_line = await measure(client, "// leaf", None, reps, "over", returns_value=False)
     table(f"Go step out, with the return value vs without (median of {reps}, ms)",
           ["step out of", "with", "without", "ratio"],
           [with_and_without("weigh (a leaf, two results)", leaf, None)[:4],
-           with_and_without("fib(12) (232 inner calls)", recursion, None)[:4]])
+           with_and_without("fib(12) (232 inner calls)", recursion, None)[:4],
+           with_and_without("over weigh's return line", over_return, None)[:4],
+           with_and_without("over a line that does not return", over_line, None)[:4]])
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """What a Go step out of (or over the return of) a function returned, on delve (``delve/returns.py``), through the
-MCP tools: one result, several as a tuple, a recursion's own call, a panic a deferred recover caught."""
+MCP tools: one result, several as a tuple (named or not), a recursion's own call, a panic a deferred recover caught."""
 
 from __future__ import annotations
 
@@ -43,6 +43,11 @@ async def test_several_results_read_as_a_tuple_and_a_panic_as_raised(tools: Tool
     over = await tools("debug_step", kind="over")
     assert over["location"]["function"] == "main.main", over
     assert over["returned"] == ['main.split() returned ("a", "b", error nil)'], over
+    await tools("debug_terminate")
+    await stopped_at(tools, "// measure")
+    assert "returned" not in await tools("debug_step", kind="over")  # onto its bare return
+    named = await tools("debug_step", kind="over")
+    assert named["location"]["function"] == "main.main" and named["returned"] == ["main.measure() returned (4, 2)"]
     await tools("debug_terminate")
     await stopped_at(tools, "// panics")
     out = await tools("debug_step", kind="out")  # delve stops in the deferred function that recovers it

@@ -1,6 +1,6 @@
 // Steps out of Go functions and the callees of a traced one, for polydbg's tests: a 3-level call chain (total →
-// weigh → clamp), a recursion (depth), several results (split), a panic a deferred recover turns into a named
-// result (safe, mustPositive), and calls of the same functions outside the traced one.
+// weigh → clamp), a recursion (depth), several results (split), named ones (measure), a panic a deferred recover
+// turns into a named result (safe, mustPositive), and calls of the same functions outside the traced one.
 package main
 
 import (
@@ -35,6 +35,12 @@ func split(text string) (string, string, error) {
 	return head, tail, nil // split
 }
 
+func measure(text string) (runes int, lines int) {
+	runes = len([]rune(text))
+	lines = strings.Count(text, "\n") + 1 // measure
+	return
+}
+
 func mustPositive(n int) int {
 	if n < 0 {
 		panic(fmt.Sprintf("negative: %d", n)) // panics
@@ -64,4 +70,5 @@ func main() {
 	fmt.Println(weigh("xyz"), depth(1)) // not callees of total
 	head, tail, err := split("a=b")
 	fmt.Println(head, tail, err)
+	fmt.Println(measure("a\nbc"))
 }

@@ -1,10 +1,9 @@
 """The delve backend the registry names (``DelveBackend``): ``dlv dap`` started and connected to (or a
 user's ``dlv --headless`` server reached), its events routed, its values tidied, and its end.
 
-The jobs it hands on: the launch it builds (``build``), dlv's pipes and output events
-(``output``), which goroutine a stop is shown on and which frames are hidden (``stops``), and
-memory and raw commands (``native``). The package docstring says how dlv is started and lists
-delve's quirks.
+The jobs it hands on: the launch it builds (``build``), dlv's pipes and output events (``output``), which goroutine
+a stop is shown on and which frames are hidden (``stops``), what a step returned (``returns``), and memory and raw
+commands (``native``). The package docstring says how dlv is started and lists delve's quirks.
 """
 
 from __future__ import annotations
@@ -292,7 +291,7 @@ class DelveBackend(DapBackend):
         await super().step(thread_id, kind)
 
     async def resume(self, thread_id: int | None) -> None:
-        await self._returns.disarm()  # a step a breakpoint interrupted: its RETs are not waited for any more
+        await self._returns.disarm()  # the last step's RETs (returns.py)
         await super().resume(thread_id)
 
     async def _resume_at(self, thread: int, command: str = "continue") -> None:  # after a stop of polydbg's own

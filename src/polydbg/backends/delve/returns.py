@@ -46,7 +46,7 @@ class _Leaving:
     function: str
     thread: int
     frame_offset: int
-    named: tuple[str, ...]  # its named results (empty: the unnamed ~r0…)
+    results: tuple[str, ...] | None  # its named results (None: unnamed, ~r0…, which no expression can name)
     ids: set[int]
     at_ret: bool = False  # its RET was reached (a panic reaches none)
     returned: Variable | None = None  # what it returned, read there (None: nothing, or unreadable)
@@ -121,33 +121,35 @@ class StepReturns:
         self._scope: int | None = None  # the first scope of that thread's frame 0, once listed
 
     async def arm(self, thread: int, kind: StepKind) -> None:
-        """Before a step: its RETs armed when it may leave frame 0's function (quiet when they cannot be)."""
-        await self.disarm()
-        if kind == "into":
-            return
+        """Before a step: its RETs armed when it may leave frame 0's function (quiet when they cannot be), the
+        last step's taken away in the same request."""
+        self._leaving = None
         try:
-            await self._arm(thread, kind)
+            if kind != "into" and await self._arm(thread, kind):
+                return
         except (AdapterError, ValueError, KeyError):
             log.debug("delve: no return value for this step", exc_info=True)
             self._leaving = None
+        await self.disarm()
 
-    async def _arm(self, thread: int, kind: StepKind) -> None:
+    async def _arm(self, thread: int, kind: StepKind) -> bool:
         frames = (await self._request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": 1})
                   ).get("stackFrames") or []
         if not frames:
-            return
+            return False
         top = frames[0]
         path, line, function = (top.get("source") or {}).get("path"), top.get("line"), str(top.get("name"))
         if not path or function.startswith("runtime.") or (kind == "over" and not returns_here(path, line)):
-            return
+            return False
         pc = int(str(top.get("instructionPointerReference", "0")), 16)
         offset, found = await asyncio.gather(self._value("runtime.frameoff", top["id"]), self._find(function, pc))
         if not found:
-            return
+            return False
         ids = await self._send(OWNER, found, f"runtime.curg.goid == {thread} && runtime.frameoff == {int(offset)}")
         self._armed = True
-        self._leaving = _Leaving(function, thread, int(offset), named_results(path, function_start(path, line)),
-                                 set(ids.values()))
+        named = named_results(path, function_start(path, line))
+        self._leaving = _Leaving(function, thread, int(offset), named or None, set(ids.values()))
+        return True
 
     async def _find(self, function: str, pc: int) -> list[int]:
         if function not in self._rets:
@@ -162,6 +164,8 @@ class StepReturns:
         return str(body.get("result", ""))
 
     async def disarm(self) -> None:
+        """Take the RETs away (before the program runs on: a step's are left armed at its stop, where the
+        function's frame is gone, so that the next step's replace them in one request)."""
         self._leaving = None
         if self._armed:
             self._armed = False
@@ -170,30 +174,38 @@ class StepReturns:
     def claims(self, body: dict[str, Any]) -> bool:
         """Whether a ``stopped`` body is the hit of a RET of the function being left (read, and the step resumed)."""
         leaving = self._leaving
-        if leaving is None or not set(body.get("hitBreakpointIds") or []) & leaving.ids:
+        if leaving is None or leaving.at_ret or not set(body.get("hitBreakpointIds") or []) & leaving.ids:
             return False
         self._refine(self._returned(leaving))
         return True
 
     async def _returned(self, leaving: _Leaving) -> None:
+        leaving.at_ret = True
         try:
-            frames = (await self._request("stackTrace", {"threadId": leaving.thread, "startFrame": 0, "levels": 1})
-                      ).get("stackFrames") or []
-            scopes = (await self._request("scopes", {"frameId": frames[0]["id"]})).get("scopes") or []
-            found = (await self._request("variables", {"variablesReference": scopes[0]["variablesReference"]})
-                     ).get("variables") or []
-            values = [Variable(str(v.get("name")), str(v.get("value", "")), v.get("type") or None) for v in found
-                      if _RESULT.match(str(v.get("name"))) or str(v.get("name")) in leaving.named]
+            values = await self._results(leaving)
             readable = [v for v in values if not v.value.startswith("(unreadable")]
             value = shown(readable) if len(readable) == len(values) else None
-            leaving.at_ret = True
             leaving.returned = None if value is None else value._replace(
                 name=returns.returned_name(leaving.function))
-            await self.disarm()
-            self._leaving = leaving  # kept for the step's stop
         except (AdapterError, IndexError, KeyError):
             log.debug("delve: a step's return value could not be read", exc_info=True)
         await self._resume(leaving.thread, "stepOut")  # a breakpoint on the goroutine stepping ended its step
+
+    async def _results(self, leaving: _Leaving) -> list[Variable]:
+        """The function's results at its RET: named ones evaluated in the goroutine that stopped there (its frame 0;
+        one request each, together), unnamed ones read from its frame's locals."""
+        if leaving.results is not None:
+            answers = await asyncio.gather(*(self._request("evaluate", {"expression": name, "context": "watch"})
+                                             for name in leaving.results))
+            return [Variable(name, str(body.get("result", "")), body.get("type") or None)
+                    for name, body in zip(leaving.results, answers, strict=True)]
+        frames = (await self._request("stackTrace", {"threadId": leaving.thread, "startFrame": 0, "levels": 1})
+                  ).get("stackFrames") or []
+        scopes = (await self._request("scopes", {"frameId": frames[0]["id"]})).get("scopes") or []
+        found = (await self._request("variables", {"variablesReference": scopes[0]["variablesReference"]})
+                 ).get("variables") or []
+        return [Variable(str(v.get("name")), str(v.get("value", "")), v.get("type") or None) for v in found
+                if _RESULT.match(str(v.get("name")))]
 
     def stopped(self, body: dict[str, Any]) -> Coroutine[Any, Any, None] | None:
         """A stop that is not the RET's: when it ends the step, what it returned is kept for its locals; a
@@ -211,7 +223,6 @@ class StepReturns:
         """The step ended elsewhere than in the function without its RET: if the goroutine panics (a deferred
         function runs, or the caller's recovering one), that is what the function raised."""
         try:
-            await self.disarm()
             frames = (await self._request("stackTrace", {"threadId": leaving.thread, "startFrame": 0, "levels": 1})
                       ).get("stackFrames") or []
             if not frames or (frames[0].get("name") == leaving.function and int(await self._value(
