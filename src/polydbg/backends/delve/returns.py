@@ -53,24 +53,36 @@ class _Leaving:
 
 
 def function_start(path: str | None, line: int | None) -> int | None:
-    """The line of the declaration of the function (or function literal) that ``line`` of ``path`` is in."""
+    """The line of the declaration of the function (or function literal) that ``line`` of ``path`` is in: the
+    innermost ``func`` whose brace encloses it (braces in strings and comments are not told apart)."""
     try:
         text = Path(path).read_text(errors="replace").splitlines() if path and line else []
     except OSError:
         return None
-    for index in range(min(len(text), line or 0) - 1, -1, -1):
-        if _FUNC.search(text[index]):
-            return index + 1
+    if not line or line > len(text):
+        return None
+    if _FUNC.search(text[line - 1]):
+        return line
+    depth = 0
+    for index in range(line - 2, -1, -1):
+        for char in reversed(text[index].partition("//")[0]):
+            if char == "}":
+                depth += 1
+            elif char == "{" and depth:
+                depth -= 1
+            elif char == "{" and _FUNC.search(text[index]):
+                return index + 1
     return None
 
 
 def returns_here(path: str | None, line: int | None) -> bool:
-    """Whether ``line`` of ``path`` is a ``return`` statement (or a ``panic``): a step over it leaves the function."""
+    """Whether ``line`` of ``path`` is a ``return`` statement (or a ``panic``, or a one-line function's body): a
+    step over it leaves the function."""
     try:
         text = Path(path).read_text(errors="replace").splitlines()[line - 1] if path and line else ""
     except (OSError, IndexError):
         return False
-    return re.match(r"\s*(return\b|panic\()", text) is not None
+    return re.match(r"\s*(return\b|panic\()", text) is not None or re.search(r"\{\s*return\b", text) is not None
 
 
 def bounds(instructions: list[dict[str, Any]], pc: int) -> list[int]:

@@ -24,9 +24,10 @@ def test_the_rets_around_the_pc_are_its_function_s_own() -> None:
 
 def test_a_step_over_leaves_the_function_from_a_return_or_a_panic(tmp_path: Path) -> None:
     source = tmp_path / "x.go"
-    source.write_text("func f(n int) (r int) {\n\tx := n\n\treturn x // r\n\tpanic(\"no\")\n\treturned := 1\n}\n")
-    assert [returns.returns_here(str(source), line) for line in range(1, 7)] == [
-        False, False, True, True, False, False]
+    source.write_text("func f(n int) (r int) {\n\tx := n\n\treturn x // r\n\tpanic(\"no\")\n\treturned := 1\n}\n"
+                      "func g(x int) int { return x * x }\n")
+    assert [returns.returns_here(str(source), line) for line in range(1, 8)] == [
+        False, False, True, True, False, False, True]
     assert not returns.returns_here(str(tmp_path / "gone.go"), 1) and not returns.returns_here(str(source), 99)
 
 
@@ -35,7 +36,8 @@ def test_the_declaration_a_line_is_in(tmp_path: Path) -> None:
     source.write_text("package main\n\nfunc f() (n int) {\n\tg := func(x int) int {\n\t\treturn x\n\t}\n"
                       "\treturn g(1)\n}\n")
     assert returns.function_start(str(source), 5) == 4 and returns.function_start(str(source), 3) == 3
-    assert returns.function_start(str(source), 1) is None
+    assert returns.function_start(str(source), 7) == 3  # after the literal's body: f's own line
+    assert returns.function_start(str(source), 1) is None and returns.function_start(str(source), 99) is None
 
 
 def test_one_result_as_it_is_several_as_a_tuple() -> None:
