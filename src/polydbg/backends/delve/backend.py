@@ -337,7 +337,7 @@ class DelveBackend(DapBackend):
             self._traced = wanted
             await self._send_functions(race_stops=self._races.symbolizer_id is not None)
         trace = calls.DelveCalls(self._request, self._ordered.refine, self._resume_at, arm, self._instructions.send,
-                                 spec, sink)
+                                 spec, sink, build.module_path(self._workdir))
         self._calls = trace
         await trace.arm()
         refused = await trace.refusal(self._executable)

@@ -161,11 +161,11 @@ def rets(instructions: list[dict[str, Any]]) -> list[int]:
             for instruction, text in zip(instructions, body(instructions), strict=False) if text.startswith("RET")]
 
 
-def callees(instructions: list[dict[str, Any]]) -> list[str]:
+def callees(instructions: list[dict[str, Any]], module: str | None = None) -> list[str]:
     """The program's own functions a function disassembled from its first line on calls directly (``CALL
     $main.clamp(SB)``), in the order of its code; the runtime's and the standard library's left out."""
     found = [called[1] for text in body(instructions) if (called := _CALL.match(text))]
-    return list(dict.fromkeys(function for function in found if own_function(function)))
+    return list(dict.fromkeys(function for function in found if own_function(function, module)))
 
 
 def names_it(name: str, function: str) -> bool:
@@ -175,15 +175,18 @@ def names_it(name: str, function: str) -> bool:
     return name in (function, named) or named.endswith("." + name)
 
 
-def own_function(function: str) -> bool:
-    """Whether a function is the program's own: of package main or of a module (its path's first element has a
-    dot: ``example.com/shop``), not the standard library's (``bytes``, ``compress/flate``) or the runtime's."""
+def own_function(function: str, module: str | None = None) -> bool:
+    """Whether a function is the program's own: of package main, of the program's ``module`` (``shop``,
+    ``shop/internal/cart``), or of a module (its path's first element has a dot: ``example.com/shop``), not the
+    standard library's (``bytes``, ``compress/flate``) or the runtime's."""
+    if module and function.startswith((f"{module}.", f"{module}/")):
+        return True
     if function.startswith("main."):
         return function not in ("main.main", "main.init") and not function.startswith("main.init.")
     return "/" in function.split("(")[0] and "." in function.split("/")[0]
 
 
-async def closest_functions(binary: str | None, name: str) -> list[str]:
+async def closest_functions(binary: str | None, name: str, module: str | None = None) -> list[str]:
     """The program's own functions (its executable's symbols, the standard library's left out) nearest to
     ``name``."""
     if not binary or not Path(binary).exists():
@@ -197,7 +200,7 @@ async def closest_functions(binary: str | None, name: str) -> list[str]:
     names: set[str] = set()
     for line in out.decode(errors="replace").splitlines():
         parts = line.split(maxsplit=2)
-        if len(parts) == 3 and parts[1] in ("T", "t") and own_function(parts[2]):
+        if len(parts) == 3 and parts[1] in ("T", "t") and own_function(parts[2], module):
             names.add(short(parts[2]))
     # a qualified name against the functions' (main.fib, list.(*List).Len), a bare one against their own names
     keyed: dict[str, list[str]] = {}
@@ -215,7 +218,8 @@ class DelveCalls:
                  resume: Callable[[int], Awaitable[None]],
                  send: Callable[[list[FunctionBreakpoint]], Awaitable[None]],
                  send_instructions: Callable[[str, list[int]], Awaitable[dict[int, int]]], spec: CallSpec,
-                 sink: CallSink) -> None:
+                 sink: CallSink, module: str | None = None) -> None:
+        self._module = module  # the program's module path (its functions are its own, a dot in it or not)
         self._request = request
         self._send_instructions = send_instructions  # its RETs' breakpoints, beside a race report's
         self._send = send  # the trace's function breakpoints, sent with the session's (replacing the last)
@@ -279,7 +283,7 @@ class DelveCalls:
             return UsageError(f"{name} already has a breakpoint of this session where it begins, and delve takes one "
                               "breakpoint a place: remove it (debug_clear) to trace the function, or trace "
                               "lines with debug_trace(points=…)")
-        closest = await closest_functions(executable, name)
+        closest = await closest_functions(executable, name, self._module)
         return UsageError(f"no function {name} in the program" + (f"; the closest: {', '.join(closest)}" if closest
                                                                   else "") + f" ({NAMES})")
 
@@ -379,7 +383,7 @@ class DelveCalls:
         listing = await self._request("disassemble", {"memoryReference": pc, "instructionOffset": 0,
                                                       "instructionCount": SCAN_INSTRUCTIONS, "resolveSymbols": True})
         self._rets[function] = rets(listing.get("instructions") or [])
-        self._calls_of[function] = callees(listing.get("instructions") or [])
+        self._calls_of[function] = callees(listing.get("instructions") or [], self._module)
         await self._place_rets()
 
     async def _place_rets(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from polydbg.backends.delve import calls
+from polydbg.backends.delve import build, calls
 
 
 def _listing(*texts: str) -> list[dict[str, str]]:
@@ -67,3 +67,13 @@ def test_a_named_function_is_known_among_the_callees_by_any_of_its_names() -> No
     assert calls.names_it("(*Parser).Parse", "main.(*Parser).Parse")
     assert calls.names_it("shop.Total", "example.com/shop.Total")
     assert not calls.names_it("fib", "main.fibonacci") and not calls.names_it("ib", "main.fib")
+
+
+def test_a_module_without_a_dot_is_the_program_s_own_when_its_go_mod_names_it(tmp_path: Path) -> None:
+    (tmp_path / "go.mod").write_text('// a comment\nmodule shop\n\ngo 1.19\n')
+    module = build.module_path(str(tmp_path))
+    assert module == "shop" and build.module_path(str(tmp_path / "none")) is None and build.module_path(None) is None
+    listing = _listing("CALL $shop.Total(SB)", "CALL $shop/internal/cart.Add(SB)", "CALL $shopping.X(SB)",
+                       "CALL $strings.Cut(SB)")
+    assert calls.callees(listing, module) == ["shop.Total", "shop/internal/cart.Add"]
+    assert calls.callees(listing) == []
