@@ -96,7 +96,8 @@ class DelveBackend(DapBackend):
         self._calls: calls.DelveCalls | None = None  # the call trace recording (calls.py)
         self._traced: list[FunctionBreakpoint] = []  # its function breakpoints
         self._executable: str | None = None  # the one delve built, or the user's
-        self._returns = StepReturns(self._request, ordered.refine, self._instructions.send, self._resume_at)
+        self._returns = StepReturns(self._request, ordered.refine, self._instructions.send, self._resume_at,
+                                    self._frames)
         self._builds = False  # delve builds the program (from source): a restart builds it again
 
     # -- starting ---------------------------------------------------------------------------------
@@ -379,14 +380,14 @@ class DelveBackend(DapBackend):
     async def _hidden_frames(self, thread_id: int) -> int:
         return await self._stops.hidden_frames(thread_id)
 
-    # At the entry point there is no goroutine yet (delve still names "thread 1"): the current OS
-    # thread's stack is listed instead, whose frames past the runtime's entry are unknown ("???").
+    # At the entry point there is no goroutine yet (delve names "thread 1"): the current OS thread's stack is listed
     def _stack_thread(self, thread_id: int) -> int:
         return 0 if self._stops.at_entry else thread_id
 
-    def _frame(self, raw: dict[str, Any]) -> Frame | None:
+    def _frame(self, raw: dict[str, Any]) -> Frame | None:  # (its frames past the runtime's entry unknown: "???")
         if self._stops.at_entry and raw.get("name") == "???":
             return None
+        self._returns.seen(raw)
         return super()._frame(raw)
 
     async def frames_above(self, thread_id: int) -> list[Frame]:

@@ -11,9 +11,10 @@ breakpoint interrupted). The value is listed first among the caller's locals at 
 ``kit.returns`` names it. A function that left by a panic reached no ``RET``: when the step ends in a frame above
 it while the goroutine is panicking (its value at ``runtime.curg._panic.arg``), the panic is what it raised.
 
-Cost: one ``stackTrace``, one ``evaluate`` of the frame's offset, a disassembly of the function the first time it is
-left, and two ``setInstructionBreakpoints`` (armed, taken away at the hit), plus the stop at the ``RET``: see
-bench/step_returns.py.
+Cost: one ``evaluate`` of the frame's offset (frame 0 as the stop's report listed it), a disassembly of the function
+the first time it is left, one ``setInstructionBreakpoints`` (the next step's or resume's replaces it), and the stop
+at the ``RET`` (``stackTrace``, ``scopes``, ``variables``; named results: one ``evaluate`` each) and the ``stepOut``
+from it: about 2× delve's plain step out, see bench/go_step_returns.py.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 from polydbg.backends.base import FrameRef, StepKind, Variable
 from polydbg.backends.delve.calls import named_results, panic_value, rets
 from polydbg.backends.kit import returns
+from polydbg.backends.kit.frames import FrameHandles
 from polydbg.errors import AdapterError
 
 log = logging.getLogger(__name__)
@@ -121,8 +123,10 @@ class StepReturns:
 
     def __init__(self, request: Request, refine: Callable[[Coroutine[Any, Any, None]], None],
                  send_instructions: Callable[..., Awaitable[dict[int, int]]],
-                 resume: Callable[[int, str], Awaitable[None]]) -> None:
+                 resume: Callable[[int, str], Awaitable[None]], frames: FrameHandles[int]) -> None:
         self._request = request
+        self._frames = frames  # delve's ids of the frames the session listed at this stop
+        self._raw: dict[int, dict[str, Any]] = {}  # delve's frames listed at this stop, by their ids
         self._refine = refine
         self._send = send_instructions
         self._resume = resume
@@ -145,11 +149,11 @@ class StepReturns:
         await self.disarm()
 
     async def _arm(self, thread: int, kind: StepKind) -> bool:
-        frames = (await self._request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": 1})
-                  ).get("stackFrames") or []
-        if not frames:
+        listed = None if self._frames.hidden(thread) else self._frames.get(FrameRef(thread, 0))  # (none hidden)
+        top = self._raw.get(listed or 0) or next(iter((await self._request("stackTrace", {
+            "threadId": thread, "startFrame": 0, "levels": 1})).get("stackFrames") or []), None)
+        if top is None:
             return False
-        top = frames[0]
         path, line, function = (top.get("source") or {}).get("path"), top.get("line"), str(top.get("name"))
         if not path or function.startswith("runtime.") or (kind == "over" and not returns_here(path, line)):
             return False
@@ -256,5 +260,11 @@ class StepReturns:
             return found
         return [self._shown[1], *found]
 
+    def seen(self, raw: dict[str, Any]) -> None:
+        """A frame delve listed at this stop (a step from it needs no listing of its own)."""
+        if isinstance(raw.get("id"), int):
+            self._raw[raw["id"]] = raw
+
     def moving(self) -> None:
         self._shown, self._scope = None, None
+        self._raw.clear()
