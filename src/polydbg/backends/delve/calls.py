@@ -22,9 +22,9 @@ read to its RET's stop: it includes one stop's cost (1-3 ms) and those of the re
 
 Callees (``spec.depth``): when a recorded call above the depth first runs, the program's own functions its code
 calls directly (``CALL $main.clamp(SB)`` in the disassembly its RETs are found in; the runtime's and the standard
-library's left out, and calls through a function value unseen) get function breakpoints as named ones do. A callee's
-call is recorded only when the call open on its goroutine is its caller (frame 1), one level below it and within the
-depth; elsewhere its stops are resumed unrecorded.
+library's left out; calls through a function value or an interface unseen) get function breakpoints as named ones
+do. A callee's call is recorded only when the call open on its goroutine is its caller (frame 1), one level below it
+and within the depth; elsewhere its stops are resumed unrecorded (they cost as a recorded call's do).
 
 delve reports one breakpoint hit per stop: when two goroutines hit theirs at the same moment, the other's hit is
 lost (its entry: the call's end is counted as unseen in the notes; its RET: the call reads as not ended).
