@@ -1,0 +1,281 @@
+"""Recording while PHP runs: calls through Xdebug's function trace, exceptions through a throw break taken and
+resumed at once (``backends/recording.py`` is the contract).
+
+**Calls.** A launched PHP runs with ``xdebug.mode=debug,trace`` (the trace mode idle costs about 0.2 µs a PHP
+call; the trace Xdebug starts with the request is stopped as it connects). A recording starts a computerized
+trace in each request (``xdebug_start_trace`` through ``eval``: while PHP waits at a break, at its start, or as a
+web request connects) into polydbg's own directory, and reads the file as PHP writes it (``calltrace``). Xdebug
+reads nothing while PHP runs: a recording stopped then stops reading at once and the trace itself at the
+request's next break (or its end).
+
+**Throws.** While a recording runs, an exception breakpoint on every throw (``*``) is polydbg's own. At a throw
+that is not one of the agent's stops, the stack is read and PHP stepped once (``step_into``): the step ends on
+the first line of the ``catch`` that caught it — that frame's depth tells which calls the exception ended, its
+place where it was caught — or with the script's end: nothing caught it. Then PHP runs on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+from collections.abc import Awaitable, Callable
+
+from polydbg.backends.recording import CallSink, CallSpec, RaisedRecord, RaisedSink
+from polydbg.backends.xdebug.calltrace import Params, TraceReader, Wanted
+from polydbg.backends.xdebug.request import ENDED, FRAMEWORK_DIRS, RUNNING, STOPPED, Request
+from polydbg.dbgp.client import Element, text_of
+from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, UsageError
+
+POLL_S = 0.05  # how often a growing trace file is read while PHP runs
+ERROR_KINDS = ("Warning", "Notice", "Deprecated", "User warning", "User notice", "User deprecated", "Fatal error")
+START = "xdebug_start_trace({path}, XDEBUG_TRACE_COMPUTERIZED | XDEBUG_TRACE_NAKED_FILENAME)"
+STOP = "xdebug_get_tracefile_name() === false ? '' : xdebug_stop_trace()"
+_GONE = (AdapterGoneError, AdapterRequestError, AdapterTimeoutError)
+NOT_TRACING = ("this PHP runs without Xdebug's trace mode (xdebug.mode={mode}), which polydbg records calls "
+               "through: a script polydbg launches has it (a php -S server's requests do not: trace their lines with "
+               "debug_trace(points=…)); PHP started elsewhere: add trace to its xdebug.mode (xdebug.mode=debug,trace) "
+               "and restart it")
+
+
+def user_file(path: str | None) -> bool:
+    """A file of the user's code: not Composer's vendor tree, PHPUnit's, or PHP's own (PEAR's /usr/share/php)."""
+    return path is not None and bool(path) and not any(part in path for part in ("/vendor/", *FRAMEWORK_DIRS)) \
+        and not path.startswith(("/usr/share/php/", "xdebug://", "dbgp://"))
+
+
+class Calls:
+    """One call recording over every request it reaches (``Recorder``)."""
+
+    def __init__(self, spec: CallSpec, sink: CallSink, directory: str) -> None:
+        self.spec = spec
+        self.sink = sink
+        self.directory = directory
+        self.wanted = Wanted(spec.functions)
+        self.params = Params()
+        self.readers: dict[int, tuple[Request, TraceReader, str]] = {}
+        self.stopped = False
+        self.done = False  # stopped, and its files read
+        self.untrace: set[int] = set()  # requests whose trace is stopped at their next break
+        self.holding = False  # a throw is being followed: the lines after it wait until its catch is known
+        self.remove_directory = False  # the session ended first: the trace files' directory goes with the last read
+        self._poll: asyncio.Task[None] | None = None
+        self._count = 0
+
+    async def join(self, request: Request) -> None:
+        """Start tracing ``request`` (stopped, or waiting at its start)."""
+        self._count += 1
+        path = os.path.join(self.directory, f"calls-{request.thread_id}-{self._count}.xt")
+        answer = await request.client.request("eval", (), START.format(path=_php_string(path)), 10.0)
+        prop = answer.find("property")
+        if prop is None or prop.get("type") != "string":
+            mode = await _mode(request)
+            raise UsageError(NOT_TRACING.format(mode=mode))
+        reader = TraceReader(self.spec, self.wanted, self.params, self.sink, request.name)
+        self.readers[request.thread_id] = (request, reader, path)
+        if self._poll is None:
+            self._poll = asyncio.ensure_future(self._read_on())
+
+    async def _read_on(self) -> None:
+        while not self.stopped:
+            self.read()
+            await asyncio.sleep(POLL_S)
+
+    def read(self) -> None:
+        if self.holding and not self.stopped:
+            return
+        for _, reader, path in list(self.readers.values()):
+            _read_into(reader, path)
+
+    def mark(self, request: Request) -> int | None:
+        """Where ``request``'s trace is now (at a throw: every line before it is written)."""
+        held = self.readers.get(request.thread_id)
+        try:
+            return os.path.getsize(held[2]) if held is not None else None
+        except OSError:
+            return None
+
+    def thrown(self, request: Request, offset: int | None, text: str, caught_level: int) -> None:
+        held = self.readers.get(request.thread_id)
+        if held is not None and offset is not None:
+            held[1].thrown(offset, text, caught_level)
+
+    async def settle(self, request: Request) -> None:
+        """At a break: a trace this recording left running is stopped now."""
+        if request.thread_id in self.untrace:
+            self.untrace.discard(request.thread_id)
+            with contextlib.suppress(*_GONE):
+                await request.client.request("eval", (), STOP, 10.0)
+
+    async def stop(self) -> list[str]:
+        if self.stopped:
+            return []
+        self.stopped = True
+        if self._poll is not None:
+            self._poll.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._poll
+        self.read()  # before anything awaited: the session may end meanwhile, its files with it
+        for request, reader, path in self.readers.values():
+            if request.state == RUNNING:
+                self.untrace.add(request.thread_id)
+            elif request.state != ENDED and not request.client.is_closed:
+                with contextlib.suppress(*_GONE):
+                    await request.client.request("eval", (), STOP, 10.0)
+            _read_into(reader, path)
+            reader.finish()
+            if request.state != RUNNING:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+        self.done = True
+        if self.remove_directory:
+            shutil.rmtree(self.directory, ignore_errors=True)
+        notes = self.wanted.missing()
+        dropped = sum(reader.dropped for _, reader, _ in self.readers.values())
+        if dropped:
+            notes.append(f"{dropped} more calls were not recorded (max_calls {self.spec.max_calls})")
+        return notes
+
+
+def _read_into(reader: TraceReader, path: str) -> None:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(reader.offset)
+            data = handle.read()
+    except OSError:
+        return
+    if data:
+        reader.feed(data)
+
+
+def _php_string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+async def _mode(request: Request) -> str:
+    with contextlib.suppress(*_GONE):
+        prop = (await request.client.request("eval", (), "ini_get('xdebug.mode')", 5.0)).find("property")
+        if prop is not None:
+            return text_of(prop)
+    return "?"
+
+
+class RaisedLog:
+    """The exceptions the user's code raised (``Recorder``)."""
+
+    def __init__(self, sink: RaisedSink, disarm: Callable[[], Awaitable[None]]) -> None:
+        self.sink = sink
+        self.stopped = False
+        self._disarm = disarm
+
+    async def stop(self) -> list[str]:
+        if not self.stopped:
+            self.stopped = True
+            await self._disarm()
+        return []
+
+
+UserStops = Callable[[Request, str], Awaitable[bool]]
+
+
+class Throws:
+    """Every throw while a recording runs: where it was caught, told to the calls and the raised log."""
+
+    def __init__(self, user_stops: UserStops, breakpoint_at: Callable[[str | None, int | None], bool]) -> None:
+        self.calls: Calls | None = None
+        self.raised: RaisedLog | None = None
+        self._user_stops = user_stops
+        self._breakpoint_at = breakpoint_at
+
+    @property
+    def armed(self) -> bool:
+        return (self.calls is not None and not self.calls.stopped) or \
+            (self.raised is not None and not self.raised.stopped)
+
+    async def on_break(self, request: Request, stop: Element, command: str) -> tuple[Element, str]:
+        """The break to judge: a throw taken for the recording is followed to its catch and PHP run on, until a
+        break that is not one (or the script's end)."""
+        while self.armed and stop.get("status") == "break":
+            message = stop.find("message")
+            kind = message.get("exception") if message is not None else None
+            if message is None or not kind:
+                return stop, command
+            if kind in ERROR_KINDS:
+                if await self._user_stops(request, kind):
+                    return stop, command
+                stop, command = await self._run(request, "run")
+                continue
+            if await self._user_stops(request, kind):
+                await self._record(request, stop, kind, await _stack(request), None,
+                                   "(not followed: the program stopped at the throw)")
+                return stop, command
+            stop, command = await self._follow(request, stop, kind)
+            if command != "run-on":
+                return stop, command
+            stop, command = await self._run(request, "run")
+        return stop, command
+
+    async def _follow(self, request: Request, stop: Element, kind: str) -> tuple[Element, str]:
+        frames_then = await _stack(request)
+        mark = self.calls.mark(request) if self.calls is not None else None
+        if self.calls is not None:
+            self.calls.holding = True
+        try:
+            return await self._land(request, stop, kind, frames_then, mark)
+        finally:
+            if self.calls is not None:
+                self.calls.holding = False
+
+    async def _land(self, request: Request, thrown: Element, kind: str, frames_then: list[Element],
+                    mark: int | None) -> tuple[Element, str]:
+        landing, _ = await self._run(request, "step_into")
+        message = landing.find("message")
+        if landing.get("status") != "break" or (message is not None and message.get("exception")):
+            await self._record(request, thrown, kind, frames_then, None, None, mark)  # nothing caught it
+            return landing, "run"
+        frames = await _stack(request)
+        where = frames[0] if frames else None
+        file = request.paths.local(where.get("filename")) if where is not None else None
+        line = where.get("lineno") if where is not None else None
+        caught = f"{where.get('where')} ({os.path.basename(file or '?')}:{line})" if where is not None else None
+        await self._record(request, thrown, kind, frames_then, len(frames), caught if user_file(file) else None, mark)
+        if self._breakpoint_at(file, int(line) if line and line.isdigit() else None):
+            return landing, "run"  # the catch is on a line with a breakpoint: judged as its hit
+        return landing, "run-on"
+
+    async def _record(self, request: Request, stop: Element, kind: str, frames: list[Element],
+                      caught_level: int | None, caught: str | None, mark: int | None = None) -> None:
+        """A throw told to the calls (which of them it ended: those deeper than ``caught_level``) and the log."""
+        message = stop.find("message")
+        text = text_of(message).strip() if message is not None else ""
+        if self.calls is not None and not self.calls.stopped and caught_level is not None:
+            self.calls.thrown(request, mark, f"{kind}: {text}", caught_level)
+        if self.raised is None or self.raised.stopped:
+            return
+        user = next((f for f in frames if user_file(request.paths.local(f.get("filename")))), None)
+        file = request.paths.local(message.get("filename")) if message is not None else None
+        line_text = message.get("lineno") if message is not None else None
+        function = None
+        if user is not None and not user_file(file):
+            file, line_text = request.paths.local(user.get("filename")), user.get("lineno")
+            function = user.get("where")
+        elif frames:
+            function = frames[0].get("where")
+        if not user_file(file) and caught is None and caught_level:
+            return  # a library's own exception, caught inside it
+        self.raised.sink(RaisedRecord(kind, text, file, int(line_text) if line_text and line_text.isdigit()
+                                      else None, function, request.name, caught))
+
+    async def _run(self, request: Request, command: str) -> tuple[Element, str]:
+        answer = await request.go(command)
+        request.state = STOPPED if answer.get("status") == "break" else request.state
+        request.stop = answer
+        return answer, command
+
+
+async def _stack(request: Request) -> list[Element]:
+    try:
+        return (await request.client.request("stack_get", (), None, 10.0)).findall("stack")
+    except _GONE:
+        return []
