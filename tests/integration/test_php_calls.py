@@ -1,0 +1,81 @@
+"""PHP call traces, raised exceptions and return values through the MCP tools on real php + Xdebug: a launch
+recording a whole run (recursion, a method, a throwing function whose exception a caller swallows), a trace begun
+at a breakpoint with callees to depth and names that match nothing, a PHPUnit test traced by name, and a step
+out's return value."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tests.conftest import PROGRAMS, Tools, line_of, require
+from tests.integration.recorded_calls import launched_with_trace
+from tests.integration.test_php import _php  # noqa: F401  (the fixture: php with Xdebug, or skipped)
+
+CALLS = str(PROGRAMS / "php" / "calls.php")
+PHPUNIT = PROGRAMS / "php" / "phpunit"
+
+
+def at(marker: str) -> dict[str, Any]:
+    return {"file": CALLS, "line": line_of("php/calls.php", marker)}
+
+
+def plain(rows: list[str]) -> list[str]:
+    """Rows without their durations and thread (the script's name)."""
+    return [re.sub(r"( \[calls\.php\])?(  [\d.]+ m?s)?$", "", row) for row in rows]
+
+
+async def test_a_launch_records_recursion_a_method_and_an_exception_a_caller_swallowed(tools: Tools) -> None:
+    trace, rows = await launched_with_trace(tools, ["fact", "Shop\\Pricing->total", "parse_qty", "raised"],
+                                            program=CALLS)
+    assert trace["calls"] == 9 and trace["raised"] == 1, trace
+    summary = "\n".join(trace["summary"])
+    assert "Shop\\fact: 5 calls" in summary and "Shop\\parse_qty: 3 calls" in summary, summary
+    rows = plain(rows)
+    start = line_of("php/calls.php", "// start")
+    assert f"Shop\\fact(n=5) → 120  ← {{main}} (calls.php:{start})" in rows, rows
+    assert "Shop\\fact(n=1) → 1  ← Shop\\fact (calls.php:25)" in rows, rows
+    assert any(row.startswith("Shop\\parse_qty(text='x') → raised InvalidArgumentException: not a quantity: x")
+               for row in rows), rows
+    assert any(row.startswith("Shop\\Pricing->total(prices=[0 => 10, 1 => 20], rate=0.1) → 33") for row in rows)
+    swallowed = line_of("php/calls.php", "swallowed here")
+    assert any(f"InvalidArgumentException: not a quantity: x at calls.php:{line_of('php/calls.php', 'throws')} in "
+               f"Shop\\parse_qty → caught in Shop\\quantities (calls.php:{swallowed})" in row for row in rows), rows
+
+
+async def test_a_trace_from_a_breakpoint_follows_callees_and_names_the_closest_to_a_slip(tools: Tools) -> None:
+    report = await tools("debug_launch", program=CALLS, breakpoints=[at("// start")])
+    assert report["reason"] == "breakpoint", report
+    result = await tools("debug_trace", functions=["quantities", "Pricing.total", "fac"], depth=1)
+    assert result["stopped_because"] == "exited", result
+    calls = result["calls"]
+    assert "fac was never called (closest names called: Shop\\fact" in calls["note"], calls
+    rows = plain(calls["rows"] + calls.get("last_rows", []))
+    assert rows[1:4] == ["  Shop\\parse_qty(text='3') → 3",
+                         "  Shop\\parse_qty(text='x') → raised InvalidArgumentException: not a quantity: x",
+                         "  Shop\\parse_qty(text='7') → 7"], rows
+    assert "  Shop\\Pricing->taxed(price=20, rate=0.1) → 22" in rows, rows
+    assert not any("fact" in row for row in rows), rows
+    await tools("debug_terminate")
+
+
+async def test_a_step_out_reports_what_the_call_returned(tools: Tools) -> None:
+    taxed = line_of("php/calls.php", "return round(")
+    report = await tools("debug_launch", program=CALLS, breakpoints=[{"file": CALLS, "line": taxed}])
+    assert report["location"]["line"] == taxed, report
+    out = await tools("debug_step", kind="out")
+    assert out["returned"] == ["Shop\\Pricing->taxed() returned 11"], out
+    assert out["location"]["function"] == "Shop\\Pricing->total", out
+    over = await tools("debug_step", kind="over")
+    assert not over.get("returned"), over
+    await tools("debug_terminate")
+
+
+async def test_a_phpunit_test_traced_by_name(tools: Tools) -> None:
+    require("phpunit")
+    report = await tools("debug_launch", test="CartTest::testEmptyCartIsFree", cwd=str(PHPUNIT),
+                         trace=["Shop\\Cart->total"])
+    assert report["test"]["outcome"] == "passed", report
+    trace = report["trace"]
+    assert trace["calls"] == 1 and "Shop\\Cart->total: 1 call" in "\n".join(trace["summary"]), trace
+    await tools("debug_terminate")
