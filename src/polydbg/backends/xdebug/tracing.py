@@ -132,9 +132,9 @@ class Calls:
         if self.remove_directory:
             shutil.rmtree(self.directory, ignore_errors=True)
         notes = self.wanted.missing()
-        dropped = sum(reader.dropped for _, reader, _ in self.readers.values())
-        if dropped:
-            notes.append(f"{dropped} more calls were not recorded (max_calls {self.spec.max_calls})")
+        if self.untrace:
+            notes.append("PHP was running: Xdebug writes its trace on until PHP's next break or its end (it reads "
+                         "nothing while PHP runs), a cost of about 4 µs a call")
         return notes
 
 
@@ -208,7 +208,7 @@ class Throws:
                 continue
             if await self._user_stops(request, kind):
                 await self._record(request, stop, kind, await _stack(request), None,
-                                   "(not followed: the program stopped at the throw)")
+                                   "(not known: the program stopped at this throw)")
                 return stop, command
             stop, command = await self._follow(request, stop, kind)
             if command != "run-on":
@@ -232,7 +232,7 @@ class Throws:
         landing, _ = await self._run(request, "step_into")
         message = landing.find("message")
         if landing.get("status") != "break" or (message is not None and message.get("exception")):
-            await self._record(request, thrown, kind, frames_then, None, None, mark)  # nothing caught it
+            await self._record(request, thrown, kind, frames_then, 0, None, mark)  # nothing caught it
             return landing, "run"
         frames = await _stack(request)
         where = frames[0] if frames else None
