@@ -51,6 +51,7 @@ class Wanted:
                 self.names[given] = (file, normal(function))
             else:
                 self.names[given] = (None, normal(given))
+        self.by_file = any(where is not None for where, _ in self.names.values())  # a file:function among them
         self.seen: set[str] = set()  # the trace's names of every call read
         self.hit: set[str] = set()  # the names given that matched a call
         self._cache: dict[str, bool] = {}
@@ -207,7 +208,8 @@ class TraceReader:
         self._partial = lines.pop()
         position = self._consumed
         for line in lines:
-            self._apply_thrown(position)
+            if self._thrown:
+                self._apply_thrown(position)
             position += len(line) + 1
             self._line(line.decode("utf-8", "replace"))
         self._consumed = position
@@ -263,16 +265,19 @@ class TraceReader:
         elif parent is not None and parent.depth is not None and parent.depth < self.spec.depth \
                 and fields[6] == "1":
             depth = parent.depth + 1
-        caller = f"{parent.function} ({os.path.basename(file)}:{line})" if parent is not None else \
-            f"{os.path.basename(file)}:{line}"
-        args = tuple(_cut(value, self.spec.value_chars) for value in fields[11:11 + int(fields[10] or 0)])
-        call = Open(level, function, args, _float(fields[3]), f"{file}:{line}", caller, depth)
+        if depth is None:  # not recorded: only its place in the stack matters
+            call = Open(level, function, (), 0.0, "", None, None)
+        else:
+            site = f"{os.path.basename(file)}:{line}"
+            caller = f"{parent.function} ({site})" if parent is not None else site
+            args = tuple(_cut(value, self.spec.value_chars) for value in fields[11:11 + int(fields[10] or 0)])
+            call = Open(level, function, args, _float(fields[3]), site, caller, depth)
         self._open[number] = call
         self._stack.append(number)
 
     def _defined_in(self, function: str) -> bool:
         """A ``file:function`` name: the function defined in that file (its definition looked up)."""
-        if not any(where is not None for where, _ in self.wanted.names.values()):
+        if not self.wanted.by_file:
             return False
         _, file, _ = self.params.of(function)
         return file is not None and self.wanted.match(function, file)
