@@ -79,3 +79,12 @@ async def test_a_phpunit_test_traced_by_name(tools: Tools) -> None:
     trace = report["trace"]
     assert trace["calls"] == 1 and "Shop\\Cart->total: 1 call" in "\n".join(trace["summary"]), trace
     await tools("debug_terminate")
+    failing = await tools("debug_launch", test="CartTest::testTotalCountsQuantities", cwd=str(PHPUNIT),
+                          trace=["Cart->total", "Cart.add", "raised"])
+    assert failing["reason"] == "exception", failing  # the assertion's stop, with what was recorded up to it
+    trace = failing["trace"]
+    summary = "\n".join(trace["summary"])
+    assert trace["calls"] == 3 and "Shop\\Cart->total: 1 call; returned 13 ×1" in summary, summary
+    # the comparator's own exception, caught inside PHPUnit, is not the user's: only the assertion's
+    assert trace["raised"] == 1 and "raised PHPUnit\\Framework\\ExpectationFailedException ×1" in summary, summary
+    await tools("debug_terminate")

@@ -23,6 +23,7 @@ import shutil
 from collections.abc import Awaitable, Callable
 
 from polydbg.backends.recording import CallSink, CallSpec, RaisedRecord, RaisedSink
+from polydbg.backends.xdebug.breakpoints import UNCAUGHT
 from polydbg.backends.xdebug.calltrace import Params, TraceReader, Wanted
 from polydbg.backends.xdebug.request import ENDED, FRAMEWORK_DIRS, RUNNING, STOPPED, Request
 from polydbg.dbgp.client import Element, text_of
@@ -220,12 +221,13 @@ class Throws:
                 continue
             if await self._user_stops(request, kind):
                 await self._record(request, stop, kind, await _stack(request), None,
-                                   "(not known: the program stopped at this throw)")
+                                   "(not known: the program stopped at this throw)", stopped_here=True)
                 return stop, command
             stop, command = await self._follow(request, stop, kind)
-            if command != "run-on":
+            if command == "run-on":
+                stop, command = await self._run(request, "run")
+            elif command != "again":  # "again": another throw, followed in turn
                 return stop, command
-            stop, command = await self._run(request, "run")
         return stop, command
 
     async def _follow(self, request: Request, stop: Element, kind: str) -> tuple[Element, str]:
@@ -241,49 +243,61 @@ class Throws:
 
     async def _land(self, request: Request, thrown: Element, kind: str, frames_then: list[Element],
                     mark: int | None) -> tuple[Element, str]:
+        """One step from a throw: where it lands says who caught it."""
         landing, _ = await self._run(request, "step_into")
         message = landing.find("message")
-        if landing.get("status") != "break" or (message is not None and message.get("exception")):
+        next_kind = message.get("exception") if message is not None else None
+        if landing.get("status") != "break" or next_kind == UNCAUGHT:
             await self._record(request, thrown, kind, frames_then, 0, None, mark)  # nothing caught it
             return landing, "run"
+        if next_kind:  # another throw before the catch ran a line (a destructor, a rethrow on the catch's line)
+            await self._record(request, thrown, kind, frames_then, None, "(not known: another exception was thrown "
+                                                                         "before its catch ran a line)", mark)
+            return landing, "again"
         frames = await _stack(request)
         where = frames[0] if frames else None
         file = request.paths.local(where.get("filename")) if where is not None else None
         line = where.get("lineno") if where is not None else None
         caught = f"{where.get('where')} ({os.path.basename(file or '?')}:{line})" if where is not None else None
-        await self._record(request, thrown, kind, frames_then, len(frames), caught if user_file(file) else None, mark)
+        await self._record(request, thrown, kind, frames_then, len(frames),
+                           caught if where is not None and _users(request, where) else None, mark,
+                           caught_by_library=where is not None and not _users(request, where))
         if self._breakpoint_at(file, int(line) if line and line.isdigit() else None):
             return landing, "run"  # the catch is on a line with a breakpoint: judged as its hit
         return landing, "run-on"
 
     async def _record(self, request: Request, stop: Element, kind: str, frames: list[Element],
-                      caught_level: int | None, caught: str | None, mark: int | None = None) -> None:
-        """A throw told to the calls (which of them it ended: those deeper than ``caught_level``) and the log."""
+                      caught_level: int | None, caught: str | None, mark: int | None = None,
+                      caught_by_library: bool = False, stopped_here: bool = False) -> None:
+        """A throw told to the calls (which of them it ended: those deeper than ``caught_level``) and the log:
+        where the user's code raised it (the user's innermost frame when a library threw for its call), a
+        library's own exception caught inside a library left out."""
         message = stop.find("message")
         text = text_of(message).strip() if message is not None else ""
         if self.calls is not None and not self.calls.stopped and caught_level is not None:
             self.calls.thrown(request, mark, f"{kind}: {text}", caught_level)
         if self.raised is None or self.raised.stopped:
             return
-        user = next((f for f in frames if user_file(request.paths.local(f.get("filename")))), None)
-        file = request.paths.local(message.get("filename")) if message is not None else None
-        line_text = message.get("lineno") if message is not None else None
-        function = None
-        if user is not None and not user_file(file):
-            file, line_text = request.paths.local(user.get("filename")), user.get("lineno")
-            function = user.get("where")
-        elif frames:
-            function = frames[0].get("where")
-        if not user_file(file) and caught is None and caught_level:
-            return  # a library's own exception, caught inside it
-        self.raised.sink(RaisedRecord(kind, text, file, int(line_text) if line_text and line_text.isdigit()
-                                      else None, function, request.name, caught))
+        users = [f for f in frames if _users(request, f)]
+        unknown = caught_level is None and not stopped_here
+        if not users or (frames and not _users(request, frames[0]) and (caught_by_library or unknown)):
+            return  # a library's own exception, caught inside it (or not known to reach the user's code)
+        top = users[0]
+        line_text = top.get("lineno")
+        self.raised.sink(RaisedRecord(kind, text, request.paths.local(top.get("filename")),
+                                      int(line_text) if line_text and line_text.isdigit() else None,
+                                      top.get("where"), request.name, caught))
 
     async def _run(self, request: Request, command: str) -> tuple[Element, str]:
         answer = await request.go(command)
         request.state = STOPPED if answer.get("status") == "break" else request.state
         request.stop = answer
         return answer, command
+
+
+def _users(request: Request, frame: Element) -> bool:
+    """A frame of the user's code (not a library's, the test runner's or PHP's ``{main}`` of a runner script)."""
+    return user_file(request.paths.local(frame.get("filename"))) and not request.framework(frame)
 
 
 async def _stack(request: Request) -> list[Element]:
