@@ -88,3 +88,10 @@ async def test_a_phpunit_test_traced_by_name(tools: Tools) -> None:
     # the comparator's own exception, caught inside PHPUnit, is not the user's: only the assertion's
     assert trace["raised"] == 1 and "raised PHPUnit\\Framework\\ExpectationFailedException ×1" in summary, summary
     await tools("debug_terminate")
+
+
+async def test_a_method_a_loaded_class_lacks_is_refused_with_the_closest(tools: Tools) -> None:
+    await tools("debug_launch", program=CALLS, breakpoints=[at("echo ")])
+    error = await tools.error("debug_trace", functions=["Pricing->taxd", "Shop\\Pricing::total"])
+    assert error.startswith("Shop\\Pricing has no method taxd; the closest: taxed"), error
+    await tools("debug_terminate")

@@ -396,6 +396,7 @@ class XdebugBackend(Backend):
         if self._throws.calls is not None and not self._throws.calls.stopped:
             raise UsageError("a call trace is already recording in this session: let it end first")
         request = self._waiting("record calls")
+        await tracing.refuse_missing(request, spec.functions)
         calls = tracing.Calls(spec, sink, self._trace_dir or tempfile.gettempdir())
         await calls.join(request)
         self._throws.calls = calls

@@ -17,14 +17,17 @@ place where it was caught — or with the script's end: nothing caught it. Then 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import difflib
+import json
 import os
 import shutil
 from collections.abc import Awaitable, Callable
 
 from polydbg.backends.recording import CallSink, CallSpec, RaisedRecord, RaisedSink
 from polydbg.backends.xdebug.breakpoints import UNCAUGHT
-from polydbg.backends.xdebug.calltrace import Params, TraceReader, Wanted
+from polydbg.backends.xdebug.calltrace import Params, TraceReader, Wanted, normal
 from polydbg.backends.xdebug.request import ENDED, FRAMEWORK_DIRS, RUNNING, STOPPED, Request
 from polydbg.dbgp.client import Element, text_of
 from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, UsageError
@@ -147,6 +150,54 @@ async def _drain(reader: TraceReader, path: str) -> None:
     while more:
         more = _read_into(reader, path)
         await asyncio.sleep(0)
+
+
+_MISSING = """(function ($names) {
+    $out = [];
+    $types = array_merge(get_declared_classes(), get_declared_traits());
+    foreach ($names as $given => [$class, $method]) {
+        foreach ($types as $type) {
+            $short = substr(strrchr('\\\\' . $type, '\\\\'), 1);
+            if (strcasecmp($type, $class) === 0 || strcasecmp($short, $class) === 0) {
+                if (!method_exists($type, $method)) {
+                    $all = (new \\ReflectionClass($type))->getMethods();
+                    $out[$given] = [$type, array_map(fn ($m) => $m->name, $all)];
+                }
+                break;
+            }
+        }
+    }
+    return json_encode($out);
+})(json_decode(base64_decode('{names}'), true))"""
+
+
+async def refuse_missing(request: Request, functions: tuple[str, ...]) -> None:
+    """A ``Class->method`` whose class is loaded and has no such method is refused with the closest methods (a
+    class not loaded yet may be autoloaded later: its names wait for the trace)."""
+    names = {}
+    for given in functions:
+        if ":" in given.replace("::", ""):
+            continue  # file:function
+        head, sep, method = normal(given).rpartition("::")
+        if sep and head and method:
+            names[given] = (head, method)
+    if not names:
+        return
+    encoded = base64.b64encode(json.dumps(names).encode()).decode()
+    try:
+        prop = (await request.client.request("eval", (), _MISSING.replace("{names}", encoded), 10.0)).find("property")
+        missing = json.loads(text_of(prop)) if prop is not None and prop.get("type") == "string" else {}
+    except (*_GONE, ValueError):
+        return
+    if not isinstance(missing, dict) or not missing:
+        return
+    parts = []
+    for given, (type_name, methods) in missing.items():
+        near = difflib.get_close_matches(names[given][1], [m.lower() for m in methods], n=3, cutoff=0.5)
+        spelled = {m.lower(): m for m in methods}
+        parts.append(f"{type_name} has no method {names[given][1]}" +
+                     (f"; the closest: {', '.join(spelled[n] for n in near)}" if near else ""))
+    raise UsageError("; ".join(parts) + " (pass a method as Class->method, Class::method or Class.method)")
 
 
 def _read_into(reader: TraceReader, path: str) -> bool:
