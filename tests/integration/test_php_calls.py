@@ -95,3 +95,13 @@ async def test_a_method_a_loaded_class_lacks_is_refused_with_the_closest(tools: 
     error = await tools.error("debug_trace", functions=["Pricing->taxd", "Shop\\Pricing::total"])
     assert error.startswith("Shop\\Pricing has no method taxd; the closest: taxed"), error
     await tools("debug_terminate")
+
+
+async def test_a_trace_ended_at_a_stop_leaves_no_throw_breakpoint_behind(tools: Tools) -> None:
+    await tools("debug_launch", program=CALLS, breakpoints=[at("// start"), at("$q = quantities")])
+    result = await tools("debug_trace", functions=["fact"])
+    assert result["stopped_because"] == "stopped" and result["calls"]["calls"] == 5, result
+    assert result["report"]["location"]["line"] == line_of("php/calls.php", "$q = quantities")
+    done = await tools("debug_continue")  # parse_qty's throw (caught) no longer stops
+    assert done["state"] == "exited", done
+    await tools("debug_terminate")

@@ -397,7 +397,7 @@ class XdebugBackend(Backend):
             raise UsageError("a call trace is already recording in this session: let it end first")
         request = self._waiting("record calls")
         await tracing.refuse_missing(request, spec.functions)
-        calls = tracing.Calls(spec, sink, self._trace_dir or tempfile.gettempdir())
+        calls = tracing.Calls(spec, sink, self._trace_dir or tempfile.gettempdir(), self._arm_throws)
         await calls.join(request)
         self._throws.calls = calls
         await self._arm_throws()

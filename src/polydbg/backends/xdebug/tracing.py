@@ -53,8 +53,9 @@ def user_file(path: str | None) -> bool:
 class Calls:
     """One call recording over every request it reaches (``Recorder``)."""
 
-    def __init__(self, spec: CallSpec, sink: CallSink, directory: str) -> None:
+    def __init__(self, spec: CallSpec, sink: CallSink, directory: str, disarm: Callable[[], Awaitable[None]]) -> None:
         self.spec = spec
+        self._disarm = disarm
         self.sink = sink
         self.directory = directory
         self.wanted = Wanted(spec.functions)
@@ -118,6 +119,7 @@ class Calls:
         if self.stopped:
             return []
         self.stopped = True
+        await self._disarm()
         if self._poll is not None:
             self._poll.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -260,11 +262,16 @@ class Throws:
     async def on_break(self, request: Request, stop: Element, command: str) -> tuple[Element, str]:
         """The break to judge: a throw taken for the recording is followed to its catch and PHP run on, until a
         break that is not one (or the script's end)."""
-        while self.armed and stop.get("status") == "break":
+        while stop.get("status") == "break":
             message = stop.find("message")
             kind = message.get("exception") if message is not None else None
-            if message is None or not kind:
+            if message is None or not kind or kind == UNCAUGHT:
                 return stop, command
+            if not self.armed:  # a throw of a recording that ended while PHP ran: its breakpoint goes at this break
+                if await self._user_stops(request, kind):
+                    return stop, command
+                stop, command = await self._run(request, "run")
+                continue
             if kind in ERROR_KINDS:
                 if await self._user_stops(request, kind):
                     return stop, command
