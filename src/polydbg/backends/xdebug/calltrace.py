@@ -241,7 +241,8 @@ class TraceReader:
         elif kind == "1" and len(fields) >= 4:
             number = int(fields[1]) if fields[1].isdigit() else -1
             ended = self._open.pop(number, None)
-            if ended is None:
+            if ended is None:  # a call begun before the trace: the frames seeded for it end with it
+                self._unwind(int(fields[0]))
                 return
             if number in self._stack:
                 self._stack.remove(number)
@@ -258,6 +259,7 @@ class TraceReader:
             return  # the debugger's own evaluation
         if not self.params.files:
             self.params.files.append(file)
+        self._unwind(level)
         parent = self._open.get(self._stack[-1]) if self._stack else None
         depth: int | None = None
         if self.wanted.match(function, None) or self._defined_in(function):
@@ -274,6 +276,19 @@ class TraceReader:
             call = Open(level, function, args, _float(fields[3]), site, caller, depth)
         self._open[number] = call
         self._stack.append(number)
+
+    def seed(self, frames: list[str]) -> None:
+        """The calls running as the trace starts, outermost first (their entries are not in the file): callers
+        for the first calls it has."""
+        for level, function in enumerate(frames, 1):
+            number = -level
+            self._open[number] = Open(level, function, (), 0.0, "", None, None)
+            self._stack.append(number)
+
+    def _unwind(self, level: int) -> None:
+        """Calls left open at ``level`` or deeper whose ends the file does not have (seeded ones)."""
+        while self._stack and self._stack[-1] < 0 and self._open[self._stack[-1]].level >= level:
+            self._open.pop(self._stack.pop())
 
     def _defined_in(self, function: str) -> bool:
         """A ``file:function`` name: the function defined in that file (its definition looked up)."""

@@ -79,6 +79,8 @@ class Calls:
             mode = await _mode(request)
             raise UsageError(NOT_TRACING.format(mode=mode))
         reader = TraceReader(self.spec, self.wanted, self.params, self.sink, request.name)
+        if request.state == STOPPED:  # begun mid-run: the calls running now are the first ones' callers
+            reader.seed([frame.get("where") or "?" for frame in reversed(await _stack(request))])
         self.readers[request.thread_id] = (request, reader, path)
         if self._poll is None:
             self._poll = asyncio.ensure_future(self._read_on())
@@ -302,6 +304,11 @@ class Throws:
     async def _land(self, request: Request, thrown: Element, kind: str, frames_then: list[Element],
                     mark: int | None) -> tuple[Element, str]:
         """One step from a throw: where it lands says who caught it."""
+        if request.returns:  # a step out's setting would stop the step at each frame the exception unwinds
+            request.returns = False
+            with contextlib.suppress(*_GONE):
+                await request.client.request("feature_set", [("n", "breakpoint_include_return_value"), ("v", "0")],
+                                             None, 10.0)
         landing, _ = await self._run(request, "step_into")
         message = landing.find("message")
         next_kind = message.get("exception") if message is not None else None

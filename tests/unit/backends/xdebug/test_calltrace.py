@@ -94,3 +94,18 @@ def test_a_file_qualified_name_and_a_name_never_called_with_the_closest(tmp_path
 def test_max_calls_bounds_the_records(tmp_path: Path) -> None:
     reader, records = read(tmp_path, "add", "outer", "count", max_calls=1)
     assert len(records) == 1 and reader.dropped == 2
+
+
+def test_a_trace_begun_mid_run_names_the_running_calls_as_callers(tmp_path: Path) -> None:
+    source = tmp_path / "app.php"
+    source.write_text(SOURCE)
+    records: list[CallRecord] = []
+    reader = TraceReader(CallSpec(("add",)), Wanted(("add",)), Params(), records.append, "app.php")
+    reader.seed(["{main}", "App\\outer"])  # stopped in outer: its entry and main's are not in the file
+    file = str(source)
+    reader.feed("\n".join([
+        f"3\t7\t0\t0.1\t1\tApp\\Calc->add\t1\t\t{file}\t7\t2\t1\t2", "3\t7\t1\t0.2\t1", "3\t7\tR\t\t\t3",
+        "2\t1\t1\t0.3\t1",  # outer's exit (begun before the trace): its seeded frame ends
+        f"2\t8\t0\t0.4\t1\tApp\\Calc->add\t1\t\t{file}\t11\t2\t5\t6", "2\t8\t1\t0.5\t1", "2\t8\tR\t\t\t11",
+        ""]).encode())
+    assert [r.caller for r in records] == ["App\\outer (app.php:7)", "{main} (app.php:11)"]
