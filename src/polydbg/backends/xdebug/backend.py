@@ -58,7 +58,7 @@ from polydbg.backends.xdebug.inspection import PAGE, Inspection
 from polydbg.backends.xdebug.request import ENDED, RUNNING, STARTING, STOPPED, PathMap, Request
 from polydbg.dbgp.client import DbgpClient, Element, text_of
 from polydbg.dbgp.stream import DbgpStream
-from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, UsageError
+from polydbg.errors import AdapterRequestError, AdapterTimeoutError, UsageError
 
 CONNECT_BACK_S = 30.0  # from PHP's start until Xdebug connects (a cold start under load, not a socket's answer)
 _STEPS = {"over": "step_over", "into": "step_into", "out": "step_out"}
@@ -227,10 +227,7 @@ class XdebugBackend(Backend):
             return
         try:
             await self._breakpoints.sync(request)
-            calls = self._throws.calls
-            if calls is not None and not calls.stopped:  # a web request while calls are recorded
-                await calls.join(request)
-        except (*GONE, UsageError):
+        except GONE:
             return
         self._continue(request, "run")
 
@@ -275,7 +272,7 @@ class XdebugBackend(Backend):
                 if self._throws.calls is not None:
                     await self._throws.calls.settle(request)
                 stop, command = await self._throws.on_break(request, stop, command)
-        except (AdapterGoneError, AdapterTimeoutError, asyncio.CancelledError):
+        except (*GONE, asyncio.CancelledError):
             return
         if stop.get("status") != "break":  # "stopping": the script is done; Xdebug waits for us to let go
             request.state = ENDED
@@ -563,7 +560,6 @@ class XdebugBackend(Backend):
             calls.remove_directory = True
         elif self._trace_dir is not None:
             shutil.rmtree(self._trace_dir, ignore_errors=True)
-
 
 
 def _quiet(future: asyncio.Future[Element]) -> None:
