@@ -1,12 +1,12 @@
 """Recording while PHP runs: calls through Xdebug's function trace, exceptions through a throw break taken and
 resumed at once (``backends/recording.py`` is the contract).
 
-**Calls.** A launched PHP runs with ``xdebug.mode=debug,trace`` (the trace mode idle costs about 0.2 µs a PHP
-call; the trace Xdebug starts with the request is stopped as it connects). A recording starts a computerized
-trace in each request (``xdebug_start_trace`` through ``eval``: while PHP waits at a break, at its start, or as a
-web request connects) into polydbg's own directory, and reads the file as PHP writes it (``calltrace``). Xdebug
-reads nothing while PHP runs: a recording stopped then stops reading at once and the trace itself at the
-request's next break (or its end).
+**Calls.** A script polydbg launches runs with ``xdebug.mode=debug,trace``, the debugger started by its trigger
+and the trace not (the trace mode idle costs about 0.2 µs a PHP call). A recording starts a computerized trace
+(``xdebug_start_trace`` through ``eval``, while PHP waits at a break or at its start) into polydbg's own
+directory, and reads the file as PHP writes it (``calltrace``). A web server's requests and PHP started elsewhere
+run without the trace mode: a recording there is refused, saying so. Xdebug reads nothing while PHP runs: a
+recording stopped then stops reading at once and the trace itself at the script's next break (or its end).
 
 **Throws.** While a recording runs, an exception breakpoint on every throw (``*``) is polydbg's own. At a throw
 that is not one of the agent's stops, the stack is read and PHP stepped once (``step_into``): the step ends on
