@@ -46,15 +46,17 @@ async def test_a_launch_records_recursion_a_method_and_an_exception_a_caller_swa
 async def test_a_trace_from_a_breakpoint_follows_callees_and_names_the_closest_to_a_slip(tools: Tools) -> None:
     report = await tools("debug_launch", program=CALLS, breakpoints=[at("// start")])
     assert report["reason"] == "breakpoint", report
-    result = await tools("debug_trace", functions=["quantities", "Pricing.total", "fac"], depth=1)
+    result = await tools("debug_trace", functions=["quantities", "Pricing.total", "fac", "doubled"], depth=1)
     assert result["stopped_because"] == "exited", result
     calls = result["calls"]
     assert "fac was never called (closest names called: Shop\\fact" in calls["note"], calls
-    rows = plain(calls["rows"] + calls.get("last_rows", []))
+    rows = plain((await tools("debug_output", stream="trace", max_bytes=30_000))["text"].splitlines())[1:]
     assert rows[1:4] == ["  Shop\\parse_qty(text='3') → 3",
                          "  Shop\\parse_qty(text='x') → raised InvalidArgumentException: not a quantity: x",
                          "  Shop\\parse_qty(text='7') → 7"], rows
     assert "  Shop\\Pricing->taxed(price=20, rate=0.1) → 22" in rows, rows
+    assert rows[-3:] == ["Shop\\doubled(xs=[0 => 1, 1 => 2]) → [0 => 2, 1 => 4]  ← {main} (calls.php:52)",
+                         "  Shop\\twice(x=1) → 2", "  Shop\\twice(x=2) → 4"], rows  # array_map is no level
     assert not any("fact" in row for row in rows), rows
     await tools("debug_terminate")
 

@@ -49,4 +49,15 @@ function quantities(array $texts): array
 $f = fact(5); // start
 $q = quantities(["3", "x", "7"]);
 $t = (new Pricing())->total([10.0, 20.0], 0.1);
+$d = doubled([1, 2]);
 echo "fact=$f total=$t qty=" . implode(",", $q) . "\n"; // end
+
+function doubled(array $xs): array
+{
+    return array_map('Shop\twice', $xs); // through PHP's array_map: still one level below
+}
+
+function twice(int $x): int
+{
+    return 2 * $x;
+}

@@ -167,6 +167,7 @@ class Open:
     depth: int | None  # None: a call not recorded (its callees may be, when under a recorded call)
     raised: str | None = None
     ended_at: float | None = None
+    recorded: bool = True  # False: PHP's own function under a recorded call (array_map): its callees count from it
 
 
 @dataclass
@@ -264,8 +265,12 @@ class TraceReader:
         depth: int | None = None
         if self.wanted.match(function, None) or self._defined_in(function):
             depth = 0
-        elif parent is not None and parent.depth is not None and parent.depth < self.spec.depth \
-                and fields[6] == "1":
+        elif parent is not None and parent.depth is not None and fields[6] != "1":
+            call = Open(level, function, (), 0.0, "", None, parent.depth, recorded=False)
+            self._open[number] = call
+            self._stack.append(number)
+            return
+        elif parent is not None and parent.depth is not None and parent.depth < self.spec.depth:
             depth = parent.depth + 1
         if depth is None:  # not recorded: only its place in the stack matters
             call = Open(level, function, (), 0.0, "", None, None)
@@ -303,7 +308,7 @@ class TraceReader:
             self._end(call, returned=None)
 
     def _end(self, call: Open, returned: str | None, ended: bool = True) -> None:
-        if call.depth is None:
+        if call.depth is None or not call.recorded:
             return
         if self.delivered >= self.spec.max_calls:
             self.dropped += 1
