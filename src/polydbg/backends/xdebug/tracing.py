@@ -73,6 +73,11 @@ class Calls:
         """Start tracing ``request`` (stopped, or waiting at its start)."""
         self._count += 1
         path = os.path.join(self.directory, f"calls-{request.thread_id}-{self._count}.xt")
+        with contextlib.suppress(*_GONE, ValueError):  # the files loaded so far: where parameters are named
+            answer = await request.client.request("eval", (), "json_encode(get_included_files())", 10.0)
+            prop = answer.find("property")
+            loaded = json.loads(text_of(prop)) if prop is not None and prop.get("type") == "string" else []
+            self.params.files.extend(f for f in loaded if isinstance(f, str) and f not in self.params.files)
         answer = await request.client.request("eval", (), START.format(path=_php_string(path)), 10.0)
         prop = answer.find("property")
         if prop is None or prop.get("type") != "string":
