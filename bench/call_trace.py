@@ -12,7 +12,7 @@ Printed per language: the time per call (per hit) of each way, in ms, and the lo
 Target (issue 21): a call trace costs ≤ 1 ms per recorded call on Python, Node and Java. A language is a function
 ``(client, calls, continues) -> row`` in ``LANGUAGES``: the others add theirs beside Python's.
 
-Run: .venv/bin/python bench/call_trace.py [--calls 20000] [--continues 100] [--languages python node java go]
+Run: .venv/bin/python bench/call_trace.py [--calls 20000] [--continues 100] [--languages python node java go php]
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ PYTHON = str(BENCH / "programs" / "calls_target.py")
 NODE = str(BENCH / "programs" / "calls_target.js")
 JAVA = str(BENCH / "programs" / "java" / "CallsTarget.java")
 GO = str(BENCH / "programs" / "calls_target.go")
+PHP = str(BENCH / "programs" / "calls_target.php")
 
 
 async def per_call(client: Client, launch: dict[str, Any], start: dict[str, Any], function: str,
@@ -100,8 +101,14 @@ async def go(client: Client, calls: int, continues: int) -> Row:
         "main.work", {"file": GO, "line": line_of("// body", GO)}, "i", calls, continues)]
 
 
+async def php(client: Client, calls: int, continues: int) -> Row:
+    return ["php (Xdebug)", *await per_call(
+        client, {"program": PHP, "args": [str(calls)]}, {"file": PHP, "line": line_of("// start", PHP)},
+        "work", {"file": PHP, "line": line_of("// body", PHP)}, "$i", calls, continues)]
+
+
 LANGUAGES: dict[str, Callable[[Client, int, int], Awaitable[Row]]] = {"python": python, "node": node, "java": java,
-                                                                     "go": go}
+                                                                     "go": go, "php": php}
 
 
 async def main(calls: int, continues: int, languages: list[str]) -> None:
