@@ -28,6 +28,17 @@ async def test_text_rendering_is_compact(tools: Tools) -> None:
     await tools("debug_terminate")
 
 
+async def test_a_step_over_the_programs_last_line_runs_it_to_its_exit(tools: Tools) -> None:
+    """Past the program's last line is the launch shim's frame, which stacks leave out: the step stopped there and
+    answered "stopped (step)" with no frame at all ("frame 0 does not exist"), every step again."""
+    line = line_of("basic.py", 'print("result:", result)')
+    await tools("debug_launch", program=BASIC, breakpoints=[{"file": BASIC, "line": line}])
+    done = await tools("debug_step", kind="over")
+    assert done["state"] == "exited" and done["exit_code"] == 0, done
+    assert "result: 20" in done["output"]["text"], done
+    await tools("debug_terminate")
+
+
 async def test_a_launched_server_that_went_quiet_is_reported_running_without_the_full_wait(tools: Tools) -> None:
     """timeout_s is the longest wait for a stop; a program that printed and then went quiet is up and waiting,
     so the launch answers well before it (and a later stop is reported by the next call)."""

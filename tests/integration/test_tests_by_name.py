@@ -147,3 +147,15 @@ async def test_an_exception_type_set_during_a_test_run_keeps_its_failure_stop(to
     report = await tools("debug_continue")
     assert report["state"] == "stopped" and report["location"]["line"] == line_of(TESTS, "# bulk check"), report
     await tools("debug_terminate")
+
+
+async def test_a_step_out_of_the_failing_test_ends_the_run_with_its_verdict(tools: Tools) -> None:
+    """The runner's code past the test is not the user's: the step came back in the launch shim's frame, which
+    stacks leave out, and answered "stopped (step)" with no frame ("frame 0 does not exist"), every step again."""
+    report = await tools("debug_launch", test="tests/test_prices.py::TestBulk::test_bulk_discount[10]",
+                         cwd=str(PROJECT))
+    assert report["state"] == "stopped" and report["reason"] == "exception", report
+    done = await tools("debug_step", kind="out")
+    assert done["state"] == "exited" and done["exit_code"] == 1, done
+    assert done["test"]["outcome"] == "failed", done
+    await tools("debug_terminate")

@@ -220,6 +220,20 @@ class DebugpyProcess(DapBackend):
         super()._on_output(body)
 
     def _on_stopped(self, body: dict[str, Any]) -> None:
+        if body.get("reason") == "step" and self._launched and isinstance(body.get("threadId"), int):
+            self._life.spawn(self._step_stopped(body), "a step's stop")
+        else:
+            self._stopped_at(body)
+
+    async def _step_stopped(self, body: dict[str, Any]) -> None:
+        """A step's stop, or past the end of the program's code, on to its exit (``python.past_the_program``)."""
+        with contextlib.suppress(AdapterError):
+            if python.past_the_program(await self._request("stackTrace", {"threadId": body["threadId"], "levels": 2})):
+                await DapBackend.resume(self, body["threadId"])
+                return
+        self._stopped_at(body)
+
+    def _stopped_at(self, body: dict[str, Any]) -> None:
         for key in ("description", "text"):
             if isinstance(body.get(key), str):
                 body[key] = python.without_note(body[key])
