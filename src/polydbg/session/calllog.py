@@ -37,7 +37,8 @@ SUMMARY_BYTES = 1100  # the summary lines of an answer together (the first funct
 SUMMARY_VALUE_CHARS = 30  # a value as a summary quotes it
 LISTED = 3  # the most frequent values a summary names
 DISTINCT = 10_000  # distinct values counted per function and kind
-_PLACE = re.compile(r"\(([^()]+):(\d+)\)$")  # ``function (file:line)``, as records name callers and handlers
+# ``function (file:line)``, as records name callers and handlers (``…, if its with block's __exit__ swallows it``)
+_PLACE = re.compile(r"\(([^()]+):(\d+)\)(?=$|, )")
 
 
 def _line(text: str) -> str:
