@@ -1,4 +1,5 @@
-"""Loaded into gdb's Python for a call trace (``python exec(…)``; ``MARK`` and ``POLYDBG_CHARS`` are replaced).
+"""Loaded into gdb's Python for a call trace (``python exec(…)``; ``MARK``, ``POLYDBG_CHARS`` and ``POLYDBG_DEPTH``
+are replaced).
 
 A named function gets an internal breakpoint whose ``stop`` reads the call's arguments, caller and thread,
 sets a ``FinishBreakpoint`` on the call's frame, and answers False: gdb resumes at once, nothing is reported.
@@ -8,14 +9,30 @@ call made from the same place has the same frame id, and its return would be tak
 ``__cxa_throw`` notes the type thrown on the thread, and ``__cxa_begin_catch`` ends every traced call on the
 thread deeper than the catching frame with it. Each finished call is one console line, the mark in front and
 JSON after, read by the backend (``calltrace``).
+
+Callees (a depth): when a call is entered at a level below the depth, its function's machine code is read once
+for its direct calls (``call 0x… <f>``, ``bl``) whose targets are the program's own functions with debug info (a
+source file on disk, not a runtime header: not libc's, the PLT's stubs resolved by name to a library of the
+program's, libstdc++'s), and each gets a breakpoint like a named one's. Such a breakpoint records a call only when
+the nearest frame of the program's own above it (the runtime's frames between passed through) is an open
+recorded call of the same thread, one level deeper than it; a call from elsewhere answers at once. A call left
+by a longjmp ends when its caller's next traced event shows it gone. Indirect calls (pointers, virtual calls)
+are not followed: a function making them is sent once (``{"pointers": name}``) for the answer's note.
 """
 import json as _json
 import os as _os
+import re as _re
 import time as _time
 
 import gdb as _gdb
 
 _CHARS = POLYDBG_CHARS  # noqa: F821 (replaced as the shim is loaded)
+_DEPTH = POLYDBG_DEPTH  # noqa: F821
+_RUNTIME = ("/usr/include/", "/usr/lib/gcc/", "/rustc/")
+_CALL = _re.compile(r"^\s*(call|callq|bl|blr|blx)\s+(\S+)(?:\s+<([^>]+)>)?")
+_ARTIFICIAL = ("__in_chrg", "__vtt_parm")  # a constructor's or destructor's hidden arguments
+_LEFT = "the frame was left without a return (a C++ exception or a longjmp)"
+_JUMPED = "left without a return (a longjmp)"  # seen gone before any C++ catch ended it
 
 
 def _cut(text):
@@ -33,10 +50,12 @@ def _send(call):
 
 
 class _Exit(_gdb.FinishBreakpoint):
-    def __init__(self, frame, call):
+    def __init__(self, frame, call, level):
         super().__init__(frame, internal=True)
         self.silent = True
         self.call = call
+        self.level = level
+        self.frame = frame
         self.thread = _gdb.selected_thread().num
         self.sp = int(frame.read_register("sp"))  # the call's frame: deeper ones have lower addresses
 
@@ -44,51 +63,66 @@ class _Exit(_gdb.FinishBreakpoint):
         took = _time.perf_counter() - self.call.pop("began")
         value = self.return_value
         self.call.update(r=None if value is None else _cut(str(value)), d=took * 1e6)
+        _polydbg_calls.closed(self, None)
+        _polydbg_calls.left(self.thread, self.sp)  # calls it made that a longjmp left
         _send(self.call)
-        _polydbg_calls.exits.discard(self)
         return False
 
     def out_of_scope(self):
-        self.call.pop("began", None)
-        self.call.update(x="the frame was left without a return (a C++ exception or a longjmp)")
-        _send(self.call)
-        _polydbg_calls.exits.discard(self)
+        _polydbg_calls.closed(self, _LEFT, delete=False)  # gdb deletes it
+
+
+def _entered(frame, name, depth):
+    """A call's record at its entry: its arguments, caller, thread and place."""
+    args = []
+    block = frame.block()
+    while block.function is None and block.superblock is not None:
+        block = block.superblock
+    for symbol in block:
+        if symbol.is_argument and symbol.print_name not in _ARTIFICIAL:
+            try:
+                args.append([symbol.print_name, _cut(str(symbol.value(frame)))])
+            except Exception as exc:
+                args.append([symbol.print_name, "<error: %s>" % exc])
+    older = frame.older()
+    function = frame.function()
+    call = {"f": name, "n": function.print_name if function else name, "a": args,
+            "c": _where(older) if older is not None else None,
+            "t": "thread %d" % _gdb.selected_thread().global_num,
+            "file": function.symtab.fullname() if function and function.symtab else None,
+            "line": function.line if function else frame.find_sal().line, "began": _time.perf_counter()}
+    call["s"] = call["began"]
+    if depth:
+        call["depth"] = depth
+    return call
 
 
 class _Entry(_gdb.Breakpoint):
-    def __init__(self, spec, name):
-        super().__init__(spec, internal=True)
+    """A named function's entry (``level`` None), or a callee's (its calls recorded under an open call only)."""
+
+    def __init__(self, name, callee=False, **where):
+        super().__init__(internal=True, **where)
         self.silent = True
         self.traced = name
+        self.callee = callee
 
     def stop(self):
         try:
             frame = _gdb.newest_frame()
-            args = []
-            block = frame.block()
-            while block.function is None and block.superblock is not None:
-                block = block.superblock
-            for symbol in block:
-                if symbol.is_argument:
-                    try:
-                        args.append([symbol.print_name, _cut(str(symbol.value(frame)))])
-                    except Exception as exc:
-                        args.append([symbol.print_name, "<error: %s>" % exc])
-            older = frame.older()
-            thread = _gdb.selected_thread()
-            function = frame.function()
-            sal = frame.find_sal()
-            call = {"f": self.traced, "n": function.print_name if function else self.traced, "a": args,
-                    "c": _where(older) if older is not None else None,
-                    "t": "thread %d" % thread.global_num,
-                    "file": function.symtab.fullname() if function and function.symtab else None,
-                    "line": function.line if function else sal.line, "began": _time.perf_counter()}
-            call["s"] = call["began"]
-            if older is None:
+            level = 0
+            if self.callee:
+                parent = _polydbg_calls.parent(frame)
+                if parent is None or parent.level >= _DEPTH:
+                    return False
+                level = parent.level + 1
+            call = _entered(frame, self.traced, level)
+            if frame.older() is None:
                 call.pop("began")
                 _send(call)
-            else:
-                _polydbg_calls.exits.add(_Exit(frame, call))
+                return False
+            _polydbg_calls.opened(_Exit(frame, call, level))
+            if level < _DEPTH:
+                _polydbg_calls.follow(frame)
         except Exception as exc:
             _gdb.write("MARK" + _json.dumps({"error": str(exc)}) + "\n")
         return False
@@ -123,30 +157,127 @@ class _Catch(_gdb.Breakpoint):
             catcher = _gdb.newest_frame().older()
             sp = int(catcher.read_register("sp")) if catcher is not None else None
             thread = _gdb.selected_thread().num
-            kind = _polydbg_calls.thrown.get(thread, "a C++ exception")
-            for bp in list(_polydbg_calls.exits):
-                if bp.thread == thread and (sp is None or bp.sp < sp) and bp.is_valid():
-                    bp.call.pop("began", None)
-                    bp.call.update(x=kind)
-                    _send(bp.call)
-                    _polydbg_calls.exits.discard(bp)
-                    bp.delete()
+            _polydbg_calls.left(thread, sp, _polydbg_calls.thrown.get(thread, "a C++ exception"))
         except Exception as exc:
             _gdb.write("MARK" + _json.dumps({"error": str(exc)}) + "\n")
         return False
+
+
+def _own(symtab):
+    """Whether a function defined in ``symtab`` is the program's own: its source on disk, not a runtime header."""
+    path = symtab.fullname() if symtab is not None else ""
+    return bool(path) and not path.startswith(_RUNTIME) and "/lib/rustlib/" not in path and _os.path.isfile(path)
 
 
 class _Calls:
     def __init__(self):
         self.entries = []
         self.thrown = {}  # thread → the type of the C++ exception it threw last
-        self.exits = set()  # finish breakpoints waiting (gdb deletes each once hit)
+        self.open = {}  # thread → its open calls' finish breakpoints, in the order they began
+        self.followed = set()  # the start addresses of the functions whose callees are bound
+        self.bound = set()  # the start addresses of the functions with an entry breakpoint
+        self.pointers = set()  # the followed functions that call through a pointer
+        self.owned = {}  # a source file → whether it is the program's
+
+    def opened(self, exit):
+        self.open.setdefault(exit.thread, []).append(exit)
+
+    def closed(self, exit, raised, delete=True):
+        """``exit``'s call has ended: by a return (``raised`` None) or without one."""
+        calls = self.open.get(exit.thread) or []
+        if exit in calls:
+            calls.remove(exit)
+        if raised is not None:
+            exit.call.pop("began", None)
+            exit.call.update(x=raised)
+            _send(exit.call)
+            if delete and exit.is_valid():
+                exit.delete()
+
+    def left(self, thread, sp, raised=_JUMPED):
+        """End the open calls of ``thread`` deeper than ``sp`` (all with None): a throw or a longjmp left them."""
+        for exit in list(self.open.get(thread) or []):
+            if sp is None or exit.sp < sp:
+                self.closed(exit, raised)
+
+    def own(self, symtab):
+        key = symtab.filename if symtab is not None else ""
+        if key not in self.owned:
+            self.owned[key] = _own(symtab)
+        return self.owned[key]
+
+    def parent(self, frame):
+        """The open call ``frame``'s nearest own caller is, on its thread; None when that caller is not one."""
+        calls = self.open.get(_gdb.selected_thread().num)
+        if not calls:
+            return None
+        caller = frame.older()
+        while caller is not None:
+            for index in range(len(calls) - 1, -1, -1):
+                if calls[index].frame == caller:
+                    for gone in calls[index + 1:]:  # opened later, not on the stack: left by a longjmp
+                        self.closed(gone, _JUMPED)
+                    return calls[index]
+            function = caller.function()
+            if function is not None and self.own(function.symtab):
+                return None
+            caller = caller.older()
+        return None
+
+    def follow(self, frame):
+        """Bind the direct callees of ``frame``'s function, once."""
+        function = frame.function()
+        block = frame.block()
+        while block.function is None and block.superblock is not None:
+            block = block.superblock
+        if function is None or block.start in self.followed:
+            return
+        self.followed.add(block.start)
+        for insn in frame.architecture().disassemble(block.start, block.end - 1):
+            found = _CALL.match(insn["asm"])
+            if found is None:
+                continue
+            kind, operand, name = found.groups()
+            if operand.startswith("*") or kind in ("blr", "blx"):
+                if "(%rip)" not in operand and function.print_name not in self.pointers:  # (a GOT slot: a library's)
+                    self.pointers.add(function.print_name)
+                    _send({"pointers": function.print_name})
+                continue
+            try:
+                self.bind(int(operand, 16), name)
+            except ValueError:
+                continue
+
+    def bind(self, address, name):
+        """An entry breakpoint on the function at ``address`` (``name@plt``: the library's, by its name)."""
+        symbol = None
+        block = _gdb.block_for_pc(address)
+        while block is not None and block.function is None:
+            block = block.superblock
+        if block is not None and block.start == address:
+            symbol = block.function
+        elif name and name.endswith("@plt"):
+            symbol = _gdb.lookup_global_symbol(name[:-4])
+            block = _gdb.block_for_pc(int(symbol.value().address)) if symbol is not None else None
+        if symbol is None or block is None or block.start in self.bound or not self.own(symbol.symtab):
+            return
+        self.bound.add(block.start)
+        entry = None
+        try:  # after the function's prologue, where its arguments are read
+            entry = _Entry(symbol.print_name, True, source=symbol.symtab.fullname(), function=symbol.print_name)
+        except Exception:
+            pass
+        if entry is None or entry.pending:
+            if entry is not None:
+                entry.delete()
+            entry = _Entry(symbol.print_name, True, spec="*%d" % block.start)
+        self.entries.append(entry)
 
     def arm(self, names):
         """Set the entries; each name's locations, or its absence, as JSON."""
         found = {}
         for name in names:
-            entry = _Entry(name, name)
+            entry = _Entry(name, spec=name)
             locations = [loc for loc in getattr(entry, "locations", []) if loc.enabled]
             if entry.pending or (not locations and not entry.location):
                 entry.delete()
@@ -154,6 +285,12 @@ class _Calls:
             else:
                 self.entries.append(entry)
                 found[name] = max(1, len(locations))
+                for location in locations:
+                    block = _gdb.block_for_pc(location.address)
+                    while block is not None and block.function is None:
+                        block = block.superblock
+                    if block is not None:
+                        self.bound.add(block.start)
         for kind, function in ((_Throw, "__cxa_throw"), (_Catch, "__cxa_begin_catch")):
             try:  # C++'s runtime: pending until libstdc++ loads, where the program has it
                 bp = kind(function, internal=True)
@@ -168,10 +305,11 @@ class _Calls:
             if entry.is_valid():
                 entry.delete()
         self.entries = []
-        for bp in self.exits:
-            if bp.is_valid():
-                bp.delete()
-        self.exits = set()
+        for calls in self.open.values():
+            for bp in calls:
+                if bp.is_valid():
+                    bp.delete()
+        self.open = {}
 
 
 _polydbg_calls = _Calls()
