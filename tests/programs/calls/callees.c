@@ -1,11 +1,14 @@
 // A call trace's callees under gdb and lldb: a chain three levels below total (weight → scale → clamp, strlen of
 // libc's not one of them), a recursion (countdown), a callee that leaves by a longjmp (bail, under guarded), a call
-// through a pointer (apply), and weight and countdown called again from main, where they are nobody's callees.
+// through a pointer (apply), a thread whose clamp is nobody's callee (spawn waits for it), and weight and countdown
+// called again from main, where they are nobody's callees either.
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
 
 static jmp_buf escape;
+static int spawned;
 
 int clamp(int x) {
     return x > 100 ? 100 : x;
@@ -39,10 +42,23 @@ int apply(int (*f)(int), int x) {
     return f(x);
 }
 
+static void *worker(void *arg) {
+    (void)arg;
+    spawned = clamp(500);
+    return NULL;
+}
+
+int spawn(void) {
+    pthread_t thread;
+    pthread_create(&thread, NULL, worker, NULL);
+    pthread_join(thread, NULL);
+    return spawned;
+}
+
 int total(const char **words, int count) {
     int sum = 0;
     for (int i = 0; i < count; i++) sum += weight(words[i]);
-    return sum + countdown(2) + guarded(1) + apply(clamp, 7);
+    return sum + countdown(2) + guarded(1) + spawn() + apply(clamp, 7);
 }
 
 int main(void) {
