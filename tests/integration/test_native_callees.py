@@ -46,12 +46,15 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-async def traced(tools: Tools, program: Path, adapter: str, function: str, depth: int) -> tuple[list[str], str]:
+async def traced(tools: Tools, program: Path, adapter: str, function: str, depth: int,
+                 output: str | None = None) -> tuple[list[str], str]:
     """The rows of a trace of ``function`` to ``depth`` from the program's entry to its end, each as ``indent name
-    (its numeric arguments) outcome`` (the debuggers show pointers their own ways); and the answer's note."""
+    (its numeric arguments) outcome`` (the debuggers show pointers their own ways); and the answer's note. The
+    program's ``output`` is its own (the shim's answers are not in it)."""
     await tools("debug_launch", program=str(program), adapter=adapter, stop_on_entry=True)
     result = await tools("debug_trace", functions=[function], depth=depth)
     assert result["stopped_because"] == "exited", result
+    assert output is None or result["report"]["output"]["text"] == output, result
     text = (await tools("debug_output", stream="trace", max_bytes=30_000))["text"]
     await tools("debug_terminate")
     rows = []
@@ -68,7 +71,7 @@ async def test_a_c_chain_to_depth_three_with_recursion_a_longjmp_a_thread_and_a_
         tools: Tools, built: Path, debugger: str) -> None:
     """weight and countdown called again from main are nobody's callees; clamp on spawn's thread neither, though
     total is open on the first; clamp through apply's pointer is recorded because it is bound anyway."""
-    rows, note = await traced(tools, built / "callees", debugger, "total", 3)
+    rows, note = await traced(tools, built / "callees", debugger, "total", 3, "total 138\nafter 30 1\n")
     assert rows == [
         "total(count=2) → 138",
         "  weight() → 10", "    scale(x=1) → 10", "      clamp(x=10) → 10",

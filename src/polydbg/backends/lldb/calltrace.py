@@ -43,6 +43,7 @@ class LldbCallTrace:
         self._partial = ""
         self._delivered = 0
         self._pointers: list[str] = []  # followed functions that call through pointers
+        self._armed: dict[str, int] | None = None  # each name's functions found, as the shim wrote them
         self._reader: asyncio.Task[None] | None = None
         self.stopped = False
 
@@ -50,12 +51,12 @@ class LldbCallTrace:
         shim = shims.path(__file__, "lldb_calls.py")
         await self._command(f"command script import {json.dumps(str(shim))}")
         names = [linespec(name) for name in self.spec.functions]
-        answer = await self._command(f"script print(lldb_calls.arm(lldb.target, {json.dumps(names)}, "
-                                     f"{json.dumps(self._path)}, {self.spec.value_chars}, {self.spec.depth}))")
-        try:
-            found = json.loads(answer.strip().splitlines()[-1])
-        except (ValueError, IndexError) as exc:
-            raise AdapterError(f"lldb could not set the call trace's breakpoints: {answer.strip()[:300]}") from exc
+        answer = await self._command(f"script lldb_calls.arm(lldb.target, {json.dumps(names)}, "
+                                     f"{json.dumps(self._path)}, {self.spec.value_chars}, {self.spec.depth})")
+        self._read()  # the shim's answer is its file's line (lldb's output would be the program's)
+        found = self._armed
+        if found is None:
+            raise AdapterError(f"lldb could not set the call trace's breakpoints: {answer.strip()[:300]}")
         missing = [given for given, name in zip(self.spec.functions, names, strict=True) if not found.get(name)]
         if missing:
             await self.stop()
@@ -79,6 +80,9 @@ class LldbCallTrace:
             return
         *lines, self._partial = (self._partial + text).split("\n")
         for line in lines:
+            if line.startswith('{"armed": '):
+                self._armed = json.loads(line)["armed"]
+                continue
             if self._delivered >= self.spec.max_calls:
                 return
             record = record_of(line, self._pointers)

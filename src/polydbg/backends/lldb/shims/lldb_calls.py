@@ -286,7 +286,7 @@ def _callback(breakpoint, function):
 
 
 def arm(target, names, out, chars, depth=0):
-    """Set the breakpoints; each name's number of functions found, as JSON."""
+    """Set the breakpoints; each name's number of functions found, as the file's line ``{"armed": …}``."""
     _state.update(out=out, chars=chars, depth=depth, open={}, thrown={}, followed=set(), bound=set(), pointers=set())
     found = {}
     for name in names:
@@ -306,7 +306,7 @@ def arm(target, names, out, chars, depth=0):
             _returns(target, function)
     for function_name, callback in (("__cxa_throw", "thrown"), ("__cxa_begin_catch", "caught")):
         _callback(target.BreakpointCreateByName(function_name), callback)
-    return json.dumps(found)
+    _send({"armed": found})  # (a print would reach lldb-dap's output events: the program's output)
 
 
 def disarm(target):
