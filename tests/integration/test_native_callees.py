@@ -34,6 +34,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     require("gcc", "g++")
     out = tmp_path_factory.mktemp("callees")
     subprocess.run(["gcc", "-g", "-O0", "-pthread", "-o", str(out / "callees"), str(CALLS / "callees.c")], check=True)
+    subprocess.run(["gcc", "-g", "-O2", "-pthread", "-o", str(out / "callees_o2"), str(CALLS / "callees.c")],
+                   check=True)
     subprocess.run(["g++", "-g", "-O0", "-o", str(out / "callees_cpp"), str(CALLS / "callees.cpp")], check=True)
     library = out / "shapes.c"
     library.write_text("int inner(int x) { return x + 1; }\nint outer(int x) { return inner(x) * 2; }\n")
@@ -88,6 +90,14 @@ async def test_depth_one_records_the_direct_callees_only(tools: Tools, built: Pa
     assert rows == ["total(count=2) → 138", "  weight() → 10", "  weight() → 20", "  countdown(n=2) → 2",
                     "  guarded(n=1) → -1", "  spawn() → 100", "  apply(x=7) → 7"], rows
     assert note == "", note  # apply's own calls were not read: it is at the depth
+
+
+async def test_callees_the_compiler_inlined_are_named_in_the_note(tools: Tools, built: Path, debugger: str) -> None:
+    """At -O2 weight, scale and clamp are code inside total: no call to record, and the answer says so."""
+    rows, note = await traced(tools, built / "callees_o2", debugger, "total", 3, "total 138\nafter 30 1\n")
+    assert rows[0] == "total(count=2) → 138" and not any("weight(" in row for row in rows), rows
+    assert re.search(r"\bweight\b.* inlined by the compiler into the functions followed: no calls to record "
+                     r"\(build without optimisation, -O0, to see them\)", note), note
 
 
 async def test_cxx_methods_a_template_a_throw_through_a_callee_and_a_virtual_call(

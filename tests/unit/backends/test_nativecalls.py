@@ -41,6 +41,17 @@ def test_functions_calling_through_pointers_are_named_once_in_a_note() -> None:
     assert callee_notes([]) == []
 
 
+def test_functions_inlined_into_followed_ones_are_named_in_their_own_note() -> None:
+    told: list[str] = []
+    assert record_of(json.dumps({"inlined": ["weight", "twice<int>(int)"]}), told) is None
+    assert record_of(json.dumps({"pointers": "apply"}), told) is None
+    assert callee_notes(told) == [
+        "calls through pointers (virtual calls, callbacks) in apply are followed only to functions traced "
+        "otherwise: name their targets",
+        "twice<int>, weight inlined by the compiler into the functions followed: no calls to record (build without "
+        "optimisation, -O0, to see them)"]
+
+
 def test_names_as_linespecs() -> None:
     assert linespec("Parser.parse") == "Parser::parse"
     assert linespec("calls.cpp:fib") == "calls.cpp:fib"

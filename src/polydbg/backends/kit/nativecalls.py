@@ -26,7 +26,8 @@ from typing import Any
 from polydbg.backends.recording import CallRecord
 
 NM_TIMEOUT_S = 5.0
-POINTERS_NAMED = 5  # the functions calling through pointers a note names
+POINTERS_NAMED = 5  # the functions a note names
+INLINED = "inlined "  # before a function's name that ``record_of`` gathered as inlined, not as calling through pointers
 _PARAMETERS = re.compile(r"(?<=[\w>])\((?:[^()]|\([^()]*\))*\)(?: const)?$")  # C++'s signature after a name
 _RUST_HASH = re.compile(r"::h[0-9a-f]{16}$")  # the legacy mangling's hash after a Rust function's path
 _CALLER = re.compile(r"^(.*) \(([^()]*)\)$")  # "function (file:line)"
@@ -55,7 +56,8 @@ def without_parameters(name: str) -> str:
 
 def record_of(line: str, pointers: list[str]) -> CallRecord | None:
     """A finished call as a shim wrote it (None: not one, or the shim's own error); a followed function that calls
-    through pointers (``{"pointers": name}``) is added to ``pointers`` instead."""
+    through pointers (``{"pointers": name}``) or functions inlined into one (``{"inlined": [name…]}``) are added to
+    ``pointers`` for ``callee_notes`` instead."""
     try:
         call: dict[str, Any] = json.loads(line)
     except ValueError:
@@ -64,6 +66,9 @@ def record_of(line: str, pointers: list[str]) -> CallRecord | None:
         return None
     if "pointers" in call:
         pointers.append(without_parameters(str(call["pointers"])))
+        return None
+    if "inlined" in call:
+        pointers.extend(f"{INLINED}{without_parameters(str(name))}" for name in call["inlined"] or [])
         return None
     raised = call.get("x")
     caller = call.get("c")
@@ -78,15 +83,25 @@ def record_of(line: str, pointers: list[str]) -> CallRecord | None:
         depth=int(call.get("depth") or 0))
 
 
-def callee_notes(pointers: list[str]) -> list[str]:
-    """The note of a trace with a depth whose followed functions call through pointers (their names)."""
-    pointers = sorted(set(pointers))
-    if not pointers:
-        return []
-    shown = ", ".join(pointers[:POINTERS_NAMED]) + (f" and {len(pointers) - POINTERS_NAMED} more"
-                                                    if len(pointers) > POINTERS_NAMED else "")
-    return [f"calls through pointers (virtual calls, callbacks) in {shown} are followed only to functions "
-            "traced otherwise: name their targets"]
+def callee_notes(told: list[str]) -> list[str]:
+    """The notes of a trace with a depth: the followed functions that call through pointers, and the program's
+    functions the compiler inlined into followed ones (``INLINED`` before their names), as ``record_of`` gathered
+    them."""
+    inlined = sorted({name.removeprefix(INLINED) for name in told if name.startswith(INLINED)})
+    pointers = sorted({name for name in told if not name.startswith(INLINED)})
+    notes = []
+    if pointers:
+        notes.append(f"calls through pointers (virtual calls, callbacks) in {_listed(pointers)} are followed only "
+                     "to functions traced otherwise: name their targets")
+    if inlined:
+        notes.append(f"{_listed(inlined)} inlined by the compiler into the functions followed: no calls to record "
+                     "(build without optimisation, -O0, to see them)")
+    return notes
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:POINTERS_NAMED]) + (f" and {len(names) - POINTERS_NAMED} more"
+                                                if len(names) > POINTERS_NAMED else "")
 
 
 async def closest_functions(program: str | None, name: str) -> list[str]:

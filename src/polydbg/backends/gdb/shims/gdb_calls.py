@@ -18,7 +18,8 @@ program's, libstdc++'s), and each gets a breakpoint like a named one's. Such a b
 the nearest frame of the program's own above it (the runtime's frames between passed through) is an open
 recorded call of the same thread, one level deeper than it; a call from elsewhere answers at once. A call left
 by a longjmp ends when its caller's next traced event shows it gone. Indirect calls (pointers, virtual calls)
-are not followed: a function making them is sent once (``{"pointers": name}``) for the answer's note.
+are not followed: a function making them is sent once (``{"pointers": name}``) for the answer's note, as are the
+program's functions the compiler inlined into a followed one (``{"inlined": [name…]}``: no call to record).
 """
 import json as _json
 import os as _os
@@ -286,7 +287,13 @@ class _Calls:
         if function is None or block.start in self.followed:
             return
         self.followed.add(block.start)
+        inlined = set()
         for insn in frame.architecture().disassemble(block.start, block.end - 1):
+            inner = _gdb.block_for_pc(insn["addr"])
+            while inner is not None and inner.start != block.start:
+                if inner.function is not None and self.own(inner.function.symtab):
+                    inlined.add(inner.function.print_name)
+                inner = inner.superblock
             found = _CALL.match(insn["asm"])
             if found is None:
                 continue
@@ -300,6 +307,8 @@ class _Calls:
                 self.bind(int(operand, 16), name)
             except ValueError:
                 continue
+        if inlined:
+            _send({"inlined": sorted(inlined)})
 
     def bind(self, address, name):
         """An entry breakpoint on the function at ``address`` (``name@plt``: the library's, by its name)."""

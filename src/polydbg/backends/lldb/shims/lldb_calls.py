@@ -13,7 +13,8 @@ on disk, not a runtime header; a PLT stub by its name in the program's modules),
 after its prologue and breakpoints on its ``ret`` instructions. A callee's call is recorded only when the nearest
 frame of the program's own above it is an open call of its thread (matched by CFA), one level below it; its
 ``ret`` ends the open call of the same CFA, and any opened after it that a longjmp left. A function calling
-through a pointer is sent once (``{"pointers": name}``) for the answer's note.
+through a pointer is sent once (``{"pointers": name}``) for the answer's note, as are the program's functions the
+compiler inlined into a followed one (``{"inlined": [name…]}``: no call to record).
 """
 import json
 import os
@@ -161,6 +162,23 @@ def _follow(target, function):
                 _send({"pointers": function.GetDisplayName()})
             continue
         _bind(target, target.ResolveLoadAddress(address))
+    inlined = sorted(_inlined(function.GetBlock(), set()))
+    if inlined:
+        _send({"inlined": inlined})
+
+
+def _inlined(block, names):
+    """The program's own functions inlined in ``block`` and the blocks inside it."""
+    child = block.GetFirstChild()
+    while child.IsValid():
+        if child.IsInlined() and child.GetNumRanges():
+            spec = child.GetRangeStartAddress(0).GetLineEntry().GetFileSpec()
+            path = spec.fullpath if spec.IsValid() else None
+            if path and not path.startswith(_RUNTIME) and "/lib/rustlib/" not in path and os.path.isfile(path):
+                names.add(child.GetInlinedName())
+        _inlined(child, names)
+        child = child.GetSibling()
+    return names
 
 
 def _bind(target, address):
