@@ -145,7 +145,7 @@ def _enter(frame, level):
 
 def _follow(target, function):
     """Bind the direct callees of ``function``, once."""
-    start = function.GetStartAddress().GetLoadAddress(target)
+    start = _key(function)
     if start in _state["followed"]:
         return
     _state["followed"].add(start)
@@ -193,12 +193,17 @@ def _bind(target, address):
         if len(found) != 1:
             return
         function = found[0]
-    start = function.GetStartAddress()
-    if start.GetLoadAddress(target) in _state["bound"] or not _own(function):
+    if _key(function) in _state["bound"] or not _own(function):
         return
-    _state["bound"].add(start.GetLoadAddress(target))
+    _state["bound"].add(_key(function))
     _callback(target.BreakpointCreateBySBAddress(_after_prologue(target, function)), "callee")
     _returns(target, function)
+
+
+def _key(function):
+    """A function's identity, the same before the program is loaded and after: its module and file address."""
+    start = function.GetStartAddress()
+    return (start.GetModule().GetFileSpec().fullpath, start.GetFileAddress())
 
 
 def _after_prologue(target, function):
@@ -207,9 +212,9 @@ def _after_prologue(target, function):
     start = function.GetStartAddress()
     size = function.GetPrologueByteSize()
     if not size:
-        end = start.GetLineEntry().GetEndAddress().GetLoadAddress(target)
-        if start.GetLoadAddress(target) < end < function.GetEndAddress().GetLoadAddress(target):
-            size = end - start.GetLoadAddress(target)
+        end = start.GetLineEntry().GetEndAddress().GetFileAddress()  # (file addresses: also before the launch)
+        if start.GetFileAddress() < end < function.GetEndAddress().GetFileAddress():
+            size = end - start.GetFileAddress()
     start.OffsetAddress(size)
     return start
 
@@ -319,7 +324,7 @@ def arm(target, names, out, chars, depth=0):
         found[name] = len(functions)
         target.BreakpointDelete(breakpoint.GetID())  # its locations are moved past one-line functions' prologues
         for function in functions:
-            _state["bound"].add(function.GetStartAddress().GetLoadAddress(target))
+            _state["bound"].add(_key(function))
             _callback(target.BreakpointCreateBySBAddress(_after_prologue(target, function)), "entry")
             _returns(target, function)
     for function_name, callback in (("__cxa_throw", "thrown"), ("__cxa_begin_catch", "caught")):
