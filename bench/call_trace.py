@@ -15,7 +15,8 @@ Target (issue 21): a call trace costs ≤ 1 ms per recorded call on Python, Node
 Native code (gdb, lldb-dap) also prints what callees cost: the C program's ``work`` calls ``half``, traced with
 ``depth=0`` (one record a call) and ``depth=1`` (two: ``half`` bound as ``work``'s callee), from fresh launches.
 
-Run: .venv/bin/python bench/call_trace.py [--calls 20000] [--continues 100] [--languages python node java go gdb lldb]
+Run: .venv/bin/python bench/call_trace.py [--calls 20000] [--continues 100]
+     [--languages python node java go php gdb lldb]
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ PYTHON = str(BENCH / "programs" / "calls_target.py")
 NODE = str(BENCH / "programs" / "calls_target.js")
 JAVA = str(BENCH / "programs" / "java" / "CallsTarget.java")
 GO = str(BENCH / "programs" / "calls_target.go")
+PHP = str(BENCH / "programs" / "calls_target.php")
 C = str(BENCH / "programs" / "calls_target.c")
 
 
@@ -105,6 +107,12 @@ async def go(client: Client, calls: int, continues: int) -> Row:
         "main.work", {"file": GO, "line": line_of("// body", GO)}, "i", calls, continues)]
 
 
+async def php(client: Client, calls: int, continues: int) -> Row:
+    return ["php (Xdebug)", *await per_call(
+        client, {"program": PHP, "args": [str(calls)]}, {"file": PHP, "line": line_of("// start", PHP)},
+        "work", {"file": PHP, "line": line_of("// body", PHP)}, "$i", calls, continues)]
+
+
 def c_program() -> str:
     built = os.path.join(tempfile.mkdtemp(prefix="polydbg-bench-calls-"), "calls_target")
     subprocess.run(["gcc", "-g", "-O0", "-o", built, C], check=True)
@@ -141,7 +149,7 @@ async def callees(client: Client, adapter: str, calls: int) -> Row:
 
 
 LANGUAGES: dict[str, Callable[[Client, int, int], Awaitable[Row]]] = {"python": python, "node": node, "java": java,
-                                                                     "go": go, "gdb": native("gdb"),
+                                                                     "go": go, "php": php, "gdb": native("gdb"),
                                                                      "lldb": native("lldb-dap")}
 NATIVE = {"gdb": "gdb", "lldb": "lldb-dap"}
 
