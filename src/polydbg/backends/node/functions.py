@@ -87,7 +87,7 @@ _NOT_CALLS = frozenset(("if", "for", "while", "switch", "catch", "function", "re
 
 def called_names(source: str, definition: Definition) -> set[str]:
     """The names a function's body calls (``helper(…)``, ``this.parse(…)``, ``list.map(…)``), where its callees
-    may be found; not those of the functions it defines."""
+    may be found; with those of the functions it defines (a callback it passes: ``words.map((w) => weight(w))``)."""
     toks = _code_tokens(source)
     start = next((i for i, tok in enumerate(toks) if tok[1] >= definition.body), len(toks))
     if start == len(toks):
