@@ -38,7 +38,8 @@ from polydbg.backends.base import (
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
 from polydbg.backends.kit import thrown, timeouts
-from polydbg.backends.rdbg import failures, launch, output, ruby, values
+from polydbg.backends.rdbg import calls, failures, launch, output, ruby, values
+from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
 from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError
 from polydbg.transport.streams import FramedStream
 
@@ -80,6 +81,7 @@ class RdbgBackend(DapBackend):
         self._root: str | None = None  # a test run's project directory: its failures are shown in its frames
         self._above: dict[int, list[dict[str, Any]]] = {}  # per thread, the framework's frames hidden at this stop
         self._failed: str | None = None  # the object id of the last test failure's exception shown
+        self._recorded = calls.Channel()  # where the program's call and exception recorder writes
 
     # -- starting ---------------------------------------------------------------------------------
 
@@ -237,6 +239,7 @@ class RdbgBackend(DapBackend):
             await self._client.close("session ended")
         if self._socket_dir is not None:
             shutil.rmtree(self._socket_dir, ignore_errors=True)
+        await self._recorded.close()
 
     # -- events -----------------------------------------------------------------------------------
 
@@ -419,6 +422,25 @@ class RdbgBackend(DapBackend):
         if failures.FILTER in filters:
             classes = list(dict.fromkeys([*failures.ASSERTIONS, *classes]))
         await self._ruby(ruby.exceptions(classes, "uncaught" in filters))
+
+    # -- recording while the program runs (calls.py) ---------------------------------------------------
+
+    async def record_calls(self, spec: CallSpec, sink: CallSink) -> Recorder:
+        """Calls recorded by a TracePoint in the program, armed at a stop (``calls``, ``shims/recorder.rb``)."""
+        return await calls.record_calls(self._recorded, spec, sink, self._recorder_ruby, self._gone)
+
+    async def record_raised(self, sink: RaisedSink) -> Recorder:
+        return await calls.record_raised(self._recorded, sink, self._recorder_ruby, self._gone)
+
+    async def _recorder_ruby(self, code: str) -> Any:
+        if self._connect_to is not None and not isinstance(self._connect_to, str) \
+                and self._connect_to[0] not in ("127.0.0.1", "localhost", "::1"):
+            raise UsageError("calls are recorded through a socket on this machine: a program attached at "
+                             f"{self._connect_to[0]} cannot reach it; trace lines with debug_trace(points=…)")
+        return await self._ruby_json(ruby.guarded(ruby.returning_json(code)))
+
+    def _gone(self) -> bool:
+        return self._client is None or self._client.is_closed
 
     # -- frames and values ------------------------------------------------------------------------
 

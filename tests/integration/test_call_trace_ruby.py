@@ -1,0 +1,112 @@
+"""Call traces and the raised log on Ruby (``RdbgBackend.record_calls``, ``record_raised``), on real rdbg: a
+recursive method, a method that raises (rescued by its caller), a class method of a module's class, a thread's
+method, callees to a depth, unknown names, and every exception the user's code raised with where it was rescued.
+
+The session drives the program (launched at its entry, then run to its end); the records come from the backend
+through the sink, as the session's call trace reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from polydbg.backends.recording import CallSpec, RaisedRecord
+from polydbg.errors import UsageError
+from polydbg.session.model import State
+from polydbg.session.session import Session
+from tests.conftest import Tools, require, text_of
+from tests.integration.recorded_calls import CALLS, at_entry, launched_with_trace, run_recording
+
+PROGRAM = str(CALLS / "calls.rb")
+
+
+def line(marker: str) -> int:
+    for number, text in enumerate((CALLS / "calls.rb").read_text().splitlines(), 1):
+        if marker in text:
+            return number
+    raise AssertionError(marker)
+
+
+@pytest.fixture
+async def session() -> AsyncIterator[Session]:
+    require("ruby")
+    async with at_entry("ruby", "rdbg", PROGRAM, 30) as session:
+        yield session
+
+
+async def test_a_recursive_method_every_call_with_its_argument_value_and_caller(session: Session) -> None:
+    records, notes = await run_recording(session, "fib")
+    assert notes == []
+    assert len(records) == 25  # fib(6) calls fib 25 times
+    assert all(r.function == "fib" and r.ended and r.thread == "#1 main" for r in records), records[0]
+    top = records[-1]  # the outermost call ends last, and began first
+    assert top.started is not None and all(r.started is not None and r.started > top.started for r in records[:-1])
+    assert top.args == (("n", "6"),) and top.returned == "8"
+    assert top.caller == f"<main> ({PROGRAM}:{line('call fib')})"
+    assert {r.caller for r in records[:-1]} == {f"fib ({PROGRAM}:{line('fib body')})"}
+    assert sorted(int(r.returned or -1) for r in records if r.args == (("n", "2"),)) == [1] * 5
+    assert top.file == PROGRAM and top.line == line("def fib")
+    assert top.duration_us is not None and top.duration_us > 0
+
+
+async def test_a_method_that_raises_its_exception_and_class_methods_of_a_modules_class(session: Session) -> None:
+    records, notes = await run_recording(session, "Parser#parse", "Shop::Parser.build", "square")
+    assert notes == []
+    parses = [r for r in records if r.function == "Shop::Parser#parse"]
+    assert [(r.args, r.returned, r.raised) for r in parses] == [
+        ((("text", '"ab"'),), '{:text=>"ab", :length=>2}', None),
+        ((("text", '""'),), None, "ArgumentError: empty input"),
+        ((("text", '"xyz"'),), '{:text=>"xyz", :length=>3}', None)]
+    assert all(r.caller is not None and r.caller.startswith("block in parse_all (") for r in parses)
+    [build] = [r for r in records if r.function == "Shop::Parser.build"]
+    assert build.returned is not None and build.returned.startswith("#<Shop::Parser")
+    [square] = [r for r in records if r.function == "square"]
+    assert square.returned == "49" and square.thread is not None and square.thread != "#1 main"
+
+
+async def test_callees_to_a_depth(session: Session) -> None:
+    records: list = []
+    recorder = await session.core.backend.record_calls(CallSpec(("number",), depth=1), records.append)
+    report = await session.resume(None, None, 60, None)
+    assert report.state == State.exited, report
+    assert await recorder.stop() == []
+    assert [(r.function, r.depth, r.returned, r.raised) for r in records] == [
+        ("Kernel#Integer", 1, "12", None), ("number", 0, "12", None),
+        ("Kernel#Integer", 1, None, 'ArgumentError: invalid value for Integer(): "zz"'), ("number", 0, "0", None)]
+
+
+async def test_unknown_names_answer_the_closest_and_names_never_called_are_noted(tools: Tools) -> None:
+    require("ruby")
+    report = await tools("debug_launch", program=PROGRAM, breakpoints=[{"file": PROGRAM, "line": line("call fib")}])
+    assert report["reason"] == "breakpoint", report
+    refused = await tools.client.call_tool("debug_trace", {"functions": ["fibb"]})
+    assert refused.is_error and "no method of the program is named fibb (closest: fib)" in text_of(refused)
+    traced = await tools("debug_trace", functions=["Nowhere#zzz", "Parser#parse"])
+    assert traced["state"] == "exited", traced
+    assert traced["calls"]["note"] == "never called: Nowhere#zzz", traced
+    assert traced["calls"]["calls"] == 3 and "raised ArgumentError ×1" in traced["calls"]["summary"][0]
+
+
+async def test_a_launch_records_a_whole_run_through_the_tools(tools: Tools) -> None:
+    require("ruby")
+    trace, rows = await launched_with_trace(tools, ["fib", "Parser#parse", "raised"], program=PROGRAM)
+    summary = "\n".join(trace["summary"])
+    assert "fib: 25 calls" in summary and "Shop::Parser#parse: 3 calls" in summary, summary
+    assert "raised ArgumentError ×1" in summary, summary
+    assert any(row.startswith('Shop::Parser#parse(text="") → raised ArgumentError: empty input') for row in rows), rows
+
+
+async def test_every_exception_the_users_code_raised_and_where_it_was_rescued(session: Session) -> None:
+    raised: list[RaisedRecord] = []
+    recorder = await session.core.backend.record_raised(raised.append)
+    report = await session.resume(None, None, 60, None)
+    assert report.state == State.exited and report.exit_code == 0, report
+    assert await recorder.stop() == []
+    assert [(r.type, r.message, r.line, r.function, r.caught) for r in raised] == [
+        ("ArgumentError", "empty input", line("raise empty"), "Shop::Parser#parse",
+         f"Shop::Parser#parse_all ({PROGRAM}:{line('rescue empty')})"),
+        ("ArgumentError", 'invalid value for Integer(): "zz"', line("Integer(text)"), "number",
+         f"number ({PROGRAM}:{line('rescue number')})")]
+    assert all(r.file == PROGRAM and r.thread == "#1 main" for r in raised)
