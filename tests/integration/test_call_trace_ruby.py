@@ -13,20 +13,16 @@ from collections.abc import AsyncIterator
 import pytest
 
 from polydbg.backends.recording import CallSpec, RaisedRecord
-from polydbg.errors import UsageError
 from polydbg.session.model import State
 from polydbg.session.session import Session
-from tests.conftest import Tools, require, text_of
+from tests.conftest import Tools, line_of, require, text_of
 from tests.integration.recorded_calls import CALLS, at_entry, launched_with_trace, run_recording
 
 PROGRAM = str(CALLS / "calls.rb")
 
 
 def line(marker: str) -> int:
-    for number, text in enumerate((CALLS / "calls.rb").read_text().splitlines(), 1):
-        if marker in text:
-            return number
-    raise AssertionError(marker)
+    return line_of("calls/calls.rb", marker)
 
 
 @pytest.fixture
@@ -110,3 +106,43 @@ async def test_every_exception_the_users_code_raised_and_where_it_was_rescued(se
         ("ArgumentError", 'invalid value for Integer(): "zz"', line("Integer(text)"), "number",
          f"number ({PROGRAM}:{line('rescue number')})")]
     assert all(r.file == PROGRAM and r.thread == "#1 main" for r in raised)
+
+
+async def test_a_step_out_and_a_step_over_a_methods_last_line_report_what_it_returned(tools: Tools) -> None:
+    require("ruby")
+    report = await tools("debug_launch", program=PROGRAM, breakpoints=[
+        {"file": PROGRAM, "line": line("length: text.length")}, {"file": PROGRAM, "line": line("Integer(text)")}])
+    assert report["reason"] == "breakpoint", report
+    over = await tools("debug_step", kind="over")  # rdbg stops at the method's return, still in it
+    assert over["location"]["function"] == "Shop::Parser#parse", over
+    assert over["returned"] == ['Shop::Parser#parse() returned {:text=>"ab", :length=>2}'], over
+    assert "_return" not in {v["name"] for v in over["locals"]}, over
+    assert (await tools("debug_continue"))["location"]["function"] == "Shop::Parser#parse"  # "xyz"
+    out = await tools("debug_step", kind="out")
+    assert out["location"]["function"] == "block in parse_all", out
+    assert out["returned"] == ['Shop::Parser#parse() returned {:text=>"xyz", :length=>3}'], out
+    assert "returned" not in await tools("debug_continue")  # number("12"): a breakpoint's stop says nothing of it
+    await tools("debug_continue")  # number("zz"), whose Integer() raised: rescued, it returns 0
+    out = await tools("debug_step", kind="out")
+    assert out["location"]["function"] == "<main>" and out["returned"] == ["Object#number() returned 0"], out
+    await tools("debug_terminate")
+
+
+async def test_a_minitest_test_by_name_traced_with_what_its_code_raised(tools: Tools) -> None:
+    require("ruby")
+    project = CALLS.parent / "rubytests"
+    report = await tools("debug_launch", test="test/test_prices.rb::TestPrices#test_blank_label_is_refused",
+                         cwd=str(project), trace=["Prices.label", "raised"])
+    assert report["state"] == "exited" and report["test"]["outcome"] == "passed", report
+    trace = report["trace"]
+    assert trace["calls"] == 1 and trace["raised"] == 1, trace
+    assert trace["rows"][0].startswith('Prices.label(name="  ") → raised ArgumentError: a blank name  ← block in '
+                                       "test_blank_label_is_refused (test/test_prices.rb:"), trace
+    [raised] = trace["raised_rows"]
+    assert raised.startswith("ArgumentError: a blank name at lib/prices.rb:11 in Prices.label → caught in "
+                             "Minitest::Assertions#assert_raises ("), raised  # minitest's assert_raises rescued it
+    failing = await tools("debug_launch", test="test/test_prices.rb::TestPrices#test_bulk_discount",
+                          cwd=str(project), trace=["Prices.total"])
+    assert failing["reason"] == "exception", failing  # the trace's answer comes with the failing assertion's stop
+    assert failing["trace"]["rows"] == ["Prices.total(unit=1, quantity=10) → 10  ← test_bulk_discount "
+                                        "(test/test_prices.rb:11)  " + failing["trace"]["rows"][0].rsplit("  ", 1)[1]]

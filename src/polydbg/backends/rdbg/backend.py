@@ -37,7 +37,7 @@ from polydbg.backends.base import (
 )
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.kit import thrown, timeouts
+from polydbg.backends.kit import returns, thrown, timeouts
 from polydbg.backends.rdbg import calls, failures, launch, output, ruby, values
 from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
 from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError
@@ -51,6 +51,7 @@ FILTERS = ("raised", "uncaught", failures.FILTER)
 POSTMORTEM = "in `block in postmortem='"  # in the name of the thread rdbg's postmortem stop is on
 NO_BINDING = "Error: Can not evaluate on this frame"  # rdbg's answer in a frame of a method written in C
 C_FRAMES = 4  # frames of C methods looked past for one with Ruby's locals
+RETURN_LOCALS = ("_return",)  # rdbg's locals at a method's return event: what it returns
 T = TypeVar("T")
 
 
@@ -82,6 +83,7 @@ class RdbgBackend(DapBackend):
         self._above: dict[int, list[dict[str, Any]]] = {}  # per thread, the framework's frames hidden at this stop
         self._failed: str | None = None  # the object id of the last test failure's exception shown
         self._recorded = calls.Channel()  # where the program's call and exception recorder writes
+        self._carried: tuple[int, Variable] | None = None  # what a step out's call returned, shown at the next stop
 
     # -- starting ---------------------------------------------------------------------------------
 
@@ -316,8 +318,13 @@ class RdbgBackend(DapBackend):
         else:
             self._listener.on_stopped(self._stop_event(body))
 
+    async def resume(self, thread_id: int | None) -> None:
+        self._carried = None
+        await super().resume(thread_id)
+
     async def step(self, thread_id: int, kind: StepKind) -> None:
         self._finishing = None
+        self._carried = None
         if kind == "out":
             _, depth = await self.stack_trace(thread_id, 0, 1)
             self._finishing = (thread_id, depth or 0)
@@ -330,6 +337,7 @@ class RdbgBackend(DapBackend):
         with contextlib.suppress(Exception):
             _, now = await self.stack_trace(thread, 0, 1)
             if now is not None and now >= depth and self._stopped_thread == thread:
+                self._carried = await self._outcome_here(thread)
                 await super().step(thread, "over")
                 return
         self._listener.on_stopped(self._stop_event(body))
@@ -465,7 +473,36 @@ class RdbgBackend(DapBackend):
 
     async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:
         body = await self._request("variables", self._values.request(ref, start, count))
-        return self._values.children(ref, [wire.variable(v) for v in body.get("variables", [])])
+        found = self._values.children(ref, [wire.variable(v) for v in body.get("variables", [])])
+        frame = self._values.frame_of(ref)
+        return found if frame is None or frame.index != 0 else await self._with_outcome(frame, found)
+
+    async def _outcome_here(self, thread: int) -> tuple[int, Variable] | None:
+        """At a method's return event (rdbg's ``finish`` stop), what it returned (``_return``), named for the
+        caller's stop (``kit.returns``)."""
+        for scope in await self.scopes(FrameRef(thread, 0)):
+            for variable in await self.variables(scope.ref):
+                if returns.returned_by(variable.name) is not None:
+                    return thread, variable._replace(ref=0)  # its children belong to this stop
+            break
+        return None
+
+    async def _with_outcome(self, frame: FrameRef, found: list[Variable]) -> list[Variable]:
+        """A top frame's locals: rdbg's ``_return`` at a return event named as what the call returned, and a step
+        out's value carried from the return event to the caller."""
+        if not any(v.name in RETURN_LOCALS for v in found) and (self._carried is None or
+                                                                 self._carried[0] != frame.thread_id):
+            return found
+        frames, _ = await self.stack_trace(frame.thread_id, 0, 1)
+        function = frames[0].name if frames else None
+        named = [v._replace(name=returns.returned_name(function)) if v.name in RETURN_LOCALS and function else v
+                 for v in found]
+        if self._carried is not None and self._carried[0] == frame.thread_id:
+            named.insert(0, self._carried[1])
+        return named
+
+    def returned_by(self, variable: Variable) -> str | None:
+        return returns.returned_by(variable.name)
 
     def length_of(self, parent: Variable, children: list[Variable]) -> int | None:
         return parent.indexed_count or None
