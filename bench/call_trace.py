@@ -35,6 +35,7 @@ PYTHON = str(BENCH / "programs" / "calls_target.py")
 NODE = str(BENCH / "programs" / "calls_target.js")
 JAVA = str(BENCH / "programs" / "java" / "CallsTarget.java")
 GO = str(BENCH / "programs" / "calls_target.go")
+RUBY = str(BENCH / "programs" / "calls_target.rb")
 
 
 async def per_call(client: Client, launch: dict[str, Any], start: dict[str, Any], function: str,
@@ -100,8 +101,14 @@ async def go(client: Client, calls: int, continues: int) -> Row:
         "main.work", {"file": GO, "line": line_of("// body", GO)}, "i", calls, continues)]
 
 
+async def ruby(client: Client, calls: int, continues: int) -> Row:
+    return ["ruby (rdbg)", *await per_call(
+        client, {"program": RUBY, "args": [str(calls)]}, {"file": RUBY, "line": line_of("# start", RUBY)},
+        "work", {"file": RUBY, "line": line_of("# body", RUBY)}, "i", calls, continues)]
+
+
 LANGUAGES: dict[str, Callable[[Client, int, int], Awaitable[Row]]] = {"python": python, "node": node, "java": java,
-                                                                     "go": go}
+                                                                     "go": go, "ruby": ruby}
 
 
 async def main(calls: int, continues: int, languages: list[str]) -> None:

@@ -51,6 +51,7 @@ FILTERS = ("raised", "uncaught", failures.FILTER)
 POSTMORTEM = "in `block in postmortem='"  # in the name of the thread rdbg's postmortem stop is on
 NO_BINDING = "Error: Can not evaluate on this frame"  # rdbg's answer in a frame of a method written in C
 C_FRAMES = 4  # frames of C methods looked past for one with Ruby's locals
+OWN_FRAMES = 64  # frames looked through for one to run polydbg's own Ruby in (a pause may stop in C methods)
 RETURN_LOCALS = ("_return",)  # rdbg's locals at a method's return event: what it returns
 T = TypeVar("T")
 
@@ -354,8 +355,9 @@ class RdbgBackend(DapBackend):
         """Evaluate polydbg's ``code`` in the program: at the stop it is at, else at a stop made for it (the
         program is interrupted, and resumed after; a breakpoint's stop that came instead is shown)."""
         if self._stopped_thread is not None:
-            return await self._evaluate_at(FrameRef(self._stopped_thread, 0), code)
-        return await self._held_stop(lambda: self._evaluate_at(FrameRef(self._stopped_thread or 1, 0), code))
+            return await self._evaluate_at(FrameRef(self._stopped_thread, 0), code, OWN_FRAMES)
+        return await self._held_stop(lambda: self._evaluate_at(FrameRef(self._stopped_thread or 1, 0), code,
+                                                               OWN_FRAMES))
 
     async def _held_stop(self, work: Callable[[], Awaitable[T]]) -> T:
         async with self._internal_lock:
@@ -377,12 +379,18 @@ class RdbgBackend(DapBackend):
                 self._listener.on_stopped(self._stop_event(stop))
             return result
 
-    async def _evaluate_at(self, frame: FrameRef, code: str) -> dict[str, Any]:
-        """Evaluate ``code`` in ``frame``, or in the first frame below it that has Ruby's locals (a method written
-        in C, ``[C] Kernel#exit``, has none: rdbg answers it cannot evaluate there)."""
-        for index in range(frame.index, frame.index + C_FRAMES):
-            body = await self._request("evaluate", {"expression": code, "context": "repl",
-                                                    "frameId": await self._frame_id(FrameRef(frame.thread_id, index))})
+    async def _evaluate_at(self, frame: FrameRef, code: str, frames: int = C_FRAMES) -> dict[str, Any]:
+        """Evaluate ``code`` in ``frame``, or in the first of the ``frames`` below it that has Ruby's locals (a
+        method written in C, ``[C] Kernel#exit``, has none: rdbg answers it cannot evaluate there)."""
+        body: dict[str, Any] = {}
+        for index in range(frame.index, frame.index + frames):
+            try:
+                frame_id = await self._frame_id(FrameRef(frame.thread_id, index))
+            except AdapterRequestError:
+                if body:
+                    break  # no frame more: the last answer stands
+                raise
+            body = await self._request("evaluate", {"expression": code, "context": "repl", "frameId": frame_id})
             if body.get("result") != NO_BINDING:
                 break
         return body
@@ -392,7 +400,11 @@ class RdbgBackend(DapBackend):
         failed = ruby.failure(str(body.get("result", "")), body.get("type"))
         if failed is not None:
             raise AdapterRequestError("evaluate", f"rdbg could not run polydbg's Ruby: {failed}")
-        return ruby.decoded(str(body.get("result", "null")))
+        try:
+            return ruby.decoded(str(body.get("result", "null")))
+        except ValueError as exc:
+            raise AdapterRequestError("evaluate", "rdbg answered polydbg's Ruby with something else than its value: "
+                                      f"{str(body.get('result'))[:200]!r}") from exc
 
     # -- breakpoints ------------------------------------------------------------------------------
 

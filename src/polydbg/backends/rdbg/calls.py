@@ -26,6 +26,7 @@ import itertools
 import json
 import logging
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -41,6 +42,9 @@ log = logging.getLogger(__name__)
 DONE_S = 5.0  # for a recording's last items after its disarm (or the program's end)
 LINE_LIMIT = 64 * 1024 * 1024  # one batch line
 NEAR = 5
+# file.rb:… then Module::Class#method, Class.method, Class::method or a bare method (an operator too)
+NAME = re.compile(r"(?:[^\s:]+:(?!:))?(?:[A-Z]\w*(?:::[A-Z]\w*)*(?:#|\.|::))?"
+                  r"(?:[A-Za-z_]\w*[?!=]?|\[\]=?|[-+*/%<>=!~^&|]{1,3}@?)")
 Evaluate = Callable[[str], Awaitable[Any]]  # polydbg's Ruby at a stop, its JSON answer decoded
 
 
@@ -195,6 +199,11 @@ async def record_calls(channel: Channel, spec: CallSpec, sink: CallSink, evaluat
                        program_gone: Callable[[], bool]) -> Recording:
     """Arm the program's call recorder: a name that matches none of the program's methods but is close to some is
     refused with the closest (one like none may name code loaded later: noted if never called)."""
+    bad = [name for name in spec.functions if not NAME.fullmatch(name)]
+    if bad:
+        raise UsageError(f"{', '.join(repr(name) for name in bad)}: not a Ruby method's name; write Class#method (an "
+                         "instance method), Class.method (a class method), Module::Class#method, file.rb:method or "
+                         "method (one defined at the top level)")
     path = await channel.open()
     number = channel.register(calls=sink)
     functions = ", ".join(literal(name) for name in spec.functions)

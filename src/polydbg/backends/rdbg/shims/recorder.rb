@@ -27,6 +27,10 @@ module ::PolydbgRecorder
   @tps = []
 
   class << self
+    # a pause (rdbg's signal trap) may stop the main thread inside a hook holding the lock: an arm or disarm
+    # evaluated there goes on in the same thread
+    def sync(&block) = LOCK.owned? ? block.call : LOCK.synchronize(&block)
+
     def clock = ::Process.clock_gettime(::Process::CLOCK_MONOTONIC)
 
     def user?(path)
@@ -123,7 +127,7 @@ module ::PolydbgRecorder
     end
 
     def arm_calls(path, id, functions, depth, max, chars)
-      LOCK.synchronize do
+      sync do
         connect(path)
         specs = {}
         functions.each do |f|
@@ -142,7 +146,7 @@ module ::PolydbgRecorder
     end
 
     def arm_raised(path, id, chars)
-      LOCK.synchronize do
+      sync do
         connect(path)
         @raised = { id: id, chars: chars }
         retrace
@@ -151,7 +155,7 @@ module ::PolydbgRecorder
     end
 
     def disarm(id)
-      LOCK.synchronize do
+      sync do
         info = {}
         if @calls && @calls[:id] == id
           info = calls_done(@calls)
