@@ -60,8 +60,9 @@ module ::PolydbgRecorder
       return name if name
       tc = (::DEBUGGER__::SESSION.instance_variable_get(:@th_clients)[th] rescue nil)
       label = th.name || (th == ::Thread.main ? 'main' : nil)
-      name = tc ? "##{tc.id}#{label ? " #{label}" : ''}" : (label || "thread #{th.object_id}")
-      @threads[th] = name
+      return label || "thread #{th.object_id}" unless tc # rdbg has not met it yet: asked again next time
+
+      @threads[th] = "##{tc.id}#{label ? " #{label}" : ''}"
     end
 
     # the method's name as Ruby shows it: Foo#bar, Foo.bar (a singleton's), bar (a top-level method)
