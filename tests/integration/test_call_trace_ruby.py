@@ -64,13 +64,16 @@ async def test_a_method_that_raises_its_exception_and_class_methods_of_a_modules
 
 async def test_callees_to_a_depth(session: Session) -> None:
     records: list = []
-    recorder = await session.core.backend.record_calls(CallSpec(("number",), depth=1), records.append)
+    recorder = await session.core.backend.record_calls(CallSpec(("number",), depth=2), records.append)
     report = await session.resume(None, None, 60, None)
     assert report.state == State.exited, report
     assert await recorder.stop() == []
-    assert [(r.function, r.depth, r.returned, r.raised) for r in records] == [
-        ("Kernel#Integer", 1, "12", None), ("number", 0, "12", None),
-        ("Kernel#Integer", 1, None, 'ArgumentError: invalid value for Integer(): "zz"'), ("number", 0, "0", None)]
+    bad = 'ArgumentError: invalid value for Integer(): "zz"'
+    assert [(r.function, r.depth, r.returned, r.raised) for r in records if r.depth < 2] == [
+        ("checked", 1, "12", None), ("number", 0, "12", None), ("checked", 1, None, bad), ("number", 0, "0", None)]
+    assert [(r.returned, r.raised) for r in records if r.function == "Kernel#Integer"] == [("12", None), (None, bad)]
+    assert {(r.function, (r.caller or "").split(" (")[0]) for r in records if r.depth == 2} == {
+        ("Kernel#Integer", "checked"), ("Integer#+", "checked"), ("Integer#+", "ensure in checked")}, records
 
 
 async def test_unknown_names_answer_the_closest_and_names_never_called_are_noted(tools: Tools) -> None:
@@ -103,15 +106,15 @@ async def test_every_exception_the_users_code_raised_and_where_it_was_rescued(se
     assert [(r.type, r.message, r.line, r.function, r.caught) for r in raised] == [
         ("ArgumentError", "empty input", line("raise empty"), "Shop::Parser#parse",
          f"Shop::Parser#parse_all ({PROGRAM}:{line('rescue empty')})"),
-        ("ArgumentError", 'invalid value for Integer(): "zz"', line("Integer(text)"), "number",
-         f"number ({PROGRAM}:{line('rescue number')})")]
+        ("ArgumentError", 'invalid value for Integer(): "zz"', line("Integer(text)"), "checked",
+         f"number ({PROGRAM}:{line('rescue number')})")]  # past checked's ensure
     assert all(r.file == PROGRAM and r.thread == "#1 main" for r in raised)
 
 
 async def test_a_step_out_and_a_step_over_a_methods_last_line_report_what_it_returned(tools: Tools) -> None:
     require("ruby")
     report = await tools("debug_launch", program=PROGRAM, breakpoints=[
-        {"file": PROGRAM, "line": line("length: text.length")}, {"file": PROGRAM, "line": line("Integer(text)")}])
+        {"file": PROGRAM, "line": line("length: text.length")}, {"file": PROGRAM, "line": line("  checked(text)")}])
     assert report["reason"] == "breakpoint", report
     over = await tools("debug_step", kind="over")  # rdbg stops at the method's return, still in it
     assert over["location"]["function"] == "Shop::Parser#parse", over
@@ -122,7 +125,7 @@ async def test_a_step_out_and_a_step_over_a_methods_last_line_report_what_it_ret
     assert out["location"]["function"] == "block in parse_all", out
     assert out["returned"] == ['Shop::Parser#parse() returned {:text=>"xyz", :length=>3}'], out
     assert "returned" not in await tools("debug_continue")  # number("12"): a breakpoint's stop says nothing of it
-    await tools("debug_continue")  # number("zz"), whose Integer() raised: rescued, it returns 0
+    await tools("debug_continue")  # number("zz"), whose checked() raised: rescued, it returns 0
     out = await tools("debug_step", kind="out")
     assert out["location"]["function"] == "<main>" and out["returned"] == ["Object#number() returned 0"], out
     await tools("debug_terminate")

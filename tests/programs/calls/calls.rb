@@ -28,9 +28,15 @@ def fib(n)
 end
 
 def number(text)
-  Integer(text)
+  checked(text)
 rescue ArgumentError
   0 # rescue number
+end
+
+def checked(text)
+  Integer(text)
+ensure
+  $checks = ($checks || 0) + 1 # ensure checked: run on the exception's way out, not its handler
 end
 
 def square(x) = x * x

@@ -12,10 +12,12 @@ batch, checked as records come; the rest at a disarm and at the program's end). 
 
 What TracePoint gives and what it does not, on Ruby 3.1 (Debian's): ``:call``/``:return`` (``:c_call`` and
 ``:c_return`` too for callees) with the binding's parameters and the return value; a call that ended by an exception
-is told from one that returned ``nil`` by a ``:raise`` in it that no line ran after (the ``:line`` hook is on only
-while an exception is on its way). Where an exception was rescued is the first line run after its raise: the
-rescue clause (an ``ensure`` on its way reads as the handler; Ruby 3.3's ``:rescue`` event is not used, so that 3.1
-answers the same). An exception a library raised and rescued inside itself is not the user's: left out.
+is told from one that returned ``nil`` by a ``:raise`` in it that no line ran after (the ``:line`` hook is on from
+the first raise). Where an exception was rescued is the first line run after its raise, outside an ``ensure in``
+frame (an ensure run on its way out): the rescue clause, where ``$!`` is the exception. A rescue with no line of
+its own (an empty one, or a method in C) is said as such, before the next line run; the call it ended reads as
+raised. Ruby 3.3's ``:rescue`` event is not used, so that 3.1 answers the same. An exception a library raised and
+rescued inside itself is not the user's: left out.
 """
 
 from __future__ import annotations

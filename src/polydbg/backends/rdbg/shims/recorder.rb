@@ -330,12 +330,15 @@ module ::PolydbgRecorder
     def on_line(tp)
       pend = @pending[::Fiber.current] or return
       return if tp.path&.start_with?(DEBUGGER)
+      here = ::Kernel.caller_locations(2, 1)&.first&.label.to_s
+      return if here.start_with?('ensure in ') # an ensure run on the exception's way out: not its handler
+      where = pend[2]
+      caught = "#{caught_label(tp)} (#{tp.path}:#{tp.lineno})"
+      caught = "a rescue with no line of its own, or a method in C, before #{caught}" unless $!.equal?(pend[0])
       LOCK.synchronize do
         @pending.delete(::Fiber.current)
-        where = pend[2]
-        if where && (where[3] || user?(tp.path)) # a library's own exception rescued inside it is left out
-          emit(raised_item(pend, "#{caught_label(tp)} (#{tp.path}:#{tp.lineno})"))
-        end
+        # a library's own exception rescued inside it is left out
+        emit(raised_item(pend, caught)) if where && (where[3] || user?(tp.path))
       end
     rescue ::Exception
       nil
