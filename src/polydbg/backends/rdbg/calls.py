@@ -197,6 +197,18 @@ class Recording:
         return notes
 
 
+async def _armed(evaluate: Evaluate, call: str) -> Any:
+    """The recorder defined in the program (once) and ``call`` made on it: its answer."""
+    try:
+        return await evaluate(f"{source()}::PolydbgRecorder.{call}")
+    except AdapterError as exc:
+        if "Errno::" not in str(exc):
+            raise
+        raise UsageError(f"the program's recorder could not reach polydbg's socket ({exc}): a program in another "
+                         "container or on another machine cannot record calls; trace lines with "
+                         "debug_trace(points=…)") from exc
+
+
 async def record_calls(channel: Channel, spec: CallSpec, sink: CallSink, evaluate: Evaluate,
                        program_gone: Callable[[], bool]) -> Recording:
     """Arm the program's call recorder: a name that matches none of the program's methods but is close to some is
@@ -209,8 +221,8 @@ async def record_calls(channel: Channel, spec: CallSpec, sink: CallSink, evaluat
     path = await channel.open()
     number = channel.register(calls=sink)
     functions = ", ".join(literal(name) for name in spec.functions)
-    answer = await evaluate(f"{source()}::PolydbgRecorder.arm_calls({literal(path)}, {number}, [{functions}], "
-                             f"{spec.depth}, {spec.max_calls}, {spec.value_chars})")
+    answer = await _armed(evaluate, f"arm_calls({literal(path)}, {number}, [{functions}], {spec.depth}, "
+                                    f"{spec.max_calls}, {spec.value_chars})")
     recording = Recording(channel, number, evaluate, program_gone, "call trace")
     known = list(answer.get("known") or [])
     slips = {name: near for name in answer.get("unmatched") or [] if (near := closest(name, known))}
@@ -226,6 +238,6 @@ async def record_raised(channel: Channel, sink: RaisedSink, evaluate: Evaluate,
                         program_gone: Callable[[], bool], value_chars: int = 200) -> Recording:
     path = await channel.open()
     number = channel.register(raised=sink)
-    await evaluate(f"{source()}::PolydbgRecorder.arm_raised({literal(path)}, {number}, {value_chars})")
+    await _armed(evaluate, f"arm_raised({literal(path)}, {number}, {value_chars})")
     return Recording(channel, number, evaluate, program_gone, "log of raised exceptions")
 

@@ -20,7 +20,7 @@ module ::PolydbgRecorder
   @gen = 0
   @calls = nil
   @raised = nil
-  @open = {}
+  @open = {}.compare_by_identity
   @pending = {}
   @user = {}
   @threads = ::ObjectSpace::WeakMap.new
@@ -138,7 +138,7 @@ module ::PolydbgRecorder
         @gen += 1
         @calls = { id: id, specs: specs, depth: depth, max: max, chars: chars, count: 0, bound: false,
                    called: {}, gen: @gen }
-        @open = {}
+        @open = {}.compare_by_identity
         retrace
       end
       known = known_methods
@@ -194,7 +194,7 @@ module ::PolydbgRecorder
     # the calls still running, recorded unended; what the recording says at its end
     def calls_done(c)
       @open.keys.sort_by { |r| r[:seq] }.each { |r| emit(call_item(c, r, nil, nil, false)) }
-      @open = {}
+      @open = {}.compare_by_identity
       never = c[:specs].values.flatten(1).map(&:first).reject { |f| c[:called][f] }
       { 'bound' => c[:bound], 'never' => never, 'known' => never.empty? ? [] : known_methods.map(&:first).uniq.first(5000) }
     end
@@ -223,8 +223,9 @@ module ::PolydbgRecorder
       @tps = []
       return unless @calls || @raised
       if @calls
-        events = @calls[:depth] > 0 ? %i[call return c_call c_return] : %i[call return]
-        @tps << ::TracePoint.new(*events) { |tp| tp.event == :call || tp.event == :c_call ? on_call(tp) : on_return(tp) }
+        c_too = @calls[:depth] > 0 # callees written in C (Integer(), Array#map) are followed only below a call
+        @tps << ::TracePoint.new(*(c_too ? %i[call c_call] : %i[call])) { |tp| on_call(tp) }
+        @tps << ::TracePoint.new(*(c_too ? %i[return c_return] : %i[return])) { |tp| on_return(tp) }
       end
       @tps << ::TracePoint.new(:raise) { |tp| on_raise(tp) }
       @lines = ::TracePoint.new(:line) { |tp| on_line(tp) }
@@ -240,8 +241,12 @@ module ::PolydbgRecorder
 
     def on_call(tp)
       c = @calls or return
-      st = stack
       list = c[:specs][tp.method_id]
+      if list.nil? # not named: only a callee of a recorded call is followed
+        st = ::Thread.current[:__polydbg_calls]
+        return if st.nil? || st.size < 2 || st[0] != @gen
+      end
+      st = stack
       fn = list && name_of(tp)
       named = list && list.find { |_, s| matches?(s, fn, tp.path) }
       if named
