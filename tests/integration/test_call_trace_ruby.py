@@ -149,3 +149,18 @@ async def test_a_minitest_test_by_name_traced_with_what_its_code_raised(tools: T
     assert failing["reason"] == "exception", failing  # the trace's answer comes with the failing assertion's stop
     assert failing["trace"]["rows"] == ["Prices.total(unit=1, quantity=10) → 10  ← test_bulk_discount "
                                         "(test/test_prices.rb:11)  " + failing["trace"]["rows"][0].rsplit("  ", 1)[1]]
+
+
+async def test_a_test_files_run_logs_its_failures_and_skips_as_raised_by_the_tests(tools: Tools) -> None:
+    require("ruby")
+    report = await tools("debug_launch", test="test/test_prices.rb", cwd=str(CALLS.parent / "rubytests"),
+                         trace=["raised"], break_on_exception="none")
+    assert report["state"] == "exited" and report["test"]["outcome"] == "failed", report
+    # minitest's assertion and skip are raised by minitest for the test's call, and rescued by its runner above the
+    # test's frame: the user's, shown at the test's line; rubygems' own LoadErrors (rescued inside it) are not
+    raised = sorted(report["trace"]["raised_rows"])
+    assert [row.split(" → ")[0] for row in raised] == [
+        "ArgumentError: a blank name at lib/prices.rb:11 in Prices.label",
+        "Minitest::Assertion: Expected: 9\\n  Actual: 10 at test/test_prices.rb:12 in test_bulk_discount",
+        "Minitest::Skip: the label's translation is not written yet at test/test_prices.rb:20 in test_not_yet"], raised
+    assert all(" → caught in Minitest::" in row for row in raised), raised

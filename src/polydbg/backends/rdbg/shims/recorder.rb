@@ -308,8 +308,10 @@ module ::PolydbgRecorder
       if @raised
         if user?(path)
           where = [path, tp.lineno, raiser(tp), true]
-        elsif (loc = ::Kernel.caller_locations(1).find { |l| user?(l.path) })
-          where = [loc.path, loc.lineno, loc.label, false]
+        else # a library's raise, for the user's innermost frame: its depth (from the stack's bottom) kept
+          locs = ::Kernel.caller_locations(1)
+          at = locs.index { |l| user?(l.path) }
+          where = [locs[at].path, locs[at].lineno, locs[at].label, false, locs.size - at] if at
         end
       end
       LOCK.synchronize do
@@ -337,13 +339,15 @@ module ::PolydbgRecorder
       return if tp.path&.start_with?(DEBUGGER)
       here = ::Kernel.caller_locations(2, 1)&.first&.label.to_s
       return if here.start_with?('ensure in ') # an ensure run on the exception's way out: not its handler
+      # a library's exception rescued above the user's frame it went through (minitest's assertion, rescued by its
+      # runner) is the user's; one rescued inside the library, below (deeper than) that frame, is left out
       where = pend[2]
       caught = "#{caught_label(tp)} (#{tp.path}:#{tp.lineno})"
       caught = "a rescue with no line of its own, or a method in C, before #{caught}" unless $!.equal?(pend[0])
+      mine = where && (where[3] || user?(tp.path) || ::Kernel.caller_locations(2).size <= where[4])
       LOCK.synchronize do
         @pending.delete(::Fiber.current)
-        # a library's own exception rescued inside it is left out
-        emit(raised_item(pend, caught)) if where && (where[3] || user?(tp.path))
+        emit(raised_item(pend, caught)) if mine
       end
     rescue ::Exception
       nil
