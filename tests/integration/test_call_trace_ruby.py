@@ -164,3 +164,20 @@ async def test_a_test_files_run_logs_its_failures_and_skips_as_raised_by_the_tes
         "Minitest::Assertion: Expected: 9\\n  Actual: 10 at test/test_prices.rb:12 in test_bulk_discount",
         "Minitest::Skip: the label's translation is not written yet at test/test_prices.rb:20 in test_not_yet"], raised
     assert all(" → caught in Minitest::" in row for row in raised), raised
+
+
+async def test_a_trace_begun_while_the_program_runs_and_again_at_a_pause(tools: Tools) -> None:
+    require("ruby")
+    ticking = str(CALLS / "ticking.rb")
+    report = await tools("debug_launch", program=ticking, timeout_s=1)
+    assert report["state"] == "running", report
+    for _ in range(2):  # the second arms the recorder defined by the first
+        traced = await tools("debug_trace", functions=["tick"], max_hits=3, timeout_s=60)
+        assert traced["stopped_because"] == "max_hits" and traced["state"] == "running", traced
+        assert traced["calls"]["calls"] == 3, traced
+        assert all(row.startswith("tick(n=") for row in traced["calls"]["rows"]), traced
+    paused = await tools("debug_pause")  # a pause is a signal trap in the program: no require, no waiting on locks
+    assert paused["state"] == "stopped", paused
+    traced = await tools("debug_trace", functions=["tick"], max_hits=2, timeout_s=60)
+    assert traced["stopped_because"] == "max_hits" and traced["calls"]["calls"] == 2, traced
+    await tools("debug_terminate")

@@ -49,7 +49,8 @@ START_TIMEOUT_S = 20.0  # ruby loading the debug gem and stopping at the program
 EXIT_S = 2.0  # for the process to end once rdbg closed its socket
 FILTERS = ("raised", "uncaught", failures.FILTER)
 POSTMORTEM = "in `block in postmortem='"  # in the name of the thread rdbg's postmortem stop is on
-NO_BINDING = "Error: Can not evaluate on this frame"  # rdbg's answer in a frame of a method written in C
+NO_BINDING = "Error: Can not evaluate on this frame"  # rdbg's answer in a frame of a method written in C (a String's
+# inspect at a pause's stop, bare in postmortem)
 C_FRAMES = 4  # frames of C methods looked past for one with Ruby's locals
 OWN_FRAMES = 64  # frames looked through for one to run polydbg's own Ruby in (a pause may stop in C methods)
 RETURN_LOCALS = ("_return",)  # rdbg's locals at a method's return event: what it returns
@@ -391,7 +392,7 @@ class RdbgBackend(DapBackend):
                     break  # no frame more: the last answer stands
                 raise
             body = await self._request("evaluate", {"expression": code, "context": "repl", "frameId": frame_id})
-            if body.get("result") != NO_BINDING:
+            if ruby.unquote(str(body.get("result"))) != NO_BINDING:
                 break
         return body
 
@@ -534,7 +535,7 @@ class RdbgBackend(DapBackend):
             arguments = {"expression": code, "context": "repl",
                          "frameId": await self._frame_id(FrameRef(thread, index))}
             found = wire.evaluated(expression, await self._evaluations.run(self.client, thread, code, arguments))
-            if found.value != NO_BINDING:
+            if ruby.unquote(found.value) != NO_BINDING:
                 break
         else:
             raise AdapterRequestError("evaluate", "rdbg evaluates nothing in these frames (an exception's frames after "

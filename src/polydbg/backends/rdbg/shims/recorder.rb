@@ -27,9 +27,21 @@ module ::PolydbgRecorder
   @tps = []
 
   class << self
-    # a pause (rdbg's signal trap) may stop the main thread inside a hook holding the lock: an arm or disarm
-    # evaluated there goes on in the same thread
-    def sync(&block) = LOCK.owned? ? block.call : LOCK.synchronize(&block)
+    # the lock for an arm or disarm, evaluated at a stop. rdbg's pause is a signal trap: its stop may be inside a hook
+    # holding the lock (then it is this thread's already), and a trap's context cannot wait for a lock (taken if free)
+    def sync
+      return yield if LOCK.owned?
+      locked = begin
+        LOCK.lock
+      rescue ::ThreadError
+        LOCK.try_lock
+      end
+      begin
+        yield
+      ensure
+        LOCK.unlock if locked
+      end
+    end
 
     def clock = ::Process.clock_gettime(::Process::CLOCK_MONOTONIC)
 
@@ -98,7 +110,7 @@ module ::PolydbgRecorder
 
     def connect(path)
       return if @out && @pid == ::Process.pid
-      require 'socket'
+      require 'socket' unless defined?(::UNIXSocket) # loaded by rdbg: a trap's context (a pause) cannot require
       @out = ::UNIXSocket.new(path)
       @out.sync = true
       @pid = ::Process.pid
@@ -288,7 +300,10 @@ module ::PolydbgRecorder
           emit(call_item(c, r, text(tp.return_value, c[:chars]), nil, true))
         end
         c[:count] += 1
-        c[:bound] = true if c[:count] >= c[:max]
+        if c[:count] >= c[:max] # the last record polydbg waits for: sent now
+          c[:bound] = true
+          flush
+        end
       end
     rescue ::Exception
       nil
