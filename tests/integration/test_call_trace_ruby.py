@@ -181,3 +181,16 @@ async def test_a_trace_begun_while_the_program_runs_and_again_at_a_pause(tools: 
     traced = await tools("debug_trace", functions=["tick"], max_hits=2, timeout_s=60)
     assert traced["stopped_because"] == "max_hits" and traced["calls"]["calls"] == 2, traced
     await tools("debug_terminate")
+
+
+async def test_max_hits_ends_a_trace_of_a_hundred_thousand_calls_exactly(tools: Tools) -> None:
+    require("ruby")
+    many = str(CALLS / "many.rb")
+    report = await tools("debug_launch", program=many, args=["150000"],
+                         breakpoints=[{"file": many, "line": line_of("calls/many.rb", "# start")}])
+    assert report["reason"] == "breakpoint", report
+    result = await tools("debug_trace", functions=["one"], max_hits=100_000, timeout_s=120)
+    assert result["stopped_because"] == "max_hits" and result["total_hits"] == 100_000, result
+    assert result["calls"]["calls"] == 100_000 and result["calls"]["summary"][0].startswith(
+        "one: 100000 calls; args n=1 ×100000; returned 1 ×100000"), result
+    await tools("debug_terminate")
