@@ -179,6 +179,7 @@ module ::PolydbgRecorder
           @pending.clear
           @raised = nil
         end
+        @pending.clear unless @calls || @raised
         retrace
         emit(['done', id, info])
         flush
