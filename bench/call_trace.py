@@ -12,7 +12,11 @@ Printed per language: the time per call (per hit) of each way, in ms, and the lo
 Target (issue 21): a call trace costs ≤ 1 ms per recorded call on Python, Node and Java. A language is a function
 ``(client, calls, continues) -> row`` in ``LANGUAGES``: the others add theirs beside Python's.
 
-Run: .venv/bin/python bench/call_trace.py [--calls 20000] [--continues 100] [--languages python node java go]
+Native code (gdb, lldb-dap) also prints what callees cost: the C program's ``work`` calls ``half``, traced with
+``depth=0`` (one record a call) and ``depth=1`` (two: ``half`` bound as ``work``'s callee), from fresh launches.
+
+Run: .venv/bin/python bench/call_trace.py [--calls 20000] [--continues 100]
+     [--languages python node java go php ruby gdb lldb]
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import subprocess
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -35,6 +40,8 @@ PYTHON = str(BENCH / "programs" / "calls_target.py")
 NODE = str(BENCH / "programs" / "calls_target.js")
 JAVA = str(BENCH / "programs" / "java" / "CallsTarget.java")
 GO = str(BENCH / "programs" / "calls_target.go")
+PHP = str(BENCH / "programs" / "calls_target.php")
+C = str(BENCH / "programs" / "calls_target.c")
 RUBY = str(BENCH / "programs" / "calls_target.rb")
 
 
@@ -107,8 +114,51 @@ async def ruby(client: Client, calls: int, continues: int) -> Row:
         "work", {"file": RUBY, "line": line_of("# body", RUBY)}, "i", calls, continues)]
 
 
+async def php(client: Client, calls: int, continues: int) -> Row:
+    return ["php (Xdebug)", *await per_call(
+        client, {"program": PHP, "args": [str(calls)]}, {"file": PHP, "line": line_of("// start", PHP)},
+        "work", {"file": PHP, "line": line_of("// body", PHP)}, "$i", calls, continues)]
+
+
+def c_program() -> str:
+    built = os.path.join(tempfile.mkdtemp(prefix="polydbg-bench-calls-"), "calls_target")
+    subprocess.run(["gcc", "-g", "-O0", "-o", built, C], check=True)
+    return built
+
+
+def native(adapter: str) -> Callable[[Client, int, int], Awaitable[Row]]:
+    async def row(client: Client, calls: int, continues: int) -> Row:
+        program = c_program()
+        return [f"c ({adapter})", *await per_call(
+            client, {"program": program, "args": [str(calls)], "adapter": adapter},
+            {"file": C, "line": line_of("/* start", C)}, "work", {"file": C, "line": line_of("/* body", C)}, "i",
+            calls, continues)]
+    return row
+
+
+async def callees(client: Client, adapter: str, calls: int) -> Row:
+    """ms per call of ``work`` traced alone and with its callee (depth 1), and per record with it."""
+    program = c_program()
+    costs: Row = [f"c ({adapter})"]
+    for depth in (0, 1):
+        report = await call(client, "debug_launch", program=program, args=[str(calls)], adapter=adapter,
+                            breakpoints=[{"file": C, "line": line_of("/* start", C)}], timeout_s=120)
+        assert report.get("reason") == "breakpoint", report
+        records = calls * (depth + 1)
+        took, traced = await timed(client, "debug_trace", functions=["work"], depth=depth, max_hits=records,
+                                   timeout_s=600)
+        assert traced["total_hits"] == records, traced
+        costs.append(f"{took / calls * 1000:.3f}")
+        if depth:
+            costs.append(f"{took / records * 1000:.3f}")
+        await call(client, "debug_terminate")
+    return costs
+
+
 LANGUAGES: dict[str, Callable[[Client, int, int], Awaitable[Row]]] = {"python": python, "node": node, "java": java,
-                                                                     "go": go, "ruby": ruby}
+                                                                     "go": go, "php": php, "ruby": ruby,
+                                                                     "gdb": native("gdb"), "lldb": native("lldb-dap")}
+NATIVE = {"gdb": "gdb", "lldb": "lldb-dap"}
 
 
 async def main(calls: int, continues: int, languages: list[str]) -> None:
@@ -117,8 +167,12 @@ async def main(calls: int, continues: int, languages: list[str]) -> None:
     async with Client(build_server()) as client:
         for language in languages:
             rows.append(await LANGUAGES[language](client, calls, continues))
+        depths = [await callees(client, NATIVE[language], calls) for language in languages if language in NATIVE]
     table(f"ms per call: {calls:,} calls traced, {continues} continues; load average {load:.1f} → "
           f"{os.getloadavg()[0]:.1f}", ["", "call trace", "line trace", "continue per hit", "program alone"], rows)
+    if depths:
+        table(f"native callees, ms: {calls:,} calls of work; load average {os.getloadavg()[0]:.1f}",
+              ["", "depth 0, per call", "depth 1, per call of work", "depth 1, per record"], depths)
 
 
 if __name__ == "__main__":

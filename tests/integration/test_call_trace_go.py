@@ -4,6 +4,7 @@ test by name traced through the MCP tools."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -18,6 +19,8 @@ from tests.integration.recorded_calls import CALLS, at_entry, launched_with_trac
 
 SOURCE = "calls/calls.go"
 PROGRAM = str(CALLS / "calls.go")
+CHAIN_SOURCE = "calls/chain.go"
+CHAIN = str(CALLS / "chain.go")
 
 
 @pytest.fixture
@@ -132,3 +135,38 @@ async def test_an_optimised_build_says_what_it_hides(tools: Tools, optimised: st
                                     "its end or value (listed as not ended); the results of 25 call(s) unreadable at "
                                     "their RET (kept in registers); build with -gcflags='all=-N -l'"), trace["note"]
     assert not any("unreadable" in row for row in trace["rows"])  # no value rather than delve's complaint
+
+
+async def callee_rows(tools: Tools, depth: int) -> list[str]:
+    """The rows of a trace of ``total`` in chain.go to ``depth``, begun at the program's entry, durations left out."""
+    require("dlv", "go")
+    await tools("debug_launch", program=CHAIN, stop_on_entry=True)
+    result = await tools("debug_trace", functions=["total"], depth=depth)
+    assert result["stopped_because"] == "exited" and result["report"]["output"]["text"].startswith("23\n"), result
+    await tools("debug_terminate")
+    calls = result["calls"]
+    assert "note" not in calls, calls
+    return [re.sub(r"  [\d.]+ m?s$", "", row) for row in calls["rows"] + calls.get("last_rows", [])]
+
+
+async def test_callees_to_depth_one_leave_out_the_standard_library_and_calls_outside_the_recorded_one(
+        tools: Tools) -> None:
+    """weigh and depth called from main after total are not its callees; clamp (weigh's), depth's recursion and
+    mustPositive (safe's) are below the depth; fmt and strings are not the program's."""
+    assert await callee_rows(tools, 1) == [
+        f'main.total(words=[]string len: 2, cap: 2, ["ab","abcdefghijkl"]) → 23  ← main.main (chain.go:'
+        f'{line_of(CHAIN_SOURCE, "fmt.Println(total(")})',
+        '  main.weigh(word="ab") → 4',
+        '  main.weigh(word="abcdefghijkl") → 18',
+        "  main.depth(n=2) → 2",
+        "  main.safe(n=-3) → -1"]
+
+
+async def test_callees_to_depth_two_follow_the_chain_a_recursion_and_a_panic_one_level_further(
+        tools: Tools) -> None:
+    rows = await callee_rows(tools, 2)
+    assert rows[1:] == [
+        '  main.weigh(word="ab") → 4', "    main.clamp(n=2) → 2",
+        '  main.weigh(word="abcdefghijkl") → 18', "    main.clamp(n=12) → 9",
+        "  main.depth(n=2) → 2", "    main.depth(n=1) → 1",
+        "  main.safe(n=-3) → -1", '    main.mustPositive(n=-3) → raised panic: "negative: -3"'], rows

@@ -28,6 +28,36 @@ async def test_text_rendering_is_compact(tools: Tools) -> None:
     await tools("debug_terminate")
 
 
+async def test_a_step_over_the_programs_last_line_runs_it_to_its_exit(tools: Tools) -> None:
+    """Past the program's last line is the launch shim's frame, which stacks leave out: the step stopped there and
+    answered "stopped (step)" with no frame at all ("frame 0 does not exist"), every step again."""
+    line = line_of("basic.py", 'print("result:", result)')
+    await tools("debug_launch", program=BASIC, breakpoints=[{"file": BASIC, "line": line}])
+    done = await tools("debug_step", kind="over")
+    assert done["state"] == "exited" and done["exit_code"] == 0, done
+    assert "result: 20" in done["output"]["text"], done
+    await tools("debug_terminate")
+
+
+async def test_the_launch_shims_frame_is_left_out_between_the_program_and_a_chained_exception(tools: Tools) -> None:
+    """pydevd lists a chained exception's frames after the launch shim's: the shim's frame was listed among them
+    (``#3 <module> at <string>:276``); the chained frames are numbered on from the program's, and read as such."""
+    path = program("raises_chained.py")
+    report = await tools("debug_launch", program=path)
+    assert report["reason"] == "exception" and report["location"]["line"] == line_of("raises_chained.py",
+                                                                                     "# stops here"), report
+    stack = await tools.text("debug_stack")
+    assert "<string>" not in stack, stack
+    assert f"#2 <module> at raises_chained.py:{line_of('raises_chained.py', '# the program runs')}" in stack, stack
+    chained_line = line_of("raises_chained.py", "# the chained KeyError")
+    assert f"#3 [Chained Exc: 'port'] load at raises_chained.py:{chained_line}" in stack, stack
+    page = await tools.text("debug_stack", start=3)
+    assert page.count(" at ") == 1 and "#3 [Chained Exc: 'port'] load" in page, page
+    chained = await tools("debug_evaluate", expression="settings", frame_id=3)
+    assert chained["value"] == "{}", chained
+    await tools("debug_terminate")
+
+
 async def test_a_launched_server_that_went_quiet_is_reported_running_without_the_full_wait(tools: Tools) -> None:
     """timeout_s is the longest wait for a stop; a program that printed and then went quiet is up and waiting,
     so the launch answers well before it (and a later stop is reported by the next call)."""

@@ -147,3 +147,29 @@ async def test_an_exception_type_set_during_a_test_run_keeps_its_failure_stop(to
     report = await tools("debug_continue")
     assert report["state"] == "stopped" and report["location"]["line"] == line_of(TESTS, "# bulk check"), report
     await tools("debug_terminate")
+
+
+async def test_a_step_out_of_the_failing_test_ends_the_run_with_its_verdict(tools: Tools) -> None:
+    """The runner's code past the test is not the user's: the step came back in the launch shim's frame, which
+    stacks leave out, and answered "stopped (step)" with no frame ("frame 0 does not exist"), every step again."""
+    report = await tools("debug_launch", test="tests/test_prices.py::TestBulk::test_bulk_discount[10]",
+                         cwd=str(PROJECT))
+    assert report["state"] == "stopped" and report["reason"] == "exception", report
+    done = await tools("debug_step", kind="out")
+    assert done["state"] == "exited" and done["exit_code"] == 1, done
+    assert done["test"]["outcome"] == "failed", done
+    await tools("debug_terminate")
+
+
+async def test_the_raised_log_names_the_catching_frame_by_its_path_in_the_project(tools: Tools) -> None:
+    """Like the raising line, the handler is named by its path relative to the project, not its file's name alone:
+    in a project with two ``__init__.py`` (cachetools: the package's and its tests') the handler read
+    ``(__init__.py:200)`` beside ``at src/cachetools/__init__.py:379``."""
+    report = await tools("debug_launch", test="tests/test_prices.py::test_empty_price_is_refused", cwd=str(PROJECT),
+                         trace=["raised"])
+    assert report["test"]["outcome"] == "passed", report
+    handler = line_of(TESTS, "caught by pytest.raises")
+    assert report["trace"]["raised_rows"][-1].endswith(
+        f"→ caught in test_empty_price_is_refused (tests/test_prices.py:{handler}), if its with block's __exit__ "
+        "swallows it"), report
+    await tools("debug_terminate")

@@ -37,7 +37,8 @@ SUMMARY_BYTES = 1100  # the summary lines of an answer together (the first funct
 SUMMARY_VALUE_CHARS = 30  # a value as a summary quotes it
 LISTED = 3  # the most frequent values a summary names
 DISTINCT = 10_000  # distinct values counted per function and kind
-_PLACE = re.compile(r"\(([^()]+):(\d+)\)$")  # ``function (file:line)``, as records name callers and handlers
+# ``function (file:line)``, as records name callers and handlers (``…, if its with block's __exit__ swallows it``)
+_PLACE = re.compile(r"\(([^()]+):(\d+)\)(?=$|, )")
 
 
 def _line(text: str) -> str:
@@ -129,6 +130,50 @@ class _Tally:
         return shown
 
 
+Args = tuple[tuple[str, str], ...]
+
+
+class _Args:
+    """Distinct argument lists and how often each came. A summary names only the arguments that differ between
+    calls (``key=2 ×2, key=3 ×1``), each cut on its own: a list cut as a whole showed two calls that differ in a
+    later argument (``self=LRUCache({2: 2, 3: 3}, m… ×2, self=LRUCache({2: 2, 3: 3}, m… ×1``) alike."""
+
+    def __init__(self) -> None:
+        self.counts: collections.Counter[Args] = collections.Counter()
+        self.capped = False
+
+    def add(self, args: Args) -> None:
+        key = tuple((name, _line(value)) for name, value in args)
+        if key in self.counts or len(self.counts) < DISTINCT:
+            self.counts[key] += 1
+        else:
+            self.capped = True
+
+    def text(self) -> str | None:
+        """The most frequent argument lists with their counts, how many others there are, and the arguments the
+        same in every call; None when no call had any."""
+        lists = list(self.counts)
+        if not any(lists):
+            return None
+        alike: list[int] = []
+        if len(lists) > 1 and not self.capped and len({tuple(n for n, _ in key) for key in lists}) == 1:
+            alike = [i for i in range(len(lists[0])) if len({key[i] for key in lists}) == 1]
+        shown: collections.Counter[Args] = collections.Counter()
+        for key, count in self.counts.items():
+            shown[tuple(part for i, part in enumerate(key) if i not in alike)] += count
+        common = shown.most_common(LISTED)
+        most = max(len(key) for key, _ in common)  # arguments in a list: each has 20 characters or more
+        width = SUMMARY_VALUE_CHARS if most <= 1 else max(20, 2 * SUMMARY_VALUE_CHARS // most)
+        text = ", ".join((", ".join(clip(f"{name}={value}", width)[0] for name, value in key) or "()") + f" ×{n}"
+                         for key, n in common)
+        others = len(shown) - len(common)
+        if others:
+            text += f", +{others}{'+' if self.capped else ''} more distinct"
+        if alike:
+            text += f" ({', '.join(lists[0][i][0] for i in alike)}: the same in every call)"
+        return text
+
+
 class _Function:
     """What one function's calls took and gave over a trace."""
 
@@ -136,7 +181,7 @@ class _Function:
         self.calls = 0
         self.depth = math.inf  # the least depth it was called at (0: a function the agent named)
         self.running = 0
-        self.args = _Tally()
+        self.args = _Args()
         self.returned = _Tally()
         self.raised = _Tally()
         self.threads = _Tally()
@@ -147,7 +192,7 @@ class _Function:
     def add(self, record: CallRecord) -> None:
         self.calls += 1
         self.depth = min(self.depth, record.depth)
-        self.args.add(", ".join(f"{name}={_line(v)}" for name, v in record.args) or "()")
+        self.args.add(record.args)
         if not record.ended:
             self.running += 1
         elif record.raised is not None:
@@ -164,8 +209,9 @@ class _Function:
     def text(self, function: str) -> str:
         parts = [f"{function}: {self.calls} call{'s' if self.calls != 1 else ''}"
                  + (f" ({self.running} still running)" if self.running else "")]
-        if self.args.counts and set(self.args.counts) != {"()"}:
-            parts.append(f"args {self.args.text()}")
+        args = self.args.text()
+        if args:
+            parts.append(f"args {args}")
         if self.returned.counts:
             parts.append(f"returned {self.returned.text()}")
         if self.raised.counts:

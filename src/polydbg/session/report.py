@@ -28,6 +28,30 @@ REBUILDS = 3  # a program that keeps stopping and resuming gets a report without
 # exception (a runtime that found its threads deadlocked: Go's "all goroutines are asleep")
 DEADLOCK_REASONS = frozenset({"pause", "exception"})
 _LOGPOINTS = frozenset({"logpoints"})
+MESSAGE_CHARS = 300  # an exception's message in a report
+_DIFF_MARKS = ("- ", "+ ", "? ", "-  ", "+  ")  # a changed line of a diff (difflib's ndiff, jest's, pytest's)
+
+
+def exception_message(message: str) -> str:
+    """An exception's message, cut to ``MESSAGE_CHARS``. A long one that holds a diff (an assertion's on two large
+    values: unittest's ``assertEqual`` of two dicts of 300 keys) keeps its first line and the diff's changed lines
+    with a line either side: cut at its start it showed the first of 300 equal keys, and not the one that differed."""
+    if len(message) <= MESSAGE_CHARS:
+        return message
+    lines = message.splitlines()
+    changed = [n for n, line in enumerate(lines) if n and line.lstrip(" E>").startswith(_DIFF_MARKS)]
+    if not changed or len("\n".join(lines[:changed[-1] + 1])) < MESSAGE_CHARS:  # the cut keeps them all
+        return clip(message, MESSAGE_CHARS)[0]
+    kept = sorted({n for at in changed for n in (at - 1, at, at + 1) if 0 < n < len(lines)})
+    parts, last = [clip(lines[0], MESSAGE_CHARS // 2)[0]], 0
+    for n in kept:
+        if n > last + 1:
+            parts.append(f"… {n - last - 1} lines")
+        parts.append(lines[n])
+        last = n
+    if last < len(lines) - 1:
+        parts.append(f"… {len(lines) - 1 - last} lines")
+    return clip("\n".join(parts), MESSAGE_CHARS)[0]
 _NOT_LOGPOINTS = frozenset({"stdout", "stderr", "console"})
 
 
@@ -88,7 +112,7 @@ class Reporter:
             if stop.reason == "exception" and stop.thread_id is not None:
                 detail = await self.core.read(scope, self.core.backend.exception_info(stop.thread_id))
                 if detail is not None:
-                    report.exception = ExceptionInfo(type=detail.type, message=clip(detail.message, 300)[0],
+                    report.exception = ExceptionInfo(type=detail.type, message=exception_message(detail.message),
                                                      details=[clip(line, 200)[0] for line in detail.details[:12]]
                                                      or None)
             if stop.reason in DEADLOCK_REASONS:

@@ -52,11 +52,13 @@ class TestPlan:
 
 def closest(name: str, names: Sequence[str]) -> list[str]:
     """The names most like ``name``: those ending with its last part first (the same test in another class or
-    file), then the most similar, ``CLOSEST`` at most."""
+    file), then the most similar, ``CLOSEST`` at most. A bare name is compared with the names' last parts first
+    (against whole ids ``test_lru_clearr`` found ``…::LRUCacheTest::test_clear`` closer than ``test_lru_clear``)."""
     last = name.replace("#", "::").replace(".", "::").split("::")[-1].split("[")[0]
     ending = [n for n in names if last and n.replace("#", "::").split("::")[-1].split("[")[0] == last]
-    similar = difflib.get_close_matches(name, list(names), n=CLOSEST, cutoff=0.4)
-    similar += difflib.get_close_matches(last, [n.split("::")[-1] for n in names], n=CLOSEST, cutoff=0.5)
+    whole = difflib.get_close_matches(name, list(names), n=CLOSEST, cutoff=0.4)
+    parts = difflib.get_close_matches(last, [n.split("::")[-1] for n in names], n=CLOSEST, cutoff=0.5)
+    similar = parts + whole if last == name else whole + parts
     found: list[str] = []
     for candidate in [*ending, *similar]:
         full = next((n for n in names if n == candidate or n.endswith("::" + candidate)), candidate)

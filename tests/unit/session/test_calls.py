@@ -235,3 +235,23 @@ async def test_raised_alone_is_refused_when_the_debugger_cannot_record_it(rig: R
     rig.backend.failures["record_raised"] = UsageError("lldb records the raised exceptions of C++ programs only")
     with pytest.raises(UsageError, match="C\\+\\+ programs only"):
         await rig.session.trace_calls(["raised"], 0, 100, DEADLINE_S, None)
+
+
+def test_a_summary_names_the_arguments_that_differ_each_cut_on_its_own() -> None:
+    """A method called with the same receiver and different keys: the summary names the keys, not the receiver's
+    repr cut short three times alike (a cache's ``__getitem__`` traced in a real project's test); where every
+    argument differs, each is cut on its own so a later one still shows."""
+    taken = CallLog(OutputBuffer(), "/proj", 1000)
+    receiver, getter = "LRUCache({2: 2, 3: 3}, maxsize=2, currsize=2)", "<function Cache.__getitem__ at 0x7f15d02f7ce0>"
+    for n, key in enumerate(["2", "3", "2"]):
+        taken.call(CallRecord("LRUCache.__getitem__", (("self", receiver), ("key", key), ("cache_getitem", getter)),
+                              returned=key, started=float(n)))
+    for n in range(3):
+        taken.call(CallRecord("LRUCache.__setitem__", (("self", f"LRUCache({{{'1: 1, ' * n}}}, maxsize=2)"),
+                                                       ("key", str(n)), ("value", str(n))), started=10.0 + n))
+    taken.flush()
+    summary = taken.result(None).summary
+    assert summary[0].startswith("LRUCache.__getitem__: 3 calls; args key=2 ×2, key=3 ×1 (self, cache_getitem: "
+                                 "the same in every call); returned 2 ×2, 3 ×1"), summary
+    assert summary[1].startswith("LRUCache.__setitem__: 3 calls; args self=LRUCache({}, m…, key=0, value=0 ×1, "
+                                 "self=LRUCache({1: 1…, key=1, value=1 ×1, "), summary

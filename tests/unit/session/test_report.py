@@ -4,6 +4,7 @@ since the last report — each bounded, so a report stays small whatever the pro
 
 from __future__ import annotations
 
+import unittest
 from pathlib import Path
 
 import pytest
@@ -198,3 +199,21 @@ async def test_a_held_stop_at_a_removed_breakpoint_says_it_was_made_before_the_r
 async def test_a_stop_that_did_not_wait_is_not_explained_by_a_removed_breakpoint(program: str) -> None:
     _bp_id, report = await held_stop_report(program, held=False)  # made after the removal: by something else
     assert report.note is None
+
+
+def test_a_long_assertion_message_keeps_the_lines_its_diff_changed() -> None:
+    """unittest's assertEqual of two dicts of 300 keys that differ in one (a real project's failing test): the
+    report cut the message at its start, the first of 300 equal keys, and left out the one that differed."""
+    got = {f"key{i}": list(range(i % 7)) for i in range(300)}
+    case = unittest.TestCase()
+    case.maxDiff = None
+    with pytest.raises(AssertionError) as failed:
+        case.assertEqual(got, dict(got, key150=[9]))
+    shown = reporting.exception_message(str(failed.value))
+    assert len(shown) <= reporting.MESSAGE_CHARS, shown
+    assert "-  'key150': [0, 1, 2]," in shown and "+  'key150': [9]," in shown, shown
+    assert shown.startswith("{'key[3068 chars]") and "… 57 lines" in shown, shown
+    short = "AssertionError: 3 != 4"
+    assert reporting.exception_message(short) == short
+    listed = "no such key\n" + "\n".join(f"  tried {n}" for n in range(100))  # no diff: cut at its start
+    assert reporting.exception_message(listed) == listed[:reporting.MESSAGE_CHARS - 1] + "…"

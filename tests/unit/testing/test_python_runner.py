@@ -53,6 +53,15 @@ def test_the_closest_names_put_the_same_test_elsewhere_first() -> None:
     assert closest("zzz", names) == []
 
 
+def test_a_bare_name_s_closest_are_the_tests_whose_own_names_are_most_like_it() -> None:
+    """cachetools' tests, a test's name mistyped alone: the test so named comes first, not a shorter name whose
+    whole id happens to be closer."""
+    names = ["tests/test_lru.py::LRUCacheTest::test_clear", "tests/test_tlru.py::TLRUCacheTest::test_clear",
+             "tests/test_lru.py::LRUCacheTest::test_lru_clear", "tests/test_lfu.py::LFUCacheTest::test_clear",
+             "tests/test_lru.py::LRUCacheTest::test_clear_empty"]
+    assert closest("test_lru_clearr", names)[0] == "tests/test_lru.py::LRUCacheTest::test_lru_clear"
+
+
 async def test_names_that_are_no_test_are_refused_before_anything_runs(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("")
     with pytest.raises(UsageError, match=r"test file 'tests/nope\.py' not found"):

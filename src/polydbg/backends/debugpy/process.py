@@ -37,7 +37,7 @@ from polydbg.backends.base import (
     Variable,
 )
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.debugpy import calls, container, inject, lines, probe, python, reload, threads
+from polydbg.backends.debugpy import calls, container, inject, lines, probe, python, reload, shimframe, threads
 from polydbg.backends.debugpy.pydevd_log import PydevdLog
 from polydbg.backends.kit import returns, shims, thrown, timeouts
 from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
@@ -93,6 +93,7 @@ class DebugpyProcess(DapBackend):
         # threads debugpy has not stopped (blocked in C): their frames are read through the helper (``threads``)
         self._blocked: set[int] = set()
         self._scope_frames: dict[int, tuple[FrameRef, str]] = {}  # a scope's ref → its frame and name
+        self._shim = shimframe.ShimFrame()  # the launch shim's frame, left out of stacks
 
     # -- starting ---------------------------------------------------------------------------------
 
@@ -220,6 +221,20 @@ class DebugpyProcess(DapBackend):
         super()._on_output(body)
 
     def _on_stopped(self, body: dict[str, Any]) -> None:
+        if body.get("reason") == "step" and self._launched and isinstance(body.get("threadId"), int):
+            self._life.spawn(self._step_stopped(body), "a step's stop")
+        else:
+            self._stopped_at(body)
+
+    async def _step_stopped(self, body: dict[str, Any]) -> None:
+        """A step's stop, or past the end of the program's code, on to its exit (``python.past_the_program``)."""
+        with contextlib.suppress(AdapterError):
+            if python.past_the_program(await self._request("stackTrace", {"threadId": body["threadId"], "levels": 2})):
+                await DapBackend.resume(self, body["threadId"])
+                return
+        self._stopped_at(body)
+
+    def _stopped_at(self, body: dict[str, Any]) -> None:
         for key in ("description", "text"):
             if isinstance(body.get(key), str):
                 body[key] = python.without_note(body[key])
@@ -297,6 +312,7 @@ class DebugpyProcess(DapBackend):
         super()._on_continued(body)
 
     def _forget_stop(self) -> None:
+        self._shim.forget()
         self._names.clear()
         self._tops.clear()
         self._blocked.clear()
@@ -442,16 +458,10 @@ class DebugpyProcess(DapBackend):
         return next((s.ref for s in await self.scopes(frame) if s.name == name), 0)
 
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
-        """Frames without the launch shim's own ``<module>`` frame at the bottom of every stack."""
-        frames, total = await super().stack_trace(thread_id, start, levels)
+        """Frames without the launch shim's own ``<module>`` frame (``shimframe``)."""
+        frames, total = await self._shim.stack_trace(super().stack_trace, self._frames, thread_id, start, levels)
         if start == 0:
             self._tops[thread_id] = frames[0] if frames else None
-        if frames and frames[-1].file == "<string>" and frames[-1].name == "<module>" and \
-                (total is None or start + len(frames) >= total):
-            frames = frames[:-1]
-            total = total - 1 if total is not None else None
-        elif total is not None and start + len(frames) < total:
-            total -= 1  # the shim frame is further down
         return frames, total
 
     async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:

@@ -191,3 +191,13 @@ def raised_record(text: str) -> RaisedRecord | None:
                             caught=row.get("caught"))
     except (ValueError, KeyError, TypeError):
         return None
+
+
+def past_the_program(stack: dict[str, Any]) -> bool:
+    """Whether a thread's stack (a ``stackTrace`` answer) is the launch shim's frame alone. A step past the end of
+    the program's code (over its last line, out of a test into the runner that then returns) stops there, in the
+    shim's ``finally``, which stacks leave out: the stop showed no frame at all ("frame 0 does not exist"), and
+    each step again the same. The user's code is done there: the program is run on to its exit."""
+    frames = stack.get("stackFrames") or []
+    source = frames[0].get("source") if len(frames) == 1 and isinstance(frames[0], dict) else None
+    return isinstance(source, dict) and source.get("path") == "<string>" and frames[0].get("name") == "<module>"

@@ -18,7 +18,8 @@ pause or fatal error is shown on, hidden runtime frames), ``native`` (memory and
 wait, the mutex it waits for and the one its source says it holds), ``races`` (a -race report as a stop),
 ``assign`` (a variable set in any goroutine's frame), ``testfail`` (a Go test's failure, placed at the test's
 line with its message), ``calls`` (call traces: stops taken and resumed unseen at each traced function's entry
-and ``RET``s). ``races``, ``testfail`` and ``calls`` each stop through internal function breakpoints sent with the
+and ``RET``s), ``returns`` (what a step out returned, read at the function's ``RET``), ``values`` (delve's
+variables tidied). ``races``, ``testfail`` and ``calls`` each stop through internal function breakpoints sent with the
 session's (``DelveBackend._send_functions``).
 
 Quirks (checked against delve 1.20 with Go 1.19):
@@ -110,9 +111,12 @@ not panic: delve stops on nothing                        on testing.(*common).Fa
 Fail calls its parent's Fail; tRunner calls Fail for a   those hits are resumed unseen; a step from a failure
 panic before re-panicking; a step from Fail stays in     steps out of the hidden frames first
 package testing
-the DAP server sends no return values after a step out   nothing: a Go step's report says nothing of what
-(1.20.2 and its source of Aug 2026: proc reads them,     returned (the other backends' ``returned:``)
-``Thread.ReturnValues``, for the terminal client only;
-DAP shows return values of a call injection alone)
+the DAP server sends no return values after a step out   before a step out (or over a ``return`` line), an
+(1.20.2 and its source of Aug 2026: proc reads them,     instruction breakpoint on each ``RET`` of frame 0's
+``Thread.ReturnValues``, for the terminal client only;   function, conditioned on its goroutine and frame: the
+DAP shows return values of a call injection alone)       results read there, the step then finished (``returns``)
+a breakpoint hit on the stepping goroutine ends the      the step goes on from the ``RET`` by a ``stepOut``
+step (delve keeps it only across other goroutines' and
+tracepoints')
 =======================================================  ====================================================
 """

@@ -1,10 +1,9 @@
 """The delve backend the registry names (``DelveBackend``): ``dlv dap`` started and connected to (or a
 user's ``dlv --headless`` server reached), its events routed, its values tidied, and its end.
 
-The jobs it hands on: the launch it builds (``build``), dlv's pipes and output events
-(``output``), which goroutine a stop is shown on and which frames are hidden (``stops``), and
-memory and raw commands (``native``). The package docstring says how dlv is started and lists
-delve's quirks.
+The jobs it hands on: the launch it builds (``build``), dlv's pipes and output events (``output``), which goroutine
+a stop is shown on and which frames are hidden (``stops``), what a step returned (``returns``), and memory and raw
+commands (``native``). The package docstring says how dlv is started and lists delve's quirks.
 """
 
 from __future__ import annotations
@@ -40,7 +39,10 @@ from polydbg.backends.base import (
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
 from polydbg.backends.delve import assign, build, calls, goroutines, native, output, races, testfail, waits
+from polydbg.backends.delve.returns import StepReturns
 from polydbg.backends.delve.stops import PROGRAM_VANISHED, DelveStops, unquote
+from polydbg.backends.delve.values import METADATA, plain, tidy
+from polydbg.backends.kit import returns as outcomes
 from polydbg.backends.kit import thrown, timeouts
 from polydbg.backends.kit.ordering import OrderedEvents
 from polydbg.backends.recording import CallSink, CallSpec, Recorder
@@ -57,7 +59,6 @@ DETAIL_LINES = 12  # goroutines listed with a fatal error (a report shows 12 lin
 # polydbg's ids of the internal function breakpoints (the session's ids are positive)
 RACE_BREAKPOINT = -20  # races.py's, on the race detector's symbolizer
 FAILURE_BREAKPOINT = -21  # testfail.py's, on testing's Fail
-_METADATA = frozenset({"len()", "string()"})  # delve's synthetic children of maps and byte slices
 _INSTALL = ("install delve: `go install github.com/go-delve/delve/cmd/dlv@latest` (then put $(go env GOPATH)/bin "
             "on PATH) or your package manager's delve package")
 
@@ -95,6 +96,8 @@ class DelveBackend(DapBackend):
         self._calls: calls.DelveCalls | None = None  # the call trace recording (calls.py)
         self._traced: list[FunctionBreakpoint] = []  # its function breakpoints
         self._executable: str | None = None  # the one delve built, or the user's
+        self._returns = StepReturns(self._request, ordered.refine, self._instructions.send, self._resume_at,
+                                    self._frames)
         self._builds = False  # delve builds the program (from source): a restart builds it again
 
     # -- starting ---------------------------------------------------------------------------------
@@ -222,8 +225,13 @@ class DelveBackend(DapBackend):
     # -- events -----------------------------------------------------------------------------------
 
     def _on_stopped(self, body: dict[str, Any]) -> None:
-        if not self._races.claims(body) and not (self._calls is not None and self._calls.claims(body)):
-            self._stops.take(body)
+        if self._returns.claims(body) or self._races.claims(body) or (self._calls is not None
+                                                                       and self._calls.claims(body)):
+            return
+        panicked = self._returns.stopped(body)  # a step's end: what the function it left returned, or raised
+        if panicked is not None:
+            self._ordered.refine(panicked)
+        self._stops.take(body)
 
     def _program_output(self, category: str, text: str) -> None:
         if category == "stderr":
@@ -269,6 +277,7 @@ class DelveBackend(DapBackend):
     def _moving(self) -> None:
         super()._moving()
         self._stops.moving()
+        self._returns.moving()
         self._races.forget()
 
     async def set_breakpoints(self, file: str, breakpoints: list[SourceBreakpoint]) -> list[BreakpointResult]:
@@ -279,7 +288,16 @@ class DelveBackend(DapBackend):
         """A step from a test failure's stop goes on from the test's line, not inside package testing."""
         if self._stops.above(thread_id) and not await self._stops.leave_hidden(thread_id, kind):
             return
+        await self._returns.arm(thread_id, kind)  # what the function it may leave returns (returns.py)
         await super().step(thread_id, kind)
+
+    async def resume(self, thread_id: int | None) -> None:
+        await self._returns.disarm()  # the last step's RETs (returns.py)
+        await super().resume(thread_id)
+
+    async def _resume_at(self, thread: int, command: str = "continue") -> None:  # after a stop of polydbg's own
+        self._moving()
+        await self._request(command, {"threadId": thread})
 
     async def set_function_breakpoints(self, breakpoints: list[FunctionBreakpoint]) -> list[BreakpointResult]:
         self._functions = list(breakpoints)
@@ -316,15 +334,11 @@ class DelveBackend(DapBackend):
         if self._calls is not None and not self._calls.stopped:
             raise UsageError("a call trace is already recording in this session: let it end first")
 
-        async def resume(thread: int) -> None:
-            self._moving()
-            await self._request("continue", {"threadId": thread})
-
         async def arm(wanted: list[FunctionBreakpoint]) -> None:
             self._traced = wanted
             await self._send_functions(race_stops=self._races.symbolizer_id is not None)
-        trace = calls.DelveCalls(self._request, self._ordered.refine, resume, arm, self._instructions.send, spec,
-                                 sink)
+        trace = calls.DelveCalls(self._request, self._ordered.refine, self._resume_at, arm, self._instructions.send,
+                                 spec, sink, build.module_path(self._workdir))
         self._calls = trace
         await trace.arm()
         refused = await trace.refusal(self._executable)
@@ -366,14 +380,14 @@ class DelveBackend(DapBackend):
     async def _hidden_frames(self, thread_id: int) -> int:
         return await self._stops.hidden_frames(thread_id)
 
-    # At the entry point there is no goroutine yet (delve still names "thread 1"): the current OS
-    # thread's stack is listed instead, whose frames past the runtime's entry are unknown ("???").
+    # At the entry point there is no goroutine yet (delve names "thread 1"): the current OS thread's stack is listed
     def _stack_thread(self, thread_id: int) -> int:
         return 0 if self._stops.at_entry else thread_id
 
-    def _frame(self, raw: dict[str, Any]) -> Frame | None:
+    def _frame(self, raw: dict[str, Any]) -> Frame | None:  # (its frames past the runtime's entry unknown: "???")
         if self._stops.at_entry and raw.get("name") == "???":
             return None
+        self._returns.seen(raw)
         return super()._frame(raw)
 
     async def frames_above(self, thread_id: int) -> list[Frame]:
@@ -402,12 +416,16 @@ class DelveBackend(DapBackend):
     async def scopes(self, frame: FrameRef) -> list[Scope]:
         found = await super().scopes(frame)
         self._remember_frame(frame, [scope.ref for scope in found])
+        self._returns.scopes(frame, [scope.ref for scope in found])
         return found
 
     async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:
-        found = [_tidy(v) for v in await super().variables(ref, start, count) if v.name not in _METADATA]
+        found = [tidy(v) for v in await super().variables(ref, start, count) if v.name not in METADATA]
         self._remember_frame(self._frame_of(ref), [v.ref for v in found])
-        return found
+        return self._returns.variables(ref, found, start)
+
+    def returned_by(self, variable: Variable) -> str | None:
+        return outcomes.returned_by(variable.name)  # a step's, first among frame 0's locals (returns.py)
 
     async def child_slice(self, parent: Variable, start: int, count: int,
                           frame: FrameRef | None = None) -> list[Variable] | None:
@@ -416,7 +434,7 @@ class DelveBackend(DapBackend):
             return None
         body = await self._request("variables", {"variablesReference": parent.ref, "filter": "indexed",
                                                  "start": start, "count": count})
-        found = [_tidy(_plain(v)) for v in body.get("variables", [])]
+        found = [tidy(plain(v)) for v in body.get("variables", [])]
         self._remember_frame(self._frame_of(parent.ref) or frame, [v.ref for v in found])
         return found
 
@@ -451,7 +469,7 @@ class DelveBackend(DapBackend):
                     return said
                 found = await self.evaluate(thrown.substitute(expression, said.value), frame, context)
             return found._replace(name=expression, evaluate_name=expression)
-        value = _tidy(await super().evaluate(expression, frame, context))
+        value = tidy(await super().evaluate(expression, frame, context))
         if value.memory_reference is None and (value.type or "").startswith(("*", "unsafe.Pointer")):
             # delve shows a pointer as *<target> and sends no memoryReference: ask for the address
             with contextlib.suppress(AdapterRequestError):
@@ -580,15 +598,3 @@ class DelveBackend(DapBackend):
         if self._build_dir is not None:
             shutil.rmtree(self._build_dir, ignore_errors=True)
 
-
-def _plain(v: dict[str, Any]) -> Variable:
-    return Variable(name=str(v.get("name", "")), value=str(v.get("value", "")), type=v.get("type") or None,
-                    ref=int(v.get("variablesReference", 0)), evaluate_name=v.get("evaluateName"),
-                    indexed_count=v.get("indexedVariables"), named_count=v.get("namedVariables"))
-
-
-def _tidy(variable: Variable) -> Variable:
-    """Containers count only their elements: the metadata children delve adds are dropped."""
-    if variable.indexed_count:
-        return variable._replace(named_count=None)
-    return variable

@@ -18,6 +18,7 @@ import re
 import shutil
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from polydbg.backends.base import AttachSpec, LaunchSpec
@@ -39,6 +40,16 @@ def module_dir(program: str) -> str:
     """Where ``go build`` must run for ``program`` (a package dir or .go file): its module root, else its dir."""
     start = program if os.path.isdir(program) else os.path.dirname(program)
     return nearest_with(start, "go.mod") or os.path.abspath(start)
+
+
+def module_path(directory: str | None) -> str | None:
+    """The module path a ``go.mod`` in ``directory`` declares (``module example/shop``), or None."""
+    try:
+        text = Path(directory, "go.mod").read_text(errors="replace") if directory else ""
+    except OSError:
+        return None
+    declared = re.search(r"^module\s+\"?([^\s\"]+)", text, re.M)
+    return declared[1] if declared else None
 
 
 def is_source(program: str) -> bool:

@@ -20,6 +20,12 @@ there, raised with that value. The next stop on the goroutine at a call's frame 
 if a panic began after it, else ended without a value). A call's time runs from the resume after its entry was
 read to its RET's stop: it includes one stop's cost (1-3 ms) and those of the recorded calls it made.
 
+Callees (``spec.depth``): when a recorded call above the depth first runs, the program's own functions its code
+calls directly (``CALL $main.clamp(SB)`` in the disassembly its RETs are found in; the runtime's and the standard
+library's left out; calls through a function value or an interface unseen) get function breakpoints as named ones
+do. A callee's call is recorded only when the call open on its goroutine is its caller (frame 1), one level below it
+and within the depth; elsewhere its stops are resumed unrecorded (they cost as a recorded call's do).
+
 delve reports one breakpoint hit per stop: when two goroutines hit theirs at the same moment, the other's hit is
 lost (its entry: the call's end is counted as unseen in the notes; its RET: the call reads as not ended).
 """
@@ -48,6 +54,7 @@ PANIC_BREAKPOINT = -22  # on runtime.gopanic: a panic begins
 RECOVERED_BREAKPOINT = -23  # on runtime.deferreturn in a goroutine whose panic may be recovered
 TRACED_BREAKPOINTS = -100  # one per function the trace records (-100, -101, …)
 _RESULT = re.compile(r"^~r\d+$")
+_CALL = re.compile(r"^CALL \$(.+)\(SB\)$")
 _BOXED = re.compile(r"^interface \{\}\((.+?)\) (.*)$", re.S)
 SCAN_INSTRUCTIONS = 4000  # at most this many instructions of a function looked at for its RETs
 NM_TIMEOUT_S = 10.0
@@ -66,6 +73,7 @@ class _Call:
     file: str | None
     line: int | None
     started: float
+    depth: int = 0  # 0: a named function's; n: a callee n levels below a recorded call
 
 
 @dataclass
@@ -133,9 +141,9 @@ def caller_of(frame: dict[str, Any]) -> str:
     return f"{name} ({Path(path).name}:{frame.get('line')})" if path else name
 
 
-def rets(instructions: list[dict[str, Any]]) -> list[int]:
-    """The addresses of the RET instructions of a function disassembled from its first line on, up to its end
-    (Go pads between functions with INT3)."""
+def body(instructions: list[dict[str, Any]]) -> list[str]:
+    """The instructions' text of a function disassembled from its first line on, up to its end (Go pads between
+    functions with INT3)."""
     found = []
     growing = False  # past the call that grows the stack, whose JMP back to the start ends the function
     for instruction in instructions:
@@ -143,20 +151,42 @@ def rets(instructions: list[dict[str, Any]]) -> list[int]:
         if text.startswith("INT $0x3") or text == "?" or (growing and text.startswith("JMP")):
             break
         growing = growing or text.startswith("CALL $runtime.morestack")
-        if text.startswith("RET"):
-            found.append(int(str(instruction["address"]), 16))
+        found.append(text)
     return found
 
 
-def own_function(function: str) -> bool:
-    """Whether a function is the program's own: of package main or of a module (its path's first element has a
-    dot: ``example.com/shop``), not the standard library's (``bytes``, ``compress/flate``) or the runtime's."""
+def rets(instructions: list[dict[str, Any]]) -> list[int]:
+    """The addresses of the RET instructions of a function disassembled from its first line on, up to its end."""
+    return [int(str(instruction["address"]), 16)
+            for instruction, text in zip(instructions, body(instructions), strict=False) if text.startswith("RET")]
+
+
+def callees(instructions: list[dict[str, Any]], module: str | None = None) -> list[str]:
+    """The program's own functions a function disassembled from its first line on calls directly (``CALL
+    $main.clamp(SB)``), in the order of its code; the runtime's and the standard library's left out."""
+    found = [called[1] for text in body(instructions) if (called := _CALL.match(text))]
+    return list(dict.fromkeys(function for function in found if own_function(function, module)))
+
+
+def names_it(name: str, function: str) -> bool:
+    """Whether a function a trace names (``fib``, ``main.fib``, ``(*Parser).Parse``) is ``function`` as delve
+    names it (``main.fib``)."""
+    named = short(function)
+    return name in (function, named) or named.endswith("." + name)
+
+
+def own_function(function: str, module: str | None = None) -> bool:
+    """Whether a function is the program's own: of package main, of the program's ``module`` (``shop``,
+    ``shop/internal/cart``), or of a module (its path's first element has a dot: ``example.com/shop``), not the
+    standard library's (``bytes``, ``compress/flate``) or the runtime's."""
+    if module and function.startswith((f"{module}.", f"{module}/")):
+        return True
     if function.startswith("main."):
         return function not in ("main.main", "main.init") and not function.startswith("main.init.")
     return "/" in function.split("(")[0] and "." in function.split("/")[0]
 
 
-async def closest_functions(binary: str | None, name: str) -> list[str]:
+async def closest_functions(binary: str | None, name: str, module: str | None = None) -> list[str]:
     """The program's own functions (its executable's symbols, the standard library's left out) nearest to
     ``name``."""
     if not binary or not Path(binary).exists():
@@ -170,7 +200,7 @@ async def closest_functions(binary: str | None, name: str) -> list[str]:
     names: set[str] = set()
     for line in out.decode(errors="replace").splitlines():
         parts = line.split(maxsplit=2)
-        if len(parts) == 3 and parts[1] in ("T", "t") and own_function(parts[2]):
+        if len(parts) == 3 and parts[1] in ("T", "t") and own_function(parts[2], module):
             names.add(short(parts[2]))
     # a qualified name against the functions' (main.fib, list.(*List).Len), a bare one against their own names
     keyed: dict[str, list[str]] = {}
@@ -188,7 +218,8 @@ class DelveCalls:
                  resume: Callable[[int], Awaitable[None]],
                  send: Callable[[list[FunctionBreakpoint]], Awaitable[None]],
                  send_instructions: Callable[[str, list[int]], Awaitable[dict[int, int]]], spec: CallSpec,
-                 sink: CallSink) -> None:
+                 sink: CallSink, module: str | None = None) -> None:
+        self._module = module  # the program's module path (its functions are its own, a dot in it or not)
         self._request = request
         self._send_instructions = send_instructions  # its RETs' breakpoints, beside a race report's
         self._send = send  # the trace's function breakpoints, sent with the session's (replacing the last)
@@ -196,7 +227,12 @@ class DelveCalls:
         self._resume = resume
         self.spec = spec
         self._sink = sink
-        self.entry_ids: set[int] = set()  # delve's ids of the functions' breakpoints
+        self.entry_ids: set[int] = set()  # delve's ids of the functions' breakpoints (the callees' too)
+        self.callee_ids: set[int] = set()  # of the callees' (spec.depth)
+        self._callees: list[str] = []  # the functions the recorded ones call directly, to spec.depth levels
+        self._calls_of: dict[str, list[str]] = {}  # function → the program's functions it calls, once disassembled
+        self._expanded: set[str] = set()  # the functions whose callees are bound
+        self._named: set[str] = set()  # the named functions as delve's frames name them, once entered
         self.panic_id: int | None = None
         self.recovered_id: int | None = None
         self._panicking: set[int] = set()  # goroutines in a panic that recorded calls may be left by
@@ -216,7 +252,7 @@ class DelveCalls:
         if self.stopped:
             return []
         wanted = [FunctionBreakpoint(TRACED_BREAKPOINTS - index, name)
-                  for index, name in enumerate(self.spec.functions)]
+                  for index, name in enumerate((*self.spec.functions, *self._callees))]
         wanted.append(FunctionBreakpoint(PANIC_BREAKPOINT, "runtime.gopanic"))
         if self._panicking:  # the recovering function's deferreturn: delve judges the condition, no stop elsewhere
             wanted.append(FunctionBreakpoint(RECOVERED_BREAKPOINT, "runtime.deferreturn", " || ".join(
@@ -231,6 +267,8 @@ class DelveCalls:
         self._refused = {name: refused.get(TRACED_BREAKPOINTS - index, "")
                          for index, name in enumerate(self.spec.functions)}
         self.entry_ids = {natives[index] for index in natives if index <= TRACED_BREAKPOINTS}
+        self.callee_ids = {natives[index] for index in natives
+                           if index <= TRACED_BREAKPOINTS - len(self.spec.functions)}
         self.panic_id = natives.get(PANIC_BREAKPOINT)
         self.recovered_id = natives.get(RECOVERED_BREAKPOINT)
         self.unbound = [name for index, name in enumerate(self.spec.functions)
@@ -245,7 +283,7 @@ class DelveCalls:
             return UsageError(f"{name} already has a breakpoint of this session where it begins, and delve takes one "
                               "breakpoint a place: remove it (debug_clear) to trace the function, or trace "
                               "lines with debug_trace(points=…)")
-        closest = await closest_functions(executable, name)
+        closest = await closest_functions(executable, name, self._module)
         return UsageError(f"no function {name} in the program" + (f"; the closest: {', '.join(closest)}" if closest
                                                                   else "") + f" ({NAMES})")
 
@@ -260,7 +298,7 @@ class DelveCalls:
             return False
         now = time.monotonic()
         if hit & self.entry_ids:
-            self._refine(self._resumed(thread, self._entered(thread, now)))
+            self._refine(self._resumed(thread, self._entered(thread, now, callee=hit <= self.callee_ids)))
         elif hit & self._ret_ids:
             self._refine(self._resumed(thread, self._returning(thread, now)))
         elif self.panic_id in hit:
@@ -293,11 +331,16 @@ class DelveCalls:
     async def _frame_offset(self, frame_id: int) -> int:
         return int(await self._value("runtime.frameoff", frame_id))
 
-    async def _entered(self, thread: int, now: float) -> None:
+    async def _entered(self, thread: int, now: float, callee: bool) -> None:
         frames = await self._frames(thread, 2)
         if not frames:
             return
         top = frames[0]
+        depth = self._level(thread, frames) if callee else 0
+        if depth is None:
+            return  # a callee's call outside a recorded call, or below the depth: not recorded
+        if not callee:
+            self._named.add(str(top.get("name")))
         offset, local = await asyncio.gather(self._frame_offset(top["id"]), self._locals(top["id"]))  # pipelined
         path = (top.get("source") or {}).get("path")
         named = named_results(path, top.get("line")) if not any(_RESULT.match(name) for name, _ in local) else ()
@@ -305,7 +348,7 @@ class DelveCalls:
         args = tuple((name, bounded(value, self.spec.value_chars)) for name, value in local if name not in results)
         function = str(top.get("name"))
         call = _Call(function, args, results, caller_of(frames[1]) if len(frames) > 1 else None, thread, offset,
-                     time.monotonic(), path, top.get("line"), now - self._clock)  # timed from its resume (docstring)
+                     time.monotonic(), path, top.get("line"), now - self._clock, depth)  # timed from its resume
         if len(frames) > 1 and top.get("instructionPointerReference") == frames[1].get("instructionPointerReference"):
             self.inlined.add(short(function))  # inlined into its caller (its frame's): no RET of its own
             self._deliver(call, None)
@@ -313,12 +356,34 @@ class DelveCalls:
         self._gone(thread, offset, now, including=True)
         if function not in self._rets:
             await self._find_rets(function, str(top.get("instructionPointerReference", "0")))
+        if depth < self.spec.depth and function not in self._expanded:
+            await self._expand(function)
         self._goroutines.setdefault(thread, _Goroutine()).calls.append(call)
+
+    def _level(self, thread: int, frames: list[dict[str, Any]]) -> int | None:
+        """How many levels below a recorded call a callee's call is: one below the call open on its goroutine
+        when that one called it (frame 1), within the depth; None otherwise."""
+        goroutine = self._goroutines.get(thread)
+        if goroutine is None or not goroutine.calls or len(frames) < 2:
+            return None
+        opened = goroutine.calls[-1]
+        level = opened.depth + 1
+        return level if frames[1].get("name") == opened.function and level <= self.spec.depth else None
+
+    async def _expand(self, function: str) -> None:
+        """Bind the callees of ``function`` (a recorded call above the depth), before it goes on to call them."""
+        self._expanded.add(function)
+        new = [callee for callee in self._calls_of.get(function, []) if callee not in self._callees
+               and not any(names_it(name, callee) for name in self.spec.functions)]
+        if new:
+            self._callees.extend(new)
+            await self.arm()
 
     async def _find_rets(self, function: str, pc: str) -> None:
         listing = await self._request("disassemble", {"memoryReference": pc, "instructionOffset": 0,
                                                       "instructionCount": SCAN_INSTRUCTIONS, "resolveSymbols": True})
         self._rets[function] = rets(listing.get("instructions") or [])
+        self._calls_of[function] = callees(listing.get("instructions") or [], self._module)
         await self._place_rets()
 
     async def _place_rets(self) -> None:
@@ -334,7 +399,8 @@ class DelveCalls:
         goroutine = self._goroutines.setdefault(thread, _Goroutine())
         call = goroutine.calls[-1] if goroutine.calls else None
         if call is None or call.frame_offset != offset or call.function != frames[0].get("name"):
-            self.unseen += 1  # a call begun before the trace, or whose entry delve did not report
+            # a call begun before the trace, or whose entry delve did not report (a callee's: not recorded)
+            self.unseen += frames[0].get("name") in self._named
             return
         goroutine.calls.pop()
         values = {name: value for name, value in local if name in call.results and not value.startswith("(unreadable")}
@@ -388,7 +454,7 @@ class DelveCalls:
         self._sink(CallRecord(
             function=short(call.function), args=call.args, returned=returned, raised=raised, caller=call.caller,
             thread=f"goroutine {call.thread}", duration_us=None if now is None else round((now - call.began) * 1e6, 1),
-            file=call.file, line=call.line, ended=now is not None, started=call.started))
+            file=call.file, line=call.line, ended=now is not None, started=call.started, depth=call.depth))
 
     async def stop(self) -> list[str]:
         """Disarm (idempotent; quiet once the program has ended) and deliver the calls under way as unended."""
@@ -402,7 +468,7 @@ class DelveCalls:
             except Exception:
                 log.debug("delve: a call trace's breakpoints could not be cleared", exc_info=True)
             self.unended()
-        notes = ["callees are not recorded under delve: name them too"] if self.spec.depth else []
+        notes: list[str] = []
         optimised = [f"{', '.join(sorted(self.inlined))} inlined: delve sees where each call begins, not its end "
                      "or value (listed as not ended)"] if self.inlined else []
         if self.unreadable:

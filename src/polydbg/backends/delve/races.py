@@ -154,14 +154,20 @@ class SharedInstructions:
 
     def __init__(self, request: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]) -> None:
         self._request = request
-        self._wanted: dict[str, list[int]] = {}
+        self._wanted: dict[str, tuple[list[int], str | None]] = {}
 
-    async def send(self, owner: str, addresses: list[int]) -> dict[int, int]:
-        """``owner``'s addresses now (its last replaced): address → delve's id, of those that bound."""
-        self._wanted[owner] = addresses
-        wanted = sorted({address for found in self._wanted.values() for address in found})
+    async def send(self, owner: str, addresses: list[int], condition: str | None = None) -> dict[int, int]:
+        """``owner``'s addresses now (its last replaced), stopping only where delve finds ``condition`` true
+        (dropped at an address another owner wants too): address → delve's id, of those that bound."""
+        self._wanted[owner] = (addresses, condition)
+        conditions: dict[int, str | None] = {}
+        for found, judged in self._wanted.values():
+            for address in found:
+                conditions[address] = judged if address not in conditions else None
+        wanted = sorted(conditions)
         body = await self._request("setInstructionBreakpoints", {"breakpoints": [
-            {"instructionReference": hex(address)} for address in wanted]})
+            {"instructionReference": hex(address), **({"condition": conditions[address]} if conditions[address]
+                                                      else {})} for address in wanted]})
         return {address: answer["id"] for address, answer in zip(wanted, body.get("breakpoints") or [], strict=False)
                 if answer.get("verified") and isinstance(answer.get("id"), int) and address in addresses}
 

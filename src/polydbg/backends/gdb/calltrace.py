@@ -5,6 +5,9 @@
 whose own ``stop`` reads the return value; both answer False, so gdb resumes at once and MI reports no stop.
 Each finished call comes back as one console line (``CALL_MARK`` and JSON), handed to the sink as it arrives.
 
+With a depth, the shim also binds the program's own functions each recorded call calls directly, level by level,
+as the calls are entered (``kit/nativecalls``: what the rows and notes say of them).
+
 Names are gdb's linespecs: ``func``, ``file.c:func``, ``Class::method`` (``Class.method`` is read as it), a
 Rust ``module::func``; one that binds nowhere (after the program's libraries loaded) is refused with the
 closest names of the program's functions.
@@ -17,7 +20,7 @@ import json
 
 from polydbg.backends.gdb.commands import console, python_exec
 from polydbg.backends.kit import shims
-from polydbg.backends.kit.nativecalls import NAMES, closest_functions, linespec, record_of
+from polydbg.backends.kit.nativecalls import NAMES, callee_notes, closest_functions, linespec, record_of
 from polydbg.backends.recording import CallSink, CallSpec
 from polydbg.errors import AdapterError, UsageError
 from polydbg.mi.client import MiClient
@@ -34,10 +37,12 @@ class GdbCallTrace:
         self.spec = spec
         self._sink = sink
         self._delivered = 0
+        self._pointers: list[str] = []  # followed functions that call through pointers
         self.stopped = False
 
     async def arm(self) -> None:
-        await self._client.command(console(python_exec(_SHIM.replace("POLYDBG_CHARS", str(self.spec.value_chars)))))
+        await self._client.command(console(python_exec(_SHIM.replace("POLYDBG_CHARS", str(self.spec.value_chars))
+                                                       .replace("POLYDBG_DEPTH", str(self.spec.depth)))))
         names = [linespec(name) for name in self.spec.functions]
         result = await self._client.command(console(f"python _polydbg_calls.arm({json.dumps(names)})"))
         answer = json.loads(result.console.strip().splitlines()[-1])
@@ -53,7 +58,7 @@ class GdbCallTrace:
         """One finished call as gdb printed it."""
         if self.stopped or self._delivered >= self.spec.max_calls:
             return
-        record = record_of(text)
+        record = record_of(text, self._pointers)
         if record is not None:
             self._sink(record)
             self._delivered += 1
@@ -67,5 +72,5 @@ class GdbCallTrace:
         self.stopped = True
         with contextlib.suppress(AdapterError):  # gdb has gone with the program
             await self._disarm()
-        return ["callees are not recorded under gdb: name them too"] if self.spec.depth else []
+        return callee_notes(self._pointers)
 

@@ -5,6 +5,9 @@ read a call at its entry and at each ``ret`` instruction of the function, and an
 on and lldb-dap reports no stop. The finished calls are appended to a file as JSON lines (lldb's own output would
 reach the agent as console text), read here every ``POLL_S`` and at the end, and handed to the sink.
 
+With a depth, the shim also binds the program's own functions each recorded call calls directly, level by level,
+as the calls are entered (``kit/nativecalls``: what the rows and notes say of them).
+
 Names: ``func``, ``file.c:func``, ``Class::method`` (``Class.method`` is read as it), a Rust ``module::func``;
 one that binds nowhere is refused with the closest names of the program's functions.
 """
@@ -19,7 +22,7 @@ import tempfile
 from collections.abc import Awaitable, Callable
 
 from polydbg.backends.kit import shims
-from polydbg.backends.kit.nativecalls import NAMES, closest_functions, linespec, record_of
+from polydbg.backends.kit.nativecalls import NAMES, callee_notes, closest_functions, linespec, record_of
 from polydbg.backends.recording import CallSink, CallSpec
 from polydbg.errors import AdapterError, UsageError
 
@@ -39,6 +42,8 @@ class LldbCallTrace:
         self._offset = 0
         self._partial = ""
         self._delivered = 0
+        self._pointers: list[str] = []  # followed functions that call through pointers
+        self._armed: dict[str, int] | None = None  # each name's functions found, as the shim wrote them
         self._reader: asyncio.Task[None] | None = None
         self.stopped = False
 
@@ -46,12 +51,12 @@ class LldbCallTrace:
         shim = shims.path(__file__, "lldb_calls.py")
         await self._command(f"command script import {json.dumps(str(shim))}")
         names = [linespec(name) for name in self.spec.functions]
-        answer = await self._command(f"script print(lldb_calls.arm(lldb.target, {json.dumps(names)}, "
-                                     f"{json.dumps(self._path)}, {self.spec.value_chars}))")
-        try:
-            found = json.loads(answer.strip().splitlines()[-1])
-        except (ValueError, IndexError) as exc:
-            raise AdapterError(f"lldb could not set the call trace's breakpoints: {answer.strip()[:300]}") from exc
+        answer = await self._command(f"script lldb_calls.arm(lldb.target, {json.dumps(names)}, "
+                                     f"{json.dumps(self._path)}, {self.spec.value_chars}, {self.spec.depth})")
+        self._read()  # the shim's answer is its file's line (lldb's output would be the program's)
+        found = self._armed
+        if found is None:
+            raise AdapterError(f"lldb could not set the call trace's breakpoints: {answer.strip()[:300]}")
         missing = [given for given, name in zip(self.spec.functions, names, strict=True) if not found.get(name)]
         if missing:
             await self.stop()
@@ -75,9 +80,12 @@ class LldbCallTrace:
             return
         *lines, self._partial = (self._partial + text).split("\n")
         for line in lines:
+            if line.startswith('{"armed": '):
+                self._armed = json.loads(line)["armed"]
+                continue
             if self._delivered >= self.spec.max_calls:
                 return
-            record = record_of(line)
+            record = record_of(line, self._pointers)
             if record is not None:
                 self._sink(record)
                 self._delivered += 1
@@ -93,4 +101,4 @@ class LldbCallTrace:
         self._read()
         with contextlib.suppress(OSError):
             os.unlink(self._path)
-        return ["callees are not recorded under lldb: name them too"] if self.spec.depth else []
+        return callee_notes(self._pointers)

@@ -5,7 +5,9 @@ polydbg is the IDE end of DBGp. There is no adapter process: PHP connects *to* p
 
 **How it is started.** polydbg listens on a loopback port and starts ``php -dxdebug.mode=debug
 -dxdebug.start_with_request=yes -dxdebug.client_host=127.0.0.1 -dxdebug.client_port=N [runtime_args] program
-args`` (``launcher``): a script connects once, as it starts. With ``runtime_args=["-S", "127.0.0.1:8000"]`` the
+args`` (``launcher``): a script connects once, as it starts. A script runs with ``xdebug.mode=debug,trace``
+started by its trigger (``XDEBUG_SESSION`` in its environment: the debugger, not the trace), for call traces
+(``tracing``, ``calltrace``). With ``runtime_args=["-S", "127.0.0.1:8000"]`` the
 program is the router of PHP's built-in web server (a directory: its document root) and every request connects
 anew. ``debug_attach(language="php", port=N)`` only listens, for PHP started elsewhere (the CLI, PHP-FPM, Apache)
 with the settings its answer prints; Xdebug cannot be attached to a running process. Ending an attached session
@@ -43,6 +45,14 @@ A string value is cut at ``max_data``.               4 KB are read; the value sa
 Xdebug declares iso-8859-1 but sends PHP's bytes.    packets are read as UTF-8.
 Quoted command values take ``\\`` escapes; four       values are quoted only with a space, quote or
 backslashes in a row drop the connection.            backslash, each escaped once.
+A step out answers at the caller's line without the  ``breakpoint_include_return_value`` is set for a
+value returned; a step over leaving a function       step out: its answer carries the value, the stop is
+never carries it.                                    in the returning frame (hidden: the caller is shown).
+An uncaught exception's end has no frames; a throw   a recording follows a throw one ``step_into``: the
+break does not say where it will be caught.          ``catch``'s first line, or the end (uncaught).
+A call's return value is traced only when the        a call without it reads as returning nothing; one
+caller uses it; an exception's unwinding writes      that returned ``*uninitialized*`` ended by an
+``*uninitialized*``.                                 exception (its text from the followed throw).
 ``xdebug.mode`` is read only as PHP starts: PHP-FPM   the attach answer says to give the settings to
 ignores it in a pool's ``php_admin_value`` (the       FPM's command line or php.ini, not a pool.
 other ``xdebug.*`` settings work there).

@@ -20,6 +20,8 @@ import asyncio
 import contextlib
 import os
 import re
+import shutil
+import tempfile
 from typing import Any, ClassVar
 
 from polydbg import procs
@@ -45,17 +47,18 @@ from polydbg.backends.base import (
     Variable,
     logpoint_line,
 )
-from polydbg.backends.kit import runtime, timeouts
+from polydbg.backends.kit import returns, runtime, timeouts
 from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
-from polydbg.backends.xdebug import launcher
+from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
+from polydbg.backends.xdebug import launcher, tracing
 from polydbg.backends.xdebug.breakpoints import FILTERS, GONE, UNCAUGHT, Breakpoints
 from polydbg.backends.xdebug.checks import INTERPOLATION
 from polydbg.backends.xdebug.inspection import PAGE, Inspection
 from polydbg.backends.xdebug.request import ENDED, RUNNING, STARTING, STOPPED, PathMap, Request
 from polydbg.dbgp.client import DbgpClient, Element, text_of
 from polydbg.dbgp.stream import DbgpStream
-from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, UsageError
+from polydbg.errors import AdapterRequestError, AdapterTimeoutError, UsageError
 
 CONNECT_BACK_S = 30.0  # from PHP's start until Xdebug connects (a cold start under load, not a socket's answer)
 _STEPS = {"over": "step_over", "into": "step_into", "out": "step_out"}
@@ -92,6 +95,8 @@ class XdebugBackend(Backend):
         self._copy_output = True  # stdout -c 1 (a web request's output is its response) or -c 2 (a script's)
         self._test: str | None = None  # a test run's runner script
         self._attached = False
+        self._trace_dir: str | None = None  # a launched PHP's trace files (xdebug.mode=debug,trace)
+        self._throws = tracing.Throws(self._user_stops, lambda file, line: bool(self._breakpoints.at(file, line)))
 
     # -- launch and attach ------------------------------------------------------------------------------
 
@@ -107,8 +112,10 @@ class XdebugBackend(Backend):
         port = await self._listen("127.0.0.1", 0)
         if serving is None:
             self._first = asyncio.get_running_loop().create_future()
-        argv = launcher.command(php, load, port, spec.program, spec.args, spec.runtime_args)
-        env = {**os.environ, **dict(spec.env)}
+        if serving is None:  # a script: Xdebug's trace mode, for call recordings
+            self._trace_dir = tempfile.mkdtemp(prefix="polydbg-xdebug-")
+        argv = launcher.command(php, load, port, spec.program, spec.args, spec.runtime_args, self._trace_dir)
+        env = {**os.environ, **dict(spec.env), **(launcher.TRIGGER if self._trace_dir is not None else {})}
         given = os.open(self._proc.input_file(spec.stdin), os.O_RDONLY) if spec.stdin is not None else None
         try:
             process = await self._proc.start(argv, env=env, cwd=spec.cwd, drain_stderr=False,
@@ -251,13 +258,21 @@ class XdebugBackend(Backend):
     # -- running and stopping -----------------------------------------------------------------------------
 
     def _continue(self, request: Request, command: str) -> None:
+        if (command == "step_out") != request.returns:  # a step out's answer carries what the call returned
+            request.returns = command == "step_out"
+            request.client.send("feature_set", [("n", "breakpoint_include_return_value"),
+                                                ("v", "1" if request.returns else "0")]).add_done_callback(_quiet)
         answer = request.go(command)
         self._life.spawn(self._answered(request, command, answer), f"request {request.thread_id} runs")
 
     async def _answered(self, request: Request, command: str, answer: asyncio.Future[Element]) -> None:
         try:
             stop = await answer
-        except (AdapterGoneError, asyncio.CancelledError):
+            if stop.get("status") == "break":
+                if self._throws.calls is not None:
+                    await self._throws.calls.settle(request)
+                stop, command = await self._throws.on_break(request, stop, command)
+        except (*GONE, asyncio.CancelledError):
             return
         if stop.get("status") != "break":  # "stopping": the script is done; Xdebug waits for us to let go
             request.state = ENDED
@@ -268,6 +283,7 @@ class XdebugBackend(Backend):
         except GONE:
             return
         request.state, request.stop = STOPPED, stop
+        request.returned = stop.find("return_value") if command == "step_out" else None
         event = await self._judge(request, command, stop)
         if event is None:
             self._continue(request, "run")
@@ -369,6 +385,60 @@ class XdebugBackend(Backend):
     async def set_exception_filters(self, filters: list[str]) -> None:
         self._breakpoints.set_exceptions(filters)
         await self._sync_stopped()
+
+    # -- recording while PHP runs (tracing.py) ---------------------------------------------------------------
+
+    async def record_calls(self, spec: CallSpec, sink: CallSink) -> Recorder:
+        """Every call of ``spec.functions`` (and their callees to ``spec.depth``), from Xdebug's function trace."""
+        if self._throws.calls is not None and not self._throws.calls.stopped:
+            raise UsageError("a call trace is already recording in this session: let it end first")
+        request = self._waiting("record calls")
+        await tracing.refuse_missing(request, spec.functions)
+        calls = tracing.Calls(spec, sink, self._trace_dir or tempfile.gettempdir(), self._arm_throws)
+        await calls.join(request)
+        self._throws.calls = calls
+        await self._arm_throws()
+        return calls
+
+    async def record_raised(self, sink: RaisedSink) -> Recorder:
+        """Every exception the user's code throws, caught or not, where it was caught (tracing.Throws)."""
+        self._waiting("record raised exceptions")
+        self._throws.raised = tracing.RaisedLog(sink, self._arm_throws)
+        await self._arm_throws()
+        return self._throws.raised
+
+    def _waiting(self, action: str) -> Request:
+        """The request a recording starts in: the shown stop's, or the script's waiting at its start."""
+        waiting = [r for r in self._requests.values() if r.state in (STOPPED, STARTING)]
+        shown = self._requests.get(self._gate.shown) if self._gate.shown is not None else None
+        request = shown if shown is not None and shown.state == STOPPED else (waiting[0] if waiting else None)
+        if request is None:
+            raise UsageError(f"cannot {action} while PHP runs: {PAUSE_LIMITS}; or debug_launch(trace=[…]) to record "
+                             "the run from its start")
+        return request
+
+    async def _arm_throws(self) -> None:
+        """polydbg's own breakpoint on every throw while a recording runs."""
+        self._breakpoints.set_internal(("*",) if self._throws.armed else ())
+        await self._sync_stopped()
+
+    async def _user_stops(self, request: Request, kind: str) -> bool:
+        """Whether a throw of ``kind`` is one of the agent's exception stops."""
+        names = [n for n in self._breakpoints.exceptions if n != UNCAUGHT]
+        if not names or "*" in names or kind in names:
+            return bool(names)
+        classes = [n for n in names if n not in tracing.ERROR_KINDS]
+        if not classes:
+            return False
+        test = " || ".join(f"is_a('{kind}', '{n}', true)" for n in classes if re.fullmatch(r"[\\\w]+", n))
+        try:
+            prop = (await request.client.request("eval", (), test or "false", timeouts.INSPECT_S)).find("property")
+        except GONE:
+            return True
+        return prop is not None and text_of(prop) == "1"
+
+    def returned_by(self, variable: Variable) -> str | None:
+        return returns.returned_by(variable.name)
 
     async def _sync_stopped(self) -> None:
         """Requests that read commands now get the change; running ones get it at their next break."""
@@ -485,4 +555,13 @@ class XdebugBackend(Backend):
             await request.client.close("the session ended")
         if not self._attached:
             await self._proc.end(kill_debuggee=kill)
+        calls = self._throws.calls
+        if calls is not None and not calls.done:  # read to its end by the recording's stop
+            calls.remove_directory = True
+        elif self._trace_dir is not None:
+            shutil.rmtree(self._trace_dir, ignore_errors=True)
 
+
+def _quiet(future: asyncio.Future[Element]) -> None:
+    if not future.cancelled():
+        future.exception()

@@ -43,6 +43,7 @@ class Breakpoints:
     def __init__(self) -> None:
         self._files: dict[str, list[Placed]] = {}
         self._exceptions: tuple[str, ...] = ()
+        self._internal: tuple[str, ...] = ()  # polydbg's own (a recording's throws)
         self.generation = 0
 
     @property
@@ -84,6 +85,11 @@ class Breakpoints:
         self._exceptions = tuple(names)
         self.generation += 1
 
+    def set_internal(self, names: tuple[str, ...]) -> None:
+        if names != self._internal:
+            self._internal = names
+            self.generation += 1
+
     def at(self, file: str | None, line: int | None) -> list[Placed]:
         return [p for p in self._files.get(file or "", ()) if p.spec.line == line]
 
@@ -105,7 +111,7 @@ class Breakpoints:
                 else:
                     future = client.send("breakpoint_set", [("t", "line"), ("f", uri), ("n", str(spec.line))])
                 sets.append((future, spec.id))
-        for name in self._exceptions:
+        for name in dict.fromkeys((*self._exceptions, *self._internal)):
             sets.append((client.send("breakpoint_set", [("t", "exception"), ("x", name)]), None))
         futures = [*removals, *(future for future, _ in sets)]
         if futures:

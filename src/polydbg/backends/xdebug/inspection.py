@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from polydbg.backends.base import FrameRef, Scope, Variable
-from polydbg.backends.kit import thrown
+from polydbg.backends.kit import returns, thrown
 from polydbg.backends.kit.handles import HandleTable
 from polydbg.backends.xdebug import values
 from polydbg.backends.xdebug.request import Request
@@ -98,7 +98,24 @@ class Inspection:
             props = values.children(await self._page(holder, 0))
         if holder.names is None:
             holder.names = {p.get("name") or "": p.get("fullname") or "" for p in props}
-        return [self.variable(holder, p) for p in props]
+        found = [self.variable(holder, p) for p in props]
+        returned = holder.request.returned
+        if holder.fullname is None and holder.context == 0 and returned is not None \
+                and holder.depth == holder.request.depth(0):
+            found.insert(0, self._returned(holder.request, returned))
+        return found
+
+    def _returned(self, request: Request, returned: Element) -> Variable:
+        """What the call a step out left returned, named ``(return) add`` (``kit.returns``); its children read
+        from the returning frame as Xdebug's ``$__RETURN_VALUE``."""
+        prop = next(iter(returned), None)
+        returning = request.hidden()
+        function = (returning[0].get("where") if returning else None) or "the call"
+        if prop is None:
+            return Variable(name=returns.returned_name(function), value="null", type="null")
+        prop.set("name", "$__RETURN_VALUE")
+        prop.set("fullname", "$__RETURN_VALUE")
+        return self.variable(Holder(request, 0, 0, None), prop, name=returns.returned_name(function))
 
     async def _page(self, holder: Holder, page: int) -> Element:
         assert holder.fullname is not None

@@ -20,6 +20,7 @@ from polydbg.errors import EnvironmentProblem
 INSTALL = "apt-get install php-cli php-xdebug   (PHP ≥ 8.0 with Xdebug ≥ 3; phpunit for tests by name)"
 LOAD = "-dzend_extension=xdebug"
 _PROBE_S = 10.0
+TRIGGER = {"XDEBUG_SESSION": "polydbg"}  # with start_with_request=trigger: the debugger starts, the trace does not
 
 
 def settings(port: int, host: str = "127.0.0.1") -> list[str]:
@@ -80,10 +81,17 @@ def require_php(runtime: str | None) -> tuple[str, tuple[str, ...]]:
 
 
 def command(php: str, load: Sequence[str], port: int, program: str, args: Sequence[str],
-            runtime_args: Sequence[str]) -> list[str]:
+            runtime_args: Sequence[str], trace_dir: str | None = None) -> list[str]:
     """``php -d… [runtime_args] program args``: a script, or (``-S addr`` in ``runtime_args``) the built-in web
-    server with ``program`` as its router, or ``program`` a directory: its document root."""
-    argv = [php, *load, *(f"-d{setting}" for setting in settings(port)), *runtime_args]
+    server with ``program`` as its router, or ``program`` a directory: its document root. With ``trace_dir``,
+    Xdebug's trace mode too (calls are recorded from its function trace: ``tracing``), started only when asked: the
+    request starts the debugger alone by its trigger (``TRIGGER``, in the environment), not the trace."""
+    given = settings(port)
+    if trace_dir is not None:
+        given = [*(s for s in given if not s.startswith(("xdebug.mode=", "xdebug.start_with_request="))),
+                 "xdebug.mode=debug,trace", "xdebug.start_with_request=trigger", f"xdebug.output_dir={trace_dir}",
+                 "xdebug.collect_return=1"]
+    argv = [php, *load, *(f"-d{setting}" for setting in given), *runtime_args]
     if os.path.isdir(program):
         return [*argv, "-t", program, *args]
     return [*argv, program, *args]

@@ -67,6 +67,8 @@ class Request:
         self.generation = -1  # the breakpoints it has (Breakpoints.generation)
         self.native: dict[str, int] = {}  # Xdebug's breakpoint id → polydbg's
         self.pid: int | None = None
+        self.returns = False  # Xdebug's breakpoint_include_return_value is on (for a step out)
+        self.returned: Element | None = None  # what the call a step out left returned (its <property>)
         self._stack: list[Element] | None = None
         self._hidden = 0
 
@@ -87,6 +89,7 @@ class Request:
         """Send a continuation; its answer is the next break (or the end), however long that takes."""
         self.state, self.step, self.stop = RUNNING, command, None
         self._stack = None
+        self.returned = None
         return self.client.send(command)
 
     # -- the stack ------------------------------------------------------------------------------------
@@ -110,6 +113,8 @@ class Request:
         """At an exception stop, a PHP function's frame (``intdiv`` threw) sits on its caller's line: hidden. In a
         test run, PHPUnit's frames above the test's (a failed assertion throws in Assert)."""
         hidden = 0
+        if self.returned is not None:  # a step out's stop, in the returning frame at its caller's line
+            return 1 if len(frames) > 1 else 0
         message = self.stop.find("message") if self.stop is not None else None
         if message is None or not message.get("exception"):
             return 0

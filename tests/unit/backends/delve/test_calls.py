@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from polydbg.backends.delve import calls
+from polydbg.backends.delve import build, calls
 
 
 def _listing(*texts: str) -> list[dict[str, str]]:
@@ -52,3 +52,28 @@ def test_a_panic_s_value_without_its_empty_interface() -> None:
     assert calls.panic_value('interface {}(*errors.errorString) *{s: "x"}') == '*errors.errorString {s: "x"}'
     assert calls.panic_value("interface {}(runtime.boundsError) {x: 3, y: 3}") == "runtime.boundsError {x: 3, y: 3}"
     assert calls.panic_value("nil") == "nil"
+
+
+def test_callees_are_the_program_s_own_direct_calls_in_the_function_s_own_code() -> None:
+    listing = _listing("CALL $main.clamp(SB)", "CALL $runtime.convT64(SB)", "CALL $fmt.Println(SB)",
+                       "CALL $main.(*Parser).Parse(SB)", "CALL $main.clamp(SB)", "CALL AX",
+                       "CALL $example.com/shop.Total(SB)", "CALL $runtime.morestack_noctxt(SB)", "JMP $main.f(SB)",
+                       "CALL $main.other(SB)")
+    assert calls.callees(listing) == ["main.clamp", "main.(*Parser).Parse", "example.com/shop.Total"]
+
+
+def test_a_named_function_is_known_among_the_callees_by_any_of_its_names() -> None:
+    assert all(calls.names_it(name, "main.fib") for name in ("fib", "main.fib"))
+    assert calls.names_it("(*Parser).Parse", "main.(*Parser).Parse")
+    assert calls.names_it("shop.Total", "example.com/shop.Total")
+    assert not calls.names_it("fib", "main.fibonacci") and not calls.names_it("ib", "main.fib")
+
+
+def test_a_module_without_a_dot_is_the_program_s_own_when_its_go_mod_names_it(tmp_path: Path) -> None:
+    (tmp_path / "go.mod").write_text('// a comment\nmodule shop\n\ngo 1.19\n')
+    module = build.module_path(str(tmp_path))
+    assert module == "shop" and build.module_path(str(tmp_path / "none")) is None and build.module_path(None) is None
+    listing = _listing("CALL $shop.Total(SB)", "CALL $shop/internal/cart.Add(SB)", "CALL $shopping.X(SB)",
+                       "CALL $strings.Cut(SB)")
+    assert calls.callees(listing, module) == ["shop.Total", "shop/internal/cart.Add"]
+    assert calls.callees(listing) == []

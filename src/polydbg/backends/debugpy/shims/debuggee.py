@@ -80,7 +80,7 @@ def _catcher(py_db, f, kind):  # the user's frame whose except clause takes `kin
         if not hasattr(dis, '_parse_exception_table'): return '?'  # Python < 3.11: no exception table to read
         at = next((e.target for e in dis._parse_exception_table(c) if e.start <= f.f_lasti < e.end), None)
         took = _takes(list(dis.get_instructions(c)), at, f, kind, builtins) if at is not None else False
-        where = '%s (%s:%%d)' % (c.co_name, os.path.basename(c.co_filename))
+        where = '%s (%s:%%d)' % (c.co_name, c.co_filename.replace('%', '%%'))  # its path: made relative
         if took: return where % took  # the except clause's line
         if took is None and within is None:
             within = where % f.f_lineno + ", if its with block's __exit__ swallows it"
