@@ -52,9 +52,15 @@ module ::PolydbgRecorder
       @user[path] = !(path.start_with?('<', '(') || path.start_with?(DEBUGGER) || LIBS.any? { |d| path.start_with?(d) })
     end
 
+    # a value's inspect cut to chars; a long String, Array or Hash is cut before its inspect (which would be as long)
     def text(value, chars)
       s = begin
-        value.inspect
+        case value
+        when ::String then value.length > chars ? value[0, chars].inspect : value.inspect
+        when ::Array then value.length > chars ? "#{value.first(chars).inspect[0..-2]}, … (#{value.length})]" : value.inspect
+        when ::Hash then value.size > chars ? "#{value.first(chars).to_h.inspect[0..-2]}, … (#{value.size})}" : value.inspect
+        else value.inspect
+        end
       rescue ::Exception
         "#<#{(value.class rescue '?')}>"
       end
