@@ -19,7 +19,7 @@ Native code (gdb, lldb-dap) also prints what callees cost: the C program's ``wor
 ``depth=0`` (one record a call) and ``depth=1`` (two: ``half`` bound as ``work``'s callee), from fresh launches.
 
 Run: .venv/bin/python bench/call_trace.py [--calls 20000] [--continues 100]
-     [--languages python node java go php gdb lldb]
+     [--languages python node java go php ruby gdb lldb]
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ JAVA = str(BENCH / "programs" / "java" / "CallsTarget.java")
 GO = str(BENCH / "programs" / "calls_target.go")
 PHP = str(BENCH / "programs" / "calls_target.php")
 C = str(BENCH / "programs" / "calls_target.c")
+RUBY = str(BENCH / "programs" / "calls_target.rb")
 
 
 async def per_call(client: Client, launch: dict[str, Any], start: dict[str, Any], function: str,
@@ -125,6 +126,12 @@ async def go(client: Client, calls: int, continues: int) -> Row:
         "main.work", {"file": GO, "line": line_of("// body", GO)}, "i", calls, continues)]
 
 
+async def ruby(client: Client, calls: int, continues: int) -> Row:
+    return ["ruby (rdbg)", *await per_call(
+        client, {"program": RUBY, "args": [str(calls)]}, {"file": RUBY, "line": line_of("# start", RUBY)},
+        "work", {"file": RUBY, "line": line_of("# body", RUBY)}, "i", calls, continues)]
+
+
 async def php(client: Client, calls: int, continues: int) -> Row:
     return ["php (Xdebug)", *await per_call(
         client, {"program": PHP, "args": [str(calls)]}, {"file": PHP, "line": line_of("// start", PHP)},
@@ -167,8 +174,8 @@ async def callees(client: Client, adapter: str, calls: int) -> Row:
 
 
 LANGUAGES: dict[str, Callable[[Client, int, int], Awaitable[Row]]] = {"python": python, "node": node, "java": java,
-                                                                     "go": go, "php": php, "gdb": native("gdb"),
-                                                                     "lldb": native("lldb-dap")}
+                                                                     "go": go, "php": php, "ruby": ruby,
+                                                                     "gdb": native("gdb"), "lldb": native("lldb-dap")}
 NATIVE = {"gdb": "gdb", "lldb": "lldb-dap"}
 
 
