@@ -182,3 +182,27 @@ async def test_typescript_callees_awaited_across_timers_are_two_levels_below(too
     rows = [re.sub(r"  [\d.]+ m?s$", "", row) for row in result["calls"]["rows"]]
     assert rows == [f"top() → 22  ← start (awaits.ts:{line_of('node/tsx/awaits.ts', 'top().then')})",
                     "  middle(order={count: 3, price: 7}) → 22", "    leaf(order={count: 3, price: 7}) → 21"], rows
+
+
+NAMED = str(CALLS / "named.js")
+
+
+async def test_a_function_expression_named_twice_is_bound_once_as_a_callee_loaded_later_and_by_name(
+        tools: Tools) -> None:
+    """``var combine = function combine(…)`` is one function with its name twice at one place: bound once (V8 takes
+    one breakpoint a place, and twice refused the trace with "Breakpoint at specified location already exists"),
+    as the callee of a module loaded later, then by either of its names once its module is loaded."""
+    require("node")
+    await tools("debug_launch", program=NAMED, stop_on_entry=True)
+    result = await tools("debug_trace", functions=["joinAll"], depth=1, max_hits=2)
+    rows = [re.sub(r"  [\d.]+ m?s$", "", row) for row in result["calls"]["rows"]]
+    joined = line_of("calls/named.js", "joined")
+    assert rows == [f'joinAll(parts=[Array(1), Array(2)]) → "a+b+c"  ← (anonymous) (named.js:{joined})',
+                    '  combine(a=["a"], b=["b", "c"]) → ["a", "b", "c"]'], rows
+    await tools("debug_terminate")
+    await tools("debug_launch", program=NAMED, breakpoints=[{"file": NAMED, "line": joined}])
+    result = await tools("debug_trace", functions=["combine", "joinParts"])
+    rows = [re.sub(r"  [\d.]+ m?s$", "", row) for row in result["calls"]["rows"]]
+    assert [row.split("  ←")[0] for row in rows] == [
+        'joinParts(parts=[Array(1), Array(2)]) → "a+b+c"', 'combine(a=["a"], b=["b", "c"]) → ["a", "b", "c"]',
+        'joinParts(parts=[Array(1), Array(1)]) → "d+e"', 'combine(a=["d"], b=["e"]) → ["d", "e"]'], rows

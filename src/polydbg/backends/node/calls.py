@@ -264,7 +264,7 @@ class CallRecording:
             if needs_map(path):
                 continue  # what V8 runs is the loader's output: bound as it loads (``mapped``)
             text = self._texts.get(path, "")
-            for definition in defs:
+            for definition in self._once(defs, path):
                 index = self._index(path, definition)
                 line, column = _line_column(text, definition.body)
                 condition = (f"{self._enter(index, definition, caller=True)} || globalThis[{_KEY}].first({index})"
@@ -301,16 +301,30 @@ class CallRecording:
         if source is None:
             return []
         later = self._later.get(script.path or "", []) if not needs_map(script.path or "") else []
+        by_url = {definition.body for definition in later}
         bound: list[int] = []
-        for definition in await self._definitions(target, script):
-            named = self._named(definition, script.path)
-            if named or definition.name in self._callees:
-                with contextlib.suppress(*_GONE):
-                    index = await self._bind_function(target, state, script, source.text, definition,
-                                                      definition not in later, callee=not named)
-                    if index is not None:
-                        bound.append(index)
+        wanted = [d for d in await self._definitions(target, script)
+                  if self._named(d, script.path) or d.name in self._callees]
+        for definition in self._once(wanted, script.path):
+            with contextlib.suppress(*_GONE):
+                index = await self._bind_function(target, state, script, source.text, definition,
+                                                  definition.body not in by_url,
+                                                  callee=not self._named(definition, script.path))
+                if index is not None:
+                    bound.append(index)
         return bound
+
+    def _once(self, wanted: list[Definition], path: str | None) -> list[Definition]:
+        """One definition a function: ``var combine = function combine(…)`` (or ``var parseValues = function
+        parseQueryStringValues(…)``) is two names of one body, and V8 takes one breakpoint a place (the second was
+        "Breakpoint at specified location already exists", refusing the trace); a named one is kept before a
+        callee, else the first."""
+        kept: dict[int, Definition] = {}
+        for definition in wanted:
+            if definition.body not in kept or (self._named(definition, path)
+                                               and not self._named(kept[definition.body], path)):
+                kept[definition.body] = definition
+        return sorted(kept.values(), key=lambda d: d.body)
 
     async def _bind_function(self, target: Target, state: _TargetState, script: Script, text: str,
                              definition: Definition, entry: bool, callee: bool = False) -> int | None:
