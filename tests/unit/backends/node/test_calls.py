@@ -3,9 +3,10 @@ whose expression only reads is read at its statement, before it runs; one that c
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from polydbg.backends.node.calls import search_home
+from polydbg.backends.node.calls import _roots, search_home
 from polydbg.backends.node.functions import definitions, reads_only, returned_expression, returns_read
 
 FIB = """function fib(n) {
@@ -69,3 +70,21 @@ def test_a_runner_s_entry_in_node_modules_looks_for_the_functions_in_the_project
     assert search_home("/p/node_modules/.pnpm/jest@30/node_modules/jest/bin/jest.js", "/p/pkg") == "/p/pkg"
     assert search_home("/p/src/app.js", "/elsewhere") == "/p/src"
     assert search_home(None, "/p") == "/p"
+
+
+def test_the_folders_above_a_project_are_read_only_while_they_are_a_project_s(tmp_path: Path) -> None:
+    """A test project beside its code (``runners/nodetest`` requiring ``../cart.js``: the folder above has a
+    package.json) and a package in a repository read the folders above; an unpacked package in a folder of other
+    things (/tmp) reads its own alone."""
+    (tmp_path / "runners" / "nodetest").mkdir(parents=True)
+    (tmp_path / "runners" / "package.json").write_text("{}")
+    nodetest = str(tmp_path / "runners" / "nodetest")
+    assert _roots(nodetest) == [(nodetest, None), (str(tmp_path / "runners"), nodetest)]
+    (tmp_path / "qs").mkdir()
+    (tmp_path / "qs" / "package.json").write_text("{}")
+    assert _roots(str(tmp_path / "qs")) == [(str(tmp_path / "qs"), None)]
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "repo" / "packages" / "a").mkdir(parents=True)
+    a = str(tmp_path / "repo" / "packages" / "a")
+    assert _roots(a) == [(a, None), (str(tmp_path / "repo" / "packages"), a),
+                         (str(tmp_path / "repo"), str(tmp_path / "repo" / "packages"))]
