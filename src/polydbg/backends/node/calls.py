@@ -36,6 +36,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from polydbg.backends.node import callees, functions
@@ -603,15 +604,8 @@ def _roots(cwd: str) -> list[tuple[str, str | None]]:
 
 def _in_project(folder: str) -> bool:
     """Whether a folder is a project's: it has a package.json, or it or a folder above it a .git."""
-    if os.path.isfile(os.path.join(folder, "package.json")):
-        return True
-    while True:
-        if os.path.exists(os.path.join(folder, ".git")):
-            return True
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return False
-        folder = parent
+    here = Path(folder)
+    return (here / "package.json").is_file() or any((above / ".git").exists() for above in (here, *here.parents))
 
 
 async def _settled(target: Target, value: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
