@@ -50,8 +50,9 @@ from polydbg.backends.node import commands, compile_errors, conditions, failures
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.breakpoints import FILTERS as EXCEPTION_FILTERS
 from polydbg.backends.node.breakpoints import Breakpoints
-from polydbg.backends.node.calls import CallRecording, search_home
+from polydbg.backends.node.calls import CallRecording
 from polydbg.backends.node.children import ChildReports
+from polydbg.backends.node.home import search_home
 from polydbg.backends.node.reload import reload as reload_edited
 from polydbg.backends.node.scripts import PathMap, path_of
 from polydbg.backends.node.stops import PAUSE_LIMITS, Stops

@@ -36,10 +36,9 @@ import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from polydbg.backends.node import callees, functions
+from polydbg.backends.node import callees, functions, home
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.breakpoints import needs_map
 from polydbg.backends.node.functions import Definition, returns_read
@@ -54,7 +53,6 @@ _GONE = (AdapterRequestError, AdapterGoneError, AdapterTimeoutError)
 _KEY = 'Symbol.for("polydbg.calls")'
 BATCH = 64  # exits kept before their entries are read back (a read costs a round trip)
 DISK_FILES = 2000
-ROOTS_UP = 2  # a project's script files read at most to find a function not loaded yet
 _EXTENSIONS = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx")
 
 # The program's side: open calls per function (a stack each), finished entries in the order they ended.
@@ -182,7 +180,7 @@ class CallRecording:
                 for definition in await self._definitions(target, script):
                     known.append(definition.qualified)
                     missing -= {w for w in missing if functions.matches(w, definition, script.path)}
-        for root, skipped in _roots(self._home):
+        for root, skipped in home.roots(self._home):
             if not missing and not self.spec.depth:  # (with a depth every file is read: callees may be anywhere)
                 break
             found: set[str] = set()  # every file of this folder defining one is bound, not only the first read
@@ -569,43 +567,6 @@ class CallRecording:
 def _line_column(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset)
     return line, offset - (text.rfind("\n", 0, offset) + 1)
-
-
-def search_home(program: str | None, cwd: str) -> str:
-    """Where a trace's functions not loaded yet are looked for first: the program's folder, unless the program is
-    a package's in node_modules (a test runner's entry: vitest.mjs, jest.js): then the session's directory, the
-    project's. From the runner's folder the look read the runner's own files and, a folder up, every package's:
-    vitest's bundled acorn has two ``parse`` at one place, and the launch failed on V8's "Breakpoint at specified
-    location already exists"."""
-    if program and "node_modules" not in os.path.abspath(program).split(os.sep):
-        return os.path.dirname(os.path.abspath(program))
-    return cwd
-
-
-def _roots(cwd: str) -> list[tuple[str, str | None]]:
-    """Where a function not loaded yet is looked for: the session's directory, then each folder above it (a
-    test project's code is often beside it: ``../cart.js``) up to the repository's root, at most
-    ``ROOTS_UP`` levels, and only while that folder is a project's (a package.json, or inside a git repository);
-    each with the folder below it, read already. A project outside any repository (an unpacked tarball in /tmp)
-    is read alone: its parents' other projects' files had ``parse`` traced in a file of theirs that never ran
-    ("never loaded: parse") and, with a depth, 2,000 files more read at every trace (4 s)."""
-    roots: list[tuple[str, str | None]] = [(cwd, None)]
-    here = cwd
-    for _ in range(ROOTS_UP):
-        if os.path.isdir(os.path.join(here, ".git")):
-            break
-        parent = os.path.dirname(here)
-        if parent == here or not _in_project(parent):
-            break
-        roots.append((parent, here))
-        here = parent
-    return roots
-
-
-def _in_project(folder: str) -> bool:
-    """Whether a folder is a project's: it has a package.json, or it or a folder above it a .git."""
-    here = Path(folder)
-    return (here / "package.json").is_file() or any((above / ".git").exists() for above in (here, *here.parents))
 
 
 async def _settled(target: Target, value: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from polydbg.backends.node.calls import _roots, search_home
 from polydbg.backends.node.functions import definitions, reads_only, returned_expression, returns_read
+from polydbg.backends.node.home import roots, search_home
 
 FIB = """function fib(n) {
   if (n < 2) return n;
@@ -79,12 +79,12 @@ def test_the_folders_above_a_project_are_read_only_while_they_are_a_project_s(tm
     (tmp_path / "runners" / "nodetest").mkdir(parents=True)
     (tmp_path / "runners" / "package.json").write_text("{}")
     nodetest = str(tmp_path / "runners" / "nodetest")
-    assert _roots(nodetest) == [(nodetest, None), (str(tmp_path / "runners"), nodetest)]
+    assert roots(nodetest) == [(nodetest, None), (str(tmp_path / "runners"), nodetest)]
     (tmp_path / "qs").mkdir()
     (tmp_path / "qs" / "package.json").write_text("{}")
-    assert _roots(str(tmp_path / "qs")) == [(str(tmp_path / "qs"), None)]
+    assert roots(str(tmp_path / "qs")) == [(str(tmp_path / "qs"), None)]
     (tmp_path / "repo" / ".git").mkdir(parents=True)
     (tmp_path / "repo" / "packages" / "a").mkdir(parents=True)
     a = str(tmp_path / "repo" / "packages" / "a")
-    assert _roots(a) == [(a, None), (str(tmp_path / "repo" / "packages"), a),
+    assert roots(a) == [(a, None), (str(tmp_path / "repo" / "packages"), a),
                          (str(tmp_path / "repo"), str(tmp_path / "repo" / "packages"))]
