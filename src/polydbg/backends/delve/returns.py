@@ -29,6 +29,7 @@ from typing import Any
 
 from polydbg.backends.base import FrameRef, StepKind, Variable
 from polydbg.backends.delve.calls import named_results, panic_value, rets
+from polydbg.backends.delve.values import short_types
 from polydbg.backends.kit import returns
 from polydbg.backends.kit.frames import FrameHandles
 from polydbg.errors import AdapterError
@@ -213,14 +214,15 @@ class StepReturns:
         if leaving.results is not None:
             answers = await asyncio.gather(*(self._request("evaluate", {"expression": name, "context": "watch"})
                                              for name in leaving.results))
-            return [Variable(name, str(body.get("result", "")), body.get("type") or None)
+            return [Variable(name, short_types(str(body.get("result", ""))), body.get("type") or None)
                     for name, body in zip(leaving.results, answers, strict=True)]
         frames = (await self._request("stackTrace", {"threadId": leaving.thread, "startFrame": 0, "levels": 1})
                   ).get("stackFrames") or []
         scopes = (await self._request("scopes", {"frameId": frames[0]["id"]})).get("scopes") or []
         found = (await self._request("variables", {"variablesReference": scopes[0]["variablesReference"]})
                  ).get("variables") or []
-        return [Variable(str(v.get("name")), str(v.get("value", "")), v.get("type") or None) for v in found
+        return [Variable(str(v.get("name")), short_types(str(v.get("value", ""))), v.get("type") or None)
+                for v in found
                 if _RESULT.match(str(v.get("name")))]
 
     def stopped(self, body: dict[str, Any]) -> Coroutine[Any, Any, None] | None:
