@@ -123,11 +123,33 @@ class _Tally:
     def text(self) -> str:
         """The most frequent values with their counts, and how many others there are."""
         common = self.counts.most_common(LISTED)
-        shown = ", ".join(f"{clip(v, SUMMARY_VALUE_CHARS)[0]} ×{n}" for v, n in common)
+        cut = apart([v for v, _ in common], SUMMARY_VALUE_CHARS)
+        shown = ", ".join(f"{text} ×{n}" for text, (_, n) in zip(cut, common, strict=True))
         others = len(self.counts) - len(common)
         if others:
             shown += f", +{others}{'+' if self.capped else ''} more distinct"
         return shown
+
+
+def apart(values: list[str], chars: int) -> list[str]:
+    """Distinct values each cut to ``chars``, those that would read alike cut from a little before where they differ
+    (``…PreRelease: "foo", Metad…``): delve's ``*semver.Version {Major: 0, Mi… ×3, *semver.Version {Major: 0,
+    Mi… ×1`` named two values, and nothing showed which was which."""
+    cut = [clip(v, chars)[0] for v in values]
+    shown = []
+    for value, text in zip(values, cut, strict=True):
+        alike = [other for other, said in zip(values, cut, strict=True) if said == text and other != value]
+        if not alike:
+            shown.append(text)
+            continue
+        at = max(_differs_at(value, other) for other in alike)
+        start = max(0, at - chars // 3)
+        shown.append(("…" if start else "") + clip(value[start:], chars - (1 if start else 0))[0])
+    return shown
+
+
+def _differs_at(one: str, other: str) -> int:
+    return next((i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b), min(len(one), len(other)))
 
 
 Args = tuple[tuple[str, str], ...]

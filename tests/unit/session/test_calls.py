@@ -14,7 +14,7 @@ from polydbg.backends.recording import CallRecord, RaisedRecord
 from polydbg.errors import AdapterError, UsageError
 from polydbg.mcp import render
 from polydbg.session import calls as call_tracing
-from polydbg.session.calllog import CallLog
+from polydbg.session.calllog import CallLog, apart
 from polydbg.session.model import State
 from polydbg.session.output import OutputBuffer
 from tests.fakes import FakeBackend
@@ -255,3 +255,11 @@ def test_a_summary_names_the_arguments_that_differ_each_cut_on_its_own() -> None
                                  "the same in every call); returned 2 ×2, 3 ×1"), summary
     assert summary[1].startswith("LRUCache.__setitem__: 3 calls; args self=LRUCache({}, m…, key=0, value=0 ×1, "
                                  "self=LRUCache({1: 1…, key=1, value=1 ×1, "), summary
+
+
+def test_values_a_summary_would_cut_alike_are_cut_where_they_differ() -> None:
+    """go-semver's NewVersion returned two Versions that differ after 30 characters: the summary showed them alike."""
+    plain = '*semver.Version {Major: 0, Minor: 0, Patch: 0, PreRelease: "", Metadata: ""}'
+    foo = '*semver.Version {Major: 0, Minor: 0, Patch: 0, PreRelease: "foo", Metadata: ""}'
+    assert apart([plain, foo, "3"], 30) == ['…Release: "", Metadata: ""}', '…Release: "foo", Metadata: ""}', "3"]
+    assert apart(["x" * 40, "y" * 40], 30) == ["x" * 29 + "…", "y" * 29 + "…"]  # apart already: cut as ever
