@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 from collections.abc import Awaitable, Callable
 
 from polydbg.backends.base import Backend, LaunchSpec
@@ -33,6 +34,13 @@ RAISED = "raised"  # among the functions: every exception the user's code raises
 MAX_FUNCTIONS = 32
 FUNCTION_CHARS = 300
 LAUNCH_MAX_CALLS = 10_000  # a launch's trace records this many at most (its answer summarises them all)
+UNDER_WAY_FRAMES = 50  # the stopped thread's frames read for a named function's call under way
+
+
+def _last_name(name: str) -> str:
+    """A function's own name, the last word of how a debugger or the user writes it, its parameters left out."""
+    words = re.findall(r"\w+", re.sub(r"\([^()]*\)$", "", name.strip()))
+    return words[-1] if words else ""
 
 
 def split_functions(functions: list[str]) -> tuple[tuple[str, ...], bool]:
@@ -63,6 +71,7 @@ class Recording:
         self.recorders: list[Recorder] = []
         self.notes: list[str] = []
         self.bounded: asyncio.Task[None] | None = None
+        self.under_way: list[str] = []  # the functions named whose call the stopped thread was in as it began
         core.traces += 1
         what = ", ".join([*functions, *([RAISED] if raised else [])])
         core.trace_log.append("trace", f"trace {core.traces}: calls of {what[:400]}"
@@ -107,7 +116,11 @@ class Recording:
         self.log.flush()
         bound = (f"recorded the first {self.log.total} (max_hits: pass a larger one for more)"
                  if self.log.done.is_set() else None)
-        return self.log.result(joined(bound, *self.notes))
+        under_way = (f"{', '.join(self.under_way)} {'was' if len(self.under_way) == 1 else 'were'} on the stopped "
+                     "thread's stack as the trace began: a call under way is not recorded, nor its callees; begin the "
+                     "trace before the call (at a breakpoint on its caller's line, or with debug_launch(trace=[…]))"
+                     ) if self.under_way else None
+        return self.log.result(joined(bound, *self.notes, under_way))
 
 
 class CallTracer:
@@ -161,7 +174,9 @@ class CallTracer:
             unseen = await self.execution.report_unseen("nothing was recorded and nothing was resumed")
             return TraceResult(session_id=core.id, hits=[], total_hits=0, stopped_because="stopped",
                                state=life.state, report=unseen)
+        under_way = await self._under_way(names) if life.state == State.stopped else []
         recording = Recording(core, names, raised, depth, max_hits)
+        recording.under_way = under_way
         await core.call(recording.arm(core.backend))
         try:
             since = await self.execution.run_on()
@@ -173,6 +188,21 @@ class CallTracer:
         calls = recording.result()
         return TraceResult(session_id=core.id, hits=[], total_hits=recording.log.total, stopped_because=reason,
                            state=life.state, report=report, calls=calls)
+
+    async def _under_way(self, names: tuple[str, ...]) -> list[str]:
+        """The functions named whose call the stopped thread is in (its stack's first ``UNDER_WAY_FRAMES``), by
+        their last name (``outer``, ``Version.Set`` in ``semver.(*Version).Set``, ``math_fmod(L)``): a trace begun
+        there records nothing of that call, and said "never called: outer"."""
+        scope = self.core.life.stopped_scope()
+        thread = scope.thread or scope.stop.thread_id
+        if thread is None:
+            return []
+        try:
+            frames, _ = await self.core.read(scope, self.core.backend.stack_trace(thread, 0, UNDER_WAY_FRAMES))
+        except (AdapterError, SessionError):
+            return []
+        running = {_last_name(frame.name) for frame in frames} - {""}
+        return [name for name in names if _last_name(name) in running]
 
     async def beside(self, functions: list[str], depth: int,
                      trace: Callable[[], Awaitable[TraceResult]]) -> TraceResult:
