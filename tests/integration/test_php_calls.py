@@ -6,6 +6,7 @@ out's return value."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from tests.conftest import PROGRAMS, Tools, line_of, require
@@ -107,3 +108,19 @@ async def test_a_trace_ended_at_a_stop_leaves_no_throw_breakpoint_behind(tools: 
     done = await tools("debug_continue")  # parse_qty's throw (caught) no longer stops
     assert done["state"] == "exited", done
     await tools("debug_terminate")
+
+
+async def test_a_trace_from_a_breakpoint_names_the_arguments_after_many_included_files(tools: Tools,
+                                                                                          tmp_path: Path) -> None:
+    """A PHPUnit run has included 200 files by its first stop: their list, one DBGp eval, came cut at Xdebug's
+    max_data (4 KB), its JSON did not parse, and every argument of a trace begun there was named #1, #2."""
+    for index in range(120):
+        (tmp_path / f"a_rather_long_included_file_name_for_the_list_{index:03}.php").write_text("<?php\n")
+    (tmp_path / "lib.php").write_text("<?php\nfunction half(int $number): int { return intdiv($number, 2); }\n")
+    script = tmp_path / "many.php"
+    script.write_text("<?php\nforeach (glob(__DIR__ . '/a_rather_long_*.php') as $f) { require_once $f; }\n"
+                      "require_once __DIR__ . '/lib.php';\n"
+                      "$x = 1; // start\necho half(10), \"\\n\";\n")
+    await tools("debug_launch", program=str(script), breakpoints=[{"file": str(script), "line": 4}])
+    result = await tools("debug_trace", functions=["half"])
+    assert [row.split("  ←")[0] for row in result["calls"]["rows"]] == ["half(number=10) → 5"], result["calls"]

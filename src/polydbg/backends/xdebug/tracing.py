@@ -34,6 +34,8 @@ from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeout
 
 POLL_S = 0.05  # how often a growing trace file is read while PHP runs
 CHUNK = 256 * 1024  # read at a time (about 1,800 calls: a few ms of parsing)
+INCLUDED_PAGE = 20  # included files named an eval: 20 paths of 200 characters fit the connection's max_data (4 KB)
+MAX_INCLUDED = 5_000  # included files read at most, where a trace begun at a stop looks for parameters' names
 ERROR_KINDS = ("Warning", "Notice", "Deprecated", "User warning", "User notice", "User deprecated", "Fatal error")
 START = "xdebug_start_trace({path}, XDEBUG_TRACE_COMPUTERIZED | XDEBUG_TRACE_NAKED_FILENAME)"
 STOP = "xdebug_get_tracefile_name() === false ? '' : xdebug_stop_trace()"
@@ -74,10 +76,14 @@ class Calls:
         self._count += 1
         path = os.path.join(self.directory, f"calls-{request.thread_id}-{self._count}.xt")
         with contextlib.suppress(*_GONE, ValueError):  # the files loaded so far: where parameters are named
-            answer = await request.client.request("eval", (), "json_encode(get_included_files())", 10.0)
-            prop = answer.find("property")
-            loaded = json.loads(text_of(prop)) if prop is not None and prop.get("type") == "string" else []
-            self.params.files.extend(f for f in loaded if isinstance(f, str) and f not in self.params.files)
+            for start in range(0, MAX_INCLUDED, INCLUDED_PAGE):  # a page at a time: an answer is cut at max_data
+                page = f"array_slice(get_included_files(), {start}, {INCLUDED_PAGE})"
+                answer = await request.client.request("eval", (), f"json_encode({page}, JSON_UNESCAPED_SLASHES)", 10.0)
+                prop = answer.find("property")
+                loaded = json.loads(text_of(prop)) if prop is not None and prop.get("type") == "string" else []
+                self.params.files.extend(f for f in loaded if isinstance(f, str) and f not in self.params.files)
+                if len(loaded) < INCLUDED_PAGE:
+                    break
         answer = await request.client.request("eval", (), START.format(path=_php_string(path)), 10.0)
         prop = answer.find("property")
         if prop is None or prop.get("type") != "string":
