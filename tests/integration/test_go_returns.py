@@ -54,3 +54,16 @@ async def test_several_results_read_as_a_tuple_and_a_panic_as_raised(tools: Tool
     assert out["location"]["function"] == "main.safe.func1", out
     assert out["returned"] == ['main.mustPositive() raised panic: "negative: -3"'], out
     await tools("debug_terminate")
+
+
+async def test_a_step_out_shows_every_result_of_a_wide_tuple(tools: Tools) -> None:
+    """(Version, error): the struct filled the 80 characters of a stop report's value, and the error was cut off."""
+    require("dlv", "go")
+    wide = str(PROGRAMS / "calls" / "wide.go")
+    parsed = line_of("calls/wide.go", "// parsed")
+    await tools("debug_launch", program=wide, breakpoints=[{"file": wide, "line": parsed}])
+    out = await tools("debug_step", kind="out")
+    [returned] = out["returned"]
+    assert returned.startswith("main.parse() returned (main.Version {Major: 1, Minor: 2, Patch: 3") \
+        and returned.endswith(", error nil)"), returned
+    await tools("debug_terminate")

@@ -29,6 +29,7 @@ from polydbg.session.scope import StopScope
 
 REPORT_LOCALS = 12
 REPORT_VALUE_CHARS = 80
+RETURNED_CHARS = 200  # what a step says a call returned, on its own line: a tuple's last result after a wide first
 VALUE_CHARS = 400
 SHORT_VALUE_CHARS = 60  # what a value is cut to, at the least, to fit more variables in an answer
 DEFAULT_COUNT = 50  # variables listed without a count (as many as fit VARIABLES_BYTES)
@@ -257,7 +258,7 @@ class Inspector:
             return [], 0, []
         backend = self.core.backend
         variables = [v for v in await self.children(scope, first.ref) if not backend.is_noise(v)]
-        returned = [f"{outcome} {clip(v.value, REPORT_VALUE_CHARS)[0]}" for v in variables
+        returned = [f"{outcome} {clip(v.value, RETURNED_CHARS)[0]}" for v in variables
                     if (outcome := backend.returned_by(v)) is not None]
         variables = [v for v in variables if backend.returned_by(v) is None]
         if near and len(variables) > REPORT_LOCALS:
