@@ -52,6 +52,17 @@ async def test_python_takes_a_builtin_class_beside_a_filter(tools: Tools) -> Non
     await tools("debug_terminate")
 
 
+async def test_python_refuses_a_slip_of_a_builtin_class_s_name_with_the_closest(tools: Tools) -> None:
+    await tools("debug_launch", program=PY_TYPED, stop_on_entry=True, break_on_exception="none")
+    failed = await tools.error("debug_break", exception=["KeyErorr"])
+    assert "'KeyErorr' is no built-in exception class" in failed and "the closest: KeyError" in failed
+    listing = await tools("debug_break", exception=["errors.KeyErorr", "AppError"])  # dotted, or like none: by name
+    assert listing["exception_filters"] == ["errors.KeyErorr", "AppError"]
+    caught = await tools("debug_continue")
+    assert caught["exception"]["type"] == "ParseError"  # the refused name left the filters as they were
+    await tools("debug_terminate")
+
+
 async def test_python_dollar_exception_outside_an_exception_stop_says_so(tools: Tools) -> None:
     await tools("debug_launch", program=PY_TYPED, stop_on_entry=True, break_on_exception="none")
     failed = await tools.error("debug_evaluate", expression="$exception")

@@ -8,6 +8,8 @@ the expression that slices a container, since pydevd ignores ``start``/``count``
 
 from __future__ import annotations
 
+import builtins
+import difflib
 import json
 import os
 import re
@@ -164,6 +166,25 @@ RAISED = "polydbg.raised"  # as the debuggee shim names the raised log's breakpo
 RAISED_MARK = "\x1epolydbg-raised "
 _BREAK_MODES = {"raised": "always", "uncaught": "unhandled", "userUnhandled": "userUnhandled"}
 _ROOT = {"names": ["Python Exceptions"]}
+
+
+# the exception classes every Python has, by name (a name the program's code spells without its module)
+BUILTIN_EXCEPTIONS = tuple(sorted(name for name, value in vars(builtins).items()
+                                  if isinstance(value, type) and issubclass(value, BaseException)))
+NEAR = 0.85  # how alike a name must be to a built-in class's to be taken for a slip of it (KeyErorr: 0.875)
+
+
+def check_exception_types(types: list[str]) -> None:
+    """Refuse an exception type name that is a slip of a built-in class's (``KeyErorr``), naming the closest: it
+    would bind by name and never match. A dotted name (``pkg.errors.MyError``: its module may be imported later),
+    a built-in class's, and one like none of them (a class of the program's: ``MyError``) bind by name."""
+    slips = {name: near for name in types if "." not in name and name not in BUILTIN_EXCEPTIONS
+             and (near := difflib.get_close_matches(name, BUILTIN_EXCEPTIONS, n=3, cutoff=NEAR))}
+    if slips:
+        name, near = next(iter(slips.items()))
+        raise UsageError(f"{name!r} is no built-in exception class of Python; the closest: {', '.join(near)}. Pass "
+                         f"the class's name as Python spells it, or a class of the program's with its module "
+                         f"(mypkg.errors.{name}: bound by name when it is raised, once its module is imported)")
 
 
 def exception_options(filters: list[str], types: list[str], recording: bool = False) -> list[dict[str, Any]]:

@@ -3,8 +3,11 @@ containers (pydevd ignores start/count)."""
 
 from __future__ import annotations
 
+import pytest
+
 from polydbg.backends.base import Variable
 from polydbg.backends.debugpy import python
+from polydbg.errors import UsageError
 
 
 def test_pydevds_note_is_cut() -> None:
@@ -57,3 +60,12 @@ def test_the_expression_a_frameless_thread_is_said_with_lists_its_frames() -> No
         assert python.frameless(7, "w", 4242).endswith("while a thread of its process (pid 4242) is stopped")
     finally:
         release.set()
+
+
+def test_python_refuses_a_slip_of_a_built_in_exception_class_s_name_with_the_closest() -> None:
+    with pytest.raises(UsageError, match=r"'KeyErorr' is no built-in exception class of Python; the closest: KeyError"):
+        python.check_exception_types(["KeyErorr"])
+    with pytest.raises(UsageError, match="the closest: ValueError"):
+        python.check_exception_types(["AppError", "ValueEror"])
+    # a built-in class, a dotted name (its module imported later), one like none (the program's own) bind by name
+    python.check_exception_types(["KeyError", "pkg.errors.KeyErorr", "AppError", "ParseError", "ProcessError"])
