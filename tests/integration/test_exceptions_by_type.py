@@ -78,6 +78,8 @@ async def test_java_stops_on_a_class_and_its_subclasses_with_getmessage_s_text(t
     await tools("debug_launch", program=JAVA_TYPED, stop_on_entry=True, break_on_exception="none")
     refused = await tools.error("debug_break", exception=["String"])
     assert "'String' names java.lang.String, which is not an exception class" in refused, refused
+    slip = await tools.error("debug_break", exception=["IllegalStateExcepton"])  # a JDK class, loaded or not
+    assert "no class 'IllegalStateExcepton' is loaded" in slip and ": java.lang.IllegalStateException;" in slip, slip
     await tools("debug_break", exception=["AppError"])
     caught = await tools("debug_continue")  # not the NullPointerException
     assert caught["reason"] == "exception", caught
