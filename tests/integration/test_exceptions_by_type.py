@@ -55,11 +55,23 @@ async def test_python_takes_a_builtin_class_beside_a_filter(tools: Tools) -> Non
 async def test_python_refuses_a_slip_of_a_builtin_class_s_name_with_the_closest(tools: Tools) -> None:
     await tools("debug_launch", program=PY_TYPED, stop_on_entry=True, break_on_exception="none")
     failed = await tools.error("debug_break", exception=["KeyErorr"])
-    assert "'KeyErorr' is no built-in exception class" in failed and "the closest: KeyError" in failed
+    assert "'KeyErorr' is no exception class the program has; the closest: KeyError" in failed, failed
     listing = await tools("debug_break", exception=["errors.KeyErorr", "AppError"])  # dotted, or like none: by name
     assert listing["exception_filters"] == ["errors.KeyErorr", "AppError"]
     caught = await tools("debug_continue")
     assert caught["exception"]["type"] == "ParseError"  # the refused name left the filters as they were
+    await tools("debug_terminate")
+
+
+async def test_python_at_a_stop_compares_a_name_with_the_program_s_classes(tools: Tools) -> None:
+    await tools("debug_launch", program=PY_TYPED, break_on_exception="none",
+                breakpoints=[{"file": PY_TYPED, "line": line_of("raises_typed.py", 'print("lenient:"')}])
+    failed = await tools.error("debug_break", exception=["PraseError"])
+    assert "'PraseError' is no exception class the program has; the closest: ParseError" in failed, failed
+    listing = await tools("debug_break", exception=["ParseError", "ConfigError"])  # loaded; like none loaded
+    assert listing["exception_filters"] == ["ParseError", "ConfigError"], listing
+    caught = await tools("debug_continue")
+    assert caught["exception"]["type"] == "ParseError", caught
     await tools("debug_terminate")
 
 

@@ -519,7 +519,6 @@ class DebugpyProcess(DapBackend):
     async def set_exception_filters(self, filters: list[str]) -> None:
         offered = self.capabilities.exception_filters
         types = [f for f in filters if f not in offered]
-        python.check_exception_types(types)  # a slip of a built-in class's name (KeyErorr) would never match
         self._exception_names = list(filters)
         if not types and self._raised_sink is None:
             await super().set_exception_filters(filters)

@@ -8,6 +8,7 @@ the expression that slices a container, since pydevd ignores ``start``/``count``
 
 from __future__ import annotations
 
+import ast
 import builtins
 import difflib
 import json
@@ -174,17 +175,35 @@ BUILTIN_EXCEPTIONS = tuple(sorted(name for name, value in vars(builtins).items()
 NEAR = 0.85  # how alike a name must be to a built-in class's to be taken for a slip of it (KeyErorr: 0.875)
 
 
-def check_exception_types(types: list[str]) -> None:
-    """Refuse an exception type name that is a slip of a built-in class's (``KeyErorr``), naming the closest: it
-    would bind by name and never match. A dotted name (``pkg.errors.MyError``: its module may be imported later),
-    a built-in class's, and one like none of them (a class of the program's: ``MyError``) bind by name."""
-    slips = {name: near for name in types if "." not in name and name not in BUILTIN_EXCEPTIONS
-             and (near := difflib.get_close_matches(name, BUILTIN_EXCEPTIONS, n=3, cutoff=NEAR))}
-    if slips:
-        name, near = next(iter(slips.items()))
-        raise UsageError(f"{name!r} is no built-in exception class of Python; the closest: {', '.join(near)}. Pass "
-                         f"the class's name as Python spells it, or a class of the program's with its module "
-                         f"(mypkg.errors.{name}: bound by name when it is raised, once its module is imported)")
+def check_exception_types(types: list[str], like: dict[str, bool | list[str]] | None = None) -> None:
+    """Refuse an exception type name that is a slip of a class's (``KeyErorr``), naming the closest: it would bind
+    by name and never match. ``like``: the program's answer (:func:`classes_like`) when it is stopped — each name
+    True when a class of it is loaded, else the loaded exception classes close to it; without it, Python's built-in
+    ones are compared. A dotted name (``pkg.errors.MyError``: its module may be imported later), and one like none
+    of them (a class of the program's not loaded yet: ``MyError``) bind by name."""
+    for name in types:
+        said = like.get(name) if like is not None else None
+        near = ([] if name in BUILTIN_EXCEPTIONS else difflib.get_close_matches(name, BUILTIN_EXCEPTIONS, 3, NEAR)
+                ) if said is None else ([] if said is True else [str(n) for n in said or []])
+        if "." not in name and near:
+            whose = "the program has" if said is not None else "Python has built in"
+            raise UsageError(f"{name!r} is no exception class {whose}; the closest: {', '.join(near)}. Pass the "
+                             f"class's name as Python spells it, or a class of the program's with its module "
+                             f"(mypkg.errors.{name}: bound by name when it is raised, once its module is imported)")
+
+
+def classes_like(names: list[str]) -> str:
+    """An expression the program evaluates (stopped) to a JSON object: per name, true when an exception class of
+    that name is loaded, else the names of the loaded ones close to it."""
+    walk = "(lambda f: f(f, BaseException))(lambda f, k: [k] + [d for s in type.__subclasses__(k) for d in f(f, s)])"
+    return (f"(lambda known: __import__('json').dumps({{n: n in known or __import__('difflib').get_close_matches("
+            f"n, sorted(known), 3, {NEAR}) for n in {names!r}}}))({{c.__name__ for c in {walk}}})")
+
+
+def classes_answer(value: str) -> dict[str, bool | list[str]]:
+    """The program's answer to :func:`classes_like`, as debugpy shows the string (its repr)."""
+    answer = json.loads(ast.literal_eval(value))
+    return {str(name): said for name, said in answer.items() if said is True or isinstance(said, list)}
 
 
 def exception_options(filters: list[str], types: list[str], recording: bool = False) -> list[dict[str, Any]]:

@@ -63,9 +63,24 @@ def test_the_expression_a_frameless_thread_is_said_with_lists_its_frames() -> No
 
 
 def test_python_refuses_a_slip_of_a_built_in_exception_class_s_name_with_the_closest() -> None:
-    with pytest.raises(UsageError, match=r"'KeyErorr' is no built-in exception class of Python; the closest: KeyError"):
+    with pytest.raises(UsageError, match="'KeyErorr' is no exception class Python has built in; the closest: KeyError"):
         python.check_exception_types(["KeyErorr"])
     with pytest.raises(UsageError, match="the closest: ValueError"):
         python.check_exception_types(["AppError", "ValueEror"])
     # a built-in class, a dotted name (its module imported later), one like none (the program's own) bind by name
     python.check_exception_types(["KeyError", "pkg.errors.KeyErorr", "AppError", "ParseError", "ProcessError"])
+
+
+def test_python_at_a_stop_the_program_s_classes_decide() -> None:
+    like = python.classes_answer(repr('{"KeyErrors": true, "PraseError": ["ParseError"], "Zzz": []}'))
+    python.check_exception_types(["KeyErrors", "Zzz"], like)  # a class the program has, like a built-in's or not
+    with pytest.raises(UsageError, match="'PraseError' is no exception class the program has; the closest: ParseError"):
+        python.check_exception_types(["PraseError"], like)
+    python.check_exception_types(["Unasked"], like)  # not in its answer: compared with the built-in classes
+
+
+def test_the_program_s_answer_comes_from_its_own_classes() -> None:
+    class ParseError(Exception):
+        pass
+    value = repr(eval(python.classes_like(["PraseError", "ParseError", "Zzz"])))  # as the program evaluates it
+    assert python.classes_answer(value) == {"PraseError": ["ParseError"], "ParseError": True, "Zzz": []}
