@@ -121,7 +121,7 @@ class DebugpyBackend(DebugpyProcess):
         return results
 
     async def set_exception_filters(self, filters: list[str]) -> None:
-        types = [f for f in filters if f not in self.capabilities.exception_filters and "." not in f]
+        types = [f for f in filters if f not in self.capabilities.exception_filters]
         if [name for name in types if name not in python.BUILTIN_EXCEPTIONS]:  # a slip (KeyErorr) never matches
             like: dict[str, bool | list[str]] | None = None  # the program's classes, when it is stopped
             with contextlib.suppress(AdapterError, ValueError, SyntaxError):

@@ -21,7 +21,7 @@ from typing import Any
 from polydbg.backends import shebang
 from polydbg.backends.base import Variable
 from polydbg.backends.recording import RaisedRecord
-from polydbg.errors import UsageError
+from polydbg.errors import UsageError, echo
 
 # pydevd's synthetic children: groups of dunders/methods, the length, and the "more items" marker.
 GROUPS = frozenset({"special variables", "function variables", "class variables", "protected variables"})
@@ -182,6 +182,9 @@ def check_exception_types(types: list[str], like: dict[str, bool | list[str]] | 
     ones are compared. A dotted name (``pkg.errors.MyError``: its module may be imported later), and one like none
     of them (a class of the program's not loaded yet: ``MyError``) bind by name."""
     for name in types:
+        if not all(part.isidentifier() for part in name.split(".")):
+            raise UsageError(f"{echo(name)} is neither an exception filter (raised, uncaught, userUnhandled) nor a "
+                             "Python class's name (KeyError, MyError, mypkg.errors.MyError)")
         said = like.get(name) if like is not None else None
         near = ([] if name in BUILTIN_EXCEPTIONS else difflib.get_close_matches(name, BUILTIN_EXCEPTIONS, 3, NEAR)
                 ) if said is None else ([] if said is True else [str(n) for n in said or []])

@@ -67,6 +67,8 @@ def test_python_refuses_a_slip_of_a_built_in_exception_class_s_name_with_the_clo
         python.check_exception_types(["KeyErorr"])
     with pytest.raises(UsageError, match="the closest: ValueError"):
         python.check_exception_types(["AppError", "ValueEror"])
+    with pytest.raises(UsageError, match=r"is neither an exception filter .* nor a Python class's name"):
+        python.check_exception_types(["Key'Error\")]; import os"])  # (evaluated in the program by its repr)
     # a built-in class, a dotted name (its module imported later), one like none (the program's own) bind by name
     python.check_exception_types(["KeyError", "pkg.errors.KeyErorr", "AppError", "ParseError", "ProcessError"])
 
