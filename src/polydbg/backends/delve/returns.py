@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from polydbg.backends.base import FrameRef, StepKind, Variable
-from polydbg.backends.delve.calls import named_results, panic_value, rets
+from polydbg.backends.delve.calls import named_results, panic_value, rets, short
+from polydbg.backends.delve.values import short_types
 from polydbg.backends.kit import returns
 from polydbg.backends.kit.frames import FrameHandles
 from polydbg.errors import AdapterError
@@ -201,8 +202,8 @@ class StepReturns:
             values = await self._results(leaving)
             readable = [v for v in values if not v.value.startswith("(unreadable")]
             value = shown(readable) if len(readable) == len(values) else None
-            leaving.returned = None if value is None else value._replace(
-                name=returns.returned_name(leaving.function))
+            leaving.returned = None if value is None else value._replace(  # named as the trace's rows name it
+                name=returns.returned_name(short(leaving.function)), value=short_types(value.value))
         except (AdapterError, IndexError, KeyError):
             log.debug("delve: a step's return value could not be read", exc_info=True)
         await self._resume(leaving.thread, "stepOut")  # a breakpoint on the goroutine stepping ended its step
@@ -245,8 +246,8 @@ class StepReturns:
                     "runtime.frameoff", frames[0]["id"])) == leaving.frame_offset):
                 return  # still in the function: it did not leave
             value = panic_value(await self._value("runtime.curg._panic.arg", frames[0]["id"]))  # (nil: no panic)
-            self._shown = (leaving.thread, Variable(returns.returned_name(leaving.function, raised=True),
-                                                    f"panic: {value}"))
+            self._shown = (leaving.thread, Variable(returns.returned_name(short(leaving.function), raised=True),
+                                                    f"panic: {short_types(value)}"))
         except (AdapterError, ValueError, IndexError, KeyError):
             log.debug("delve: no panic read for a step", exc_info=True)
 
