@@ -201,3 +201,28 @@ async def test_the_raised_log_calls_a_failing_tests_assertion_uncaught(tools: To
     assert [row.rsplit(" → ", 1)[1].rsplit(" (", 1)[0] for row in passing["trace"]["raised_rows"]] == [
         "caught in getActual", "caught in (anonymous)"], passing["trace"]
     await tools("debug_terminate")
+
+
+async def test_an_assertion_library_of_any_name_stops_at_the_failing_check_and_its_own_throws_do_not(
+        tools: Tools) -> None:
+    """cartcheck, an assertion library in the project's node_modules (as assume is): its failure, a plain object made
+    from Error.prototype, was thrown in blackboxed code and never paused (the run exited with code 1); the throws it
+    catches itself (feature probes as it loads, showing a cycle) neither stop the run nor are the user's raised."""
+    project("mocha")
+    cwd = str(RUNNERS / "mocha-own")
+    report = await tools("debug_launch", test="test/cart.test.js::cart > takes the discount", cwd=cwd,
+                         trace=["raised"])
+    assert report["state"] == "stopped" and report["reason"] == "exception", report
+    assert report["location"]["line"] == line_of("node/runners/mocha-own/test/cart.test.js", "// discount check")
+    assert report["exception"]["message"] == "expected 53 to equal 54", report
+    assert values(report)["got"] == "53", report
+    rows = report["trace"]["raised_rows"]
+    line = line_of("node/runners/mocha-own/test/cart.test.js", "// discount check")
+    assert rows == [f"Error: expected 53 to equal 54 at test/cart.test.js:{line} in (anonymous) → uncaught"], rows
+    done = await tools("debug_continue")
+    assert done["state"] == "exited" and done["test"]["outcome"] == "failed", done
+    await tools("debug_terminate")
+    passing = await tools("debug_launch", test="test/cart.test.js::cart > adds the prices", cwd=cwd, trace=["raised"])
+    assert passing["state"] == "exited" and passing["test"]["outcome"] == "passed", passing
+    assert not passing["trace"].get("raised_rows"), passing["trace"]
+    await tools("debug_terminate")

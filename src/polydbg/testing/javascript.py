@@ -102,7 +102,7 @@ _LEFT_OUT = {
              "--maxWorkers", "--coverage", "--collectCoverage", "--shard", "-o", "--onlyChanged", "--changedSince",
              "--json", "--outputFile", "--listTests", "--runTestsByPath", "-i", "--runInBand"},
     "vitest": {"-t", "--testNamePattern", "--pool", "--watch", "-w", "--coverage", "--shard", "--ui", "--run",
-               "--no-file-parallelism", "--fileParallelism", "--outputFile"},
+               "--no-file-parallelism", "--fileParallelism", "--outputFile", "--typecheck"},
     "mocha": {"-g", "--grep", "-f", "--fgrep", "--spec", "-p", "--parallel", "-j", "--jobs", "-w", "--watch",
               "-i", "--invert", "--forbid-only"},
 }
@@ -130,7 +130,7 @@ def script_options(script: str, runner: str, leaving: frozenset[str] = frozenset
             if not word.startswith("-"):
                 continue  # a file, a directory, a glob, or vitest's command (run, watch)
             value = [next(rest, "")] if name in _TAKES_VALUE[runner] and "=" not in word else []
-            if name not in _LEFT_OUT[runner] | leaving and not name.startswith("--poolOptions"):
+            if name not in _LEFT_OUT[runner] | leaving and not name.startswith(("--poolOptions", "--typecheck.")):
                 kept += [word, *value]
         return tuple(kept)
     return ()
@@ -372,7 +372,7 @@ async def _jest_names(node: str, entry: tuple[str, ...], cwd: str, where: str | 
 
 async def _vitest_names(node: str, entry: tuple[str, ...], cwd: str, where: str | None) -> list[str]:
     text = await output_of([node, *entry, "list", *((where,) if where else ()), "--json"], cwd)
-    start = text.find("[")
+    start = next((m.start() for m in re.finditer(r"^\[", text, re.MULTILINE)), -1)  # after any warning's lines
     try:
         data = json.loads(text[start:]) if start >= 0 else []
     except ValueError:

@@ -43,7 +43,14 @@ FILTER = "failures"
 RUNNER = re.compile(r"^node:internal/test_runner/|/node_modules/(?:jest-circus|jest-jasmine2|jest-each|@vitest/runner"
                     r"|mocha)/")
 # Node's scripts and the dependencies' stay blackboxed, but for the assertion libraries: their throws pause.
-BLACKBOX = [r"^node:(?!assert$)", r"^(?!.*/node_modules/(?:expect|@vitest/expect|chai|@jest/expect)/).*/node_modules/"]
+ASSERTING = ("expect", "@vitest/expect", "chai", "@jest/expect")
+BLACKBOX = [r"^node:(?!assert$)", rf"^(?!.*/node_modules/(?:{'|'.join(ASSERTING)})/).*/node_modules/"]
+# what a test file imports that is no library it asserts with: the runners' own packages
+_RUNNERS_OWN = re.compile(r"^(?:mocha|vitest|jest|jest-.*|@jest/.*|@vitest/.*|@types/.*|ts-node|tsx|typescript)$")
+_IMPORTED = re.compile(r"""(?:\brequire|\bimport|__vi_ssr_(?:dynamic_)?import__)\s*\(\s*(['"])([^'"\s]+)\1"""
+                       r"""|(?:\bfrom|^\s*import)\s*(['"])([^'"\s]+)\3""", re.MULTILINE)
+_PACKAGE = re.compile(r"^(?:@[a-z0-9][\w.~-]*/)?[a-z0-9][\w.~-]*", re.IGNORECASE)
+_SOURCE_CHARS = 1024 * 1024  # of a user's script read for its imports
 _PASSES_ON = re.compile(r"^node:(?:async_hooks|internal/async_hooks|internal/timers|internal/process/task_queues"
                         r"|events)$")
 BUDGET = 200  # exception pauses that fail no test, before caught exceptions stop pausing (4-16 ms each)
@@ -90,7 +97,8 @@ async def failing_frame(target: Target) -> int | None:
     data = target.pause_data or {}
     chain = [_Link(frame, target, True) for frame in frames]
     first = next((i for i, link in enumerate(chain) if link.user), None)
-    if first is None or (first > 0 and not _ASSERTION.search(str(data.get("className") or ""))):
+    if first is None or (first > 0 and not _ASSERTION.search(str(data.get("className") or ""))
+                         and await caught_above(target, target.frames[:first])):
         return None
     if target.pause_reason == "promiseRejection" and first == 0 and await _made_by_call(target, chain[0]):
         return None
@@ -127,6 +135,47 @@ async def failing_frame(target: Target) -> int | None:
                 not await _at(target, following, _text(lexical.awaits_call)):
             return None  # its promise goes elsewhere than an await right in the caller
         index += 1
+
+
+async def caught_above(target: Target, frames: list[dict[str, Any]]) -> bool:
+    """Whether a frame above the user's (a library's, Node's, a ``new Function``'s) catches the exception: it throws
+    and catches its own (assume's feature checks, ``try { new Function("return ParallelArray")() } catch {}``), no
+    test's failure nor the user's exception. A frame whose source cannot be judged is taken to catch it."""
+    for frame in frames:
+        if not await _at(target, _Link(frame, target, True), lambda _, here, source: not source.in_try(here)):
+            return True
+    return False
+
+
+class Imports:
+    """The packages the user's scripts import, let out of the blackbox in a test run: whatever assertion library a
+    test uses (assume, should, unexpected, a project's own helper in node_modules), its throw pauses, and is judged
+    as the listed ones' are (a throw it catches itself is none of the test's failures). Each user script is read
+    once as it loads, for its ``require``/``import`` of bare names; the test runners' own packages stay hidden."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def blackbox(self) -> list[str]:
+        named = (*ASSERTING, *(re.sub(r"([.~])", r"\\\1", name) for name in sorted(self.names)))
+        return [BLACKBOX[0], rf"^(?!.*/node_modules/(?:{'|'.join(named)})/).*/node_modules/"]
+
+    def read(self, path: str) -> bool:
+        """The imports of the user's script at ``path``: whether it names a package not named before."""
+        try:
+            with open(path, encoding="utf-8", errors="replace") as file:
+                text = file.read(_SOURCE_CHARS)
+        except OSError:
+            return False
+        found = set()
+        for match in _IMPORTED.finditer(text):
+            specifier = match.group(2) or match.group(4) or ""
+            package = _PACKAGE.match(specifier) if ":" not in specifier else None
+            if package is not None and not _RUNNERS_OWN.match(package.group()) and package.group() not in ASSERTING:
+                found.add(package.group())
+        new = found - self.names
+        self.names |= new
+        return bool(new)
 
 
 def _failed(target: Target, index: int, link: _Link) -> int:
