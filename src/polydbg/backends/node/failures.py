@@ -155,13 +155,17 @@ class Imports:
 
     def __init__(self) -> None:
         self.names: set[str] = set()
+        self._read: set[str] = set()  # the scripts read (a worker thread loads them again)
 
     def blackbox(self) -> list[str]:
-        named = (*ASSERTING, *(re.sub(r"([.~])", r"\\\1", name) for name in sorted(self.names)))
+        named = (*ASSERTING, *(name.replace(".", r"\.") for name in sorted(self.names)))
         return [BLACKBOX[0], rf"^(?!.*/node_modules/(?:{'|'.join(named)})/).*/node_modules/"]
 
     def read(self, path: str) -> bool:
         """The imports of the user's script at ``path``: whether it names a package not named before."""
+        if path in self._read:
+            return False
+        self._read.add(path)
         try:
             with open(path, encoding="utf-8", errors="replace") as file:
                 text = file.read(_SOURCE_CHARS)
