@@ -226,3 +226,11 @@ async def test_an_assertion_library_of_any_name_stops_at_the_failing_check_and_i
     assert passing["state"] == "exited" and passing["test"]["outcome"] == "passed", passing
     assert not passing["trace"].get("raised_rows"), passing["trace"]
     await tools("debug_terminate")
+    # nor do they stop where their type is asked for: the probes' ReferenceError is thrown in a new Function's
+    # script, which no blackbox hides, and caught in cartcheck's frame
+    entry = await tools("debug_launch", test="test/cart.test.js::cart > adds the prices", cwd=cwd, stop_on_entry=True)
+    assert entry["reason"] == "entry", entry
+    await tools("debug_break", exception=["ReferenceError"])
+    done = await tools("debug_continue")
+    assert done["state"] == "exited" and done["test"]["outcome"] == "passed", done
+    await tools("debug_terminate")

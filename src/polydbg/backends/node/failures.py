@@ -137,6 +137,14 @@ async def failing_frame(target: Target) -> int | None:
         index += 1
 
 
+async def libraries_own(target: Target) -> bool:
+    """Whether the exception of this pause is caught above the user's innermost frame (``caught_above``)."""
+    frames = target.frames
+    first = next((i for i, frame in enumerate(frames)
+                  if target.scripts.is_user_code(*position(frame.get("location") or {}))), None)
+    return bool(first) and await caught_above(target, frames[:first])
+
+
 async def caught_above(target: Target, frames: list[dict[str, Any]]) -> bool:
     """Whether a frame above the user's (a library's, Node's, a ``new Function``'s) catches the exception: it throws
     and catches its own (assume's feature checks, ``try { new Function("return ParallelArray")() } catch {}``), no

@@ -33,11 +33,13 @@ async def record(target: Target, sink: RaisedSink) -> None:
     """The exception this pause is at, when a frame of the user's code is on the stack."""
     frames = target.frames
     first = next((i for i, cdp in enumerate(frames) if target.scripts.is_user_code(*_place(cdp))), None)
+    if first is None or await failures.libraries_own(target):
+        return  # a library's (or Node's) own exception, thrown and caught in its code: not the user's
     detail = target.exception_detail()
     if (target.pause_data or {}).get("type") == "object" and (target.pause_data or {}).get("subtype") != "error":
         detail = await failures.detail(target)  # no Error (assume's Object.create(Error.prototype)): its message
-    if first is None or detail is None or (first > 0 and await failures.caught_above(target, frames[:first])):
-        return  # a library's (or Node's) own exception, thrown and caught in its code: not the user's
+    if detail is None:
+        return
     thrown = target.frame_of(frames[first])
     caught = None if (target.pause_data or {}).get("uncaught") else await _catcher(target, frames[first:])
     sink(RaisedRecord(type=detail.type, message=detail.message[:MESSAGE_CHARS], file=thrown.file, line=thrown.line,
