@@ -234,3 +234,15 @@ async def test_an_assertion_library_of_any_name_stops_at_the_failing_check_and_i
     done = await tools("debug_continue")
     assert done["state"] == "exited" and done["test"]["outcome"] == "passed", done
     await tools("debug_terminate")
+
+
+async def test_an_imported_packages_own_throws_pause_a_bounded_number_of_times(tools: Tools) -> None:
+    """cartcheck throws and catches showing each of 120 carts: past 100 such pauses the imported packages are hidden
+    again (each costs a pause), the console says so, and the failing check after them is not stopped at."""
+    project("mocha")
+    report = await tools("debug_launch", test="test/cart.test.js::cart > checks many carts",
+                         cwd=str(RUNNERS / "mocha-own"))
+    assert report["state"] == "exited" and report["test"]["outcome"] == "failed", report
+    console = await tools.text("debug_output", stream="console")
+    assert "the packages the tests import threw 100 exceptions that failed no test" in console, console
+    await tools("debug_terminate")

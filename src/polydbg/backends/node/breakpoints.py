@@ -470,8 +470,11 @@ class Breakpoints:
         if script.map is not None and self._mapped_bps_for(script.map.sources):
             self.bind_mapped(target, script.id)
         if failures.FILTER in self._filters and script.path and not script.internal and self.imports.read(script.path):
-            for live in self._targets.live():  # before the test runs: its file is loaded first
-                live.channel.send("Debugger.setBlackboxPatterns", {"patterns": self.blackbox_patterns()})
+            self.send_blackbox()  # before the test runs: its file is loaded first
+
+    def send_blackbox(self) -> None:
+        for live in self._targets.live():
+            live.channel.send("Debugger.setBlackboxPatterns", {"patterns": self.blackbox_patterns()})
 
     def _mapped_bps_for(self, sources: list[str]) -> list[_Bp]:
         wanted = {os.path.normpath(s) for s in sources}
