@@ -15,15 +15,20 @@ nothing catching it on the way. It is followed frame by frame outward from the f
   V8's async stack trace lists the awaiting functions, which are followed the same way;
 - reaching the runner's frame (node:test, jest-circus, jest-each, @vitest/runner, mocha) is the stop, also
   through a library the test called (a comparator thrown in inside jsdiff's loop);
-- only an assertion error (``…AssertionError``: node:assert's, chai's, jest's ``JestAssertionError``) may be
-  thrown above the user's frames; a rejection made by a call (``reject(…)``, ``Promise.reject(…)``) is no
-  throw and is not judged at all (it fails a test when awaited, and V8 does not pause there again).
+- an assertion error (``…AssertionError``: node:assert's, chai's, jest's ``JestAssertionError``) thrown above
+  the user's frames goes on from the user's frame; any other exception thrown there (assume's failure is a plain
+  object made from ``Error.prototype``) only when no frame above the user's catches it (``caught_above``: a
+  library's own exception, assume probing ``new Function("return ParallelArray")`` as it loads); a rejection made
+  by a call (``reject(…)``, ``Promise.reject(…)``) is no throw and is not judged at all (it fails a test when
+  awaited, and V8 does not pause there again).
 
 What it costs: Node's and the dependencies' scripts stay blackboxed (``targets.BLACKBOX``), and V8 does not
 pause on an exception thrown in a blackboxed frame and caught, so the runner's own caught exceptions never
-pause; the assertion libraries are let out of the blackbox (``BLACKBOX``), and the user's code pauses on
-each exception it throws, caught or not. An error thrown in Node's or a dependency's code the test called
-(``fs.readFileSync`` of a missing file) therefore does not stop: the verdict says the test failed.
+pause; the assertion libraries known by name are let out of the blackbox (``BLACKBOX``), and so are the packages
+the user's scripts import (``Imports``: whatever assertion library a test uses), until they have thrown
+``PACKAGES_BUDGET`` exceptions that failed no test; the user's code pauses on each exception it throws, caught or
+not. An error thrown in Node's or another dependency's code the test called (``fs.readFileSync`` of a missing
+file) therefore does not stop: the verdict says the test failed.
 """
 
 from __future__ import annotations
