@@ -56,6 +56,7 @@ _IMPORTED = re.compile(r"""(?:\brequire|\bimport|__vi_ssr_(?:dynamic_)?import__)
                        r"""|(?:\bfrom|^\s*import)\s*(['"])([^'"\s]+)\3""", re.MULTILINE)
 _PACKAGE = re.compile(r"^(?:@[a-z0-9][\w.~-]*/)?[a-z0-9][\w.~-]*", re.IGNORECASE)
 _SOURCE_CHARS = 1024 * 1024  # of a user's script read for its imports
+_NAMES = 500  # packages let out at most (each a word of the pattern V8 matches every script's URL with)
 PACKAGES_BUDGET = 100  # exception pauses in the imported packages' code that fail no test, before they are hidden
 PACKAGES_OVER_BUDGET = (f"[polydbg: the packages the tests import threw {PACKAGES_BUDGET} exceptions that failed no "
                         "test; they are hidden again, so an assertion library polydbg does not know by name (assume, "
@@ -195,7 +196,7 @@ class Imports:
 
     def read(self, path: str) -> bool:
         """The imports of the user's script at ``path``: whether it names a package not named before."""
-        if path in self._read:
+        if path in self._read or len(self.names) >= _NAMES:
             return False
         self._read.add(path)
         try:
