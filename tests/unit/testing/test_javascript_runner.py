@@ -179,7 +179,7 @@ async def test_a_vitest_plan_runs_one_worker_thread_as_its_version_spells_it(
     (tmp_path / "a.test.ts").write_text("")
     plan = await testing.plan("a.test.ts::parse", cwd, None, {})
     assert plan.args == ("run", "a.test.ts", "-t", "(?:^| )parse$", *one_thread, "--no-color",
-                         "--coverage.enabled=false"), plan
+                         "--coverage.enabled=false", "--typecheck.enabled=false"), plan
 
 
 async def test_the_runner_s_entry_is_the_one_its_package_json_names(tmp_path: Path) -> None:
