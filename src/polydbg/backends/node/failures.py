@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from polydbg.backends.base import ExceptionDetail
@@ -63,6 +63,17 @@ PACKAGES_OVER_BUDGET = (f"[polydbg: the packages the tests import threw {PACKAGE
                         "should) no longer stops at a failing check: set a breakpoint in the test, or run it alone]\n")
 _PASSES_ON = re.compile(r"^node:(?:async_hooks|internal/async_hooks|internal/timers|internal/process/task_queues"
                         r"|events)$")
+# A runner whose main process runs no test (vitest: its tests run in a worker, a thread or a forked process): there a
+# caught exception is no test's failure, and pausing on them cost vitest's start ~0.7 s (vite's ``new URL`` tries,
+# ~260 of them in Node's internals, which cannot be blackboxed: ``in_users_code``); it pauses on uncaught ones only.
+_WORKERS_RUN_TESTS = re.compile(r"[/\\]node_modules[/\\]vitest[/\\]vitest\.mjs$")
+
+
+def workers_run_tests(program: str | None) -> bool:
+    """Whether a test run's program is a runner's entry that runs no test in its own process."""
+    return program is not None and _WORKERS_RUN_TESTS.search(program) is not None
+
+
 BUDGET = 200  # exception pauses that fail no test, before caught exceptions stop pausing (4-16 ms each)
 OVER_BUDGET = (f"[polydbg: the program threw {BUDGET} exceptions that failed no test; caught exceptions no "
                "longer pause it, so a test failing from here on is not stopped at: set a breakpoint in it, or run it "
@@ -213,6 +224,13 @@ class Imports:
         new = found - self.names
         self.names |= new
         return bool(new)
+
+
+def send_blackbox(targets: Iterable[Target], patterns: list[str]) -> None:
+    """The blackbox's patterns to each target, not waited for (a script's load and a pause's judgment are no place to
+    wait in)."""
+    for target in targets:
+        target.channel.send("Debugger.setBlackboxPatterns", {"patterns": patterns})
 
 
 def _failed(target: Target, index: int, link: _Link) -> int:

@@ -144,7 +144,7 @@ class Stops:
                 spent = self._breakpoints.imports.spend(target) if counted else None
                 await self._resume_quietly(target)  # caught on purpose, or not the user's: not where a test fails
                 if spent:
-                    self._breakpoints.send_blackbox()  # the imported packages' budget spent: hidden again
+                    failures.send_blackbox(self._targets.live(), self._breakpoints.blackbox_patterns())  # hidden again
                 elif counted and spent is None:
                     await self._breakpoints.passed_caught(target)
                 return
