@@ -9,6 +9,9 @@ breakpoint; the program is launched afresh for each way). From that stop, throug
 - the program alone: ``debug_continue`` to its end with no breakpoint (the loop under the debugger, no trace).
 
 Printed per language: the time per call (per hit) of each way, in ms, and the load average at the start and end.
+On Node, the callees of a ``depth`` too: ``main`` traced with ``depth=1`` (each ``work`` call recorded as its
+callee), and ``other`` traced with ``depth=1`` (``work`` is bound as its callee; main's calls of it are not
+recorded, the page decides so at each entry).
 Target (issue 21): a call trace costs ≤ 1 ms per recorded call on Python, Node and Java. A language is a function
 ``(client, calls, continues) -> row`` in ``LANGUAGES``: the others add theirs beside Python's.
 
@@ -16,7 +19,7 @@ Native code (gdb, lldb-dap) also prints what callees cost: the C program's ``wor
 ``depth=0`` (one record a call) and ``depth=1`` (two: ``half`` bound as ``work``'s callee), from fresh launches.
 
 Run: .venv/bin/python bench/call_trace.py [--calls 20000] [--continues 100]
-     [--languages python node java go php gdb lldb]
+     [--languages python node java go php ruby gdb lldb]
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ JAVA = str(BENCH / "programs" / "java" / "CallsTarget.java")
 GO = str(BENCH / "programs" / "calls_target.go")
 PHP = str(BENCH / "programs" / "calls_target.php")
 C = str(BENCH / "programs" / "calls_target.c")
+RUBY = str(BENCH / "programs" / "calls_target.rb")
 
 
 async def per_call(client: Client, launch: dict[str, Any], start: dict[str, Any], function: str,
@@ -91,6 +95,21 @@ async def node(client: Client, calls: int, continues: int) -> Row:
         "work", {"file": NODE, "line": line_of("// body", NODE)}, "i", calls, continues)]
 
 
+async def node_callees(client: Client, calls: int) -> Row:
+    """ms per call of ``work`` recorded as main's callee, and called outside any recorded call (bound, unrecorded)."""
+    costs: Row = []
+    for function, recorded in (("main", calls + 1), ("other", 2)):
+        report = await call(client, "debug_launch", program=NODE, args=[str(calls)], timeout_s=120,
+                            breakpoints=[{"file": NODE, "line": line_of("// run", NODE)}])
+        assert report.get("reason") == "breakpoint", report
+        took, traced = await timed(client, "debug_trace", functions=[function], depth=1, max_hits=calls + 1,
+                                   timeout_s=600)
+        assert traced["calls"]["calls"] == recorded, traced
+        costs.append(f"{took / calls * 1000:.4f}")
+        await call(client, "debug_terminate")
+    return ["node (CDP)", *costs]
+
+
 async def java(client: Client, calls: int, continues: int) -> Row:
     classes = tempfile.mkdtemp(prefix="polydbg-bench-calls-")
     compiled = await asyncio.create_subprocess_exec("javac", "-g", "-d", classes, JAVA)
@@ -105,6 +124,12 @@ async def go(client: Client, calls: int, continues: int) -> Row:
     return ["go (delve)", *await per_call(
         client, {"program": GO, "args": [str(calls)]}, {"file": GO, "line": line_of("// start", GO)},
         "main.work", {"file": GO, "line": line_of("// body", GO)}, "i", calls, continues)]
+
+
+async def ruby(client: Client, calls: int, continues: int) -> Row:
+    return ["ruby (rdbg)", *await per_call(
+        client, {"program": RUBY, "args": [str(calls)]}, {"file": RUBY, "line": line_of("# start", RUBY)},
+        "work", {"file": RUBY, "line": line_of("# body", RUBY)}, "i", calls, continues)]
 
 
 async def php(client: Client, calls: int, continues: int) -> Row:
@@ -149,8 +174,8 @@ async def callees(client: Client, adapter: str, calls: int) -> Row:
 
 
 LANGUAGES: dict[str, Callable[[Client, int, int], Awaitable[Row]]] = {"python": python, "node": node, "java": java,
-                                                                     "go": go, "php": php, "gdb": native("gdb"),
-                                                                     "lldb": native("lldb-dap")}
+                                                                     "go": go, "php": php, "ruby": ruby,
+                                                                     "gdb": native("gdb"), "lldb": native("lldb-dap")}
 NATIVE = {"gdb": "gdb", "lldb": "lldb-dap"}
 
 
@@ -161,11 +186,14 @@ async def main(calls: int, continues: int, languages: list[str]) -> None:
         for language in languages:
             rows.append(await LANGUAGES[language](client, calls, continues))
         depths = [await callees(client, NATIVE[language], calls) for language in languages if language in NATIVE]
+        node_depth = [await node_callees(client, calls)] if "node" in languages else []
     table(f"ms per call: {calls:,} calls traced, {continues} continues; load average {load:.1f} → "
           f"{os.getloadavg()[0]:.1f}", ["", "call trace", "line trace", "continue per hit", "program alone"], rows)
     if depths:
         table(f"native callees, ms: {calls:,} calls of work; load average {os.getloadavg()[0]:.1f}",
               ["", "depth 0, per call", "depth 1, per call of work", "depth 1, per record"], depths)
+    if node_depth:
+        table("ms per call of a callee (depth=1)", ["", "recorded as a callee", "bound, called outside"], node_depth)
 
 
 if __name__ == "__main__":

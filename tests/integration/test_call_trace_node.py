@@ -1,5 +1,6 @@
 """Call traces on Node (``NodeBackend.record_calls``), on real Node: a recursive function, a method that throws
-(caught by its caller), a module loaded after the trace began, a worker thread's function, unknown names.
+(caught by its caller), a module loaded after the trace began, a worker thread's function, unknown names; callees to
+a depth (a method called as this.x(), another module's function, recursion, a throwing callee, async TypeScript).
 
 The session drives the program (launched at its entry, then run to its end); the records come from the
 backend through the sink, as the session's call trace reads them.
@@ -8,6 +9,7 @@ backend through the sink, as the session's call trace reads them.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import AsyncIterator
 
 import pytest
@@ -19,6 +21,16 @@ from tests.conftest import PROGRAMS, Tools, line_of, require
 from tests.integration.recorded_calls import CALLS, at_entry, launched_with_trace, run_recording
 
 PROGRAM = str(CALLS / "calls.js")
+CALLEES = str(CALLS / "callees.js")
+
+
+def require_tsx() -> None:
+    require("node")
+    if not (PROGRAMS / "node" / "node_modules" / "tsx").is_dir():
+        reason = "tests/programs/node has no node_modules: run npm ci there (.ci/run does)"
+        if os.environ.get("CI"):  # under CI a missing toolchain fails, never skips
+            pytest.fail(reason)
+        pytest.skip(reason)
 
 
 @pytest.fixture
@@ -99,12 +111,7 @@ async def test_a_test_by_name_records_the_code_it_tests_beside_its_project(tools
 
 
 async def test_async_typescript_functions_record_what_their_code_returned(tools: Tools) -> None:
-    require("node")
-    if not (PROGRAMS / "node" / "node_modules" / "tsx").is_dir():
-        reason = "tests/programs/node has no node_modules: run npm ci there (.ci/run does)"
-        if os.environ.get("CI"):  # under CI a missing toolchain fails, never skips
-            pytest.fail(reason)
-        pytest.skip(reason)
+    require_tsx()
     program = PROGRAMS / "node" / "tsx" / "awaits.ts"  # loaded through tsx: V8 runs its output, not the file
     trace, _ = await launched_with_trace(tools, ["leaf", "middle", "top"], program=str(program))
     def awaiting(marker: str) -> str:
@@ -123,10 +130,55 @@ async def test_a_call_the_program_ended_inside_is_recorded_unended() -> None:
     assert (call.function, call.args, call.ended, call.returned) == ("shutdown", (("code", "0"),), False, None)
 
 
-async def test_a_depth_names_the_functions_a_traced_one_calls(tools: Tools) -> None:
-    """Node records no callees: the note says which of the program's functions to name instead."""
+async def callee_rows(tools: Tools, depth: int, *functions: str) -> list[str]:
+    """The rows of a trace of ``functions`` (``total``) of callees.js to ``depth``, begun at its entry, durations
+    left out."""
     require("node")
-    await tools("debug_launch", program=PROGRAM, stop_on_entry=True)
-    result = await tools("debug_trace", functions=["parseAll", "fib"], depth=1)
-    assert result["calls"]["note"] == "callees are not recorded on Node: name them too (parseAll calls Parser.parse)"
+    await tools("debug_launch", program=CALLEES, stop_on_entry=True)
+    result = await tools("debug_trace", functions=list(functions or ["total"]), depth=depth)
+    assert result["stopped_because"] == "exited", result
+    assert result["report"]["output"]["text"] == "total 9\nafter 10 1\ngather 50\n", result
     await tools("debug_terminate")
+    calls = result["calls"]
+    assert calls["skipped"] == 0, calls
+    return [re.sub(r"  [\d.]+ m?s$", "", row) for row in calls["rows"] + calls.get("last_rows", [])]
+
+
+async def test_callees_to_depth_one_are_the_programs_own_and_only_those_the_recorded_call_makes(
+        tools: Tools) -> None:
+    """weight is called through map's callback (an arrow, not bound: still one level below), once throwing (caught
+    by total); a method called as this.times() binds by name; pad is another module's; the recursions of dive and
+    countdown are below the depth (dive's, ended by an exception safeDepth catches, ends no recorded call); weight
+    and countdown called again after total are not its callees; Number, trim, map, padStart are not the program's."""
+    assert await callee_rows(tools, 1) == [
+        f'total(words=["1", " 2"]) → 9  ← (anonymous) (callees.js:{line_of("calls/callees.js", "total([")})',
+        '  weight(word="1") → 2', '  weight(word=" 2") → 4', '  weight(word="x") → raised TypeError: not a number: x',
+        "  Scale.apply(x=5) → 6", "  safeDepth(n=3) → -1", "  countdown(n=2) → 2", '  pad(text="") → "--"']
+
+
+async def test_callees_to_depth_two_follow_a_method_and_a_recursion_one_level_further(tools: Tools) -> None:
+    rows = await callee_rows(tools, 2)
+    assert rows[4:] == ["  Scale.apply(x=5) → 6", "    Scale.times(x=5) → 5",
+                        "  safeDepth(n=3) → -1", "    dive(n=3) → raised RangeError: bottom",
+                        "  countdown(n=2) → 2", "    countdown(n=1) → 1",
+                        '  pad(text="") → "--"'], rows
+
+
+async def test_an_async_callee_records_what_its_code_returned(tools: Tools) -> None:
+    """later is awaited by gather: its record ends at its code's return, with the value its promise settles with."""
+    rows = await callee_rows(tools, 1, "gather")
+    assert rows == [f"gather(x=4) → 50  ← (anonymous) (callees.js:{line_of('calls/callees.js', 'gather(4)')})",
+                    "  later(x=4) → 5"], rows
+
+
+async def test_typescript_callees_awaited_across_timers_are_two_levels_below(tools: Tools) -> None:
+    """top awaits middle, which awaits leaf after timers: each level's call stays open across its awaits."""
+    require_tsx()
+    program = str(PROGRAMS / "node" / "tsx" / "awaits.ts")
+    timer = line_of("node/tsx/awaits.ts", "// the timer")
+    await tools("debug_launch", program=program, breakpoints=[{"file": program, "line": timer}])
+    result = await tools("debug_trace", functions=["top"], depth=2)
+    await tools("debug_terminate")
+    rows = [re.sub(r"  [\d.]+ m?s$", "", row) for row in result["calls"]["rows"]]
+    assert rows == [f"top() → 22  ← start (awaits.ts:{line_of('node/tsx/awaits.ts', 'top().then')})",
+                    "  middle(order={count: 3, price: 7}) → 22", "    leaf(order={count: 3, price: 7}) → 21"], rows

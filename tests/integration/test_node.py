@@ -289,6 +289,27 @@ async def test_logpoints_print_without_stopping(tools: Tools) -> None:
     await tools("debug_terminate")
 
 
+async def test_trace_expressions_hold_braces_and_unbalanced_ones_are_refused(tools: Tools) -> None:
+    """A template literal and an object literal were cut at their first brace (the message's {…} read without
+    balance): the trace recorded '{`$0-$0`}' and the comma expression (i, total) instead, silently."""
+    program = str(NODE / "loop.js")
+    body = line_of("node/loop.js", "loop body")
+    await tools("debug_launch", program=program, stop_on_entry=True)
+    for hostile in ("total}", "`${i}", "{i"):
+        refused = await tools.error("debug_trace", points=[{"file": program, "line": body}], expressions=[hostile])
+        assert "does not end where it begins" in refused and "balance it" in refused, refused
+    refused = await tools.error("debug_trace", points=[{"file": program, "line": body}], expressions=["i */ 2"])
+    assert "is not a JavaScript expression" in refused, refused
+    assert (await tools("debug_sessions"))["sessions"][0]["state"] == "stopped"  # nothing ran
+    traced = await tools("debug_trace", points=[{"file": program, "line": body}], max_hits=3,
+                         expressions=["`${i}-${total}`", "{i, total}", "i // a comment ends with the expression"],
+                         where="({n: i}).n >= 1")
+    assert [list(hit["values"].values()) for hit in traced["hits"]] == [
+        [f'"{i}-{t}"', f"{{i: {i}, total: {t}}}", str(i)] for i, t in ((0, 0), (1, 0), (2, 1))], traced
+    assert traced["where"].startswith("where ({n: i}).n >= 1: held at 2 of 3 hits"), traced
+    await tools("debug_terminate")
+
+
 async def test_logpoints_and_line_traces_log_where_the_program_replaced_its_console(tools: Tools) -> None:
     """vitest's worker and jest put a console.Console of their own in globalThis, without console.context():
     every logpoint and line trace of a test run logged nothing (0 hits, and the run went on as if none was set)."""

@@ -111,6 +111,8 @@ throws never pause under the blackbox patterns.         ``failures`` filter is s
 Node's internals compiled into its snapshot (node:fs,   their caught exceptions pause (a module resolution
 node:internal/url, the CommonJS loader) cannot be       that fails; vite's ``new URL`` tries, hundreds as
 blackboxed, by pattern or by range.                     vitest starts): each is judged and resumed at once,
-                                                        and none counts against the user code's budget.
+                                                        and none counts against the user code's budget;
+                                                        vitest's main process, which runs no test, pauses
+                                                        on uncaught ones only.
 ======================================================  =================================================
 """

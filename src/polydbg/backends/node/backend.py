@@ -46,7 +46,7 @@ from polydbg.backends.kit import returns, runtime, timeouts
 from polydbg.backends.kit.gate import GatedListener, StopGate
 from polydbg.backends.kit.lifecycle import Lifecycle
 from polydbg.backends.kit.ordering import OrderedEvents
-from polydbg.backends.node import commands, compile_errors, conditions, inspection, launcher
+from polydbg.backends.node import commands, compile_errors, conditions, failures, inspection, launcher
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.breakpoints import FILTERS as EXCEPTION_FILTERS
 from polydbg.backends.node.breakpoints import Breakpoints
@@ -60,7 +60,7 @@ from polydbg.backends.node.targets import Targets, prepare
 from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
 from polydbg.backends.timecontrol import Reloaded
 from polydbg.cdp.client import CdpChannel
-from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, UsageError
+from polydbg.errors import AdapterGoneError, AdapterRequestError, AdapterTimeoutError, UsageError, echo
 from polydbg.namespaces import Forwarder
 
 ASYNC_FRAMES = 20  # the callers past awaits listed at most (V8 keeps up to targets.ASYNC_DEPTH segments)
@@ -105,6 +105,7 @@ class NodeBackend(Backend):
         self._life.starting()
         self._cwd = spec.cwd
         self._program = spec.program
+        self._breakpoints.workers_run_tests = spec.test and failures.workers_run_tests(spec.program)
         argv = launcher.command(launcher.find_node(spec.runtime), spec.program, spec.args, spec.runtime_args)
         env = self._children.environment({**os.environ, **dict(spec.env)}, self._children.open())
         given = os.open(self._proc.input_file(spec.stdin), os.O_RDONLY) if spec.stdin is not None else None
@@ -435,8 +436,14 @@ class NodeBackend(Backend):
         return await inspection.children(target, handle, start, count)
 
     def trace_interpolation(self, expression: str) -> str:
-        """A trace's value, a string quoted (``conditions.AS_VALUE``)."""
-        return "{" + conditions.AS_VALUE + expression + "}"
+        """A trace's value, a string quoted (``conditions.AS_VALUE``); refused when its braces, quotes or backticks
+        would end it elsewhere in the message (``conditions.pieces``)."""
+        piece = "{" + conditions.AS_VALUE + expression + "}"
+        if conditions.interpolated(piece) != [expression]:
+            raise UsageError(f"the trace expression {echo(expression)} does not end where it begins: a brace, quote "
+                             "or backtick in it is left open or closes what it did not open; balance it (one inside "
+                             "a string is fine: \"}\"), or trace a local variable holding the value")
+        return piece
 
     def trace_thread(self) -> str:
         """The target that hit (main, a worker, a child process), named as the stacks name it (``_on_console``)."""

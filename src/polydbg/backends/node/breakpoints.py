@@ -115,6 +115,8 @@ class Breakpoints:
         self._wide_entry = False  # the entry breakpoint pauses every user script (stop_on_entry under a loader)
         self.entry_inside_functions: set[str] = set()  # scripts whose line 0 bound in a function: never paused
         self.caught_passed = 0  # exception pauses judged no test's failure and resumed (``failures``)
+        self.imports = failures.Imports()  # the packages the user's scripts import: out of the blackbox then
+        self.workers_run_tests = False  # a test run whose main process runs no test (``failures.workers_run_tests``)
         self.recording = False  # a call trace is recording: every exception pauses (``calls``)
         self.recording_mapped = False  # and waits for a mapped file: every user script pauses as it loads
 
@@ -188,19 +190,21 @@ class Breakpoints:
                 with contextlib.suppress(AdapterRequestError, AdapterGoneError):
                     await target.request("Debugger.removeBreakpoint", {"breakpointId": native})
 
-    def _exception_state(self) -> str:
-        return "all" if self.recording else self._users_exception_state()
+    def _exception_state(self, target: Target | None = None) -> str:
+        return "all" if self.recording else self._users_exception_state(target)
 
-    def _users_exception_state(self) -> str:
+    def _users_exception_state(self, target: Target | None = None) -> str:
         judging = failures.FILTER in self._filters and self.caught_passed < failures.BUDGET
-        if "raised" in self._filters or self._types or judging or self.raised_sink is not None:
+        if "raised" in self._filters or self._types or self.raised_sink is not None:
             return "all"
+        if judging:  # (a caught exception is judged where tests run: not in vitest's main process)
+            return "uncaught" if target is not None and target.kind == "main" and self.workers_run_tests else "all"
         return "uncaught" if "uncaught" in self._filters else "none"
 
     def pauses_anyway(self, target: Target) -> bool:
         """Whether this exception pause is one the agent's settings (filters, constructor names, the raised log) pause
         at too, a call trace aside (it pauses at every exception)."""
-        state = self._users_exception_state()
+        state = self._users_exception_state(target)
         return state == "all" or (state == "uncaught" and bool((target.pause_data or {}).get("uncaught")))
 
     async def record_exceptions(self, on: bool, mapped: bool = False) -> None:
@@ -241,11 +245,11 @@ class Breakpoints:
 
     def blackbox_patterns(self) -> list[str]:
         """Node's and the dependencies' scripts (the assertion libraries' left out with ``failures``: they pause)."""
-        return failures.BLACKBOX if failures.FILTER in self._filters else BLACKBOX
+        return self.imports.blackbox() if failures.FILTER in self._filters else BLACKBOX
 
     async def _send_exception_state(self, target: Target) -> None:
         await target.request("Debugger.setBlackboxPatterns", {"patterns": self.blackbox_patterns()})
-        await target.request("Debugger.setPauseOnExceptions", {"state": self._exception_state()})
+        await target.request("Debugger.setPauseOnExceptions", {"state": self._exception_state(target)})
 
     @property
     def breaks_on_exceptions(self) -> bool:
@@ -468,6 +472,8 @@ class Breakpoints:
         script = target.scripts.parsed(params)
         if script.map is not None and self._mapped_bps_for(script.map.sources):
             self.bind_mapped(target, script.id)
+        if failures.FILTER in self._filters and script.path and not script.internal and self.imports.read(script.path):
+            failures.send_blackbox(self._targets.live(), self.blackbox_patterns())  # before its tests run
 
     def _mapped_bps_for(self, sources: list[str]) -> list[_Bp]:
         wanted = {os.path.normpath(s) for s in sources}

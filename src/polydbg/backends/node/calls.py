@@ -23,6 +23,8 @@ Entries and exits are matched last-in first-out per function, which is exact for
 one async function interleaved across awaits may swap their return values. A file not loaded yet is found on
 disk (the launched script's folder, then the folders above it) and its entries set by URL, pausing at the first
 call in each realm to bind its exits; a file a loader transforms (TypeScript) is bound as each script loads.
+With a depth, the program's functions the named ones call are bound the same way and recorded while a recorded
+call is open below them (``callees``).
 """
 
 from __future__ import annotations
@@ -36,10 +38,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from polydbg.backends.node import functions
+from polydbg.backends.node import callees, functions
 from polydbg.backends.node import values as jsv
 from polydbg.backends.node.breakpoints import needs_map
-from polydbg.backends.node.functions import Definition
+from polydbg.backends.node.functions import Definition, returns_read
 from polydbg.backends.node.scripts import PathMap, Script, path_of, position, url_of
 from polydbg.backends.node.target import Target
 from polydbg.backends.recording import CallRecord, CallSink, CallSpec
@@ -87,10 +89,12 @@ HELPER = """(() => {
       return site ? [site.getFunctionName() || "(anonymous)", site.getFileName(), site.getLineNumber()] : null;
     } catch (_) { return null; } finally { Error.prepareStackTrace = prepare; } };
   const calls = {
-    enter(fn, args, own) { send(JSON.stringify([fn, now(), args.map((a) => cut(show(a))), own ? caller() : null]));
+    enter(fn, args, own) { if (this.N) this.stack.push([fn, 0]);
+      send(JSON.stringify([fn, now(), args.map((a) => cut(show(a))), own ? caller() : null])); return false; },
+    exit(fn) { if (this.N) this.pop(fn); send(JSON.stringify([fn, now()])); return true; },
+    leave(fn, value) { if (this.N) this.pop(fn); send(JSON.stringify([fn, now(), null, cut(show(value))]));
       return false; },
-    exit(fn) { send(JSON.stringify([fn, now()])); return true; },
-    leave(fn, value) { send(JSON.stringify([fn, now(), null, cut(show(value))])); return false; },
+    %(depth)s
     show(v) { return cut(show(v)); },
     armed: new Set(), first(fn) { return !this.armed.has(fn); },
   };
@@ -122,6 +126,7 @@ class _Open:
     paused_ms: float  # the target's time paused for the recording by then (not the call's own time)
     started: float = field(default_factory=time.perf_counter)  # when its entry came (one clock for every target)
     caller: str | None = None  # read at entry (where its exit is read without a pause)
+    depth: int = 0  # a callee's level below the recorded call it runs in
     took_ms: float | None = None  # set when it reached a return location, its pause not handled yet
 
 
@@ -154,12 +159,15 @@ class CallRecording:
         self._later: dict[str, list[Definition]] = {}  # files on disk not loaded yet: their named functions
         self._texts: dict[str, str] = {}  # the project's files read from disk
         self._indexes: dict[tuple[str, int], int] = {}  # (path or URL, definition offset) → function index
-        self._calls_made: dict[str, set[str]] = {}  # with a depth: the names each named function's body calls
+        self._sources: dict[str, str] = {}  # a loaded script's text by its path or URL
+        self._disk: dict[str, list[Definition]] = {}  # the project's files read from disk: their definitions
+        self._callees: set[str] = set()  # with a depth: the names of the program's functions bound as callees
         self._binding = "__polydbgCall"
         self._delivered = 0
         self._over = False
         self.stopped = False
-        self._helper = HELPER % {"chars": spec.value_chars, "binding": json.dumps(self._binding)}
+        self._helper = HELPER % {"chars": spec.value_chars, "binding": json.dumps(self._binding),
+                                 "depth": callees.HELPER_PART % {"depth": spec.depth}}
 
     # -- finding the functions -------------------------------------------------------------------------------
 
@@ -174,7 +182,7 @@ class CallRecording:
                     known.append(definition.qualified)
                     missing -= {w for w in missing if functions.matches(w, definition, script.path)}
         for root, skipped in _roots(self._home):
-            if not missing:
+            if not missing and not self.spec.depth:  # (with a depth every file is read: callees may be anywhere)
                 break
             found: set[str] = set()  # every file of this folder defining one is bound, not only the first read
             for path, defs in self._disk_definitions(root, skipped):
@@ -185,6 +193,8 @@ class CallRecording:
                         self._later.setdefault(path, []).append(definition)
                     found |= hits
             missing -= found
+        if self.spec.depth:
+            self._find_callees()
         if missing:
             name = sorted(missing)[0]
             near = functions.closest(name, sorted(set(known)))
@@ -196,8 +206,25 @@ class CallRecording:
         key = script.path or script.url
         if key not in self._defs:
             source = await target.source(script.id)
+            self._sources[key] = source.text if source is not None else ""
             self._defs[key] = functions.definitions(source.text) if source is not None else []
         return self._defs[key]
+
+    def _named(self, definition: Definition, path: str | None) -> bool:
+        return any(functions.matches(w, definition, path) for w in self.spec.functions)
+
+    def _find_callees(self) -> None:
+        """The program's functions the named ones call to the depth (``callees``); those of files not loaded yet
+        wait for their files as the named ones do."""
+        program = {path: (self._texts.get(path, ""), defs) for path, defs in self._disk.items()}
+        program.update({key: (self._sources.get(key, ""), defs) for key, defs in self._defs.items()})
+        named = [(text, d) for key, (text, defs) in program.items() for d in defs if self._named(d, key)]
+        self._callees = callees.reachable(named, program, self.spec.depth)
+        for path, defs in self._disk.items():
+            if path not in self._defs:
+                waiting = self._later.setdefault(path, [])
+                waiting += [d for d in defs if d.name in self._callees and not self._named(d, path)
+                            and d not in waiting]
 
     def _disk_definitions(self, root: str, skipped: str | None) -> list[tuple[str, list[Definition]]]:
         """The named functions of the script files under ``root`` (not under ``skipped``, read already)."""
@@ -217,6 +244,7 @@ class CallRecording:
                     with open(path, encoding="utf-8", errors="replace") as handle:
                         text = self._texts[path] = handle.read()
                     found.append((path, functions.definitions(text)))
+                    self._disk[path] = found[-1][1]
                 except OSError:
                     continue
         return found
@@ -239,9 +267,12 @@ class CallRecording:
             for definition in defs:
                 index = self._index(path, definition)
                 line, column = _line_column(text, definition.body)
+                condition = (f"{self._enter(index, definition, caller=True)} || globalThis[{_KEY}].first({index})"
+                             if self._named(definition, path) else
+                             f"{callees.entry(index, definition)} || {callees.first_call(index)}")
                 found = await target.request("Debugger.setBreakpointByUrl", {
                     "url": url_of(self._paths.remote(path)), "lineNumber": line, "columnNumber": column,
-                    "condition": f"{self._enter(index, definition, caller=True)} || globalThis[{_KEY}].first({index})"})
+                    "condition": condition})
                 state.first_calls.add(str(found.get("breakpointId")))
 
     @property
@@ -269,20 +300,20 @@ class CallRecording:
         source = await target.source(script_id)
         if source is None:
             return []
-        by_url = script.path is not None and script.path in self._later and not needs_map(script.path)
+        later = self._later.get(script.path or "", []) if not needs_map(script.path or "") else []
         bound: list[int] = []
         for definition in await self._definitions(target, script):
-            if any(functions.matches(w, definition, script.path) for w in self.spec.functions):
-                if self.spec.depth:
-                    self._calls_made[definition.qualified] = functions.called_names(source.text, definition)
+            named = self._named(definition, script.path)
+            if named or definition.name in self._callees:
                 with contextlib.suppress(*_GONE):
-                    index = await self._bind_function(target, state, script, source.text, definition, not by_url)
+                    index = await self._bind_function(target, state, script, source.text, definition,
+                                                      definition not in later, callee=not named)
                     if index is not None:
                         bound.append(index)
         return bound
 
     async def _bind_function(self, target: Target, state: _TargetState, script: Script, text: str,
-                             definition: Definition, entry: bool) -> int | None:
+                             definition: Definition, entry: bool, callee: bool = False) -> int | None:
         body = _line_column(text, definition.body)
         found = await target.request("Debugger.getPossibleBreakpoints", {
             "start": {"scriptId": script.id, "lineNumber": body[0], "columnNumber": body[1]},
@@ -303,14 +334,16 @@ class CallRecording:
         pausing: set[tuple[int, int]] = set()
         reads = {} if script.map is not None else returns_read(text, raw, definition)
         if entry:
-            parts[first] = [self._enter(index, definition, caller=bool(reads))]
+            parts[first] = [callees.entry(index, definition) if callee else
+                            self._enter(index, definition, caller=bool(reads))]
+        leave, exit_ = ("gave", "out") if callee else ("leave", "exit")
         for end in returns:
             read = reads.get(end)
             if read is not None and (entry or read[0] != first):
                 value = read[1] or "undefined"  # (the line break ends a line comment the expression may hold)
-                parts.setdefault(read[0], []).append(f"globalThis[{_KEY}]?.leave({index}, ({value}\n))")
+                parts.setdefault(read[0], []).append(f"globalThis[{_KEY}]?.{leave}({index}, ({value}\n))")
             elif end != first or entry:
-                parts.setdefault(end, []).append(f"globalThis[{_KEY}]?.exit({index})")
+                parts.setdefault(end, []).append(f"globalThis[{_KEY}]?.{exit_}({index})")
                 pausing.add(end)
             # (else: its entry by URL is there, and V8 takes one breakpoint a place: the call's end is not seen)
         for where, condition in parts.items():
@@ -356,8 +389,10 @@ class CallRecording:
         except (ValueError, TypeError, IndexError):
             return
         stack = state.open.setdefault(index, [])
-        if len(message) > 2 and message[2] is not None:  # an entry: [index, time, args, caller]
+        if len(message) > 2 and message[2] is not None:  # an entry: [index, time, args, caller(, a callee's level)]
             call = _Open(index, [str(a) for a in message[2]], float(message[1]), state.paused_ms)
+            if len(message) > 4:
+                call.depth = int(message[4])
             if len(message) > 3 and isinstance(message[3], list):
                 name, url, line = message[3]
                 call.caller = f"{name} ({os.path.basename(path_of(str(url)) or str(url))}:{line})"
@@ -402,16 +437,35 @@ class CallRecording:
         frames = target.frames
         data = target.pause_data or {}
         raised = str(data.get("description") or jsv.text_of(data)).split("\n", 1)[0]
+        leaving: list[tuple[int, _Function]] = []  # the bound frames it leaves, innermost first
         for index, frame in enumerate(frames):
             script_id, line, column = position(frame.get("location") or {})
             source = await target.source(script_id)
             if source is not None and source.in_try(source.offset(line, column)):
                 break  # caught here
             fn = self._function_at(state, frame)
-            stack = state.open.get(fn.index) if fn is not None else None
-            if stack:
+            if fn is not None:
+                leaving.append((index, fn))
+        levels = await self._unwind(target, [fn.index for _, fn in leaving]) if self.spec.depth else None
+        for n, (index, fn) in enumerate(leaving):
+            stack = state.open.get(fn.index)
+            if stack and (levels is None or 0 <= levels[n] <= self.spec.depth):
                 call = stack.pop()
                 self._emit(target, call, raised=raised, caller=self._caller(target, frames[index:]))
+
+    async def _unwind(self, target: Target, indexes: list[int]) -> list[int] | None:
+        """Pop the calls an exception ends from the page's stack (``callees``): the level each had (-1: not on it,
+        a callee called from elsewhere); None when it cannot be read."""
+        if not indexes or not target.frames:
+            return None
+        with contextlib.suppress(*_GONE, ValueError, TypeError):
+            found = await target.request("Debugger.evaluateOnCallFrame", {
+                "callFrameId": target.frames[0]["callFrameId"], "silent": True, "returnByValue": True,
+                "expression": f"globalThis[{_KEY}]?.unwind({json.dumps(indexes)})"})
+            levels = json.loads(str((found.get("result") or {}).get("value")))
+            if isinstance(levels, list) and len(levels) == len(indexes):
+                return [int(level) for level in levels]
+        return None
 
     @staticmethod
     def _function_at(state: _TargetState, frame: dict[str, Any]) -> _Function | None:
@@ -463,7 +517,8 @@ class CallRecording:
         self._sink(CallRecord(
             function=fn.definition.qualified, args=tuple(zip(names, call.args, strict=False)), returned=returned,
             raised=raised, caller=caller, thread=target.name, file=fn.file, line=fn.line, ended=ended,
-            duration_us=None if call.took_ms is None else round(call.took_ms * 1000, 1), started=call.started))
+            duration_us=None if call.took_ms is None else round(call.took_ms * 1000, 1), started=call.started,
+            depth=call.depth))
         self._delivered += 1
         if self._delivered >= self.spec.max_calls:
             self._over = True
@@ -493,20 +548,7 @@ class CallRecording:
         never = [name for name in self.spec.functions if name.rpartition(":")[2].rsplit(".", 1)[-1] not in bound]
         if never:
             notes.append(f"never loaded: {', '.join(never)} (no script defining it ran)")
-        if self.spec.depth:
-            notes.append("callees are not recorded on Node: name them too" + self._callees_named())
         return notes
-
-    def _callees_named(self) -> str:
-        """The program's functions each named one calls by name (`` (total calls weight, countdown)``): what to
-        name in the next trace."""
-        defined: dict[str, set[str]] = {}
-        for defs in self._defs.values():
-            for definition in defs:
-                defined.setdefault(definition.name, set()).add(definition.qualified)
-        found = [f"{function} calls {', '.join(sorted(set().union(*(defined[n] for n in names if n in defined))))}"
-                 for function, names in sorted(self._calls_made.items()) if any(n in defined for n in names)]
-        return f" ({'; '.join(found)})" if found else ""
 
 
 def _line_column(text: str, offset: int) -> tuple[int, int]:
@@ -554,37 +596,3 @@ async def _settled(target: Target, value: dict[str, Any]) -> tuple[str, dict[str
         if state in ("fulfilled", "rejected"):
             return state, inner.get("[[PromiseResult]]") or {"type": "undefined"}
     return None
-
-
-def returns_read(text: str, raw: list[dict[str, Any]], definition: Definition) -> dict[tuple[int, int], tuple[
-        tuple[int, int], str]]:
-    """The function's return locations whose value is read without a pause, each with where to read it and the
-    expression to read (``""``: undefined): a ``return`` whose expression only reads, at its statement (before it
-    runs); an arrow's expression body that only reads, at its start; ``return;`` and the body's end, where they
-    are. A generator's are none (its returns are not its values)."""
-    if definition.generator:
-        return {}
-    starts = [0, *(i + 1 for i, char in enumerate(text) if char == "\n")]
-
-    def offset(where: tuple[int, int]) -> int:
-        return starts[where[0]] + where[1] if where[0] < len(starts) else len(text)
-
-    read: dict[tuple[int, int], tuple[tuple[int, int], str]] = {}
-    previous: tuple[int, int] | None = None  # the statement before, calls left out
-    for loc in raw:
-        here = position(loc)[1:]
-        if loc.get("type") == "return":
-            if previous is not None and text.startswith("return", offset(previous)):
-                expression = functions.returned_expression(text, offset(previous), offset(here))
-                if expression is not None:
-                    read[here] = (previous, expression) if expression else (here, "")
-            elif not text.startswith("{", definition.body):  # an arrow's expression body
-                body = text[definition.body:offset(here)].strip()
-                first = position(raw[0])[1:]
-                if body and functions.reads_only(body):
-                    read[here] = (first, body)
-            else:
-                read[here] = (here, "")  # the body's end
-        elif loc.get("type") != "call":
-            previous = here
-    return read

@@ -10,6 +10,11 @@ silencing the whole line; a trace's expressions (``AS_VALUE``) log strings quote
 them as they are; ``%`` in the message is escaped (``console.log``'s first argument is a
 format). V8 treats a condition that does not parse as never true, so every expression is compiled
 first (``Runtime.compileScript``) and one that does not parse refuses the breakpoint.
+
+An expression may hold braces of its own (a template literal ```${a}-${b}```, an object literal ``{a, b}``): its
+closing ``}`` is the one that balances its ``{``, strings, template literals and comments skipped (``pieces``); a
+``{`` no brace closes is the message's text. Each expression (and the condition) is followed by a line break where
+it is spliced, so a ``//`` comment in it ends there, not in what follows.
 """
 
 from __future__ import annotations
@@ -22,7 +27,6 @@ from polydbg.backends.node import values as jsv
 from polydbg.backends.node.target import Target
 from polydbg.errors import AdapterRequestError, echo
 
-_INTERPOLATION = re.compile(r"\{([^{}]+)\}")
 # Before an interpolated expression: its value is shown as a value, a string quoted (a trace's expressions: an empty
 # string or a space must not read as nothing), where a logpoint's message has a string as it is (console.log's way)
 AS_VALUE = "\x1d"
@@ -34,35 +38,103 @@ NODE_CONSOLE = ('(globalThis.console.context ? globalThis.console : globalThis.p
             '?? globalThis.console)')
 
 
+class Expression(str):
+    """An interpolated ``{expression}`` of a log message (its text without the braces)."""
+
+
+def pieces(message: str) -> list[str]:
+    """A log message as its text and its ``{expression}``s (``Expression``), in order."""
+    found: list[str] = []
+    text, i = 0, 0
+    while i < len(message):
+        end = _closing(message, i + 1) if message[i] == "{" else None
+        if end is not None and message[i + 1:end].strip():
+            found += [message[text:i]] if i > text else []
+            found.append(Expression(message[i + 1:end]))
+            text = i = end + 1
+        else:
+            i += 1
+    return found + ([message[text:]] if text < len(message) else [])
+
+
+def _closing(text: str, i: int) -> int | None:
+    """The index of the ``}`` closing a ``{`` just before ``i``: strings, template literals (their ``${…}`` too) and
+    comments skipped; None when none does."""
+    depth = 1
+    while i < len(text):
+        char = text[i]
+        if char in "'\"":
+            i = _past_string(text, i)
+            continue
+        if char == "`":
+            i = _past_template(text, i)
+            continue
+        if text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = len(text) if end < 0 else end + 2
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def _past_string(text: str, i: int) -> int:
+    quote, i = text[i], i + 1
+    while i < len(text) and text[i] != quote and text[i] != "\n":
+        i += 2 if text[i] == "\\" else 1
+    return i + 1 if i < len(text) and text[i] == quote else len(text) + 1  # unclosed: past the end
+
+
+def _past_template(text: str, i: int) -> int:
+    i += 1
+    while i < len(text) and text[i] != "`":
+        if text[i] == "\\":
+            i += 2
+        elif text.startswith("${", i):
+            end = _closing(text, i + 2)
+            if end is None:
+                return len(text) + 1
+            i = end + 1
+        else:
+            i += 1
+    return i + 1 if i < len(text) else len(text) + 1
+
+
 def interpolated(message: str) -> list[str]:
     """The ``{expression}``s of a log message, in order."""
-    return [expression.removeprefix(AS_VALUE) for expression in _INTERPOLATION.findall(message)]
+    return [piece.removeprefix(AS_VALUE) for piece in pieces(message) if isinstance(piece, Expression)]
 
 
 def v8_condition(condition: str | None, log_message: str | None) -> str | None:
     """The condition V8 gets: ``condition`` (None when empty), with a logpoint's ``console.log`` after it."""
     if log_message is None:
         return condition or None
-    fmt = _INTERPOLATION.sub(_placeholder, log_message.replace("%", "%%"))
+    parts = pieces(log_message)
+    fmt = "".join(_placeholder(p) if isinstance(p, Expression) else p.replace("%", "%%") for p in parts)
     arguments = "".join(
         f", (() => {{ try {{ return {_shown(e)}; }} catch (e) {{ return '<error: ' + (e && e.message) + '>'; }} }})()"
-        for e in _INTERPOLATION.findall(log_message))
+        for e in parts if isinstance(e, Expression))
     log_call = f"({NODE_CONSOLE}.context({json.dumps(LOG_CONTEXT)}).log({json.dumps(fmt)}{arguments}), false)"
-    return f"({condition}) && {log_call}" if condition else log_call
+    return f"({condition}\n) && {log_call}" if condition else log_call
 
 
-def _placeholder(match: re.Match[str]) -> str:
+def _placeholder(expression: str) -> str:
     """``console.log``'s: ``%s`` makes a logpoint's value a string (V8 converts it), ``%o`` keeps a trace's value an
     object, read as the agent reads values (an object was "[object Object]", an array its items joined)."""
-    return "%o" if match.group(1).startswith(AS_VALUE) else "%s"
+    return "%o" if expression.startswith(AS_VALUE) else "%s"
 
 
 def _shown(expression: str) -> str:
     """What the logpoint logs of an interpolated expression: a value's string quoted as ``values.text_of`` quotes it
     (JSON's), so that ``""`` and ``" "`` read as strings; numbers, objects and undefined as they are."""
     if not expression.startswith(AS_VALUE):
-        return f"({expression})"
-    return f'((v) => typeof v === "string" ? JSON.stringify(v) : v)(({expression.removeprefix(AS_VALUE)}))'
+        return f"({expression}\n)"
+    return f'((v) => typeof v === "string" ? JSON.stringify(v) : v)(({expression.removeprefix(AS_VALUE)}\n))'
 
 
 def logged_line(params: dict[str, Any]) -> str | None:

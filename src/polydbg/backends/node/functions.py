@@ -14,11 +14,14 @@ A parameter is read by its name; a destructured one has no name of its own and i
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import re
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from polydbg.backends.node import lexical
+from polydbg.backends.node.scripts import position
 
 _NOT_A_METHOD = frozenset({"if", "for", "while", "switch", "catch", "with", "function", "return", "typeof",
                            "await", "yield", "new", "delete", "void", "in", "do", "else"})
@@ -84,8 +87,8 @@ _NOT_CALLS = frozenset(("if", "for", "while", "switch", "catch", "function", "re
 
 def called_names(source: str, definition: Definition) -> set[str]:
     """The names a function's body calls (``helper(…)``, ``this.parse(…)``, ``list.map(…)``), where its callees
-    may be found; not those of the functions it defines."""
-    toks = [tok for tok in lexical.tokens(source) if tok[0] != "\n"]
+    may be found; with those of the functions it defines (a callback it passes: ``words.map((w) => weight(w))``)."""
+    toks = _code_tokens(source)
     start = next((i for i, tok in enumerate(toks) if tok[1] >= definition.body), len(toks))
     if start == len(toks):
         return set()
@@ -101,6 +104,12 @@ def called_names(source: str, definition: Definition) -> set[str]:
         if toks[j + 1][0] == "(" and _is_word(text) and text not in _NOT_CALLS and text != definition.name:
             names.add(text)
     return names
+
+
+@functools.lru_cache(maxsize=8)
+def _code_tokens(source: str) -> tuple[tuple[str, int, int], ...]:
+    """A source's tokens without its line breaks (a call trace's depth reads every function of a file in turn)."""
+    return tuple(tok for tok in lexical.tokens(source) if tok[0] != "\n")
 
 
 def closest(name: str, known: list[str], count: int = 5) -> list[str]:
@@ -178,7 +187,7 @@ def _next(toks: Tokens, i: int, wanted: str, limit: int = 40) -> int | None:
     return None
 
 
-def _closing(toks: Tokens, i: int) -> int | None:
+def _closing(toks: Sequence[tuple[str, int, int]], i: int) -> int | None:
     """The index of the bracket closing the one at ``i``."""
     depth = toks[i][2]
     for j in range(i + 1, len(toks)):
@@ -360,3 +369,38 @@ def _comparison(expression: str, at: int) -> bool:
 
 def _regex_may_start(toks: Tokens, i: int) -> bool:
     return i == 0 or toks[i - 1][0] in ("(", ",", "=", ":", "[", "!", "&", "|", "?", "{", "}", ";")
+
+
+def returns_read(text: str, raw: list[dict[str, Any]], definition: Definition) -> dict[tuple[int, int], tuple[
+        tuple[int, int], str]]:
+    """The function's return locations whose value is read without a pause, each with where to read it and the
+    expression to read (``""``: undefined): a ``return`` whose expression only reads, at its statement (before it
+    runs); an arrow's expression body that only reads, at its start; ``return;`` and the body's end, where they
+    are. A generator's are none (its returns are not its values)."""
+    if definition.generator:
+        return {}
+    starts = [0, *(i + 1 for i, char in enumerate(text) if char == "\n")]
+
+    def offset(where: tuple[int, int]) -> int:
+        return starts[where[0]] + where[1] if where[0] < len(starts) else len(text)
+
+    read: dict[tuple[int, int], tuple[tuple[int, int], str]] = {}
+    previous: tuple[int, int] | None = None  # the statement before, calls left out
+    for loc in raw:
+        here = position(loc)[1:]
+        if loc.get("type") == "return":
+            if previous is not None and text.startswith("return", offset(previous)):
+                expression = returned_expression(text, offset(previous), offset(here))
+                if expression is not None:
+                    read[here] = (previous, expression) if expression else (here, "")
+            elif not text.startswith("{", definition.body):  # an arrow's expression body
+                body = text[definition.body:offset(here)].strip()
+                first = position(raw[0])[1:]
+                if body and reads_only(body):
+                    read[here] = (first, body)
+            elif text.startswith("}", offset(here)):
+                read[here] = (here, "")  # the body's end
+            # (else a return whose statement V8 locates at its first call, ``return this.f(x) + 1``: it pauses)
+        elif loc.get("type") != "call":
+            previous = here
+    return read

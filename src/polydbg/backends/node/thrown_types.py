@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from polydbg.backends.kit import timeouts
+from polydbg.backends.node import failures
 from polydbg.backends.node.target import Target
 from polydbg.errors import AdapterRequestError
 
@@ -24,7 +25,11 @@ CHAIN = ("function () { const names = []; let p = Object.getPrototypeOf(Object(t
 
 
 async def matches(target: Target, names: Collection[str]) -> bool:
-    """Whether the value thrown at this exception pause is an instance of a constructor named in ``names``."""
+    """Whether the value thrown at this exception pause is an instance of a constructor named in ``names``, and the
+    user's: one a frame above the user's catches (a library's ``new Function`` probe, which no blackbox hides) is
+    the library's own."""
+    if await failures.libraries_own(target):
+        return False
     data = target.pause_data or {}
     if str(data.get("className") or "") in names:
         return True

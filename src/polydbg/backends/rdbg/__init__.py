@@ -12,7 +12,8 @@ An attach reaches a program started under ``rdbg --open`` (``ruby -r debug/open`
 Modules: ``backend`` (``RdbgBackend``: lifecycle, events, Ruby at a stop), ``launch`` (command, environment,
 sockets), ``gems`` (which debug gem), ``output`` (the program's pipes), ``ruby`` (the Ruby polydbg evaluates, and
 reading its answers), ``values`` (what each value's expression is, to set it), ``failures`` (a test run's failure
-shown in the test's frame).
+shown in the test's frame), ``calls`` (call traces and the raised log: ``shims/recorder.rb``, a TracePoint in the
+program).
 
 Quirks (read in ``lib/debug/server_dap.rb`` and tried; debug 1.4.0):
 
@@ -55,6 +56,11 @@ process's own                                            for error messages, not
 no "exited" event: the socket closes when the program    the exit status is the process's
 ends
 no "continued" events                                    (nothing needed: resumes are polydbg's)
+``finish`` stops at the method's return event, in it,    one step over more reaches the caller; the return
+with ``_return`` among its locals                        event's ``_return`` is shown there as what the call
+                                                         returned (``kit.returns``), as at any return event
+no evaluation in a running program                       a call trace is a TracePoint armed at a stop, its
+                                                         records sent over a socket of polydbg's
 Ractors                                                  not debugged by rdbg 1.4.0 ("TODO: Ractor support"):
                                                          only the main Ractor's threads are listed
 =======================================================  ====================================================

@@ -37,8 +37,9 @@ from polydbg.backends.base import (
 )
 from polydbg.backends.dap import wire
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.kit import thrown, timeouts
-from polydbg.backends.rdbg import failures, launch, output, ruby, values
+from polydbg.backends.kit import returns, thrown, timeouts
+from polydbg.backends.rdbg import calls, failures, launch, output, ruby, values
+from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
 from polydbg.errors import AdapterRequestError, EnvironmentProblem, UsageError
 from polydbg.transport.streams import FramedStream
 
@@ -48,8 +49,11 @@ START_TIMEOUT_S = 20.0  # ruby loading the debug gem and stopping at the program
 EXIT_S = 2.0  # for the process to end once rdbg closed its socket
 FILTERS = ("raised", "uncaught", failures.FILTER)
 POSTMORTEM = "in `block in postmortem='"  # in the name of the thread rdbg's postmortem stop is on
-NO_BINDING = "Error: Can not evaluate on this frame"  # rdbg's answer in a frame of a method written in C
+NO_BINDING = "Error: Can not evaluate on this frame"  # rdbg's answer in a frame of a method written in C (a String's
+# inspect at a pause's stop, bare in postmortem)
 C_FRAMES = 4  # frames of C methods looked past for one with Ruby's locals
+OWN_FRAMES = 64  # frames looked through for one to run polydbg's own Ruby in (a pause may stop in C methods)
+RETURN_LOCALS = ("_return",)  # rdbg's locals at a method's return event: what it returns
 T = TypeVar("T")
 
 
@@ -80,6 +84,8 @@ class RdbgBackend(DapBackend):
         self._root: str | None = None  # a test run's project directory: its failures are shown in its frames
         self._above: dict[int, list[dict[str, Any]]] = {}  # per thread, the framework's frames hidden at this stop
         self._failed: str | None = None  # the object id of the last test failure's exception shown
+        self._recorded = calls.Channel()  # where the program's call and exception recorder writes
+        self._carried: tuple[int, Variable] | None = None  # what a step out's call returned, shown at the next stop
 
     # -- starting ---------------------------------------------------------------------------------
 
@@ -237,6 +243,7 @@ class RdbgBackend(DapBackend):
             await self._client.close("session ended")
         if self._socket_dir is not None:
             shutil.rmtree(self._socket_dir, ignore_errors=True)
+        await self._recorded.close()
 
     # -- events -----------------------------------------------------------------------------------
 
@@ -313,8 +320,13 @@ class RdbgBackend(DapBackend):
         else:
             self._listener.on_stopped(self._stop_event(body))
 
+    async def resume(self, thread_id: int | None) -> None:
+        self._carried = None
+        await super().resume(thread_id)
+
     async def step(self, thread_id: int, kind: StepKind) -> None:
         self._finishing = None
+        self._carried = None
         if kind == "out":
             _, depth = await self.stack_trace(thread_id, 0, 1)
             self._finishing = (thread_id, depth or 0)
@@ -327,6 +339,7 @@ class RdbgBackend(DapBackend):
         with contextlib.suppress(Exception):
             _, now = await self.stack_trace(thread, 0, 1)
             if now is not None and now >= depth and self._stopped_thread == thread:
+                self._carried = await self._outcome_here(thread)
                 await super().step(thread, "over")
                 return
         self._listener.on_stopped(self._stop_event(body))
@@ -343,8 +356,9 @@ class RdbgBackend(DapBackend):
         """Evaluate polydbg's ``code`` in the program: at the stop it is at, else at a stop made for it (the
         program is interrupted, and resumed after; a breakpoint's stop that came instead is shown)."""
         if self._stopped_thread is not None:
-            return await self._evaluate_at(FrameRef(self._stopped_thread, 0), code)
-        return await self._held_stop(lambda: self._evaluate_at(FrameRef(self._stopped_thread or 1, 0), code))
+            return await self._evaluate_at(FrameRef(self._stopped_thread, 0), code, OWN_FRAMES)
+        return await self._held_stop(lambda: self._evaluate_at(FrameRef(self._stopped_thread or 1, 0), code,
+                                                               OWN_FRAMES))
 
     async def _held_stop(self, work: Callable[[], Awaitable[T]]) -> T:
         async with self._internal_lock:
@@ -366,13 +380,19 @@ class RdbgBackend(DapBackend):
                 self._listener.on_stopped(self._stop_event(stop))
             return result
 
-    async def _evaluate_at(self, frame: FrameRef, code: str) -> dict[str, Any]:
-        """Evaluate ``code`` in ``frame``, or in the first frame below it that has Ruby's locals (a method written
-        in C, ``[C] Kernel#exit``, has none: rdbg answers it cannot evaluate there)."""
-        for index in range(frame.index, frame.index + C_FRAMES):
-            body = await self._request("evaluate", {"expression": code, "context": "repl",
-                                                    "frameId": await self._frame_id(FrameRef(frame.thread_id, index))})
-            if body.get("result") != NO_BINDING:
+    async def _evaluate_at(self, frame: FrameRef, code: str, frames: int = C_FRAMES) -> dict[str, Any]:
+        """Evaluate ``code`` in ``frame``, or in the first of the ``frames`` below it that has Ruby's locals (a
+        method written in C, ``[C] Kernel#exit``, has none: rdbg answers it cannot evaluate there)."""
+        body: dict[str, Any] = {}
+        for index in range(frame.index, frame.index + frames):
+            try:
+                frame_id = await self._frame_id(FrameRef(frame.thread_id, index))
+            except AdapterRequestError:
+                if body:
+                    break  # no frame more: the last answer stands
+                raise
+            body = await self._request("evaluate", {"expression": code, "context": "repl", "frameId": frame_id})
+            if ruby.unquote(str(body.get("result"))) != NO_BINDING:
                 break
         return body
 
@@ -381,7 +401,11 @@ class RdbgBackend(DapBackend):
         failed = ruby.failure(str(body.get("result", "")), body.get("type"))
         if failed is not None:
             raise AdapterRequestError("evaluate", f"rdbg could not run polydbg's Ruby: {failed}")
-        return ruby.decoded(str(body.get("result", "null")))
+        try:
+            return ruby.decoded(str(body.get("result", "null")))
+        except ValueError as exc:
+            raise AdapterRequestError("evaluate", "rdbg answered polydbg's Ruby with something else than its value: "
+                                      f"{str(body.get('result'))[:200]!r}") from exc
 
     # -- breakpoints ------------------------------------------------------------------------------
 
@@ -420,6 +444,25 @@ class RdbgBackend(DapBackend):
             classes = list(dict.fromkeys([*failures.ASSERTIONS, *classes]))
         await self._ruby(ruby.exceptions(classes, "uncaught" in filters))
 
+    # -- recording while the program runs (calls.py) ---------------------------------------------------
+
+    async def record_calls(self, spec: CallSpec, sink: CallSink) -> Recorder:
+        """Calls recorded by a TracePoint in the program, armed at a stop (``calls``, ``shims/recorder.rb``)."""
+        return await calls.record_calls(self._recorded, spec, sink, self._recorder_ruby, self._gone)
+
+    async def record_raised(self, sink: RaisedSink) -> Recorder:
+        return await calls.record_raised(self._recorded, sink, self._recorder_ruby, self._gone)
+
+    async def _recorder_ruby(self, code: str) -> Any:
+        if self._connect_to is not None and not isinstance(self._connect_to, str) \
+                and self._connect_to[0] not in ("127.0.0.1", "localhost", "::1"):
+            raise UsageError("calls are recorded through a socket on this machine: a program attached at "
+                             f"{self._connect_to[0]} cannot reach it; trace lines with debug_trace(points=…)")
+        return await self._ruby_json(ruby.guarded(ruby.returning_json(code)))
+
+    def _gone(self) -> bool:
+        return self._client is None or self._client.is_closed
+
     # -- frames and values ------------------------------------------------------------------------
 
     async def stack_trace(self, thread_id: int, start: int, levels: int) -> tuple[list[Frame], int | None]:
@@ -443,7 +486,36 @@ class RdbgBackend(DapBackend):
 
     async def variables(self, ref: int, start: int | None = None, count: int | None = None) -> list[Variable]:
         body = await self._request("variables", self._values.request(ref, start, count))
-        return self._values.children(ref, [wire.variable(v) for v in body.get("variables", [])])
+        found = self._values.children(ref, [wire.variable(v) for v in body.get("variables", [])])
+        frame = self._values.frame_of(ref)
+        return found if frame is None or frame.index != 0 else await self._with_outcome(frame, found)
+
+    async def _outcome_here(self, thread: int) -> tuple[int, Variable] | None:
+        """At a method's return event (rdbg's ``finish`` stop), what it returned (``_return``), named for the
+        caller's stop (``kit.returns``)."""
+        for scope in await self.scopes(FrameRef(thread, 0)):
+            for variable in await self.variables(scope.ref):
+                if returns.returned_by(variable.name) is not None:
+                    return thread, variable._replace(ref=0)  # its children belong to this stop
+            break
+        return None
+
+    async def _with_outcome(self, frame: FrameRef, found: list[Variable]) -> list[Variable]:
+        """A top frame's locals: rdbg's ``_return`` at a return event named as what the call returned, and a step
+        out's value carried from the return event to the caller."""
+        if not any(v.name in RETURN_LOCALS for v in found) and (self._carried is None or
+                                                                 self._carried[0] != frame.thread_id):
+            return found
+        frames, _ = await self.stack_trace(frame.thread_id, 0, 1)
+        function = frames[0].name if frames else None
+        named = [v._replace(name=returns.returned_name(function)) if v.name in RETURN_LOCALS and function else v
+                 for v in found]
+        if self._carried is not None and self._carried[0] == frame.thread_id:
+            named.insert(0, self._carried[1])
+        return named
+
+    def returned_by(self, variable: Variable) -> str | None:
+        return returns.returned_by(variable.name)
 
     def length_of(self, parent: Variable, children: list[Variable]) -> int | None:
         return parent.indexed_count or None
@@ -463,7 +535,7 @@ class RdbgBackend(DapBackend):
             arguments = {"expression": code, "context": "repl",
                          "frameId": await self._frame_id(FrameRef(thread, index))}
             found = wire.evaluated(expression, await self._evaluations.run(self.client, thread, code, arguments))
-            if found.value != NO_BINDING:
+            if ruby.unquote(found.value) != NO_BINDING:
                 break
         else:
             raise AdapterRequestError("evaluate", "rdbg evaluates nothing in these frames (an exception's frames after "

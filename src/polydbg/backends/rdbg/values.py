@@ -44,6 +44,11 @@ class Values:
     def scope(self, ref: int, frame: FrameRef) -> None:
         self._known[ref] = _Known(frame, None)
 
+    def frame_of(self, ref: int) -> FrameRef | None:
+        """The frame whose scope ``ref`` is; None for a value's ref."""
+        known = self._known.get(ref)
+        return known.frame if known is not None and known.expression is None else None
+
     def request(self, ref: int, start: int | None, count: int | None) -> dict[str, Any]:
         """The ``variables`` arguments that list ``ref``'s children (an Array's elements ``start..``)."""
         known = self._known.get(ref)

@@ -1,5 +1,5 @@
-"""Python breakpoint conditions and logpoint expressions are checked when set; other languages' are
-left to their debugger."""
+"""Python breakpoint conditions and logpoint expressions are checked when set (a log message split as pydevd splits
+it); other languages' are left to their debugger."""
 
 from __future__ import annotations
 
@@ -36,3 +36,22 @@ def test_each_logpoint_interpolation_is_checked() -> None:
 def test_other_languages_are_left_to_their_debugger() -> None:
     check("c", "l2 = = 9", "{x +* }")
     check("go", "i = 3", None)
+
+@pytest.mark.parametrize("message", [
+    "d={ {'a': i} }",  # a dict display
+    "s={ {i, 2} } f={f'{i}-{total}'}",  # a set display and an f-string with its own braces
+    "squares={[n * n for n in range(3)]} {}",  # an empty {} prints nothing, as in pydevd
+    "text only }",  # a lone } is text
+])
+def test_nested_braces_are_one_expression(message: str) -> None:
+    check("python", None, message)
+
+
+def test_an_expression_with_a_syntax_error_is_refused() -> None:
+    with pytest.raises(UsageError, match=r"\{i \+\} in log_message is not a Python expression"):
+        check("python", None, "v={i +}")
+
+
+def test_an_unclosed_brace_is_refused() -> None:
+    with pytest.raises(UsageError, match=r"has a \{ that no \} closes"):
+        check("python", None, "v={ {'a': i}")

@@ -11,6 +11,7 @@ import pytest
 from polydbg.backends.base import FunctionBreakpoint, SourceBreakpoint
 from polydbg.backends.node.breakpoints import function_key, line_key, needs_map
 from polydbg.backends.node.conditions import NODE_CONSOLE
+from polydbg.backends.node.failures import FILTER, workers_run_tests
 from tests.unit.backends.node.fakev8 import Session
 from tests.workcount import Budget, counted_ids
 
@@ -187,3 +188,22 @@ async def test_v8_is_given_a_files_breakpoints_from_its_first_line_and_takes_the
     await session.breakpoints.set_breakpoints(APP, [])
     removed = [p["breakpointId"] for method, p in session.v8.calls if method == "Debugger.removeBreakpoint"]
     assert removed[:3] == [placed[29], placed[19], placed[9]], (removed, placed)
+
+
+async def test_vitests_main_process_judges_no_caught_exception(session: Session) -> None:
+    """vitest runs its tests in a worker: its main process pauses on uncaught exceptions only under the failures
+    filter (vite's ~260 caught ``new URL`` tries in Node's internals paused it as it started, ~0.7 s), and on every
+    one again when the agent asks for raised exceptions; a runner that runs tests in its main process (jest
+    --runInBand) pauses on caught ones there."""
+    assert workers_run_tests("/p/node_modules/vitest/vitest.mjs")
+    assert workers_run_tests("/p/node_modules/.pnpm/vitest@3.2.4/node_modules/vitest/vitest.mjs")
+    assert not workers_run_tests("/p/node_modules/jest/bin/jest.js") and not workers_run_tests(None)
+
+    def states() -> list[Any]:
+        return [params["state"] for method, params in session.v8.calls if method == "Debugger.setPauseOnExceptions"]
+    session.breakpoints.workers_run_tests = True
+    await session.breakpoints.set_exception_filters([FILTER])
+    await session.breakpoints.set_exception_filters([FILTER, "raised"])
+    session.breakpoints.workers_run_tests = False
+    await session.breakpoints.set_exception_filters([FILTER])
+    assert states() == ["uncaught", "all", "all"]

@@ -1,12 +1,12 @@
-"""Which of a function's returns a Node call trace reads without a pause (``node.calls.returns_read``): a return
+"""Which of a function's returns a Node call trace reads without a pause (``node.functions.returns_read``): a return
 whose expression only reads is read at its statement, before it runs; one that calls pauses for V8's value."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from polydbg.backends.node.calls import returns_read, search_home
-from polydbg.backends.node.functions import definitions, reads_only, returned_expression
+from polydbg.backends.node.calls import search_home
+from polydbg.backends.node.functions import definitions, reads_only, returned_expression, returns_read
 
 FIB = """function fib(n) {
   if (n < 2) return n;
@@ -19,6 +19,7 @@ function log(text) {
 function* counter() {
   return 1;
 }
+class Scale { apply(x) { return this.times(x) + 1; } }
 """
 
 
@@ -44,6 +45,12 @@ def test_an_arrow_s_expression_body_and_a_body_s_end_are_read_where_they_are() -
     log = located((6, 2), (6, 10, "call"), (7, 0, "return"))
     assert returns_read(FIB, log, named("log")) == {(7, 0): ((7, 0), "")}
     assert returns_read(FIB, located((9, 2), (9, 11, "return")), named("counter")) == {}
+
+
+def test_a_return_whose_statement_v8_locates_at_its_call_pauses() -> None:
+    """A body of one ``return this.times(x) + 1``: V8 lists the call and the return, no statement before them (it
+    was read as the body's end: undefined)."""
+    assert returns_read(FIB, located((11, 30, "call"), (11, 43, "return")), named("apply")) == {}
 
 
 def test_what_only_reads() -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from polydbg.backends.node.conditions import NODE_CONSOLE, interpolated, logged_line, v8_condition
+from polydbg.backends.node.conditions import NODE_CONSOLE, interpolated, logged_line, pieces, v8_condition
 
 _LOG = NODE_CONSOLE + '.context("polydbg-log").log'
-_GUARD = "(() => {{ try {{ return ({0}); }} catch (e) {{ return '<error: ' + (e && e.message) + '>'; }} }})()"
+_GUARD = "(() => {{ try {{ return ({0}\n); }} catch (e) {{ return '<error: ' + (e && e.message) + '>'; }} }})()"
 
 
 def test_a_condition_alone_is_passed_as_it_is() -> None:
@@ -20,7 +20,7 @@ def test_a_logpoint_logs_each_expression_guarded_and_never_stops() -> None:
 
 
 def test_a_conditional_logpoint_logs_only_when_the_condition_holds() -> None:
-    assert v8_condition("i % 2", "odd") == f'(i % 2) && ({_LOG}("odd"), false)'
+    assert v8_condition("i % 2", "odd") == f'(i % 2\n) && ({_LOG}("odd"), false)'
 
 
 def test_a_percent_in_the_message_is_not_a_format() -> None:
@@ -29,6 +29,19 @@ def test_a_percent_in_the_message_is_not_a_format() -> None:
 
 def test_the_expressions_of_a_message() -> None:
     assert interpolated("a {x} b {y.z} {}") == ["x", "y.z"]
+
+
+def test_an_expression_holds_braces_of_its_own_and_ends_at_the_brace_that_balances_it() -> None:
+    assert interpolated("{`${i}-${total}`} and {{i, total}}") == ["`${i}-${total}`", "{i, total}"]
+    assert interpolated('{"}" + a} {a /* } */ + b} {`}${"`"}`}') == ['"}" + a', "a /* } */ + b", '`}${"`"}`']
+    # a brace no brace closes is text: the message's, as it was
+    assert pieces("set { here {x}") == ["set { here ", "x"]
+    assert interpolated("{`a} {'b}") == []
+
+
+def test_a_comment_in_an_expression_ends_with_it() -> None:
+    assert v8_condition("i > 2 // big", "{i // the index}") == (
+        f'(i > 2 // big\n) && ({_LOG}("%s", {_GUARD.format("i // the index")}), false)')
 
 
 def test_a_logpoints_line_is_read_back_from_its_console_call_as_console_log_would_print_it() -> None:

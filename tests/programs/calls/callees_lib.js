@@ -1,0 +1,6 @@
+// A helper of another module, called by callees.js's recorded function.
+function pad(text) {
+  return text.padStart(2, "-");
+}
+
+module.exports = { pad };
