@@ -115,6 +115,9 @@ NODE_TYPED = program("node/typed_throws.js")
 async def test_node_stops_on_a_constructor_and_its_subclass_caught_and_uncaught(tools: Tools) -> None:
     require("node")
     await tools("debug_launch", program=NODE_TYPED, stop_on_entry=True, break_on_exception="none")
+    failed = await tools.error("debug_break", exception=["TypeEror"])  # a slip: it would never stop
+    assert "'TypeEror' is no built-in error constructor; the closest: TypeError" in failed, failed
+    assert "neither an exception filter" in await tools.error("debug_break", exception=["errors.AppError"])
     await tools("debug_break", exception=["AppError"])
     caught = await tools("debug_continue")  # not the TypeError, nor Node's own throws while it starts
     assert caught["reason"] == "exception", caught

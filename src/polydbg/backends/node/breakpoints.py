@@ -228,8 +228,8 @@ class Breakpoints:
         return failures.FILTER in self._filters and "raised" not in self._filters
 
     async def set_exception_filters(self, filters: list[str]) -> None:
-        self._filters = [f for f in filters if f in FILTERS]
-        self._types = [f for f in filters if f not in FILTERS]
+        thrown_types.check(types := [f for f in filters if f not in FILTERS])
+        self._filters, self._types = [f for f in filters if f in FILTERS], types
         for target in self._targets.live():
             await self._send_exception_state(target)
 
