@@ -107,6 +107,19 @@ async def test_a_go_test_by_name_records_the_code_it_tests(tools: Tools) -> None
     assert "no function Totl in the program; the closest: gotests.Total (" in refused, refused
 
 
+async def test_two_names_of_one_function_record_it_once(tools: Tools) -> None:
+    """delve binds the first name and refuses the second's breakpoint at the same place: the same function, not
+    a breakpoint of the agent's."""
+    require("dlv", "go")
+    report = await tools("debug_launch", test="TestBulkDiscount", cwd=str(PROGRAMS / "gotests"),
+                         trace=["Total", "prices.Total"])
+    assert report["reason"] == "exception", report
+    [row] = report["trace"]["rows"]
+    assert row.startswith("gotests.Total(unit=1, quantity=10) → 10"), row
+    assert report["trace"]["calls"] == 1 and report["trace"]["summary"][0].startswith("gotests.Total: 1 call;"), \
+        report["trace"]
+
+
 async def test_a_function_the_session_breaks_at_is_refused_until_its_breakpoint_is_cleared(tools: Tools) -> None:
     require("dlv", "go")
     await tools("debug_launch", program=PROGRAM, stop_on_entry=True)

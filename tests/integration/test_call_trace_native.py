@@ -58,6 +58,11 @@ async def test_a_recursive_function_every_call_with_its_argument_value_and_calle
     assert top.line == line_of(SOURCE, "int fib(int n)")
 
 
+async def test_two_names_of_one_function_record_each_call_once(session: Session) -> None:
+    records, notes = await run_recording(session, "fib", "fib(int)", "calls.cpp:fib")
+    assert notes == [] and len(records) == 25 and {r.function for r in records} == {"fib"}
+
+
 async def test_a_method_that_throws_records_the_exception_and_the_next_call_its_own_value(session: Session) -> None:
     records, _ = await run_recording(session, "Parser.parse", "parse_all")
     parses = [r for r in records if r.function == "Parser::parse"]

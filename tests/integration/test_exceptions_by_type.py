@@ -52,6 +52,29 @@ async def test_python_takes_a_builtin_class_beside_a_filter(tools: Tools) -> Non
     await tools("debug_terminate")
 
 
+async def test_python_refuses_a_slip_of_a_builtin_class_s_name_with_the_closest(tools: Tools) -> None:
+    await tools("debug_launch", program=PY_TYPED, stop_on_entry=True, break_on_exception="none")
+    failed = await tools.error("debug_break", exception=["KeyErorr"])
+    assert "'KeyErorr' is no exception class the program has; the closest: KeyError" in failed, failed
+    listing = await tools("debug_break", exception=["errors.KeyErorr", "AppError"])  # dotted, or like none: by name
+    assert listing["exception_filters"] == ["errors.KeyErorr", "AppError"]
+    caught = await tools("debug_continue")
+    assert caught["exception"]["type"] == "ParseError"  # the refused name left the filters as they were
+    await tools("debug_terminate")
+
+
+async def test_python_at_a_stop_compares_a_name_with_the_program_s_classes(tools: Tools) -> None:
+    await tools("debug_launch", program=PY_TYPED, break_on_exception="none",
+                breakpoints=[{"file": PY_TYPED, "line": line_of("raises_typed.py", 'print("lenient:"')}])
+    failed = await tools.error("debug_break", exception=["PraseError"])
+    assert "'PraseError' is no exception class the program has; the closest: ParseError" in failed, failed
+    listing = await tools("debug_break", exception=["ParseError", "ConfigError"])  # loaded; like none loaded
+    assert listing["exception_filters"] == ["ParseError", "ConfigError"], listing
+    caught = await tools("debug_continue")
+    assert caught["exception"]["type"] == "ParseError", caught
+    await tools("debug_terminate")
+
+
 async def test_python_dollar_exception_outside_an_exception_stop_says_so(tools: Tools) -> None:
     await tools("debug_launch", program=PY_TYPED, stop_on_entry=True, break_on_exception="none")
     failed = await tools.error("debug_evaluate", expression="$exception")
@@ -67,6 +90,8 @@ async def test_java_stops_on_a_class_and_its_subclasses_with_getmessage_s_text(t
     await tools("debug_launch", program=JAVA_TYPED, stop_on_entry=True, break_on_exception="none")
     refused = await tools.error("debug_break", exception=["String"])
     assert "'String' names java.lang.String, which is not an exception class" in refused, refused
+    slip = await tools.error("debug_break", exception=["IllegalStateExcepton"])  # a JDK class, loaded or not
+    assert "no class 'IllegalStateExcepton' is loaded" in slip and ": java.lang.IllegalStateException;" in slip, slip
     await tools("debug_break", exception=["AppError"])
     caught = await tools("debug_continue")  # not the NullPointerException
     assert caught["reason"] == "exception", caught
@@ -90,6 +115,9 @@ NODE_TYPED = program("node/typed_throws.js")
 async def test_node_stops_on_a_constructor_and_its_subclass_caught_and_uncaught(tools: Tools) -> None:
     require("node")
     await tools("debug_launch", program=NODE_TYPED, stop_on_entry=True, break_on_exception="none")
+    failed = await tools.error("debug_break", exception=["TypeEror"])  # a slip: it would never stop
+    assert "'TypeEror' is no built-in error constructor; the closest: TypeError" in failed, failed
+    assert "neither an exception filter" in await tools.error("debug_break", exception=["errors.AppError"])
     await tools("debug_break", exception=["AppError"])
     caught = await tools("debug_continue")  # not the TypeError, nor Node's own throws while it starts
     assert caught["reason"] == "exception", caught

@@ -112,3 +112,28 @@ async def test_dollar_exception_at_a_t_errorf_failure_is_its_message(tools: Tool
     length = await tools("debug_evaluate", expression="len($exception)")
     assert length["value"] == str(len("Total(1.0, 10) = 10, want 9")), length
     await tools("debug_terminate")
+
+
+async def test_a_step_out_of_the_code_under_test_reports_its_return_value(tools: Tools) -> None:
+    """A breakpoint in the function a failing test calls, then a step out: what it returned (delve/returns.py)."""
+    report = await tools("debug_launch", test="TestBulkDiscount", cwd=str(PROJECT), breakpoints=[
+        {"file": "prices.go", "line": line_of("gotests/prices.go", "total := unit")}])
+    assert report["reason"] == "breakpoint" and report["location"]["function"].endswith(".Total"), report
+    out = await tools("debug_step", kind="out")
+    assert out["location"]["function"].endswith(".TestBulkDiscount"), out
+    assert out["returned"] == ["gotests.Total() returned 10"], out  # as the trace names it
+    await tools("debug_terminate")
+
+
+async def test_a_struct_local_s_type_is_named_as_go_prints_it(tools: Tools) -> None:
+    """delve names a package by its import path, and qualifies an anonymous struct's unexported fields by it:
+    ``struct { polydbg.test/gotests.name string; …}`` reads ``struct { name string; … }``."""
+    line = line_of(TESTS, "// table check")
+    report = await tools("debug_launch", test="TestTable/ten items", cwd=str(PROJECT),
+                         breakpoints=[{"file": "prices_test.go", "line": line - 1}])
+    types = {v["name"]: v.get("type") for v in report["locals"]}
+    assert types["c"] == "struct { name string; quantity int; want float64 }", report["locals"]
+    listed = await tools("debug_evaluate", expression="c")
+    assert listed["type"] == "struct { name string; quantity int; want float64 }", listed
+    assert listed["value"].startswith('struct { name string; quantity int; want float64 } {name: "ten items"'), listed
+    await tools("debug_terminate")

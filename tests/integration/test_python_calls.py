@@ -42,6 +42,14 @@ async def test_a_launch_trace_records_the_whole_run_with_recursion_threads_and_e
     await tools("debug_terminate")
 
 
+async def test_names_of_one_function_record_it_once_and_none_reads_never_called(tools: Tools) -> None:
+    report = await tools("debug_launch", program=DATES, trace=["fib", "dates.fib", "dates.py:fib"])
+    trace = report["trace"]
+    assert trace["calls"] == 29 and trace["summary"][0].startswith("fib: 29 calls"), trace
+    assert "never called" not in (trace.get("note") or ""), trace  # dates.fib and dates.py:fib are fib
+    await tools("debug_terminate")
+
+
 async def test_calls_and_the_raised_log_in_one_launch_each_name_the_exception(tools: Tools) -> None:
     """The raised log is an exception breakpoint: after pydevd handles one it sets its own trace function on the
     frames (pydevd_frame's set_trace_for_frame_and_parents), which lost the recorder's: the call read 'raised an

@@ -201,3 +201,48 @@ async def test_the_raised_log_calls_a_failing_tests_assertion_uncaught(tools: To
     assert [row.rsplit(" → ", 1)[1].rsplit(" (", 1)[0] for row in passing["trace"]["raised_rows"]] == [
         "caught in getActual", "caught in (anonymous)"], passing["trace"]
     await tools("debug_terminate")
+
+
+async def test_an_assertion_library_of_any_name_stops_at_the_failing_check_and_its_own_throws_do_not(
+        tools: Tools) -> None:
+    """cartcheck, an assertion library in the project's node_modules (as assume is): its failure, a plain object made
+    from Error.prototype, was thrown in blackboxed code and never paused (the run exited with code 1); the throws it
+    catches itself (feature probes as it loads, showing a cycle) neither stop the run nor are the user's raised."""
+    project("mocha")
+    cwd = str(RUNNERS / "mocha-own")
+    report = await tools("debug_launch", test="test/cart.test.js::cart > takes the discount", cwd=cwd,
+                         trace=["raised"])
+    assert report["state"] == "stopped" and report["reason"] == "exception", report
+    assert report["location"]["line"] == line_of("node/runners/mocha-own/test/cart.test.js", "// discount check")
+    assert report["exception"]["message"] == "expected 53 to equal 54", report
+    assert values(report)["got"] == "53", report
+    rows = report["trace"]["raised_rows"]
+    line = line_of("node/runners/mocha-own/test/cart.test.js", "// discount check")
+    assert rows == [f"Error: expected 53 to equal 54 at test/cart.test.js:{line} in (anonymous) → uncaught"], rows
+    done = await tools("debug_continue")
+    assert done["state"] == "exited" and done["test"]["outcome"] == "failed", done
+    await tools("debug_terminate")
+    passing = await tools("debug_launch", test="test/cart.test.js::cart > adds the prices", cwd=cwd, trace=["raised"])
+    assert passing["state"] == "exited" and passing["test"]["outcome"] == "passed", passing
+    assert not passing["trace"].get("raised_rows"), passing["trace"]
+    await tools("debug_terminate")
+    # nor do they stop where their type is asked for: the probes' ReferenceError is thrown in a new Function's
+    # script, which no blackbox hides, and caught in cartcheck's frame
+    entry = await tools("debug_launch", test="test/cart.test.js::cart > adds the prices", cwd=cwd, stop_on_entry=True)
+    assert entry["reason"] == "entry", entry
+    await tools("debug_break", exception=["ReferenceError"])
+    done = await tools("debug_continue")
+    assert done["state"] == "exited" and done["test"]["outcome"] == "passed", done
+    await tools("debug_terminate")
+
+
+async def test_an_imported_packages_own_throws_pause_a_bounded_number_of_times(tools: Tools) -> None:
+    """cartcheck throws and catches showing each of 120 carts: past 100 such pauses the imported packages are hidden
+    again (each costs a pause), the console says so, and the failing check after them is not stopped at."""
+    project("mocha")
+    report = await tools("debug_launch", test="test/cart.test.js::cart > checks many carts",
+                         cwd=str(RUNNERS / "mocha-own"))
+    assert report["state"] == "exited" and report["test"]["outcome"] == "failed", report
+    console = await tools.text("debug_output", stream="console")
+    assert "the packages the tests import threw 100 exceptions that failed no test" in console, console
+    await tools("debug_terminate")

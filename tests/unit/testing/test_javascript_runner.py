@@ -5,6 +5,7 @@ before anything runs."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -146,6 +147,10 @@ def test_the_options_of_the_projects_test_script_are_kept_its_files_and_watching
     vitest = "vitest run --config vitest.config.ts --pool=forks --poolOptions.forks.singleFork -t slow"
     assert javascript.script_options(vitest, "vitest") == ("--config", "vitest.config.ts")
     assert javascript.script_options("node --test", "mocha") == ()
+    # typechecking: tsc over the whole project at each run under the debugger (ufo's tests: 32 s a run)
+    assert javascript.script_options("pnpm lint && vitest run --typecheck", "vitest") == ()
+    assert javascript.script_options("vitest --typecheck.only --typecheck.tsconfig t.json -c v.ts", "vitest") == (
+        "-c", "v.ts")
     assert javascript.script_options("mocha 'unclosed", "mocha") == ()
 
 
@@ -174,7 +179,7 @@ async def test_a_vitest_plan_runs_one_worker_thread_as_its_version_spells_it(
     (tmp_path / "a.test.ts").write_text("")
     plan = await testing.plan("a.test.ts::parse", cwd, None, {})
     assert plan.args == ("run", "a.test.ts", "-t", "(?:^| )parse$", *one_thread, "--no-color",
-                         "--coverage.enabled=false"), plan
+                         "--coverage.enabled=false", "--typecheck.enabled=false"), plan
 
 
 async def test_the_runner_s_entry_is_the_one_its_package_json_names(tmp_path: Path) -> None:
@@ -188,3 +193,17 @@ async def test_the_runner_s_entry_is_the_one_its_package_json_names(tmp_path: Pa
     (tmp_path / "a.test.js").write_text("")
     plan = await testing.plan("a.test.js::adds", cwd, None, {})
     assert plan.program == str(mocha / "bin" / "mocha"), plan
+
+
+async def test_vitest_s_listing_is_read_past_a_warning_in_colour(tmp_path: Path) -> None:
+    """vitest list --typecheck warns first, in yellow: the '[' of its escape was taken for the JSON's, the listing
+    read as empty, and a name that matched no test had no closest names."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("no node on PATH")
+    listed = [{"name": "joinURL > joinURL(\"/\", \"/b\") === \"/b\"", "file": str(tmp_path / "test/join.test.ts")}]
+    script = tmp_path / "vitest.mjs"
+    script.write_text("console.log('\\x1b[33mTesting types with tsc is an experimental feature.\\x1b[39m');\n"
+                      f"console.log(JSON.stringify({json.dumps(listed)}, null, 2));\n")
+    names = await javascript._vitest_names(node, (str(script),), str(tmp_path), None)
+    assert names == ['test/join.test.ts::joinURL > joinURL("/", "/b") === "/b"'], names

@@ -121,6 +121,13 @@ class DebugpyBackend(DebugpyProcess):
         return results
 
     async def set_exception_filters(self, filters: list[str]) -> None:
+        types = [f for f in filters if f not in self.capabilities.exception_filters]
+        if [name for name in types if name not in python.BUILTIN_EXCEPTIONS]:  # a slip (KeyErorr) never matches
+            like: dict[str, bool | list[str]] | None = None  # the program's classes, when it is stopped
+            with contextlib.suppress(AdapterError, ValueError, SyntaxError):
+                found = await self._in_stopped_frame(python.classes_like(types), "watch")
+                like = python.classes_answer(found.value) if found is not None else None
+            python.check_exception_types(types, like)
         self._sent_filters = list(filters)
         await super().set_exception_filters(filters)
         for child in list(self._children.values()):

@@ -517,9 +517,9 @@ class DebugpyProcess(DapBackend):
         self.capabilities.exception_types = True
 
     async def set_exception_filters(self, filters: list[str]) -> None:
-        self._exception_names = list(filters)
         offered = self.capabilities.exception_filters
         types = [f for f in filters if f not in offered]
+        self._exception_names = list(filters)
         if not types and self._raised_sink is None:
             await super().set_exception_filters(filters)
             return

@@ -8,6 +8,9 @@ the expression that slices a container, since pydevd ignores ``start``/``count``
 
 from __future__ import annotations
 
+import ast
+import builtins
+import difflib
 import json
 import os
 import re
@@ -18,7 +21,7 @@ from typing import Any
 from polydbg.backends import shebang
 from polydbg.backends.base import Variable
 from polydbg.backends.recording import RaisedRecord
-from polydbg.errors import UsageError
+from polydbg.errors import UsageError, echo
 
 # pydevd's synthetic children: groups of dunders/methods, the length, and the "more items" marker.
 GROUPS = frozenset({"special variables", "function variables", "class variables", "protected variables"})
@@ -164,6 +167,46 @@ RAISED = "polydbg.raised"  # as the debuggee shim names the raised log's breakpo
 RAISED_MARK = "\x1epolydbg-raised "
 _BREAK_MODES = {"raised": "always", "uncaught": "unhandled", "userUnhandled": "userUnhandled"}
 _ROOT = {"names": ["Python Exceptions"]}
+
+
+# the exception classes every Python has, by name (a name the program's code spells without its module)
+BUILTIN_EXCEPTIONS = tuple(sorted(name for name, value in vars(builtins).items()
+                                  if isinstance(value, type) and issubclass(value, BaseException)))
+NEAR = 0.85  # how alike a name must be to a built-in class's to be taken for a slip of it (KeyErorr: 0.875)
+
+
+def check_exception_types(types: list[str], like: dict[str, bool | list[str]] | None = None) -> None:
+    """Refuse an exception type name that is a slip of a class's (``KeyErorr``), naming the closest: it would bind
+    by name and never match. ``like``: the program's answer (:func:`classes_like`) when it is stopped — each name
+    True when a class of it is loaded, else the loaded exception classes close to it; without it, Python's built-in
+    ones are compared. A dotted name (``pkg.errors.MyError``: its module may be imported later), and one like none
+    of them (a class of the program's not loaded yet: ``MyError``) bind by name."""
+    for name in types:
+        if not all(part.isidentifier() for part in name.split(".")):
+            raise UsageError(f"{echo(name)} is neither an exception filter (raised, uncaught, userUnhandled) nor a "
+                             "Python class's name (KeyError, MyError, mypkg.errors.MyError)")
+        said = like.get(name) if like is not None else None
+        near = ([] if name in BUILTIN_EXCEPTIONS else difflib.get_close_matches(name, BUILTIN_EXCEPTIONS, 3, NEAR)
+                ) if said is None else ([] if said is True else [str(n) for n in said or []])
+        if "." not in name and near:
+            whose = "the program has" if said is not None else "Python has built in"
+            raise UsageError(f"{name!r} is no exception class {whose}; the closest: {', '.join(near)}. Pass the "
+                             f"class's name as Python spells it, or a class of the program's with its module "
+                             f"(mypkg.errors.{name}: bound by name when it is raised, once its module is imported)")
+
+
+def classes_like(names: list[str]) -> str:
+    """An expression the program evaluates (stopped) to a JSON object: per name, true when an exception class of
+    that name is loaded, else the names of the loaded ones close to it."""
+    walk = "(lambda f: f(f, BaseException))(lambda f, k: [k] + [d for s in type.__subclasses__(k) for d in f(f, s)])"
+    return (f"(lambda known: __import__('json').dumps({{n: n in known or __import__('difflib').get_close_matches("
+            f"n, sorted(known), 3, {NEAR}) for n in {names!r}}}))({{c.__name__ for c in {walk}}})")
+
+
+def classes_answer(value: str) -> dict[str, bool | list[str]]:
+    """The program's answer to :func:`classes_like`, as debugpy shows the string (its repr)."""
+    answer = json.loads(ast.literal_eval(value))
+    return {str(name): said for name, said in answer.items() if said is True or isinstance(said, list)}
 
 
 def exception_options(filters: list[str], types: list[str], recording: bool = False) -> list[dict[str, Any]]:

@@ -319,10 +319,10 @@ class DelveBackend(DapBackend):
         if race_stops:
             self._races.symbolizer_id = self._bound(RACE_BREAKPOINT, bound)
         if self._calls is not None and not self._calls.stopped:
-            answered = zip((breakpoint.id for breakpoint in internal), results[len(self._functions):], strict=False)
             self._calls.bound({traced.id: native for traced in self._traced
                                if (native := self._bound(traced.id, bound)) is not None},
-                              {index: result.message or "" for index, result in answered if not result.verified})
+                              dict(zip((breakpoint.id for breakpoint in internal), results[len(self._functions):],
+                                       strict=False)))
         if self._failures is not None:
             self._failures.native_id = self._bound(FAILURE_BREAKPOINT, bound)
             if self._failures.native_id is None:

@@ -42,8 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from polydbg.backends.base import FunctionBreakpoint
-from polydbg.backends.delve.values import short_types
+from polydbg.backends.base import BreakpointResult, FunctionBreakpoint
 from polydbg.backends.recording import CallRecord, CallSink, CallSpec
 from polydbg.errors import AdapterError, UsageError
 
@@ -57,6 +56,7 @@ TRACED_BREAKPOINTS = -100  # one per function the trace records (-100, -101, …
 _RESULT = re.compile(r"^~r\d+$")
 _CALL = re.compile(r"^CALL \$(.+)\(SB\)$")
 _BOXED = re.compile(r"^interface \{\}\((.+?)\) (.*)$", re.S)
+_EXISTS = re.compile(r"exists at (.+):(\d+)")  # delve's refusal of a second breakpoint at a place
 SCAN_INSTRUCTIONS = 4000  # at most this many instructions of a function looked at for its RETs
 NM_TIMEOUT_S = 10.0
 NAMES = "name it as Go does: pkg.Func, main.fib, (*T).Method or T.Method, or a bare Func of the main package"
@@ -176,6 +176,18 @@ def names_it(name: str, function: str) -> bool:
     return name in (function, named) or named.endswith("." + name)
 
 
+def aliased(name: str, refusal: str, bound: list[tuple[str, int | None]]) -> bool:
+    """Whether delve refused ``name``'s breakpoint because one of ``bound`` (the names before it in the trace, each
+    with the line its breakpoint bound at, None: it did not) names the same function: the refusal says a
+    breakpoint exists at that line, and the two names end with the same function's (``Comma``,
+    ``humanize.Comma``; ``Parse``, ``(*Parser).Parse``)."""
+    place = _EXISTS.search(refusal)
+    if place is None:
+        return False
+    last = re.split(r"[./)]", name)[-1]
+    return any(line == int(place[2]) and re.split(r"[./)]", other)[-1] == last for other, line in bound)
+
+
 def own_function(function: str, module: str | None = None) -> bool:
     """Whether a function is the program's own: of package main, of the program's ``module`` (``shop``,
     ``shop/internal/cart``), or of a module (its path's first element has a dot: ``example.com/shop``), not the
@@ -263,17 +275,23 @@ class DelveCalls:
     async def arm(self) -> None:
         await self._send(self.wanted())
 
-    def bound(self, natives: dict[int, int], refused: dict[int, str]) -> None:
-        """delve's ids of the breakpoints :meth:`wanted` that bound, and its reasons for those it refused."""
-        self._refused = {name: refused.get(TRACED_BREAKPOINTS - index, "")
-                         for index, name in enumerate(self.spec.functions)}
+    def bound(self, natives: dict[int, int], answers: dict[int, BreakpointResult]) -> None:
+        """delve's ids of the breakpoints :meth:`wanted` that bound, and its answers to each (why it refused one,
+        the line one bound at). A name refused because another name of the trace bound at its place (``Comma``
+        and ``humanize.Comma``) is that one: its calls are recorded under the function's name, once."""
+        answered = [answers.get(TRACED_BREAKPOINTS - index) for index in range(len(self.spec.functions))]
+        self._refused = {name: (answer.message or "") if answer is not None and not answer.verified else ""
+                         for name, answer in zip(self.spec.functions, answered, strict=True)}
+        lines = [answer.line if answer is not None and answer.verified else None for answer in answered]
+        same = {TRACED_BREAKPOINTS - index for index, name in enumerate(self.spec.functions)
+                if aliased(name, self._refused[name], list(zip(self.spec.functions[:index], lines, strict=False)))}
         self.entry_ids = {natives[index] for index in natives if index <= TRACED_BREAKPOINTS}
         self.callee_ids = {natives[index] for index in natives
                            if index <= TRACED_BREAKPOINTS - len(self.spec.functions)}
         self.panic_id = natives.get(PANIC_BREAKPOINT)
         self.recovered_id = natives.get(RECOVERED_BREAKPOINT)
         self.unbound = [name for index, name in enumerate(self.spec.functions)
-                        if TRACED_BREAKPOINTS - index not in natives]
+                        if TRACED_BREAKPOINTS - index not in natives and TRACED_BREAKPOINTS - index not in same]
 
     async def refusal(self, executable: str | None) -> UsageError | None:
         """Why the trace cannot record a function it names (None: it can record them all)."""
@@ -416,7 +434,7 @@ class DelveCalls:
             return []
         found = (await self._request("variables", {"variablesReference": scopes[0]["variablesReference"]})
                  ).get("variables") or []
-        return [(str(v.get("name", "")), short_types(str(v.get("value", "")))) for v in found]
+        return [(str(v.get("name", "")), str(v.get("value", ""))) for v in found]
 
     async def _panic_began(self, thread: int, now: float) -> None:
         frames = await self._frames(thread, 1)

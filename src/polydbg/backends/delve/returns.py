@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from polydbg.backends.base import FrameRef, StepKind, Variable
-from polydbg.backends.delve.calls import named_results, panic_value, rets
+from polydbg.backends.delve.calls import named_results, panic_value, rets, short
 from polydbg.backends.delve.values import short_types
 from polydbg.backends.kit import returns
 from polydbg.backends.kit.frames import FrameHandles
@@ -202,8 +202,8 @@ class StepReturns:
             values = await self._results(leaving)
             readable = [v for v in values if not v.value.startswith("(unreadable")]
             value = shown(readable) if len(readable) == len(values) else None
-            leaving.returned = None if value is None else value._replace(
-                name=returns.returned_name(leaving.function))
+            leaving.returned = None if value is None else value._replace(  # named as the trace's rows name it
+                name=returns.returned_name(short(leaving.function)), value=short_types(value.value))
         except (AdapterError, IndexError, KeyError):
             log.debug("delve: a step's return value could not be read", exc_info=True)
         await self._resume(leaving.thread, "stepOut")  # a breakpoint on the goroutine stepping ended its step
@@ -214,15 +214,14 @@ class StepReturns:
         if leaving.results is not None:
             answers = await asyncio.gather(*(self._request("evaluate", {"expression": name, "context": "watch"})
                                              for name in leaving.results))
-            return [Variable(name, short_types(str(body.get("result", ""))), body.get("type") or None)
+            return [Variable(name, str(body.get("result", "")), body.get("type") or None)
                     for name, body in zip(leaving.results, answers, strict=True)]
         frames = (await self._request("stackTrace", {"threadId": leaving.thread, "startFrame": 0, "levels": 1})
                   ).get("stackFrames") or []
         scopes = (await self._request("scopes", {"frameId": frames[0]["id"]})).get("scopes") or []
         found = (await self._request("variables", {"variablesReference": scopes[0]["variablesReference"]})
                  ).get("variables") or []
-        return [Variable(str(v.get("name")), short_types(str(v.get("value", ""))), v.get("type") or None)
-                for v in found
+        return [Variable(str(v.get("name")), str(v.get("value", "")), v.get("type") or None) for v in found
                 if _RESULT.match(str(v.get("name")))]
 
     def stopped(self, body: dict[str, Any]) -> Coroutine[Any, Any, None] | None:
@@ -247,8 +246,8 @@ class StepReturns:
                     "runtime.frameoff", frames[0]["id"])) == leaving.frame_offset):
                 return  # still in the function: it did not leave
             value = panic_value(await self._value("runtime.curg._panic.arg", frames[0]["id"]))  # (nil: no panic)
-            self._shown = (leaving.thread, Variable(returns.returned_name(leaving.function, raised=True),
-                                                    f"panic: {value}"))
+            self._shown = (leaving.thread, Variable(returns.returned_name(short(leaving.function), raised=True),
+                                                    f"panic: {short_types(value)}"))
         except (AdapterError, ValueError, IndexError, KeyError):
             log.debug("delve: no panic read for a step", exc_info=True)
 

@@ -8,6 +8,11 @@ from typing import Any
 from polydbg.backends.base import Variable
 
 METADATA = frozenset({"len()", "string()"})  # delve's synthetic children of maps and byte slices
+# a type or function of a package named by its import path: github.com/x/go-humanize.testList, gopkg.in/yaml.v3.Node
+_QUALIFIED = re.compile(r"(?<![\w./~-])((?:[\w.~-]+/)+)([\w~-]+(?:\.v\d+)?)\.(?=[\w(*\[])")
+_QUOTED = re.compile(r'("(?:[^"\\]|\\.)*"|`[^`]*`)')  # a Go string literal, left as it is
+_FIELD = re.compile(r"(struct \{ |; )[\w.~-]+\.(?=\w+ )")  # an anonymous struct's field, qualified by its package
+_VERSION = re.compile(r"(?:^|/)([\w~-]+)[./]v\d+$")  # foo/v2, yaml.v3: the package is foo, yaml
 
 
 def plain(v: dict[str, Any]) -> Variable:
@@ -17,21 +22,37 @@ def plain(v: dict[str, Any]) -> Variable:
 
 
 def tidy(variable: Variable) -> Variable:
-    """Containers count only their elements: the metadata children delve adds are dropped; the value's types are
-    named by their package (``short_types``)."""
-    variable = variable._replace(value=short_types(variable.value))
+    """Containers count only their elements: the metadata children delve adds are dropped. Types are named as Go
+    prints them (:func:`short_types`)."""
+    if variable.type:
+        variable = variable._replace(type=short_types(variable.type), value=short_types(variable.value))
     if variable.indexed_count:
         return variable._replace(named_count=None)
     return variable
 
 
-# a Go string or raw string (left as it is), else a package's import path before its name and a type's
-_PACKAGE_PATH = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|(?<![\w./])(?:[\w.~-]+/)+(?=\w+\.\w)')
+def short_types(text: str) -> str:
+    """``text`` (a type, or a value delve shows with its types) with each package named by the last element of its
+    import path, as Go prints types: ``github.com/dustin/go-humanize.testList`` → ``go-humanize.testList``,
+    ``gopkg.in/yaml.v3.Node`` → ``yaml.Node``; an anonymous struct's fields by their own names (delve qualifies an
+    unexported one: ``struct { github.com/x/pkg.name string }`` → ``struct { name string }``). Two paths that end
+    alike are left whole (``a/util.T`` and ``b/util.T`` stay apart); string literals are left as they are."""
+    if "/" not in text:
+        return text
+    parts = _QUOTED.split(text)  # odd indexes: string literals
+    paths: dict[str, str] = {}
+    for part in parts[::2]:
+        for found in _QUALIFIED.finditer(part):
+            path = found[1] + found[2]
+            versioned = _VERSION.search(path)
+            paths[path] = versioned[1] if versioned else found[2]
+    named: dict[str, list[str]] = {}
+    for path, name in paths.items():
+        named.setdefault(name, []).append(path)
 
-
-def short_types(value: str) -> str:
-    """A value with its types named as Go code names them, by their package's name: delve writes the import path
-    (``*github.com/coreos/go-semver/semver.Version {Major: 1, …}``), whose 40 characters filled a call trace's
-    60-character value before the field that differed (``Patch``), and two different values read alike. Strings
-    are left as they are."""
-    return _PACKAGE_PATH.sub(lambda m: m.group(0) if m.group(0)[:1] in ('"', "`") else "", value)
+    def package(found: re.Match[str]) -> str:
+        path = found[1] + found[2]
+        return f"{paths[path]}." if len(named[paths[path]]) == 1 else found[0]
+    for index in range(0, len(parts), 2):
+        parts[index] = _FIELD.sub(r"\1", _QUALIFIED.sub(package, parts[index]))
+    return "".join(parts)

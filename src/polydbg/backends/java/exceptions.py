@@ -26,6 +26,7 @@ exception stop says about its exception.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import os
 import re
 
@@ -53,6 +54,18 @@ _EXPECTING_CLASS = re.compile(r"(?:^|[.$])(?:ExpectException|ExpectedException(?
 _ABORTING = frozenset({"org.opentest4j.TestAbortedException", "org.junit.AssumptionViolatedException",
                        "org.junit.internal.AssumptionViolatedException"})
 _STOPPED_AT = 64  # exceptions remembered as stopped at, so that their re-throws do not stop again
+NEAR = 0.85  # how alike a name must be to a loaded class's to be taken for a slip of it (IllegalStateExcepton)
+# the JDK's common exception classes, loaded or not yet: a name close to one is a slip of it too
+_JAVA_LANG = (
+    "ArithmeticException", "ArrayIndexOutOfBoundsException", "ArrayStoreException", "AssertionError",
+    "ClassCastException", "ClassNotFoundException", "CloneNotSupportedException", "Error", "Exception",
+    "IllegalArgumentException", "IllegalMonitorStateException", "IllegalStateException", "IndexOutOfBoundsException",
+    "InterruptedException", "NegativeArraySizeException", "NullPointerException", "NumberFormatException",
+    "OutOfMemoryError", "RuntimeException", "SecurityException", "StackOverflowError",
+    "StringIndexOutOfBoundsException", "Throwable", "UnsupportedOperationException")
+_COMMON = (*(f"java.lang.{name}" for name in _JAVA_LANG), "java.io.IOException", "java.io.UncheckedIOException",
+           "java.io.FileNotFoundException", "java.util.NoSuchElementException",
+           "java.util.ConcurrentModificationException")
 
 
 class Exceptions:
@@ -84,6 +97,11 @@ class Exceptions:
             if named and not [cls for cls in named if await self._throwable(cls)]:
                 raise UsageError(f"{echo(name)} names {named[0].name}, which is not an exception class (no Throwable "
                                  "among its superclasses); name an exception's class, e.g. IllegalStateException")
+            near = [] if named or "." in name else await self._near(name, loaded)
+            if near:  # a slip of a loaded exception class's name (IllegalStateExcepton) would never match
+                raise UsageError(f"no class {echo(name)} is loaded, and its name is close to exception classes': "
+                                 f"{', '.join(near)}; pass the class's name as Java spells it, or a class that loads "
+                                 f"later with its package (com.example.{name}: bound when it loads)")
         for request in self._requests + list(self._by_type):
             await self._vm.clear_request(EventKind.EXCEPTION, request)
         await jvm.clear_prepares(self._vm, self._prepares)
@@ -104,6 +122,19 @@ class Exceptions:
             writer = self._vm.client.writer().u1(Modifier.EXCEPTION_ONLY).reference_type(0).boolean(False).boolean(
                 True)
             self._requests.append(await self._vm.event_request(EventKind.EXCEPTION, Suspend.ALL, writer.bytes(), 1))
+
+    async def _near(self, name: str, loaded: list[JavaClass]) -> list[str]:
+        """The JDK's common and the loaded exception classes whose simple names are close to ``name`` (a class not
+        loaded)."""
+        simple: dict[str, list[JavaClass]] = {}
+        for cls in loaded:
+            if not jvm.is_hidden(cls):
+                simple.setdefault(jvm.dotted(cls.name).rpartition(".")[2], []).append(cls)
+        common = {known.rpartition(".")[2]: known for known in _COMMON}
+        return list(dict.fromkeys(
+            [common[close] for close in difflib.get_close_matches(name, list(common), 3, NEAR)]
+            + [jvm.dotted(cls.name) for close in difflib.get_close_matches(name, list(simple), 3, NEAR)
+               for cls in simple[close][:1] if await self._throwable(cls)]))[:3]
 
     async def _throwable(self, cls: JavaClass) -> bool:
         current: JavaClass | None = cls

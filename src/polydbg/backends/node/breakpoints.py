@@ -115,6 +115,7 @@ class Breakpoints:
         self._wide_entry = False  # the entry breakpoint pauses every user script (stop_on_entry under a loader)
         self.entry_inside_functions: set[str] = set()  # scripts whose line 0 bound in a function: never paused
         self.caught_passed = 0  # exception pauses judged no test's failure and resumed (``failures``)
+        self.imports = failures.Imports()  # the packages the user's scripts import: out of the blackbox then
         self.workers_run_tests = False  # a test run whose main process runs no test (``failures.workers_run_tests``)
         self.recording = False  # a call trace is recording: every exception pauses (``calls``)
         self.recording_mapped = False  # and waits for a mapped file: every user script pauses as it loads
@@ -227,8 +228,8 @@ class Breakpoints:
         return failures.FILTER in self._filters and "raised" not in self._filters
 
     async def set_exception_filters(self, filters: list[str]) -> None:
-        self._filters = [f for f in filters if f in FILTERS]
-        self._types = [f for f in filters if f not in FILTERS]
+        thrown_types.check(types := [f for f in filters if f not in FILTERS])
+        self._filters, self._types = [f for f in filters if f in FILTERS], types
         for target in self._targets.live():
             await self._send_exception_state(target)
 
@@ -244,7 +245,7 @@ class Breakpoints:
 
     def blackbox_patterns(self) -> list[str]:
         """Node's and the dependencies' scripts (the assertion libraries' left out with ``failures``: they pause)."""
-        return failures.BLACKBOX if failures.FILTER in self._filters else BLACKBOX
+        return self.imports.blackbox() if failures.FILTER in self._filters else BLACKBOX
 
     async def _send_exception_state(self, target: Target) -> None:
         await target.request("Debugger.setBlackboxPatterns", {"patterns": self.blackbox_patterns()})
@@ -471,6 +472,8 @@ class Breakpoints:
         script = target.scripts.parsed(params)
         if script.map is not None and self._mapped_bps_for(script.map.sources):
             self.bind_mapped(target, script.id)
+        if failures.FILTER in self._filters and script.path and not script.internal and self.imports.read(script.path):
+            failures.send_blackbox(self._targets.live(), self.blackbox_patterns())  # before its tests run
 
     def _mapped_bps_for(self, sources: list[str]) -> list[_Bp]:
         wanted = {os.path.normpath(s) for s in sources}

@@ -15,22 +15,27 @@ nothing catching it on the way. It is followed frame by frame outward from the f
   V8's async stack trace lists the awaiting functions, which are followed the same way;
 - reaching the runner's frame (node:test, jest-circus, jest-each, @vitest/runner, mocha) is the stop, also
   through a library the test called (a comparator thrown in inside jsdiff's loop);
-- only an assertion error (``…AssertionError``: node:assert's, chai's, jest's ``JestAssertionError``) may be
-  thrown above the user's frames; a rejection made by a call (``reject(…)``, ``Promise.reject(…)``) is no
-  throw and is not judged at all (it fails a test when awaited, and V8 does not pause there again).
+- an assertion error (``…AssertionError``: node:assert's, chai's, jest's ``JestAssertionError``) thrown above
+  the user's frames goes on from the user's frame; any other exception thrown there (assume's failure is a plain
+  object made from ``Error.prototype``) only when no frame above the user's catches it (``caught_above``: a
+  library's own exception, assume probing ``new Function("return ParallelArray")`` as it loads); a rejection made
+  by a call (``reject(…)``, ``Promise.reject(…)``) is no throw and is not judged at all (it fails a test when
+  awaited, and V8 does not pause there again).
 
 What it costs: Node's and the dependencies' scripts stay blackboxed (``targets.BLACKBOX``), and V8 does not
 pause on an exception thrown in a blackboxed frame and caught, so the runner's own caught exceptions never
-pause; the assertion libraries are let out of the blackbox (``BLACKBOX``), and the user's code pauses on
-each exception it throws, caught or not. An error thrown in Node's or a dependency's code the test called
-(``fs.readFileSync`` of a missing file) therefore does not stop: the verdict says the test failed.
+pause; the assertion libraries known by name are let out of the blackbox (``BLACKBOX``), and so are the packages
+the user's scripts import (``Imports``: whatever assertion library a test uses), until they have thrown
+``PACKAGES_BUDGET`` exceptions that failed no test; the user's code pauses on each exception it throws, caught or
+not. An error thrown in Node's or another dependency's code the test called (``fs.readFileSync`` of a missing
+file) therefore does not stop: the verdict says the test failed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from polydbg.backends.base import ExceptionDetail
@@ -43,7 +48,19 @@ FILTER = "failures"
 RUNNER = re.compile(r"^node:internal/test_runner/|/node_modules/(?:jest-circus|jest-jasmine2|jest-each|@vitest/runner"
                     r"|mocha)/")
 # Node's scripts and the dependencies' stay blackboxed, but for the assertion libraries: their throws pause.
-BLACKBOX = [r"^node:(?!assert$)", r"^(?!.*/node_modules/(?:expect|@vitest/expect|chai|@jest/expect)/).*/node_modules/"]
+ASSERTING = ("expect", "@vitest/expect", "chai", "@jest/expect")
+BLACKBOX = [r"^node:(?!assert$)", rf"^(?!.*/node_modules/(?:{'|'.join(ASSERTING)})/).*/node_modules/"]
+# what a test file imports that is no library it asserts with: the runners' own packages
+_RUNNERS_OWN = re.compile(r"^(?:mocha|vitest|jest|jest-.*|@jest/.*|@vitest/.*|@types/.*|ts-node|tsx|typescript)$")
+_IMPORTED = re.compile(r"""(?:\brequire|\bimport|__vi_ssr_(?:dynamic_)?import__)\s*\(\s*(['"])([^'"\s]+)\1"""
+                       r"""|(?:\bfrom|^\s*import)\s*(['"])([^'"\s]+)\3""", re.MULTILINE)
+_PACKAGE = re.compile(r"^(?:@[a-z0-9][\w.~-]*/)?[a-z0-9][\w.~-]*", re.IGNORECASE)
+_SOURCE_CHARS = 1024 * 1024  # of a user's script read for its imports
+_NAMES = 500  # packages let out at most (each a word of the pattern V8 matches every script's URL with)
+PACKAGES_BUDGET = 100  # exception pauses in the imported packages' code that fail no test, before they are hidden
+PACKAGES_OVER_BUDGET = (f"[polydbg: the packages the tests import threw {PACKAGES_BUDGET} exceptions that failed no "
+                        "test; they are hidden again, so an assertion library polydbg does not know by name (assume, "
+                        "should) no longer stops at a failing check: set a breakpoint in the test, or run it alone]\n")
 _PASSES_ON = re.compile(r"^node:(?:async_hooks|internal/async_hooks|internal/timers|internal/process/task_queues"
                         r"|events)$")
 # A runner whose main process runs no test (vitest: its tests run in a worker, a thread or a forked process): there a
@@ -101,7 +118,8 @@ async def failing_frame(target: Target) -> int | None:
     data = target.pause_data or {}
     chain = [_Link(frame, target, True) for frame in frames]
     first = next((i for i, link in enumerate(chain) if link.user), None)
-    if first is None or (first > 0 and not _ASSERTION.search(str(data.get("className") or ""))):
+    if first is None or (first > 0 and not _ASSERTION.search(str(data.get("className") or ""))
+                         and await caught_above(target, target.frames[:first])):
         return None
     if target.pause_reason == "promiseRejection" and first == 0 and await _made_by_call(target, chain[0]):
         return None
@@ -138,6 +156,81 @@ async def failing_frame(target: Target) -> int | None:
                 not await _at(target, following, _text(lexical.awaits_call)):
             return None  # its promise goes elsewhere than an await right in the caller
         index += 1
+
+
+async def libraries_own(target: Target) -> bool:
+    """Whether the exception of this pause is caught above the user's innermost frame (``caught_above``)."""
+    frames = target.frames
+    first = next((i for i, frame in enumerate(frames)
+                  if target.scripts.is_user_code(*position(frame.get("location") or {}))), None)
+    return bool(first) and await caught_above(target, frames[:first])
+
+
+async def caught_above(target: Target, frames: list[dict[str, Any]]) -> bool:
+    """Whether a frame above the user's (a library's, Node's, a ``new Function``'s) catches the exception: it throws
+    and catches its own (assume's feature checks, ``try { new Function("return ParallelArray")() } catch {}``), no
+    test's failure nor the user's exception. A frame whose source cannot be judged is taken to catch it."""
+    for frame in frames:
+        if not await _at(target, _Link(frame, target, True), lambda _, here, source: not source.in_try(here)):
+            return True
+    return False
+
+
+class Imports:
+    """The packages the user's scripts import, let out of the blackbox in a test run: whatever assertion library a
+    test uses (assume, should, unexpected, a project's own helper in node_modules), its throw pauses, and is judged
+    as the listed ones' are (a throw it catches itself is none of the test's failures). Each user script is read
+    once as it loads, for its ``require``/``import`` of bare names; the test runners' own packages stay hidden."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self._read: set[str] = set()  # the scripts read (a worker thread loads them again)
+        self.passed = 0  # exception pauses in a package's code that failed no test (``PACKAGES_BUDGET``)
+
+    def spend(self, target: Target) -> bool | None:
+        """One more exception pause of a package's code that failed no test, while the imported packages are out of
+        the blackbox: whether they go back into it now (a package that throws and catches as it works costs the
+        run a pause each); None for another pause (``BUDGET`` counts it)."""
+        script = target.scripts.get(position((target.frames or [{}])[0].get("location") or {})[0])
+        if script is None or "/node_modules/" not in script.url or self.passed >= PACKAGES_BUDGET or not self.names:
+            return None
+        self.passed += 1
+        if self.passed == PACKAGES_BUDGET:
+            target.events.on_output("console", PACKAGES_OVER_BUDGET)
+        return self.passed == PACKAGES_BUDGET
+
+    def blackbox(self) -> list[str]:
+        if self.passed >= PACKAGES_BUDGET:
+            return BLACKBOX
+        named = (*ASSERTING, *(name.replace(".", r"\.") for name in sorted(self.names)))
+        return [BLACKBOX[0], rf"^(?!.*/node_modules/(?:{'|'.join(named)})/).*/node_modules/"]
+
+    def read(self, path: str) -> bool:
+        """The imports of the user's script at ``path``: whether it names a package not named before."""
+        if path in self._read or len(self.names) >= _NAMES:
+            return False
+        self._read.add(path)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as file:
+                text = file.read(_SOURCE_CHARS)
+        except OSError:
+            return False
+        found = set()
+        for match in _IMPORTED.finditer(text):
+            specifier = match.group(2) or match.group(4) or ""
+            package = _PACKAGE.match(specifier) if ":" not in specifier else None
+            if package is not None and not _RUNNERS_OWN.match(package.group()) and package.group() not in ASSERTING:
+                found.add(package.group())
+        new = found - self.names
+        self.names |= new
+        return bool(new)
+
+
+def send_blackbox(targets: Iterable[Target], patterns: list[str]) -> None:
+    """The blackbox's patterns to each target, not waited for (a script's load and a pause's judgment are no place to
+    wait in)."""
+    for target in targets:
+        target.channel.send("Debugger.setBlackboxPatterns", {"patterns": patterns})
 
 
 def _failed(target: Target, index: int, link: _Link) -> int:

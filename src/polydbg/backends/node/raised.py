@@ -1,15 +1,16 @@
 """Every exception the program's code throws, recorded without stopping the agent (``Backend.record_raised``).
 
 While the log is armed V8 pauses on every exception (``setPauseOnExceptions("all")``; Node's and the dependencies'
-scripts stay blackboxed, so their own caught throws do not pause), and each pause with a frame of the user's code
-is recorded and resumed unless a filter, a type or a breakpoint stops it too. Where it was thrown is the user's
+scripts stay blackboxed, so their own caught throws do not pause), and each pause with a frame of the user's code is
+recorded and resumed unless a filter, a type or a breakpoint stops it too. Where it was thrown is the user's
 innermost frame; V8 says whether anything catches it (``uncaught``), and the catching frame is found as the
-``failures`` filter finds one: the first frame outward whose pause lies in a ``try`` block with a ``catch``, read
-from the scripts' sources (nothing runs in the program), past the stack's end through the frames awaiting it. One
-that reaches a test runner's frame first (``failures.RUNNER``: node:test, jest, vitest, mocha) is uncaught, as
-Python's log says of a failing test's assertion: the runner's catch is what fails the test, no handler of the
-user's. A throw caught only by a promise's handler names no frame ("a promise's handler"). Cost: a pause and a
-resume per throw, 2.4 ms (4,000 throws in a loop: 9.6 s, against 0.5 s unrecorded).
+``failures`` filter finds one (one that a frame above the user's catches, a library's own, is not logged): the first
+frame outward whose pause lies in a ``try`` block with a ``catch``, read from the scripts' sources (nothing runs in
+the program), past the stack's end through the frames awaiting it. One that reaches a test runner's frame first
+(``failures.RUNNER``: node:test, jest, vitest, mocha) is uncaught, as Python's log says of a failing test's
+assertion: the runner's catch is what fails the test, no handler of the user's. A throw caught only by a promise's
+handler names no frame ("a promise's handler"). Cost: a pause and a resume per throw, 2.4 ms (4,000 throws in a loop:
+9.6 s, against 0.5 s unrecorded).
 """
 
 from __future__ import annotations
@@ -32,8 +33,12 @@ async def record(target: Target, sink: RaisedSink) -> None:
     """The exception this pause is at, when a frame of the user's code is on the stack."""
     frames = target.frames
     first = next((i for i, cdp in enumerate(frames) if target.scripts.is_user_code(*_place(cdp))), None)
+    if first is None or await failures.libraries_own(target):
+        return  # a library's (or Node's) own exception, thrown and caught in its code: not the user's
     detail = target.exception_detail()
-    if first is None or detail is None:
+    if (target.pause_data or {}).get("type") == "object" and (target.pause_data or {}).get("subtype") != "error":
+        detail = await failures.detail(target)  # no Error (assume's Object.create(Error.prototype)): its message
+    if detail is None:
         return
     thrown = target.frame_of(frames[first])
     caught = None if (target.pause_data or {}).get("uncaught") else await _catcher(target, frames[first:])

@@ -141,8 +141,11 @@ class Stops:
         if exception and self._breakpoints.judges_failures and not stopping and not wanted:
             if await failures.failing_frame(target) is None:
                 counted = failures.in_users_code(target)
+                spent = self._breakpoints.imports.spend(target) if counted else None
                 await self._resume_quietly(target)  # caught on purpose, or not the user's: not where a test fails
-                if counted:
+                if spent:
+                    failures.send_blackbox(self._targets.live(), self._breakpoints.blackbox_patterns())  # hidden again
+                elif counted and spent is None:
                     await self._breakpoints.passed_caught(target)
                 return
             target.failure = await failures.detail(target)

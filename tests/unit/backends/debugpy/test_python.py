@@ -3,8 +3,11 @@ containers (pydevd ignores start/count)."""
 
 from __future__ import annotations
 
+import pytest
+
 from polydbg.backends.base import Variable
 from polydbg.backends.debugpy import python
+from polydbg.errors import UsageError
 
 
 def test_pydevds_note_is_cut() -> None:
@@ -57,3 +60,29 @@ def test_the_expression_a_frameless_thread_is_said_with_lists_its_frames() -> No
         assert python.frameless(7, "w", 4242).endswith("while a thread of its process (pid 4242) is stopped")
     finally:
         release.set()
+
+
+def test_python_refuses_a_slip_of_a_built_in_exception_class_s_name_with_the_closest() -> None:
+    with pytest.raises(UsageError, match="'KeyErorr' is no exception class Python has built in; the closest: KeyError"):
+        python.check_exception_types(["KeyErorr"])
+    with pytest.raises(UsageError, match="the closest: ValueError"):
+        python.check_exception_types(["AppError", "ValueEror"])
+    with pytest.raises(UsageError, match=r"is neither an exception filter .* nor a Python class's name"):
+        python.check_exception_types(["Key'Error\")]; import os"])  # (evaluated in the program by its repr)
+    # a built-in class, a dotted name (its module imported later), one like none (the program's own) bind by name
+    python.check_exception_types(["KeyError", "pkg.errors.KeyErorr", "AppError", "ParseError", "ProcessError"])
+
+
+def test_python_at_a_stop_the_program_s_classes_decide() -> None:
+    like = python.classes_answer(repr('{"KeyErrors": true, "PraseError": ["ParseError"], "Zzz": []}'))
+    python.check_exception_types(["KeyErrors", "Zzz"], like)  # a class the program has, like a built-in's or not
+    with pytest.raises(UsageError, match="'PraseError' is no exception class the program has; the closest: ParseError"):
+        python.check_exception_types(["PraseError"], like)
+    python.check_exception_types(["Unasked"], like)  # not in its answer: compared with the built-in classes
+
+
+def test_the_program_s_answer_comes_from_its_own_classes() -> None:
+    class ParseError(Exception):
+        pass
+    value = repr(eval(python.classes_like(["PraseError", "ParseError", "Zzz"])))  # as the program evaluates it
+    assert python.classes_answer(value) == {"PraseError": ["ParseError"], "ParseError": True, "Zzz": []}

@@ -77,3 +77,13 @@ def test_a_module_without_a_dot_is_the_program_s_own_when_its_go_mod_names_it(tm
                        "CALL $strings.Cut(SB)")
     assert calls.callees(listing, module) == ["shop.Total", "shop/internal/cart.Add"]
     assert calls.callees(listing) == []
+
+
+def test_a_name_refused_at_the_place_another_name_of_the_trace_bound_is_that_function() -> None:
+    exists = "Breakpoint exists at /p/comma.go:15 at 592932"
+    assert calls.aliased("humanize.Comma", exists, [("Comma", 15)])
+    assert calls.aliased("(*Parser).Parse", "Breakpoint exists at /p/p.go:9 at 1f", [("main.(*Parser).Parse", 9)])
+    assert not calls.aliased("Comma", exists, [])  # the first name: a breakpoint of the session's is there
+    assert not calls.aliased("Comma", exists, [("fib", 15)])  # another function at that line (of another file)
+    assert not calls.aliased("humanize.Comma", exists, [("Comma", None)])  # refused too: the session's is there
+    assert not calls.aliased("humanize.Comma", "could not find function humanize.Comma", [("Comma", 15)])

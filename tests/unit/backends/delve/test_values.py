@@ -1,4 +1,4 @@
-"""delve's values as polydbg shows them: types named by their package, as Go code names them."""
+"""delve's values as polydbg lists them (values.py): types named as Go prints them."""
 
 from __future__ import annotations
 
@@ -6,17 +6,25 @@ from polydbg.backends.base import Variable
 from polydbg.backends.delve.values import short_types, tidy
 
 
-def test_a_type_is_named_by_its_package_not_its_import_path() -> None:
-    """go-semver's Version filled a call trace's value with its import path before Patch, the field that differed."""
-    assert short_types('*github.com/coreos/go-semver/semver.Version {Major: 1, Minor: 2, Patch: 3, PreRelease: ""}'
-                       ) == '*semver.Version {Major: 1, Minor: 2, Patch: 3, PreRelease: ""}'
-    assert short_types("map[string]*example.com/shop/cart.Line [...]") == "map[string]*cart.Line [...]"
-    assert short_types("(*github.com/x/y.T)(0xc000012345)") == "(*y.T)(0xc000012345)"
-    shown = tidy(Variable("v", "[]example.com/a/b.C len: 1, cap: 1, [{N: 2}]", None))
-    assert shown.value == "[]b.C len: 1, cap: 1, [{N: 2}]"
+def test_a_package_is_named_by_its_path_s_last_element_and_an_anonymous_struct_s_fields_by_their_own() -> None:
+    long = ("struct { github.com/dustin/go-humanize.name string; github.com/dustin/go-humanize.got string; "
+            "github.com/dustin/go-humanize.exp string }")
+    assert short_types(long) == "struct { name string; got string; exp string }"
+    assert short_types("[]*example.com/shop/cart.Item") == "[]*cart.Item"
+    assert short_types("map[string]gopkg.in/yaml.v3.Node") == "map[string]yaml.Node"
+    assert short_types("example.com/shop/v2.(*Cart)") == "shop.(*Cart)"
+    assert short_types("struct { A int; B string }") == "struct { A int; B string }"
+    assert short_types("*testing.T {mu: (*sync.RWMutex)(0xc0)}") == "*testing.T {mu: (*sync.RWMutex)(0xc0)}"
 
 
-def test_strings_paths_and_package_main_are_left_as_they_are() -> None:
-    for value in ['"see github.com/x/y.T"', '`raw example.com/a.B`', '"esc \\"gh.com/a.b\\" x"', "main.Point {X: 1}",
-                  "/usr/lib/go/src/fmt.go", "error nil", 'interface {}(*errors.errorString) *{s: "x"}']:
-        assert short_types(value) == value
+def test_two_paths_that_end_alike_stay_whole_and_strings_are_left_as_they_are() -> None:
+    assert short_types("map[a.com/util.T]b.com/util.T") == "map[a.com/util.T]b.com/util.T"
+    assert short_types('a.com/x.T {path: "a.com/x.T", raw: `b.com/y.U`}') == \
+        'x.T {path: "a.com/x.T", raw: `b.com/y.U`}'
+    assert short_types("/tmp/build/main.go") == "/tmp/build/main.go"
+
+
+def test_tidy_names_a_variable_s_type_and_its_value_s_types_so() -> None:
+    shown = tidy(Variable("tl", "github.com/x/humanize.testList len: 2, cap: 2, [...]",
+                          "github.com/x/humanize.testList"))
+    assert (shown.type, shown.value) == ("humanize.testList", "humanize.testList len: 2, cap: 2, [...]")

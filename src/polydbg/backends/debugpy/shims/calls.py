@@ -45,6 +45,7 @@ class _Spec:
             else:
                 self.dotted.append(name)
         self.found = set()
+        self.same = {}  # the name a function is recorded under -> the other names it answers to
         self.cache = {}
         self.stacks = {}  # thread id -> the calls open in it
         self.suspended = {}  # a coroutine's or generator's frame -> its open call
@@ -53,6 +54,10 @@ class _Spec:
 
     def match(self, code, module):
         """The name the agent gave that ``code`` answers to, else None."""
+        return next(self.matches(code, module), None)
+
+    def matches(self, code, module):
+        """Each name the agent gave that ``code`` answers to (``fib``, ``dates.fib``, ``dates.py:fib``: one)."""
         q = getattr(code, 'co_qualname', code.co_name)
         full = '%s.%s' % (module, q)
         stem = os.path.splitext(os.path.basename(code.co_filename))[0]
@@ -60,17 +65,22 @@ class _Spec:
         for name in self.dotted:
             if '.' in name and (name in (q, full, '%s.%s' % (stem, q)) or full.endswith('.' + name)
                                 or _exported(name, code)):
-                return name
-            if name in (q, code.co_name):  # a bare name: the program's own code (a library's: qualify it)
+                yield name
+            elif name in (q, code.co_name):  # a bare name: the program's own code (a library's: qualify it)
                 if mine is None:
                     mine = _mine(code.co_filename)
                 if mine:
-                    return name
+                    yield name
         file = code.co_filename.replace('\\', '/')
         for path, func in self.files:
             if func in (q, code.co_name) and (file == path or file.endswith('/' + path.lstrip('./'))):
-                return '%s:%s' % (path, func)
-        return None
+                yield '%s:%s' % (path, func)
+
+    def never(self):
+        """The names no call answered to: a function called under another of its names (``fib`` and
+        ``dates.fib``) was called."""
+        called = set(self.found).union(*(self.same.get(name, ()) for name in self.found))
+        return [n for n in self.names if n not in called]
 
 
 def _exported(name, code):
@@ -219,7 +229,10 @@ def _profile(frame, event, arg):
             code = frame.f_code
             name = spec.cache.get(code, _MISS)
             if name is _MISS:
-                name = spec.cache[code] = spec.match(code, frame.f_globals.get('__name__', ''))
+                same = list(spec.matches(code, frame.f_globals.get('__name__', '')))
+                name = spec.cache[code] = same[0] if same else None
+                if len(same) > 1:
+                    spec.same[name] = same
             if code.co_flags & _SUSPENDS and frame in spec.suspended:
                 spec.stacks.setdefault(threading.get_ident(), []).append(spec.suspended.pop(frame))  # resumed
                 return
@@ -359,7 +372,7 @@ def _stop(command):
     for stack in list(spec.stacks.values()):
         for entry in list(stack):
             _send(spec, entry, None, None, False)
-    never = [n for n in spec.names if n not in spec.found]
+    never = spec.never()
     return {'stopped': spec.id, 'never': never, 'closest': _closest(never, _user_names(spec), spec) if never else {},
             'bound': spec.count >= spec.max}
 
@@ -457,7 +470,7 @@ def drain():
         _flush(_channel)
         _busy.add(me)
         if spec is not None:
-            never = [n for n in spec.names if n not in spec.found]
+            never = spec.never()
             final = {'final': spec.id, 'closest': _closest(never, _user_names(spec), spec) if never else {},
                      'bound': spec.count >= spec.max}
             with _sending:

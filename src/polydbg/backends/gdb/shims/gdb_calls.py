@@ -346,6 +346,7 @@ class _Calls:
         """Set the entries; each name's locations, or its absence, as JSON."""
         _gdb.events.exited.connect(self.exited)
         found = {}
+        entered = set()  # the addresses the entries stop at
         for name in names:
             entry = _Entry(name, spec=name)
             locations = [loc for loc in getattr(entry, "locations", []) if loc.enabled]
@@ -353,14 +354,23 @@ class _Calls:
                 entry.delete()
                 found[name] = 0
             else:
-                self.entries.append(entry)
                 found[name] = max(1, len(locations))
+                fresh = 0
                 for location in locations:
+                    if location.address in entered:
+                        location.enabled = False  # a function an earlier name binds (fib, fib(int)): once
+                        continue
+                    entered.add(location.address)
+                    fresh += 1
                     block = _gdb.block_for_pc(location.address)
                     while block is not None and block.function is None:
                         block = block.superblock
                     if block is not None:
                         self.bound.add(block.start)
+                if fresh or not locations:
+                    self.entries.append(entry)
+                else:
+                    entry.delete()
         for kind, function in ((_Throw, "__cxa_throw"), (_Catch, "__cxa_begin_catch")):
             try:  # C++'s runtime: pending until libstdc++ loads, where the program has it
                 bp = kind(function, internal=True)

@@ -314,8 +314,11 @@ def arm(target, names, out, chars, depth=0):
     found = {}
     for name in names:
         where, _, function_name = name.rpartition(":") if ":" in name and "::" not in name else ("", "", name)
-        breakpoint = target.BreakpointCreateByName(function_name, os.path.basename(where)) if where else \
-            target.BreakpointCreateByName(function_name)
+        units = lldb.SBFileSpecList()  # file.c:func: the function of that source file (its compile unit)
+        if where:
+            units.Append(lldb.SBFileSpec(os.path.basename(where)))
+        breakpoint = target.BreakpointCreateByName(function_name, lldb.eFunctionNameTypeAuto, lldb.SBFileSpecList(),
+                                                   units)
         functions = []
         for index in range(breakpoint.GetNumLocations()):
             function = breakpoint.GetLocationAtIndex(index).GetAddress().GetFunction()
@@ -324,6 +327,8 @@ def arm(target, names, out, chars, depth=0):
         found[name] = len(functions)
         target.BreakpointDelete(breakpoint.GetID())  # its locations are moved past one-line functions' prologues
         for function in functions:
+            if _key(function) in _state["bound"]:
+                continue  # a function an earlier name binds (fib, fib(int)): recorded once
             _state["bound"].add(_key(function))
             _callback(target.BreakpointCreateBySBAddress(_after_prologue(target, function)), "entry")
             _returns(target, function)
