@@ -183,3 +183,13 @@ async def test_callees_to_depth_two_follow_the_chain_a_recursion_and_a_panic_one
         '  main.weigh(word="abcdefghijkl") → 18', "    main.clamp(n=12) → 9",
         "  main.depth(n=2) → 2", "    main.depth(n=1) → 1",
         "  main.safe(n=-3) → -1", '    main.mustPositive(n=-3) → raised panic: "negative: -3"'], rows
+
+
+async def test_a_call_s_values_name_their_types_by_package_not_import_path(tools: Tools) -> None:
+    """*polydbg.test/widemod/version.Version {…}: the import path filled the row's value before the fields."""
+    require("dlv", "go")
+    program = str(PROGRAMS / "calls" / "widemod")
+    report = await tools("debug_launch", program=program, trace=["version.Parse"])
+    [row] = report["trace"]["rows"]
+    assert row.startswith("version.Parse(major=1, minor=2, patch=3) → *version.Version {Major: 1, Minor: 2, Patch: 3}"
+                          ), row

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from polydbg.backends.base import BreakpointResult, FunctionBreakpoint
+from polydbg.backends.delve.values import short_types
 from polydbg.backends.recording import CallRecord, CallSink, CallSpec
 from polydbg.errors import AdapterError, UsageError
 
@@ -434,7 +435,7 @@ class DelveCalls:
             return []
         found = (await self._request("variables", {"variablesReference": scopes[0]["variablesReference"]})
                  ).get("variables") or []
-        return [(str(v.get("name", "")), str(v.get("value", ""))) for v in found]
+        return [(str(v.get("name", "")), short_types(str(v.get("value", "")))) for v in found]
 
     async def _panic_began(self, thread: int, now: float) -> None:
         frames = await self._frames(thread, 1)

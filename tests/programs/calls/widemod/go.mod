@@ -1,0 +1,3 @@
+module polydbg.test/widemod
+
+go 1.19
