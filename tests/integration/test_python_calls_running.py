@@ -6,6 +6,7 @@ stop."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sys
 from pathlib import Path
@@ -68,4 +69,27 @@ async def test_an_attached_program_is_traced_while_it_runs_and_at_a_stop(tools: 
         assert calls["calls"] == 2 and all(row.startswith("ask(port=") for row in calls["rows"]), calls
         refused = await tools.error("debug_trace", functions=["handel"])  # the recorder answers in an attached one too
         assert "no function of the program is named handel (closest: handle)" in refused, refused
+        await tools("debug_terminate")
+
+
+async def test_an_attached_program_whose_threads_all_wait_in_c_is_refused_and_left_running(tools: Tools) -> None:
+    """No probe in an attached program: the pause stops nothing, the trace is refused saying what to do, and the
+    stop pydevd makes once the program runs Python again is resumed unseen (the program handles its input)."""
+    port = _free_port()
+    python = str(Path(sys.prefix) / "bin" / "python")
+    async with _program(python, "-X", "frozen_modules=off", str(PROGRAMS / "listen_then_run.py"),
+                        f"127.0.0.1:{port}", str(PROGRAMS / "calls" / "reads_lines.py"), ready=b"listening") as program:
+        assert (await tools("debug_attach", port=port, timeout_s=30))["state"] == "running"
+        assert program.stdout is not None and program.stdin is not None
+        while b"waiting" not in await asyncio.wait_for(program.stdout.readline(), 30):
+            pass
+        refused = await tools.error("debug_trace", functions=["handle"], timeout_s=30)
+        assert "no thread of the program stopped within 5 s to start the call recorder" in refused, refused
+        assert "debug_trace(points=…)" in refused, refused
+        program.stdin.write(b"one\n")
+        await program.stdin.drain()
+        while b"handled ONE" not in await asyncio.wait_for(program.stdout.readline(), 30):
+            pass
+        (info,) = (await tools("debug_sessions"))["sessions"]
+        assert info["state"] == "running", info
         await tools("debug_terminate")

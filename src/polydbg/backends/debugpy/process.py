@@ -85,7 +85,8 @@ class DebugpyProcess(DapBackend):
         self._just_my_code = True  # library code is left out (steps, stacks); children inherit it
         self._probe = probe.Probe()  # wakes a thread of the program's when a pause stops nothing
         self._calls = calls.CallChannel()  # the program's call recorder connects to it
-        self._held = held.HeldStop()  # a stop polydbg makes for itself while the program runs
+        self._held = held.HeldStop(self._hold, lambda: self.resume(None),  # a stop of polydbg's own, unseen
+                                   lambda body: DapBackend._on_stopped(self, body), self._life.spawn)
         self._configuring = False  # a launch's configure callback runs: the program's code has not started
         self._stopped = asyncio.Event()  # set by a stop: a pause that has stopped the program needs no probe
         self._stop_thread: int | None = None  # the thread debugpy stopped (the probe's too): it can evaluate
@@ -253,6 +254,7 @@ class DebugpyProcess(DapBackend):
     async def pause(self, thread_id: int | None) -> None:
         """debugpy's pause, and the probe woken when it has stopped nothing a moment later (``probe``)."""
         self._stopped.clear()
+        self._held.agent_pauses()
         await super().pause(thread_id)
         if self._probe.path is not None:
             shown = self._probe.listed(await super().threads(), thread_id)
@@ -324,8 +326,7 @@ class DebugpyProcess(DapBackend):
     # -- recording ----------------------------------------------------------------------------------
 
     async def record_calls(self, spec: CallSpec, sink: CallSink) -> Recorder:
-        """Calls recorded by a profile hook in the program (``calls``, ``shims/calls.py``), started at its stop, or at
-        one made for it while it runs (``held``: the agent sees none); a launch's trace listens from the start."""
+        """Calls recorded by a profile hook in the program (``calls``), begun at its stop or one unseen (``held``)."""
         if self._configuring:
             return await calls.record_calls(self._calls, spec, sink, self._in_each_stopped_thread)
         calls.unreachable(self._container is not None, self._connect_to)
@@ -335,8 +336,7 @@ class DebugpyProcess(DapBackend):
             return await calls.record_calls(self._calls, spec, sink, self._in_each_stopped_thread)
         if self._stop_thread is not None:
             return await armed()
-        return await self._held.run(self._hold, lambda: self.resume(None),
-                                    lambda body: DapBackend._on_stopped(self, body), armed)
+        return await self._held.run(armed)
 
     async def _hold(self) -> None:
         self._stopped.clear()
