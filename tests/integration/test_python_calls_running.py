@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,8 +37,26 @@ async def _traced_running(tools: Tools, functions: list[str], max_hits: int) -> 
     return traced["calls"]
 
 
-async def test_a_running_server_is_traced_without_a_stop_its_thread_blocked_in_accept_included(tools: Tools) -> None:
-    report = await tools("debug_launch", program=SERVES, timeout_s=1)
+def _monitored_python() -> str:
+    """A Python 3.12 or later, where pydevd traces through sys.monitoring (on PATH, or one pyenv installed; not on
+    every machine: the default interpreter's runs cover the recorder itself), as itself, not a version manager's shim
+    script."""
+    names = [shutil.which(name) for name in ("python3.12", "python3.13", "python3.14")]
+    installed = sorted(str(path) for path in (Path.home() / ".pyenv" / "versions").glob("3.1[2-9]*/bin/python"))
+    for candidate in [name for name in names if name] + installed:
+        ran = subprocess.run([candidate, "-c", "import sys; print(sys.executable if sys.version_info >= (3, 12) "
+                              "else '')"], capture_output=True, text=True, timeout=60, check=False)
+        if ran.returncode == 0 and ran.stdout.strip():
+            return ran.stdout.strip()
+    pytest.skip("no Python 3.12 or later found (on PATH or installed by pyenv)")
+
+
+@pytest.mark.parametrize("interpreter", ["default", "3.12+"])
+async def test_a_running_server_is_traced_without_a_stop_its_thread_blocked_in_accept_included(
+        tools: Tools, interpreter: str) -> None:
+    """Twice (on 3.12, pydevd suspended the recorder's thread started again for the second trace)."""
+    python = {"python": _monitored_python()} if interpreter == "3.12+" else {}
+    report = await tools("debug_launch", program=SERVES, timeout_s=1, **python)
     assert report["state"] == "running", report
     last = -1
     for _ in range(2):  # the second starts the recorder's thread again

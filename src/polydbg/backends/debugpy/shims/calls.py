@@ -24,6 +24,9 @@ _RETURNS = {dis.opmap[n] for n in ('RETURN_VALUE', 'RETURN_CONST') if n in dis.o
 _YIELDS = {dis.opmap[n] for n in ('YIELD_VALUE',) if n in dis.opmap}
 _SUSPENDS = 0x20 | 0x80 | 0x200  # generator, coroutine, async generator
 _MISS = object()
+# 3.12's pydevd (sys.monitoring) suspends a recorder's thread started again at a stop (in its first json.loads), so
+# there the thread waits for the next trace instead of ending with one: 50 looks a second at an empty FIFO meanwhile
+_MONITORED = sys.version_info >= (3, 12)
 _local = threading.local()
 _busy = set()  # threads making a repr: their calls are not the program's
 _out = collections.deque()  # records to send
@@ -478,7 +481,7 @@ def _serve(commands, sock):
                 _busy.add(me)
                 with _sending:
                     sock.sendall((json.dumps(answer) + '\n').encode())
-                if command['op'] == 'stop' and _started:
+                if command['op'] == 'stop' and _started and not _MONITORED:
                     _serving = False  # until the next trace (``serve``): see ``_hide``
             if _out:
                 _flush(sock)
