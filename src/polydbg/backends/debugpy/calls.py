@@ -6,13 +6,14 @@ shim connects to a Unix socket made here, named by ``POLYDBG_CALLS``, taken out 
 processes do not connect) or, for a trace begun later, by an evaluation in a stopped thread (``loader``: the shim's
 source travels in it, so an attached program records too, one attached by pid or through its debugpy listener). A
 trace begun while the program runs starts it at a stop made for it and resumed, which the agent never sees
-(``held``: 25-55 ms from the pause to the resume on a 2-core machine, a few to 200 ms when every thread sleeps in C
-and the probe is woken). A program in a container or on another machine cannot reach the socket: refused before
-anything runs (``unreachable``); one run by another user is refused as its recorder fails to connect. Commands go one
-JSON line each (``arm``, ``stop``) through a FIFO beside the socket, each answered by one line on the socket; records
-come back on it as JSON lists in batches, and at the program's end with a last word on the functions never called.
-The program's side is one thread pydevd does not trace, from the start (or the stop) until the trace stops, which
-waits on the FIFO and sends the records every ``FLUSH_S`` (20 ms).
+(``held``: a median 35 ms from the pause to the resume on 3.11, 60-75 ms on 3.12 and 3.13, on 2 cores; 200 ms
+more when every thread waits in C and the probe is woken: ``bench/python_trace_running.py``). A program in a
+container or on another machine cannot reach the socket: refused before anything runs (``unreachable``); one run by
+another user is refused as its recorder fails to connect. Commands go one JSON line each (``arm``, ``stop``) through
+a FIFO beside the socket, each answered by one line on the socket; records come back on it as JSON lists in
+batches, and at the program's end with a last word on the functions never called. The program's side is one thread
+pydevd does not trace, from the start (or the stop) until the trace stops (on 3.12 and later, until the program
+ends: see the shim's ``_MONITORED``), which waits on the FIFO and sends the records every ``FLUSH_S`` (20 ms).
 
 The recorder is in a program only once calls are recorded, never in every launched one. A profile hook in the
 program costs far less than a stop per call: no round trip to the debugger, no suspension (``bench/call_trace.py``
