@@ -420,12 +420,12 @@ def here():
 
 def started():
     """The program's code starts in this (the main) thread: it is recorded from here when armed, else the
-    recorder's thread ends (``serve`` starts it again at a stop)."""
+    recorder's thread ends (``serve`` starts it again at a stop; on 3.12 and later it waits: ``_MONITORED``)."""
     global _started, _serving
     _started = True
     if _spec is not None:
         sys.setprofile(_profile)
-    else:
+    elif not _MONITORED:
         _serving = False
 
 
