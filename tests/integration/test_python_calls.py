@@ -112,11 +112,11 @@ async def test_a_session_that_records_no_calls_has_no_recorder(tools: Tools) -> 
     await tools("debug_terminate")
 
 
-async def test_a_call_trace_of_a_running_program_is_refused_saying_to_begin_it_at_a_stop(tools: Tools) -> None:
+async def test_a_call_trace_of_a_running_program_records_at_once(tools: Tools) -> None:
     report = await tools("debug_launch", program=DATES, args=["2000000"])
     assert report["state"] == "running", report
-    refused = await tools.error("debug_trace", functions=["fib"])
-    assert "begins at a stop: debug_pause" in refused, refused
+    traced = await tools("debug_trace", functions=["fib"], max_hits=50, timeout_s=60)  # a stop made and hidden
+    assert traced["stopped_because"] == "max_hits" and traced["calls"]["calls"] == 50, traced
     await tools("debug_terminate")
 
 

@@ -403,6 +403,9 @@ async def test_attach_to_a_debug_server_in_another_network_namespace(
         assert [place(frame) for frame in frames[:2]] == [case.stop, case.caller], frames
         (info,) = (await tools("debug_sessions"))["sessions"]
         assert info["target"] == (f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
+        if debugger == "debugpy":  # its call recorder could not reach polydbg's socket: refused, nothing run
+            refused = await tools.error("debug_trace", functions=["scale"])
+            assert f"a program at {host} cannot reach" in refused and "debug_trace(points=…)" in refused, refused
 
         await tools("debug_terminate", detach=case.detach)
         code = await program.exit_code()

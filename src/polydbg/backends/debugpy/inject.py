@@ -82,3 +82,10 @@ def gdb_error(output: str) -> str:
             if re.search(r"(?i)couldn't|cannot|can't|error|failed|not permitted|no such process|denied", line)
             and not _NOT_GDBS.match(line)]
     return "; ".join(dict.fromkeys(keep))[:300] or (output.strip().splitlines() or ["(no output)"])[-1][:300]
+
+
+def cannot_inject(pid: int, why: str) -> str:
+    return (f"cannot attach to pid {pid}: {why}. What works instead: start the program under debugpy, python -m "
+            "debugpy --listen 5678 yourprogram.py (with --wait-for-client it waits for you before it runs), then "
+            f"debug_attach(port=5678); or debug_attach(pid={pid}, language=\"c\") for its native view (the "
+            "interpreter's C stack, native breakpoints)")

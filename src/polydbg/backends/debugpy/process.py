@@ -37,7 +37,7 @@ from polydbg.backends.base import (
     Variable,
 )
 from polydbg.backends.dap.backend import DapBackend
-from polydbg.backends.debugpy import calls, container, inject, lines, probe, python, reload, shimframe, threads
+from polydbg.backends.debugpy import calls, container, held, inject, lines, probe, python, reload, shimframe, threads
 from polydbg.backends.debugpy.pydevd_log import PydevdLog
 from polydbg.backends.kit import returns, shims, thrown, timeouts
 from polydbg.backends.recording import CallSink, CallSpec, RaisedSink, Recorder
@@ -84,7 +84,9 @@ class DebugpyProcess(DapBackend):
         self._injector_failed = False  # debugpy said so; its next output is what the injector printed
         self._just_my_code = True  # library code is left out (steps, stacks); children inherit it
         self._probe = probe.Probe()  # wakes a thread of the program's when a pause stops nothing
-        self._calls = calls.CallChannel()  # the launched program's call recorder connects to it
+        self._calls = calls.CallChannel()  # the program's call recorder connects to it
+        self._held = held.HeldStop(self._hold, lambda: self.resume(None),  # a stop of polydbg's own, unseen
+                                   lambda body: DapBackend._on_stopped(self, body), self._life.spawn)
         self._configuring = False  # a launch's configure callback runs: the program's code has not started
         self._stopped = asyncio.Event()  # set by a stop: a pause that has stopped the program needs no probe
         self._stop_thread: int | None = None  # the thread debugpy stopped (the probe's too): it can evaluate
@@ -156,8 +158,9 @@ class DebugpyProcess(DapBackend):
             return await super().attach(spec._replace(pid=None, port=self._container.port), configure, timeout_s)
         problem = await inject.injection_problem()
         if problem is not None:
-            raise EnvironmentProblem(cannot_inject(spec.pid, f"{problem}. The injection would fail and could leave "
-                                                             f"the program damaged, so pid {spec.pid} was not touched"))
+            raise EnvironmentProblem(inject.cannot_inject(
+                spec.pid, f"{problem}. The injection would fail and could leave the program damaged, so pid "
+                          f"{spec.pid} was not touched"))
         failed = self._injecting = asyncio.get_running_loop().create_future()
         attaching = asyncio.ensure_future(super().attach(spec, configure, timeout_s))
         try:
@@ -174,7 +177,7 @@ class DebugpyProcess(DapBackend):
         await asyncio.wait({attaching})
         if not attaching.cancelled():
             attaching.exception()  # superseded by the injector's failure
-        raise EnvironmentProblem(cannot_inject(spec.pid, f"debugpy's injection failed: {failed.result()}"))
+        raise EnvironmentProblem(inject.cannot_inject(spec.pid, f"debugpy's injection failed: {failed.result()}"))
 
     def _attach_arguments(self, spec: AttachSpec) -> dict[str, Any]:
         args: dict[str, Any] = {"type": "python", "request": "attach", "name": "polydbg",
@@ -243,13 +246,15 @@ class DebugpyProcess(DapBackend):
         self._stop_thread = stopped if isinstance(stopped, int) else None
         body["threadId"] = self._probe.stopped_as(stopped)
         self._stopped.set()
-        super()._on_stopped(body)
+        if not self._held.took(body):
+            super()._on_stopped(body)
 
     # -- execution ----------------------------------------------------------------------------------
 
     async def pause(self, thread_id: int | None) -> None:
         """debugpy's pause, and the probe woken when it has stopped nothing a moment later (``probe``)."""
         self._stopped.clear()
+        self._held.agent_pauses()
         await super().pause(thread_id)
         if self._probe.path is not None:
             shown = self._probe.listed(await super().threads(), thread_id)
@@ -321,17 +326,23 @@ class DebugpyProcess(DapBackend):
     # -- recording ----------------------------------------------------------------------------------
 
     async def record_calls(self, spec: CallSpec, sink: CallSink) -> Recorder:
-        """Calls recorded by a profile hook in the program (``calls``, ``shims/calls.py``)."""
-        if not self._launched:
-            raise UsageError("calls are recorded in a Python program debug_launch started (its recorder starts with "
-                             "it), not in an attached one; trace lines with debug_trace(points=…) instead")
-        if not self._configuring:  # the program runs its code: its recorder starts at a stop
-            path = self._calls.path or await self._calls.create()
-            if not await self._in_each_stopped_thread(f"__import__('_polydbg').calls_at({path!r})"):
-                raise UsageError("a call trace of a running Python program begins at a stop: debug_pause (or a "
-                                 "breakpoint), then debug_trace(functions=…); or debug_launch(trace=…) records from "
-                                 "the first line")
-        return await calls.record_calls(self._calls, spec, sink, self._in_each_stopped_thread)
+        """Calls recorded by a profile hook in the program (``calls``), begun at its stop or one unseen (``held``)."""
+        if self._configuring:
+            return await calls.record_calls(self._calls, spec, sink, self._in_each_stopped_thread)
+        calls.unreachable(self._container is not None, self._connect_to)
+
+        async def armed() -> Recorder:
+            await calls.start(lambda code: self._in_stopped_frame(code, "repl"), await self._calls.created())
+            return await calls.record_calls(self._calls, spec, sink, self._in_each_stopped_thread)
+        if self._stop_thread is not None:
+            return await armed()
+        return await self._held.run(armed)
+
+    async def _hold(self) -> None:
+        self._stopped.clear()
+        await DapBackend.pause(self, None)
+        if self._probe.path is not None:
+            self._life.spawn(self._wake_unless_stopped(), "wake the probe")
 
     async def _in_each_stopped_thread(self, expression: str) -> int:
         """Evaluate ``expression`` in the top frame of every thread stopped now (pydevd runs it in that thread); how
@@ -576,13 +587,6 @@ class DebugpyProcess(DapBackend):
             return None
         message = "" if detail.message == NO_DESCRIPTION else detail.message  # a bare `assert x == y`: the line says it
         return ExceptionDetail(type=python.without_note(detail.type), message=message)
-
-
-def cannot_inject(pid: int, why: str) -> str:
-    return (f"cannot attach to pid {pid}: {why}. What works instead: start the program under debugpy, python -m "
-            "debugpy --listen 5678 yourprogram.py (with --wait-for-client it waits for you before it runs), then "
-            f"debug_attach(port=5678); or debug_attach(pid={pid}, language=\"c\") for its native view (the "
-            "interpreter's C stack, native breakpoints)")
 
 
 class _RaisedLog:

@@ -2,8 +2,8 @@
 
 The debuggee shim loads this file when ``POLYDBG_CALLS`` names polydbg's socket: a daemon thread (hidden from
 pydevd as one of its own) connects, reads commands (JSON lines: ``arm``, ``stop``) from the FIFO beside it and
-sends the answers and the records back over the socket, looking every ``FLUSH_S`` (it sleeps in between: see
-``_serve``). Armed, a profile function runs in each thread: set in the main thread as the program's
+sends the answers and the records back over the socket, the records every ``FLUSH_S`` (it waits on the FIFO in
+between: see ``_serve``). Armed, a profile function runs in each thread: set in the main thread as the program's
 code starts (``started``) or by an evaluation in a stopped thread (``here``), in threads started later through
 ``threading.setprofile``, and in every thread at once where Python can (3.12's ``setprofile_all_threads``). It
 looks a code object up once (a dict hit afterwards), records a call of a named function with its arguments, its
@@ -16,7 +16,7 @@ the program's code. Disarmed, each thread's profile function removes itself
 at its next event. Coroutines and generators are one call from their first start to their end. A forked child
 records nothing (its parent's socket is not its own).
 """
-import collections, difflib, dis, itertools, json, os, reprlib, socket, sys, threading, time, types
+import collections, difflib, dis, itertools, json, os, reprlib, select, socket, sys, threading, time, types
 
 FLUSH_S = 0.02
 NAMES_LISTED = 5
@@ -24,6 +24,9 @@ _RETURNS = {dis.opmap[n] for n in ('RETURN_VALUE', 'RETURN_CONST') if n in dis.o
 _YIELDS = {dis.opmap[n] for n in ('YIELD_VALUE',) if n in dis.opmap}
 _SUSPENDS = 0x20 | 0x80 | 0x200  # generator, coroutine, async generator
 _MISS = object()
+# 3.12's pydevd (sys.monitoring) suspends a recorder's thread started again at a stop (in its first json.loads), so
+# there the thread waits for the next trace instead of ending with one: 50 looks a second at an empty FIFO meanwhile
+_MONITORED = sys.version_info >= (3, 12)
 _local = threading.local()
 _busy = set()  # threads making a repr: their calls are not the program's
 _out = collections.deque()  # records to send
@@ -341,10 +344,54 @@ def _arm(command):
     everywhere = hasattr(threading, 'setprofile_all_threads')
     if everywhere:
         threading.setprofile_all_threads(_profile)
+    else:
+        everywhere = _all_threads(_profile)
     wanted = command['functions']
     unknown = [n for n in wanted if not any(spec.match(c, m) for c, m in _codes_named(n))] if _started else []
     return {'armed': spec.id, 'started': _started, 'everywhere': everywhere,
             'closest': _closest(unknown, _user_names()) if unknown else {}}
+
+
+def _all_threads(profile):
+    """Before 3.12: ``profile`` set in every thread as 3.12's ``setprofile_all_threads`` does, CPython's
+    ``_PyEval_SetProfile`` on each thread state, so a thread blocked in C code (a socket's accept, a lock's wait), which
+    no evaluation reaches, is recorded from its next Python call. The C function ``sys.setprofile`` installs is read
+    from this thread's state (the slot before the one holding ``profile``, where 3.8-3.11 keep it). The walk over the
+    thread states runs with a switch interval no thread reaches, after a sleep that let every waiting thread start a
+    wait with it: no other thread takes the interpreter's lock (nor ends, freeing its state) meanwhile. False where
+    it cannot (not CPython, a layout not found): the threads stopped are then armed one by one (``here``)."""
+    try:
+        import ctypes
+        api = ctypes.PyDLL(ctypes.pythonapi._name, handle=ctypes.pythonapi._handle)  # not pythonapi's own settings
+        state, first, after, put = (api.PyThreadState_Get, api.PyInterpreterState_ThreadHead, api.PyThreadState_Next,
+                                    api._PyEval_SetProfile)
+        state.restype = first.restype = after.restype = api.PyInterpreterState_Get.restype = ctypes.c_void_p
+        first.argtypes = after.argtypes = [ctypes.c_void_p]
+        put.argtypes, put.restype = [ctypes.c_void_p, ctypes.c_void_p, ctypes.py_object], ctypes.c_int
+        sys.setprofile(profile)
+        try:
+            me = state()
+            slots = (ctypes.c_void_p * 48).from_address(me)
+            at = [n for n in range(2, 46) if slots[n] == id(profile)]
+            func = slots[at[0] - 2] if len(at) == 1 else None
+        finally:
+            sys.setprofile(None)  # the recorder's own thread records nothing
+        if not func or slots[at[0] + 1] != (id(sys.gettrace()) if sys.gettrace() is not None else None):
+            return False
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(100.0)
+        try:
+            time.sleep(interval + 0.001)  # a wait begun with the old interval has ended
+            ts = first(api.PyInterpreterState_Get())
+            while ts:
+                if ts != me and put(ts, func, profile):
+                    return False
+                ts = after(ts)
+        finally:
+            sys.setswitchinterval(interval)
+        return True
+    except Exception:
+        return False
 
 
 def _codes_named(name):
@@ -386,12 +433,12 @@ def here():
 
 def started():
     """The program's code starts in this (the main) thread: it is recorded from here when armed, else the
-    recorder's thread ends (``serve`` starts it again at a stop)."""
+    recorder's thread ends (``serve`` starts it again at a stop; on 3.12 and later it waits: ``_MONITORED``)."""
     global _started, _serving
     _started = True
     if _spec is not None:
         sys.setprofile(_profile)
-    else:
+    elif not _MONITORED:
         _serving = False
 
 
@@ -426,15 +473,15 @@ def _flush(sock):
 
 
 def _serve(commands, sock):
-    """Commands from polydbg's FIFO, answered over the socket, and the records sent, every ``FLUSH_S`` (the thread
-    sleeps in between: one look at the FIFO and one write a batch)."""
+    """Commands from polydbg's FIFO, answered over the socket as they come, and the records sent, every ``FLUSH_S``
+    (the thread waits on the FIFO in between: one write a batch)."""
     global _spec, _serving
     pending = b''
     me = threading.get_ident()
     _busy.add(me)  # this thread's calls are never the program's
     try:
         while _serving:
-            time.sleep(FLUSH_S)
+            select.select([commands], [], [], FLUSH_S)  # a command at once, the records every FLUSH_S
             try:
                 pending += os.read(commands, 65536)
             except BlockingIOError:
@@ -447,7 +494,7 @@ def _serve(commands, sock):
                 _busy.add(me)
                 with _sending:
                     sock.sendall((json.dumps(answer) + '\n').encode())
-                if command['op'] == 'stop' and _started:
+                if command['op'] == 'stop' and _started and not _MONITORED:
                     _serving = False  # until the next trace (``serve``): see ``_hide``
             if _out:
                 _flush(sock)
