@@ -69,7 +69,33 @@ def duration_text(microseconds: float) -> str:
 
 
 def _value(text: str, limit: int) -> str:
-    return clip(_line(text), limit)[0]
+    """A value cut to ``limit``; a tuple's (``(…, error nil)``) keeps its last element when that is short: a wide
+    first result does not push out the error after it."""
+    text = _line(text)
+    if len(text) <= limit or not (text.startswith("(") and text.endswith(")")):
+        return clip(text, limit)[0]
+    last = _last_element(text)
+    if last is None or len(last) > limit // 2:
+        return clip(text, limit)[0]
+    return text[:limit - len(last) - 1] + "…" + last
+
+
+def _last_element(text: str) -> str | None:
+    """``, error nil)`` of ``(*T {…}, error nil)``: from the tuple's last top-level comma on (None: one element)."""
+    depth, quote = 0, ""
+    for index in range(len(text) - 2, 0, -1):
+        char = text[index]
+        if quote:
+            quote = "" if char == quote and text[index - 1] != "\\" else quote
+        elif char in "\"'":
+            quote = char
+        elif char in ")]}":
+            depth += 1
+        elif char in "([{":
+            depth -= 1
+        elif char == "," and depth == 0:
+            return text[index:]
+    return None
 
 
 def call_row(record: CallRecord, cwd: str | None, value_chars: int | None, thread: bool) -> str:

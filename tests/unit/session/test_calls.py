@@ -14,7 +14,7 @@ from polydbg.backends.recording import CallRecord, RaisedRecord
 from polydbg.errors import AdapterError, UsageError
 from polydbg.mcp import render
 from polydbg.session import calls as call_tracing
-from polydbg.session.calllog import CallLog, apart
+from polydbg.session.calllog import ROW_VALUE_CHARS, CallLog, apart, call_row
 from polydbg.session.model import State
 from polydbg.session.output import OutputBuffer
 from tests.fakes import FakeBackend
@@ -263,3 +263,17 @@ def test_values_a_summary_would_cut_alike_are_cut_where_they_differ() -> None:
     foo = '*semver.Version {Major: 0, Minor: 0, Patch: 0, PreRelease: "foo", Metadata: ""}'
     assert apart([plain, foo, "3"], 30) == ['…Release: "", Metadata: ""}', '…Release: "foo", Metadata: ""}', "3"]
     assert apart(["x" * 40, "y" * 40], 30) == ["x" * 29 + "…", "y" * 29 + "…"]  # apart already: cut as ever
+
+
+def test_a_row_cuts_a_wide_tuple_in_its_middle_so_its_last_result_stays() -> None:
+    """(*semver.Version {…}, error nil): the error after a wide first result was cut out of the row."""
+    wide = '(*semver.Version {Major: 0, Minor: 0, Patch: 0, PreRelease: "", Metadata: ""}, error nil)'
+    row = render_row(CallRecord("semver.NewVersion", (("version", '"0.0.0"'),), returned=wide))
+    assert '→ (*semver.Version {Major: 0, Minor: 0, Patch: 0,…, error nil)' in row, row
+    odd = '("a, (b", ' + "c" * 90 + ")"  # a comma inside quotes is not the tuple's
+    assert render_row(CallRecord("f", (), returned=odd)).endswith("…"), render_row(CallRecord("f", (), returned=odd))
+    assert render_row(CallRecord("f", (), returned="(" + "z" * 80 + ")")).endswith("z…")  # one element: as before
+
+
+def render_row(record: CallRecord) -> str:
+    return call_row(record, None, ROW_VALUE_CHARS, False)

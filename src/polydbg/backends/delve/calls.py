@@ -88,6 +88,20 @@ def bounded(text: str, chars: int) -> str:
     return text if len(text) <= chars else text[:chars - 1] + "…"
 
 
+def results_text(values: list[str], chars: int) -> str:
+    """A call's results as a step out shows them: one as it is, several as a tuple (``(*version.Version {…},
+    error nil)``), each cut to its share of ``chars`` so that a wide first one leaves the error after it."""
+    if len(values) == 1:
+        return bounded(values[0], chars)
+    room = max(chars - 2 - 2 * (len(values) - 1), len(values))
+    cut: dict[int, str] = {}
+    for index in sorted(range(len(values)), key=lambda i: len(values[i])):  # the short ones first, whole
+        share = room // (len(values) - len(cut))
+        cut[index] = bounded(values[index], share)
+        room -= len(cut[index])
+    return f"({', '.join(cut[index] for index in range(len(values)))})"
+
+
 def named_results(path: str | None, line: int | None) -> tuple[str, ...]:
     """The names of a function's named results, from its declaration at ``line`` of its source (DWARF lists them
     with its parameters): ``func parseAll(p *Parser) (parsed int, err error) {`` → ``("parsed", "err")``."""
@@ -425,8 +439,8 @@ class DelveCalls:
         goroutine.calls.pop()
         values = {name: value for name, value in local if name in call.results and not value.startswith("(unreadable")}
         self.unreadable += len(values) < len(call.results)
-        returned = ", ".join(values[name] for name in call.results if name in values)
-        self._deliver(call, now, returned=bounded(returned, self.spec.value_chars) if values else None)
+        found = [values[name] for name in call.results if name in values]
+        self._deliver(call, now, returned=results_text(found, self.spec.value_chars) if values else None)
 
     async def _locals(self, frame_id: int) -> list[tuple[str, str]]:
         """The frame's arguments, results and locals in scope, as (name, value)."""

@@ -87,3 +87,13 @@ def test_a_name_refused_at_the_place_another_name_of_the_trace_bound_is_that_fun
     assert not calls.aliased("Comma", exists, [("fib", 15)])  # another function at that line (of another file)
     assert not calls.aliased("humanize.Comma", exists, [("Comma", None)])  # refused too: the session's is there
     assert not calls.aliased("humanize.Comma", "could not find function humanize.Comma", [("Comma", 15)])
+
+
+def test_a_call_s_results_read_as_a_tuple_each_cut_to_its_share_so_the_error_stays() -> None:
+    wide = "*semver.Version {Major: 0, Minor: 0, Patch: 0, " + "x" * 300 + "}"
+    assert calls.results_text(["3"], 200) == "3"
+    assert calls.results_text(["*version.Version {Major: 1}", "error nil"], 200) == (
+        "(*version.Version {Major: 1}, error nil)")
+    text = calls.results_text([wide, "error nil"], 200)
+    assert len(text) <= 200 and text.startswith("(*semver.Version {Major: 0") and text.endswith("…, error nil)"), text
+    assert calls.results_text(["x" * 50, "y" * 50], 60) == f"({'x' * 27}…, {'y' * 27}…)"
