@@ -10,8 +10,10 @@ batch, checked as records come; the rest at a disarm and at the program's end). 
 - an exception: ``["r", id, type, message, file, line, function, thread, caught]``;
 - the end of a recording: ``["done", id, {"bound", "never", "known"}]`` (its last items came before it).
 
-What TracePoint gives and what it does not, on Ruby 3.1 (Debian's): ``:call``/``:return`` (``:c_call`` and
-``:c_return`` too for callees) with the binding's parameters and the return value; a call that ended by an exception
+What TracePoint gives and what it does not, on Ruby 3.1 (Debian's): ``:call``/``:return`` with the binding's
+parameters and the return value (callees: only the methods of the program's own files, as Python leaves builtins
+out; a gem's or Ruby's own method, and core's C methods, ``:c_call``, are neither recorded nor a level, so what one
+calls back of the program's is one level below the recorded call); a call that ended by an exception
 is told from one that returned ``nil`` by a ``:raise`` in it that no line ran after (the ``:line`` hook is on from
 the first raise). Where an exception was rescued is the first line run after its raise, outside an ``ensure in``
 frame (an ensure run on its way out): the rescue clause, where ``$!`` is the exception. A rescue with no line of

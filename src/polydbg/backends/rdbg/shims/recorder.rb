@@ -10,7 +10,7 @@ module ::PolydbgRecorder
           (::Bundler.bundle_path.to_s rescue nil)].compact.reject(&:empty?).uniq.map { |d| d.end_with?('/') ? d : "#{d}/" }
   DEBUGGER = (::File.dirname(::DEBUGGER__::SESSION.method(:add_bp).source_location[0]) + '/' rescue '/nonexistent/')
   FLUSH_S = 0.05
-  CALLER = { call: 3, c_call: 2 }.freeze # the frames above a hook's method to the call site
+  CALLER = 3 # the frames above a hook's method to the call site
   BATCH = 256
   @out = nil
   @pid = nil
@@ -242,9 +242,9 @@ module ::PolydbgRecorder
       @tps = []
       return unless @calls || @raised
       if @calls
-        c_too = @calls[:depth] > 0 # callees written in C (Integer(), Array#map) are followed only below a call
-        @tps << ::TracePoint.new(*(c_too ? %i[call c_call] : %i[call])) { |tp| on_call(tp) }
-        @tps << ::TracePoint.new(*(c_too ? %i[return c_return] : %i[return])) { |tp| on_return(tp) }
+        # methods written in Ruby only: core's C methods (Integer#+, attribute readers) are no callee of the program's
+        @tps << ::TracePoint.new(:call) { |tp| on_call(tp) }
+        @tps << ::TracePoint.new(:return) { |tp| on_return(tp) }
       end
       @tps << ::TracePoint.new(:raise) { |tp| on_raise(tp) }
       @lines = ::TracePoint.new(:line) { |tp| on_line(tp) }
@@ -273,12 +273,15 @@ module ::PolydbgRecorder
         c[:called][named[0]] = true
       elsif st.size > 1
         top = st.last
-        level = (top.is_a?(::Hash) ? top[:level] : top) + 1
+        up = top.is_a?(::Hash) ? top[:level] : top
+        # a gem's or Ruby's own method is no callee: not recorded, and no level (what it calls back is one below up)
+        return st << up unless user?(tp.path)
+        level = up + 1
       else
         return
       end
       return st << level if level > c[:depth] || c[:bound] # counted, so that the returns pair, not recorded
-      loc = ::Kernel.caller_locations(CALLER[tp.event], 1)&.first
+      loc = ::Kernel.caller_locations(CALLER, 1)&.first
       return st << level if tp.method_id == :=== && loc&.label&.start_with?('rescue in') # a rescue clause's match
       b = tp.binding
       args = b ? tp.parameters.filter_map { |_, n| n && b.local_variable_defined?(n) ? [n.to_s, text(b.local_variable_get(n), c[:chars])] : nil } : []
