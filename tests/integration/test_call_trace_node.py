@@ -206,3 +206,25 @@ async def test_a_function_expression_named_twice_is_bound_once_as_a_callee_loade
     assert [row.split("  ←")[0] for row in rows] == [
         'joinParts(parts=[Array(1), Array(2)]) → "a+b+c"', 'combine(a=["a"], b=["b", "c"]) → ["a", "b", "c"]',
         'joinParts(parts=[Array(1), Array(1)]) → "d+e"', 'combine(a=["d"], b=["e"]) → ["d", "e"]'], rows
+
+
+async def test_a_wide_trace_a_stop_ends_leaves_the_stop_its_locals(tools: Tools) -> None:
+    """The stop's own facts come first: sixty wide rows pushed the locals out of the answer ("… 2 more:
+    debug_variables(frame_id=0)"); the trace takes the room left and says where its other rows are."""
+    require("node")
+    program = str(CALLS / "wide_stop.js")
+    stop = line_of("calls/wide_stop.js", "// the stop")
+    await tools("debug_launch", program=program, stop_on_entry=True)
+    await tools("debug_break", file=program, line=stop)
+    text = await tools.text("debug_trace", functions=["label"])
+    assert len(text.encode()) <= 2000 and f"stopped (breakpoint: Paused on breakpoint) at wide_stop.js:{stop}" in text
+    assert "debug_variables(frame_id=0)" not in text, text
+    assert all(f"\n  {name} (" in text for name in ("firstLabel", "lastLabel", "middleCount", "checksum")), text
+    more = re.search(r'\n  … (\d+) more rows: debug_output\(stream="trace", cursor=(\d+)\)', text)
+    assert more is not None, text
+    shown = text.count("\n  label(item=")
+    assert shown >= 1 and shown + int(more[1]) == 60, text
+    rest = await tools("debug_output", stream="trace", cursor=int(more[2]), max_bytes=30_000)
+    assert rest["text"].count("label(item=") == int(more[1]), rest
+    assert rest["text"].startswith(f'label(item={{name: "item number {shown} of the catalogue"'), rest
+    await tools("debug_terminate")

@@ -8,6 +8,7 @@ otherwise.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 
 from polydbg.session.inspection import clip
@@ -61,11 +62,14 @@ def var_line(v: Var, indent: str = "  ") -> str:
 
 
 REPORT_BUDGET = 2000  # bytes of text for a default stop report
+_MORE = re.compile(r"^… and (\d+) more")  # a summary's last line, when it lists only the first functions
 
 
-def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = None) -> str:
+def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = None,
+                locals_budget: int | None = None) -> str:
     """The report as a model reads it, held under ``budget`` bytes: output is cut first (debug_output
-    has all of it), then trailing locals (debug_variables lists them)."""
+    has all of it), then trailing locals (debug_variables lists them) — those only past ``locals_budget`` when
+    given (a trace's answer gives the stop's own facts their room before its rows)."""
     fixed = [_report_head(r, base)]
     if r.test:
         fixed.append(test_line(r.test))
@@ -108,7 +112,7 @@ def stop_report(r: StopReport, budget: int = REPORT_BUDGET, base: str | None = N
             middle = (low + high + 1) // 2
             low, high = (middle, high) if len(assemble(middle).encode()) <= budget else (low, middle - 1)
         text = assemble(low)
-    while len(text.encode()) > budget and shown:
+    while len(text.encode()) > max(budget, locals_budget or 0) and shown:
         shown.pop()
         hidden += 1
         text = assemble(0 if r.output else None)
@@ -338,6 +342,38 @@ def call_trace(c: CallTrace, head: str) -> list[str]:
     return lines if c.last_rows else lines + more
 
 
+def _report_first(report: StopReport, traced: int, base: str | None) -> str:
+    """The report of the stop that ended a trace, before the trace's ``traced`` bytes take their room: the stop's
+    own facts (where, why, source, locals) whole within a report's budget, its output in what the trace leaves."""
+    return stop_report(report, budget=max(REPORT_BYTES, REPORT_BUDGET - traced), base=base,
+                       locals_budget=REPORT_BUDGET)
+
+
+def fitted_trace(c: CallTrace, head: str, budget: int) -> list[str]:
+    """A call trace's lines within ``budget`` bytes (at least its head, its first summary line and where the rest
+    is): its last rows give way first, then its first rows from the last (the line that says how to read those
+    left out points at the first one gone), its raised rows, then its summary's lines after the first."""
+    def fits(c: CallTrace) -> bool:
+        return len("\n".join(call_trace(c, head)).encode()) <= budget
+
+    cursors = c.row_cursors or []
+    while not fits(c):
+        if c.last_rows:
+            c = c.model_copy(update={"last_rows": None, "skipped": c.skipped + len(c.last_rows)})
+        elif c.rows and len(cursors) >= len(c.rows):
+            c = c.model_copy(update={"rows": c.rows[:-1], "skipped": c.skipped + 1,
+                                     "more_cursor": cursors[len(c.rows) - 1]})
+        elif c.raised_rows and c.more_cursor is not None:
+            c = c.model_copy(update={"raised_rows": c.raised_rows[:-1] or None, "skipped": c.skipped + 1})
+        elif len(listed := [line for line in c.summary if not line.startswith("… and ")]) > 1:
+            more = len(listed) - 1 + sum(int(m[1]) for line in c.summary if (m := _MORE.match(line)))
+            c = c.model_copy(update={"summary": [listed[0], f"… and {more} more (every row: "
+                                                            f"debug_output(stream=\"trace\"))"]})
+        else:
+            break
+    return call_trace(c, head)
+
+
 def trace(r: TraceResult, base: str | None = None) -> str:
     """The summary first (what each expression took, with counts; each thread's hits when several; where the
     `where` condition held), then the first rows, how to read those between, the last ones, the calls recorded in
@@ -345,12 +381,12 @@ def trace(r: TraceResult, base: str | None = None) -> str:
     hit."""
     calls = r.calls
     if calls is not None and not r.hits and r.total_hits == calls.calls + calls.raised:  # only calls were traced
-        lines = call_trace(calls, f"[{r.session_id}] {_counted(calls.calls, 'call')}, {calls.raised} raised "
-                                  f"({r.stopped_because}); program {r.state.value}")
-        if r.report is not None:
-            used = len("\n".join(lines).encode()) + 1  # and the line break before the report
-            lines.append(stop_report(r.report, budget=max(REPORT_BYTES, REPORT_BUDGET - used), base=base))
-        return "\n".join(lines)
+        head = (f"[{r.session_id}] {_counted(calls.calls, 'call')}, {calls.raised} raised "
+                f"({r.stopped_because}); program {r.state.value}")
+        if r.report is None:
+            return "\n".join(call_trace(calls, head))
+        report = _report_first(r.report, len("\n".join(call_trace(calls, head)).encode()) + 1, base)
+        return "\n".join([*fitted_trace(calls, head, REPORT_BUDGET - len(report.encode()) - 1), report])
     traced = [] if calls is None else call_trace(
         calls, f"also recorded: {_counted(calls.calls, 'call')}, {calls.raised} raised")
     labels = row_labels([h.file for h in r.hits + (r.last_hits or [])], base)

@@ -306,6 +306,7 @@ class _Rows:
         self.prefix = prefix
         self.first_bytes = first_bytes
         self.first: list[Record] = []
+        self.first_at: list[int] = []  # the trace log's cursor of each first row (an answer short of room cuts there)
         self.used = 0
         self.after_first: int | None = None
         self.last: collections.deque[Record] = collections.deque(maxlen=LAST_ROWS)
@@ -320,6 +321,7 @@ class _Rows:
             size = self.size(record)
             if not self.first or self.used + size <= self.first_bytes:
                 self.first.append(record)
+                self.first_at.append(self.log.total)
                 self.used += size
             else:
                 self.after_first = self.log.total
@@ -422,7 +424,8 @@ class CallLog:
         return CallTrace(calls=called, raised=self.total - called, summary=self.summary(), rows=calls,
                          last_rows=last_calls or None, raised_rows=raised + last_raised or None,
                          skipped=calls_between + raised_between,
-                         more_cursor=min(cursors) if cursors else None, note=note)
+                         more_cursor=min(cursors) if cursors else None, note=note,
+                         row_cursors=self.call_rows.first_at[:len(calls)])
 
 
 def _began(record: CallRecord) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class _Model(BaseModel):
@@ -81,6 +81,8 @@ class CallTrace(_Model):
     skipped: int = 0  # rows left out: debug_output(stream="trace", cursor=more_cursor) reads every row
     more_cursor: int | None = None
     note: str | None = None
+    # the trace log's cursor of each row, for an answer that must leave some out (not in the structured copy)
+    row_cursors: list[int] | None = Field(default=None, exclude=True)
 
 
 class StopReport(_Model):

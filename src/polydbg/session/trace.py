@@ -67,6 +67,13 @@ _FALSY = frozenset({"", "false", "False", "0", "0.0", "-0", "None", "null", "nil
                     "[]", "{}", "()", "set()", "<nil>"})
 
 
+def locals_bytes(report: StopReport) -> int:
+    """About the bytes a report's locals take as rendered (``  name (type) = value [ref=N]`` a line, and the line
+    that says how to read a cut value)."""
+    listed = report.locals or []
+    return sum(len(f"  {v.name} ({v.type}) = {v.value} [ref=999]".encode()) + 1 for v in listed) + 90 * bool(listed)
+
+
 def row_text(label: str, line: int, values: dict[str, str], thread: str | None = None) -> str:
     """One hit as the answer and the trace log show it: ``where [thread]  expr=value, …``."""
     return f"{label}:{line}" + (f" [{thread}]" if thread else "") + "  " + ", ".join(
@@ -279,8 +286,10 @@ class _Collector:
         threads = self.thread_lines()
         several = threads is not None
         where = self.where.text(self.total, self.labels, several) if self.where is not None and self.total else None
-        # a report keeps its source lines whatever its budget (its locals and output give way)
-        reserved = 0 if report is None else max(REPORT_BYTES, len((report.source or "").encode()) + REPORT_HEAD_BYTES)
+        # a report keeps its source lines and its locals whatever its budget (its output gives way): the stop's own
+        # facts come before the rows
+        reserved = 0 if report is None else max(REPORT_BYTES, len((report.source or "").encode()) + REPORT_HEAD_BYTES
+                                                + locals_bytes(report))
         room = ANSWER_BYTES - HEAD_BYTES - reserved
         summary = _summary_bytes(values, threads, where)
         if summary > room and threads:  # each thread's values give way first (their hits stay)

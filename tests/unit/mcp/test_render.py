@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from polydbg.backends.recording import CallRecord
 from polydbg.mcp.render import REPORT_BUDGET, sessions, stop_report, trace
+from polydbg.session.calllog import CallLog
 from polydbg.session.model import Location, Output, SessionInfo, SessionList, State, StopReport, TraceResult, Var
 from polydbg.session.output import OutputBuffer
 from polydbg.session.trace import _Collector
@@ -105,9 +107,35 @@ def test_a_trace_a_stop_ended_gives_its_last_rows_up_for_the_report() -> None:
     text = trace(result)
     assert len(text.encode()) <= REPORT_BUDGET, text
     assert "note: ended by breakpoint #2 (prog.py:13)" in text and "[s1] stopped (breakpoint)" in text
-    assert "i=999" not in text and "v0 (str)" in text  # the last rows gave way
+    assert "i=999" not in text and "v7 (str)" in text  # the last rows gave way (every local shown)
     shown = text.count("  prog.py:13  i=")
     assert f"… {1000 - shown} more rows: debug_output(stream=\"trace\", cursor={result.more_cursor})" in text
+
+
+def test_a_call_trace_a_stop_ended_gives_its_rows_and_summary_up_for_the_stop_s_locals() -> None:
+    """The stop's own facts (where, why, source, locals) come first: the trace takes what room is left and says
+    where its rows are. A wide trace pushed every local out ("… 8 more: debug_variables(frame_id=0)")."""
+    log = OutputBuffer()
+    calls = CallLog(log, None, 1000)
+    for n in range(40):
+        calls.call(CallRecord(f"function_{n % 2}", (("text", f"'{'a' * 20}{n}'"), ("options", "{" + "o" * 70 + "}")),
+                              returned=f"'{'r' * 40}{n}'", caller="run (/opt/app.py:9)", started=float(n)))
+    calls.flush()
+    traced = calls.result(None)
+    report = _report(locals_count=8, value_len=40, output_len=30, line_len=40)
+    text = trace(TraceResult(session_id="s1", hits=[], total_hits=40, stopped_because="stopped",
+                             state=State.stopped, report=report, calls=traced))
+    assert len(text.encode()) <= REPORT_BUDGET, text
+    assert all(f"  v{i} (str) = {'y' * 40} [ref={i + 1}]" in text for i in range(8)), text
+    assert "debug_variables(frame_id=0)" not in text and "\n 16  " in text, text  # every local, the source whole
+    assert text.startswith("[s1] 40 calls, 0 raised (stopped); program stopped\n  function_0: 20 calls"), text
+    shown = [line for line in text.splitlines() if line.startswith("  function_") and "(text=" in line]
+    more = re.search(r"  … (\d+) more rows: debug_output\(stream=\"trace\", cursor=(\d+)\)", text)
+    assert more is not None and len(shown) + int(more[1]) == 40 and shown, text
+    assert log.read(int(more[2]), 200).text.startswith(f"function_{len(shown) % 2}(text='"), text  # the first gone
+    alone = trace(TraceResult(session_id="s1", hits=[], total_hits=40, stopped_because="exited",
+                              state=State.exited, calls=traced))  # no report: the trace as the session bounded it
+    assert alone.count("\n  function_") > len(shown) and "more rows" in alone
 
 
 def test_a_session_s_location_reads_as_its_reports_do() -> None:
