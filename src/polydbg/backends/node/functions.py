@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import itertools
 import os
 import re
 from collections.abc import Sequence
@@ -98,12 +99,10 @@ def called_names(source: str, definition: Definition) -> set[str]:
         depth = toks[start][2]
         end = next((j for j in range(start, len(toks))
                     if toks[j][2] < depth or (toks[j][0] in ";," and toks[j][2] == depth)), len(toks))
-    names = set()
-    for j in range(start, end - 1):
-        text = toks[j][0]
-        if toks[j + 1][0] == "(" and _is_word(text) and text not in _NOT_CALLS and text != definition.name:
-            names.add(text)
-    return names
+    # the body's code again with its templates' ${…} (`${shout(name)}` calls shout)
+    body = lexical.code_tokens(source, toks[start][1], toks[end][1] if end < len(toks) else len(source))
+    return {text for (text, _, _), (after, _, _) in itertools.pairwise(body)
+            if after == "(" and _is_word(text) and text not in _NOT_CALLS and text != definition.name}
 
 
 @functools.lru_cache(maxsize=8)

@@ -164,6 +164,12 @@ def tokens(source: str) -> list[tuple[str, int, int]]:
     return _tokens(source, 0, len(source))
 
 
+def code_tokens(source: str, start: int, end: int) -> list[tuple[str, int, int]]:
+    """(text, offset, depth) of ``source[start:end]``'s code, a template's ``${…}`` code included (its depths
+    counted from the substitution)."""
+    return _tokens(source, start, end, substitutions=True)
+
+
 def free_names(expression: str) -> set[str]:
     """The names ``expression`` reads from the scopes it is evaluated in: its words, but for properties
     (``a.b``, ``a?.b``) and an object literal's keys. Empty when it declares names of its own (a function,

@@ -82,11 +82,12 @@ const twice = (n: number): number => n * 2;
 
 
 def test_the_names_a_function_calls_for_a_trace_of_its_callees() -> None:
-    """Where a trace with a depth tells the agent to look (Node records no callees): each body's calls, by name, its
-    own recursion and the keywords that take parentheses left out; an arrow's expression body ends with it."""
+    """Where a trace with a depth binds callees: each body's calls, by name (in a template's ``${…}`` too), its own
+    recursion and the keywords that take parentheses left out; an arrow's expression body ends with it."""
     source = ("const g = (x) => helper(x) + other(x), h = k(1);\n"
-              "function helper(y) { if (y) { return [y].map((z) => twice(z)); } return this.parse(y); }\n")
+              "function helper(y) { if (y) { return [y].map((z) => twice(z)); } return this.parse(y); }\n"
+              "function label(n) { return `${n}: ${shout(`x${pad(n)}`)}`; }\n")
     called = {d.qualified: called_names(source, d) for d in definitions(source)}
-    assert called == {"g": {"helper", "other"}, "helper": {"map", "twice", "parse"}}
+    assert called == {"g": {"helper", "other"}, "helper": {"map", "twice", "parse"}, "label": {"shout", "pad"}}
     called = {d.qualified: called_names(SOURCE, d) for d in definitions(SOURCE)}
     assert called["fib"] == set() and called["Parser.parse"] == {"helper"} and called["Parser.of"] == {"Parser"}
